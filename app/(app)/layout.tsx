@@ -1,0 +1,37 @@
+import type { ReactNode } from "react";
+import { redirect } from "next/navigation";
+import { AppNav, type NavItem } from "@/components/app-nav";
+import { getCurrentUser, hasRole } from "@/lib/auth/guards";
+import { logoutAction } from "@/app/login/actions";
+
+export const dynamic = "force-dynamic";
+
+export default async function AppLayout({ children }: { children: ReactNode }) {
+  const user = await getCurrentUser();
+  if (!user) redirect("/login");
+  const items: NavItem[] = [{ href: "/chat", label: "Chat" }];
+  if (hasRole(user, "owner")) items.push({ href: "/approvals", label: "Approvals" });
+  if (hasRole(user, "admin")) items.push({ href: "/admin", label: "Admin" });
+  return (
+    <div className="flex min-h-screen flex-col">
+      <header className="flex items-center justify-between gap-4 border-b border-slate-200 px-4 py-2 dark:border-slate-800">
+        <div className="flex items-center gap-4">
+          <span className="font-semibold tracking-tight">Toolgate</span>
+          <AppNav items={items} />
+        </div>
+        <div className="flex items-center gap-3 text-sm">
+          <span data-testid="current-user" className="text-slate-600 dark:text-slate-400">
+            {user.email} <span className="sr-only">roles:</span>
+            <span className="ml-1 rounded bg-slate-100 px-1.5 py-0.5 text-xs dark:bg-slate-800">{user.roles.join(", ")}</span>
+          </span>
+          <form action={logoutAction}>
+            <button type="submit" className="rounded-md border border-slate-300 px-2 py-1 dark:border-slate-700">
+              Sign out
+            </button>
+          </form>
+        </div>
+      </header>
+      <div className="flex flex-1 flex-col">{children}</div>
+    </div>
+  );
+}

@@ -1,0 +1,29 @@
+"use server";
+import { AuthError } from "next-auth";
+import { signIn, signOut } from "@/lib/auth/auth";
+
+export type LoginState = { error?: string };
+
+export async function loginAction(_prev: LoginState, formData: FormData): Promise<LoginState> {
+  const next = String(formData.get("next") ?? "/chat");
+  try {
+    await signIn("credentials", {
+      email: formData.get("email"),
+      password: formData.get("password"),
+      // Only same-site paths: an open redirect would let a link send people elsewhere after sign-in.
+      redirectTo: next.startsWith("/") && !next.startsWith("//") ? next : "/chat",
+    });
+    return {};
+  } catch (error) {
+    if (error instanceof AuthError) return { error: "Wrong e-mail or password. Check both and try again." };
+    throw error; // the redirect after a successful sign-in is thrown too
+  }
+}
+
+export async function providerLoginAction(formData: FormData) {
+  await signIn(String(formData.get("provider")), { redirectTo: "/chat" });
+}
+
+export async function logoutAction() {
+  await signOut({ redirectTo: "/login" });
+}

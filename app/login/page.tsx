@@ -1,0 +1,34 @@
+import { redirect } from "next/navigation";
+import { enabledProviders } from "@/lib/auth/auth";
+import { getCurrentUser } from "@/lib/auth/guards";
+import { LoginForm } from "./login-form";
+import { providerLoginAction } from "./actions";
+
+export const dynamic = "force-dynamic";
+
+export default async function LoginPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
+  if (await getCurrentUser()) redirect("/chat");
+  const { next = "/chat" } = await searchParams;
+  const providers = enabledProviders();
+  return (
+    <main className="flex min-h-screen items-center justify-center p-4">
+      <div className="w-full max-w-sm rounded-xl border border-slate-200 p-6 shadow-sm dark:border-slate-800">
+        <h1 className="text-2xl font-semibold">Sign in to Toolgate</h1>
+        <p className="mt-1 mb-6 text-sm text-slate-600 dark:text-slate-400">Chat with an agent whose every tool is governed by policy.</p>
+        <LoginForm next={next} />
+        {providers.length > 0 ? (
+          <div className="mt-6 space-y-2 border-t border-slate-200 pt-4 dark:border-slate-800">
+            {providers.map((p) => (
+              <form key={p.id} action={providerLoginAction}>
+                <input type="hidden" name="provider" value={p.id} />
+                <button type="submit" className="w-full rounded-md border border-slate-300 px-3 py-2 text-sm dark:border-slate-700">
+                  Continue with {p.name}
+                </button>
+              </form>
+            ))}
+          </div>
+        ) : null}
+      </div>
+    </main>
+  );
+}

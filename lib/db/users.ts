@@ -1,0 +1,88 @@
+import "server-only";
+import { ROLES, type Role } from "@/lib/policy/types";
+import { getDb } from "./client";
+
+export type UserWithRoles = { id: string; email: string; name: string | null; roles: Role[]; teamIds: string[] };
+
+function toRoles(rows: Array<{ role: string }>): Role[] {
+  return rows.map((r) => r.role).filter((r): r is Role => (ROLES as readonly string[]).includes(r));
+}
+
+export async function findUserByEmail({ email }: { email: string }) {
+  return getDb().user.findUnique({ where: { email: email.toLowerCase() } });
+}
+
+/** Roles and teams read fresh from the database: the source of truth for anything that grants power. */
+export async function getUserWithRoles({ userId }: { userId: string }): Promise<UserWithRoles | null> {
+  const user = await getDb().user.findUnique({
+    where: { id: userId },
+    include: { roles: true, teams: { select: { teamId: true } } },
+  });
+  if (!user) return null;
+  return { id: user.id, email: user.email, name: user.name, roles: toRoles(user.roles), teamIds: user.teams.map((t) => t.teamId) };
+}
+
+export async function upsertUser({
+  email,
+  name,
+  passwordHash,
+  roles,
+}: {
+  email: string;
+  name?: string;
+  passwordHash?: string;
+  roles: Role[];
+}): Promise<{ id: string; created: boolean }> {
+  const db = getDb();
+  const existing = await db.user.findUnique({ where: { email: email.toLowerCase() } });
+  if (existing) return { id: existing.id, created: false };
+  const user = await db.user.create({
+    data: {
+      email: email.toLowerCase(),
+      name,
+      passwordHash,
+      roles: { create: roles.map((role) => ({ role })) },
+    },
+  });
+  return { id: user.id, created: true };
+}
+
+export async function setUserRoles({ userId, roles }: { userId: string; roles: Role[] }) {
+  const db = getDb();
+  await db.$transaction([
+    db.userRole.deleteMany({ where: { userId } }),
+    db.userRole.createMany({ data: roles.map((role) => ({ userId, role })) }),
+  ]);
+}
+
+/** Links an OAuth/OIDC identity to the user with the same e-mail, creating a member if there is none. */
+export async function linkExternalAccount({
+  provider,
+  providerAccountId,
+  email,
+  name,
+}: {
+  provider: string;
+  providerAccountId: string;
+  email: string;
+  name?: string;
+}): Promise<string> {
+  const db = getDb();
+  const linked = await db.account.findUnique({ where: { provider_providerAccountId: { provider, providerAccountId } } });
+  if (linked) return linked.userId;
+  const { id } = await upsertUser({ email, name, roles: ["member"] });
+  await db.account.create({ data: { userId: id, provider, providerAccountId, type: "oauth" } });
+  return id;
+}
+
+export async function countUsers(): Promise<number> {
+  return getDb().user.count();
+}
+
+export async function listUsers() {
+  const users = await getDb().user.findMany({
+    orderBy: { email: "asc" },
+    include: { roles: true, teams: { select: { teamId: true } } },
+  });
+  return users.map((u) => ({ id: u.id, email: u.email, name: u.name, roles: toRoles(u.roles), teamIds: u.teams.map((t) => t.teamId) }));
+}

@@ -1,0 +1,39 @@
+// What a tool's execute() receives as `options.context` from the agent loop. Tools never read the session,
+// the user or limits from anywhere else, so the loop (after both gates) is the one place that decides them.
+import { AppError } from "@/lib/errors";
+import type { ToolExecuteOptions } from "@/lib/policy/types";
+
+export type ToolLimits = {
+  maxReadBytes: number;
+  maxWriteBytes: number;
+};
+
+export type ExecLimits = {
+  timeoutMs: number;
+  maxOutputBytes: number;
+};
+
+/** Data services the memory and sessions tools need; implemented over lib/db by the agent loop. */
+export type ToolServices = {
+  searchMemory(input: { query: string; limit: number }): Promise<Array<{ id: string; title: string; snippet: string; source: "note" | "transcript" }>>;
+  getMemory(input: { id: string }): Promise<{ id: string; title: string; content: string } | null>;
+  listSessions(input: { limit: number }): Promise<Array<{ id: string; title: string; mode: string; updatedAt: string }>>;
+  getSessionHistory(input: { sessionId: string; limit: number }): Promise<Array<{ role: string; content: string; createdAt: string }> | null>;
+};
+
+export type ToolRunContext = {
+  userId: string;
+  sessionId: string;
+  workspaceDir: string;
+  limits: ToolLimits;
+  exec: ExecLimits;
+  services: ToolServices;
+};
+
+export function getToolContext(options: ToolExecuteOptions): ToolRunContext {
+  const ctx = options.context as ToolRunContext | undefined;
+  if (!ctx || typeof ctx.workspaceDir !== "string") {
+    throw new AppError("INTERNAL", "tool called without a run context");
+  }
+  return ctx;
+}

@@ -1,0 +1,47 @@
+import { expect, test } from "@playwright/test";
+import { signInAs } from "./helpers";
+
+const cases = [
+  { email: "admin@example.com", nav: ["Chat", "Approvals", "Admin"], hidden: [] as string[] },
+  { email: "owner@example.com", nav: ["Chat", "Approvals"], hidden: ["Admin"] },
+  { email: "member@example.com", nav: ["Chat"], hidden: ["Approvals", "Admin"] },
+];
+
+for (const c of cases) {
+  test(`${c.email} signs in and sees the right navigation`, async ({ page }) => {
+    await signInAs(page, c.email);
+    const nav = page.getByRole("navigation", { name: "Main" });
+    for (const label of c.nav) await expect(nav.getByRole("link", { name: label })).toBeVisible();
+    for (const label of c.hidden) await expect(nav.getByRole("link", { name: label })).toHaveCount(0);
+    await expect(page.getByTestId("current-user")).toContainText(c.email);
+  });
+}
+
+test("a member is redirected away from admin pages and gets 403 from an admin API", async ({ page }) => {
+  await signInAs(page, "member@example.com");
+  await page.goto("/admin");
+  await expect(page).toHaveURL(/\/chat$/);
+  await page.goto("/admin/users");
+  await expect(page).toHaveURL(/\/chat$/);
+  const res = await page.request.get("/api/admin/users");
+  expect(res.status()).toBe(403);
+  expect((await res.json()).error.code).toBe("FORBIDDEN");
+});
+
+test("a wrong password shows an error and no session", async ({ page }) => {
+  await page.goto("/login");
+  await page.getByLabel("E-mail").fill("member@example.com");
+  await page.getByLabel("Password").fill("wrong-password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("alert")).toContainText("Wrong e-mail or password");
+  await page.goto("/chat");
+  await expect(page).toHaveURL(/\/login/);
+});
+
+test("sign out ends the session", async ({ page }) => {
+  await signInAs(page, "owner@example.com");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/login/);
+  await page.goto("/approvals");
+  await expect(page).toHaveURL(/\/login/);
+});

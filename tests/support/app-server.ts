@@ -1,0 +1,78 @@
+// Starts the built Next.js app (`next start`) against a given database, for integration and browser tests.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+
+export const ROOT = path.resolve(__dirname, "../..");
+export const TEST_AUTH_SECRET = "toolgate-test-secret-0123456789abcdef";
+export const DEMO_PASSWORD = "toolgate-demo";
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const address = srv.address();
+      srv.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+export type RunningApp = { url: string; port: number; databaseUrl: string; process: ChildProcess; stop: () => Promise<void>; logs: string[] };
+
+export async function startApp({ databaseUrl, env = {} }: { databaseUrl: string; env?: Record<string, string> }): Promise<RunningApp> {
+  if (!fs.existsSync(path.join(ROOT, ".next/BUILD_ID"))) throw new Error("the app is not built: run `npx next build` first");
+  const port = await freePort();
+  const logs: string[] = [];
+  const child = spawn(path.join(ROOT, "node_modules/.bin/next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      DATABASE_URL: databaseUrl,
+      AUTH_SECRET: TEST_AUTH_SECRET,
+      DEMO_PASSWORD,
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  const collect = (chunk: Buffer) => {
+    logs.push(chunk.toString());
+    if (logs.length > 2000) logs.splice(0, logs.length - 2000);
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`app exited early (${child.exitCode}):\n${logs.join("")}`);
+    try {
+      const res = await fetch(`${url}/api/auth/csrf`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`app did not start in time:\n${logs.join("")}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise<void>((r) => child.once("exit", () => r()));
+    try {
+      process.kill(-child.pid!, "SIGTERM");
+    } catch {
+      return;
+    }
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+    if (child.exitCode === null) {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  };
+  return { url, port, databaseUrl, process: child, stop, logs };
+}

@@ -1,0 +1,63 @@
+// A cookie-keeping HTTP client that signs in the way a script would: GET /api/auth/csrf, then POST the
+// credentials form to /api/auth/callback/credentials.
+export class HttpClient {
+  private cookies = new Map<string, string>();
+
+  constructor(readonly baseUrl: string) {}
+
+  private cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+  }
+
+  private remember(res: Response) {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const eq = pair!.indexOf("=");
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      if (value === "" || /max-age=0|expires=thu, 01 jan 1970/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  async fetch(path: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size) headers.set("cookie", this.cookieHeader());
+    const res = await fetch(`${this.baseUrl}${path}`, { ...init, headers, redirect: "manual" });
+    this.remember(res);
+    return res;
+  }
+
+  async json<T = any>(path: string, init: RequestInit & { body?: any } = {}): Promise<{ status: number; body: T }> {
+    const body = init.body !== undefined && typeof init.body !== "string" ? JSON.stringify(init.body) : init.body;
+    const headers = new Headers(init.headers);
+    if (body !== undefined) headers.set("content-type", "application/json");
+    const res = await this.fetch(path, { ...init, body, headers });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, body: parsed as T };
+  }
+
+  async signIn(email: string, password: string): Promise<boolean> {
+    const csrf = await this.json<{ csrfToken: string }>("/api/auth/csrf");
+    const form = new URLSearchParams({ email, password, csrfToken: csrf.body.csrfToken, callbackUrl: `${this.baseUrl}/chat` });
+    await this.fetch("/api/auth/callback/credentials", {
+      method: "POST",
+      body: form,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    const session = await this.json<{ user?: { id: string } } | null>("/api/auth/session");
+    return Boolean(session.body && session.body.user?.id);
+  }
+}
+
+export async function signedIn(baseUrl: string, email: string, password = "toolgate-demo"): Promise<HttpClient> {
+  const client = new HttpClient(baseUrl);
+  if (!(await client.signIn(email, password))) throw new Error(`could not sign in as ${email}`);
+  return client;
+}
