@@ -1,10 +1,27 @@
+import { requireUser } from "@/lib/auth/guards";
+import { listChatSessions } from "@/lib/agent/sessions";
+import { SessionList } from "@/components/chat/session-list";
+import { newChatAction } from "./actions";
+
 export const dynamic = "force-dynamic";
 
-export default function ChatPage() {
+export default async function ChatIndexPage() {
+  const user = await requireUser();
+  const sessions = await listChatSessions({ user });
   return (
-    <main className="p-6">
-      <h1 className="text-xl font-semibold">Chat</h1>
-      <p className="mt-2 text-slate-600 dark:text-slate-400">Start a new chat to talk to the agent.</p>
-    </main>
+    <div className="flex flex-1 max-md:flex-col">
+      <SessionList sessions={sessions} />
+      <main className="flex flex-1 flex-col items-center justify-center gap-3 p-6 text-center">
+        <h1 className="text-xl font-semibold">Chat</h1>
+        <p className="max-w-md text-slate-600 dark:text-slate-400">
+          Start a new chat to talk to the agent. Every tool it has is governed by policy; new chats start in chat_safe mode.
+        </p>
+        <form action={newChatAction}>
+          <button type="submit" className="rounded-md bg-sky-700 px-4 py-2 font-medium text-white hover:bg-sky-800">
+            Start a new chat
+          </button>
+        </form>
+      </main>
+    </div>
   );
 }

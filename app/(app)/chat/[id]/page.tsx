@@ -1,0 +1,34 @@
+import { notFound } from "next/navigation";
+import { requireUser } from "@/lib/auth/guards";
+import { getChatSession, listChatSessions } from "@/lib/agent/sessions";
+import { isAppError } from "@/lib/errors";
+import { SessionList } from "@/components/chat/session-list";
+import { ChatView } from "@/components/chat/chat-view";
+
+export const dynamic = "force-dynamic";
+
+export default async function ChatSessionPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const user = await requireUser();
+  let session;
+  try {
+    session = await getChatSession({ user, sessionId: id });
+  } catch (error) {
+    if (isAppError(error) && error.code === "NOT_FOUND") notFound();
+    throw error;
+  }
+  const sessions = await listChatSessions({ user });
+  return (
+    <div className="flex min-h-0 flex-1 max-md:flex-col">
+      <SessionList sessions={sessions} activeId={session.id} />
+      <ChatView
+        key={`${session.id}:${session.mode}`}
+        sessionId={session.id}
+        title={session.title}
+        mode={session.mode}
+        grantedModes={session.grantedModes}
+        initialMessages={session.uiMessages}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,25 @@
+"use server";
+import { redirect } from "next/navigation";
+import { revalidatePath } from "next/cache";
+import { requireUser } from "@/lib/auth/guards";
+import { changeSessionMode, createChatSession } from "@/lib/agent/sessions";
+import { isAppError } from "@/lib/errors";
+
+export async function newChatAction() {
+  const user = await requireUser();
+  const session = await createChatSession({ user });
+  redirect(`/chat/${session.id}`);
+}
+
+/** The audited mode switch. Only the signed-in user's grant decides; the model has no way to call this. */
+export async function switchModeAction(sessionId: string, mode: string): Promise<{ ok: true; mode: string } | { ok: false; error: string }> {
+  try {
+    const user = await requireUser();
+    const result = await changeSessionMode({ user, sessionId, mode });
+    revalidatePath(`/chat/${sessionId}`);
+    return { ok: true, mode: result.mode };
+  } catch (error) {
+    if (isAppError(error)) return { ok: false, error: error.message };
+    throw error;
+  }
+}

@@ -1,0 +1,144 @@
+"use client";
+import { useChat } from "@ai-sdk/react";
+import { DefaultChatTransport, type UIMessage } from "ai";
+import { useRouter } from "next/navigation";
+import { useEffect, useMemo, useRef, useState, useTransition } from "react";
+import { switchModeAction } from "@/app/(app)/chat/actions";
+import { ModeBadge } from "./mode-badge";
+import { DenialCard, ToolCallCard, type ToolDeniedData } from "./tool-cards";
+
+type Props = { sessionId: string; title: string; mode: string; grantedModes: string[]; initialMessages: UIMessage[] };
+
+export function ChatView({ sessionId, title, mode, grantedModes, initialMessages }: Props) {
+  const router = useRouter();
+  const [input, setInput] = useState("");
+  const [modeError, setModeError] = useState<string | null>(null);
+  const [switching, startSwitch] = useTransition();
+  const transport = useMemo(
+    () =>
+      new DefaultChatTransport({
+        api: "/api/chat",
+        prepareSendMessagesRequest: ({ messages }) => ({ body: { sessionId, message: messages[messages.length - 1] } }),
+      }),
+    [sessionId],
+  );
+  const { messages, sendMessage, status, stop, error } = useChat({ id: sessionId, messages: initialMessages, transport, onFinish: () => router.refresh() });
+  const busy = status === "submitted" || status === "streaming";
+  const bottom = useRef<HTMLDivElement>(null);
+  useEffect(() => bottom.current?.scrollIntoView({ block: "end" }), [messages]);
+
+  async function onStop() {
+    // Stop the turn on the server (tools get the abort signal), then stop reading the stream.
+    await fetch(`/api/sessions/${sessionId}/stop`, { method: "POST" });
+    await stop();
+    router.refresh();
+  }
+
+  function onSubmit(event: React.FormEvent) {
+    event.preventDefault();
+    const text = input.trim();
+    if (!text || busy) return;
+    setInput("");
+    void sendMessage({ text });
+  }
+
+  function onModeChange(next: string) {
+    setModeError(null);
+    startSwitch(async () => {
+      const result = await switchModeAction(sessionId, next);
+      if (!result.ok) setModeError(result.error);
+      router.refresh();
+    });
+  }
+
+  return (
+    <section aria-label="Chat" className="flex min-h-0 flex-1 flex-col">
+      <header className="flex items-center justify-between gap-3 border-b border-slate-200 px-4 py-2 dark:border-slate-800">
+        <h1 className="truncate text-base font-semibold">{title}</h1>
+        <ModeBadge mode={mode} />
+      </header>
+      <ol aria-label="Transcript" aria-live="polite" className="flex-1 space-y-4 overflow-y-auto px-4 py-4">
+        {messages.length === 0 ? (
+          <li className="text-sm text-slate-600 dark:text-slate-400">
+            Ask something, for example “what time is it”. To try the execution gate, type a line like{" "}
+            <code className="font-mono">/tool read {"{\"path\":\"README.md\"}"}</code>.
+          </li>
+        ) : null}
+        {messages.map((m) => (
+          <li key={m.id} data-testid={`message-${m.role}`} className={m.role === "user" ? "flex justify-end" : ""}>
+            <div className={m.role === "user" ? "max-w-[80%] rounded-2xl bg-sky-700 px-4 py-2 text-white" : "max-w-[90%]"}>
+              {m.parts.map((part, i) => {
+                if (part.type === "text") return <p key={i} className="whitespace-pre-wrap">{part.text}</p>;
+                if (part.type === "dynamic-tool")
+                  return (
+                    <ToolCallCard
+                      key={i}
+                      toolName={part.toolName}
+                      state={part.state}
+                      input={part.input}
+                      output={part.state === "output-available" ? part.output : undefined}
+                      errorText={part.state === "output-error" ? part.errorText : undefined}
+                    />
+                  );
+                if (part.type === "data-tool_denied") return <DenialCard key={i} denial={(part as { data: ToolDeniedData }).data} />;
+                return null;
+              })}
+            </div>
+          </li>
+        ))}
+        {error ? (
+          <li role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+            {error.message || "The request failed."}
+          </li>
+        ) : null}
+        <div ref={bottom} />
+      </ol>
+      <form onSubmit={onSubmit} className="border-t border-slate-200 p-3 dark:border-slate-800">
+        <div className="flex items-end gap-2">
+          <label className="sr-only" htmlFor="composer">
+            Message
+          </label>
+          <textarea
+            id="composer"
+            value={input}
+            onChange={(e) => setInput(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === "Enter" && !e.shiftKey) onSubmit(e);
+            }}
+            rows={2}
+            placeholder="Message the agent…"
+            className="min-h-[44px] flex-1 resize-y rounded-md border border-slate-300 bg-white px-3 py-2 text-sm dark:border-slate-700 dark:bg-slate-900"
+          />
+          {busy ? (
+            <button type="button" onClick={onStop} className="rounded-md border border-red-400 px-3 py-2 text-sm font-medium text-red-700 dark:text-red-300">
+              Stop
+            </button>
+          ) : (
+            <button type="submit" className="rounded-md bg-sky-700 px-3 py-2 text-sm font-medium text-white hover:bg-sky-800">
+              Send
+            </button>
+          )}
+        </div>
+        <div className="mt-2 flex items-center gap-2 text-xs text-slate-600 dark:text-slate-400">
+          <label htmlFor="mode-select">Mode</label>
+          <select
+            id="mode-select"
+            value={mode}
+            disabled={switching || busy || grantedModes.length < 2}
+            onChange={(e) => onModeChange(e.target.value)}
+            className="rounded border border-slate-300 bg-white px-1 py-0.5 dark:border-slate-700 dark:bg-slate-900"
+          >
+            {["chat_safe", "coding"].map((m) => (
+              <option key={m} value={m} disabled={!grantedModes.includes(m)}>
+                {m}
+                {grantedModes.includes(m) ? "" : " (not granted)"}
+              </option>
+            ))}
+          </select>
+          {grantedModes.length < 2 ? <span>Only chat_safe is granted to you; an admin can grant coding.</span> : null}
+          {modeError ? <span role="alert" className="text-red-700 dark:text-red-300">{modeError}</span> : null}
+        </div>
+      </form>
+    </section>
+  );
+}

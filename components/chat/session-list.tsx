@@ -1,0 +1,37 @@
+import Link from "next/link";
+import { newChatAction } from "@/app/(app)/chat/actions";
+import { ModeBadge } from "./mode-badge";
+
+export type SessionSummary = { id: string; title: string; mode: string };
+
+export function SessionList({ sessions, activeId }: { sessions: SessionSummary[]; activeId?: string }) {
+  return (
+    <aside aria-label="Chat sessions" className="flex w-64 shrink-0 flex-col border-r border-slate-200 dark:border-slate-800 max-md:w-full max-md:border-r-0 max-md:border-b">
+      <form action={newChatAction} className="p-3">
+        <button type="submit" className="w-full rounded-md bg-sky-700 px-3 py-2 text-sm font-medium text-white hover:bg-sky-800">
+          New chat
+        </button>
+      </form>
+      {sessions.length === 0 ? (
+        <p className="px-3 text-sm text-slate-600 dark:text-slate-400">No chats yet. Start one with “New chat”.</p>
+      ) : (
+        <ul className="flex-1 overflow-y-auto px-2 pb-3 max-md:max-h-40">
+          {sessions.map((s) => (
+            <li key={s.id}>
+              <Link
+                href={`/chat/${s.id}`}
+                aria-current={s.id === activeId ? "page" : undefined}
+                className={`flex items-center justify-between gap-2 rounded-md px-2 py-1.5 text-sm ${
+                  s.id === activeId ? "bg-slate-100 font-medium dark:bg-slate-800" : "hover:bg-slate-50 dark:hover:bg-slate-900"
+                }`}
+              >
+                <span className="truncate">{s.title}</span>
+                <ModeBadge mode={s.mode} compact />
+              </Link>
+            </li>
+          ))}
+        </ul>
+      )}
+    </aside>
+  );
+}

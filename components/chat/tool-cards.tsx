@@ -1,0 +1,66 @@
+"use client";
+// Compact cards for tool calls and denials. A denial is its own card with an icon, a heading and the error
+// code in text, never colour alone.
+export type ToolDeniedData = { callId: string; toolName: string; mode: string; errorCode: string; message: string; nextAction: string };
+
+function pretty(value: unknown): string {
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value, null, 2);
+  } catch {
+    return String(value);
+  }
+}
+
+export function ToolCallCard({ toolName, state, input, output, errorText }: { toolName: string; state: string; input: unknown; output?: unknown; errorText?: string }) {
+  const failed = state === "output-error";
+  const pending = state === "input-available" || state === "input-streaming";
+  return (
+    <details data-testid="tool-call" data-tool={toolName} className="my-2 rounded-lg border border-slate-200 bg-slate-50 text-sm dark:border-slate-800 dark:bg-slate-900" open={failed}>
+      <summary className="flex cursor-pointer items-center gap-2 px-3 py-2">
+        <span aria-hidden>{failed ? "⚠" : pending ? "…" : "🔧"}</span>
+        <span className="font-mono font-medium">{toolName}</span>
+        <span className="text-xs text-slate-600 dark:text-slate-400">{failed ? "failed" : pending ? "running" : "done"}</span>
+      </summary>
+      <div className="space-y-2 border-t border-slate-200 px-3 py-2 dark:border-slate-800">
+        <div>
+          <div className="text-xs font-semibold uppercase text-slate-500">Arguments</div>
+          <pre className="overflow-x-auto whitespace-pre-wrap font-mono text-xs">{pretty(input)}</pre>
+        </div>
+        {output !== undefined || errorText ? (
+          <div>
+            <div className="text-xs font-semibold uppercase text-slate-500">{failed ? "Error" : "Result"}</div>
+            <pre data-testid="tool-result" className="max-h-64 overflow-auto whitespace-pre-wrap font-mono text-xs">
+              {failed ? errorText : pretty(output)}
+            </pre>
+          </div>
+        ) : null}
+      </div>
+    </details>
+  );
+}
+
+export function DenialCard({ denial }: { denial: ToolDeniedData }) {
+  return (
+    <div
+      role="status"
+      data-testid="tool-denied"
+      data-error-code={denial.errorCode}
+      className="my-2 rounded-lg border-2 border-red-300 bg-red-50 px-3 py-2 text-sm text-red-950 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
+    >
+      <div className="flex items-center gap-2 font-medium">
+        <span aria-hidden>⛔</span>
+        <span>
+          Tool <span className="font-mono">{denial.toolName}</span> denied
+        </span>
+        <code className="rounded bg-red-100 px-1.5 py-0.5 text-xs dark:bg-red-900">{denial.errorCode}</code>
+        <span className="text-xs opacity-80">in {denial.mode} mode</span>
+      </div>
+      <p className="mt-1">{denial.message}</p>
+      <p className="mt-1">
+        <span className="font-semibold">Next: </span>
+        {denial.nextAction}
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,68 @@
+import "server-only";
+// Chat sessions as the API and pages see them. A member only ever reaches their own sessions: another
+// member's id answers exactly like a missing one (404), so nothing leaks.
+import { isToolMode, resolveGrantedModes, type ToolMode } from "@/lib/policy";
+import { AppError } from "@/lib/errors";
+import { loadConfig } from "@/lib/config";
+import { appendAudit } from "@/lib/db/audit";
+import { listMessages } from "@/lib/db/messages";
+import { createSession, findOwnedSession, listOwnedSessions, updateSessionMode } from "@/lib/db/sessions";
+import type { CurrentUser } from "@/lib/auth/guards";
+import { loadPolicyDocument } from "./policy-source";
+import { getSessionMode } from "./session-mode";
+import { toUIMessages } from "./transcript";
+
+export async function grantedModesFor(user: CurrentUser): Promise<ToolMode[]> {
+  const { document } = await loadPolicyDocument();
+  return resolveGrantedModes({ roles: user.roles, teamIds: user.teamIds, senderId: user.id }, document);
+}
+
+export async function createChatSession({ user, title }: { user: CurrentUser; title?: string }) {
+  const mode = loadConfig().SESSION_DEFAULT_MODE as ToolMode;
+  const session = await createSession({ ownerId: user.id, mode, title });
+  await appendAudit({ action: "session.created", actorId: user.id, sessionId: session.id, details: { mode } });
+  return { id: session.id, mode, title: session.title, createdAt: session.createdAt };
+}
+
+export async function requireOwnedSession({ user, sessionId }: { user: CurrentUser; sessionId: string }) {
+  const session = await findOwnedSession({ sessionId, ownerId: user.id });
+  if (!session) throw new AppError("NOT_FOUND", "no such session");
+  return session;
+}
+
+export async function listChatSessions({ user }: { user: CurrentUser }) {
+  const sessions = await listOwnedSessions({ ownerId: user.id });
+  return sessions.map((s) => ({ id: s.id, title: s.title, mode: s.mode, updatedAt: s.updatedAt }));
+}
+
+export async function getChatSession({ user, sessionId }: { user: CurrentUser; sessionId: string }) {
+  const session = await requireOwnedSession({ user, sessionId });
+  const grantedModes = await grantedModesFor(user);
+  const { mode } = await getSessionMode({ sessionId, grantedModes });
+  const rows = await listMessages({ sessionId });
+  return {
+    id: session.id,
+    title: session.title,
+    mode,
+    storedMode: session.mode,
+    grantedModes,
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+    transcript: rows.map((m) => ({ id: m.id, seq: m.seq, role: m.role, content: m.content, toolCallId: m.toolCallId, toolName: m.toolName, parts: m.parts, createdAt: m.createdAt })),
+    uiMessages: toUIMessages(rows),
+  };
+}
+
+/** The only way a mode changes: a signed-in user, on their own session, to a mode an admin granted them. */
+export async function changeSessionMode({ user, sessionId, mode }: { user: CurrentUser; sessionId: string; mode: string }) {
+  if (!isToolMode(mode)) throw new AppError("VALIDATION_FAILED", `mode must be one of chat_safe, coding (got "${mode}")`);
+  const session = await requireOwnedSession({ user, sessionId });
+  const granted = await grantedModesFor(user);
+  if (!granted.includes(mode)) {
+    await appendAudit({ action: "session.mode_change_refused", actorId: user.id, sessionId, decision: "deny", details: { from: session.mode, to: mode, granted } });
+    throw new AppError("FORBIDDEN", `you have not been granted the ${mode} mode; ask an admin`);
+  }
+  await updateSessionMode({ sessionId, mode });
+  await appendAudit({ action: "session.mode_changed", actorId: user.id, sessionId, decision: "allow", details: { from: session.mode, to: mode } });
+  return { id: sessionId, mode };
+}
