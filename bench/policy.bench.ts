@@ -1,0 +1,152 @@
+// Policy engine benchmark: resolution cost for a realistic, fully populated document.
+import { z } from "zod";
+import {
+  CompiledPolicy,
+  compilePolicy,
+  parsePolicyDocument,
+  ToolRegistry,
+  type PolicyContext,
+  type PolicyDocument,
+  type PolicyDocumentInput,
+  type ToolMeta,
+} from "@/lib/policy";
+
+const CORE = ["current_time", "ask_user", "memory_search", "memory_get", "web_search", "web_fetch", "read", "write", "edit", "apply_patch", "exec", "process", "sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "subagents", "session_status", "cron", "image"];
+const PLUGINS = ["github", "jira", "slack", "notion", "linear"];
+
+export function makeTools(total: number): ToolMeta[] {
+  const tools: ToolMeta[] = [];
+  const pluginCount = Math.floor(total / 2);
+  for (let i = 0; tools.length < total - pluginCount; i += 1) {
+    const name = i < CORE.length ? CORE[i]! : `tool_${i}`;
+    tools.push({ name, allowedModes: i % 3 === 0 ? ["coding"] : ["chat_safe", "coding"], ownerOnly: i % 17 === 0 });
+  }
+  for (let i = 0; i < pluginCount; i += 1) {
+    const plugin = PLUGINS[i % PLUGINS.length]!;
+    tools.push({ name: `${plugin}_op_${i}`, allowedModes: ["chat_safe", "coding"], pluginId: plugin });
+  }
+  return tools;
+}
+
+const names = (prefix: string, n: number, from = 0) => Array.from({ length: n }, (_, i) => `${prefix}${from + i}`);
+/** 20+ entries: wildcards that keep most tools, plus exact names that remove a few. */
+const allowList = (seed: number) => ["tool_*", "*_op_*", "group:fs", "group:runtime", "group:web", "group:memory", "group:sessions", "current_time", "ask_user", "cron", "image", ...names("tool_", 12, seed)];
+const denyList = (seed: number) => names("tool_", 22, 100 + seed * 7);
+
+export function makeDocument(): PolicyDocument {
+  const policy = (seed: number) => ({ allow: allowList(seed), deny: denyList(seed) });
+  const input: PolicyDocumentInput = {
+    profiles: { wide: policy(1), wider: policy(2) },
+    tools: { profile: "wide", ...policy(3), byProvider: { openai: { profile: "wider", ...policy(4) }, "openai/gpt-4o": policy(5) } },
+    agents: { helper: { name: "Helper", tools: { ...policy(6), byProvider: { openai: policy(7) } }, system: { fs: { maxReadBytes: 65536 } } } },
+    teams: { ops: policy(8), devs: policy(9) },
+    senders: { u1: policy(10) },
+    sandbox: { tools: policy(11) },
+    subagents: { maxSpawnDepth: 2, tools: policy(12) },
+    modeOverrides: Object.fromEntries(names("tool_", 20, 40).map((name) => [name, ["coding" as const]])),
+    system: { mcp: { enabled: true, allowedServers: PLUGINS.slice(0, 4) } },
+    askRules: names("tool_", 20, 60),
+  };
+  const parsed = parsePolicyDocument(input);
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
+  return parsed.document;
+}
+
+export const BENCH_CONTEXT: PolicyContext = {
+  roles: ["owner"],
+  senderIsOwner: false,
+  mode: "coding",
+  provider: "openai",
+  model: "gpt-4o",
+  agentId: "helper",
+  teamIds: ["ops", "devs"],
+  senderId: "u1",
+  sandboxed: true,
+  subagentDepth: 1,
+};
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Runs fn `iterations` times in batches of `batch`; returns per-call ns samples (one per batch). */
+function sample(fn: (i: number) => unknown, iterations: number, batch = 1): number[] {
+  const samples: number[] = [];
+  let sink = 0;
+  for (let i = 0; i < Math.min(200, iterations); i += 1) sink += fn(i) ? 1 : 0;
+  for (let i = 0; i < iterations; i += batch) {
+    const start = process.hrtime.bigint();
+    for (let j = 0; j < batch; j += 1) sink += fn(i + j) ? 1 : 0;
+    samples.push(Number(process.hrtime.bigint() - start) / batch);
+  }
+  if (sink < 0) console.log(sink);
+  return samples.sort((a, b) => a - b);
+}
+
+let unique = 0;
+
+const fmt = (ns: number) => (ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : ns >= 1e3 ? `${(ns / 1e3).toFixed(2)} µs` : `${ns.toFixed(0)} ns`);
+
+export async function runPolicyBench(): Promise<string> {
+  const document = makeDocument();
+  const tools = makeTools(200);
+  const probe = new CompiledPolicy(document, tools).resolve(BENCH_CONTEXT);
+  const populated = probe.tools[tools[0]!.name]!.chain.filter((entry) => entry.outcome !== "skipped").length;
+
+  const cold = sample(() => new CompiledPolicy(document, tools).resolve(BENCH_CONTEXT), 2_000);
+  const compiled = compilePolicy(document, tools);
+  // Never-repeating contexts that select the same units: the result cache misses, shared decisions are reused.
+  const warm = sample(() => compiled.resolve({ ...BENCH_CONTEXT, model: `gpt-4o-${unique++}` }), 20_000);
+  const uncachedPolicy = new CompiledPolicy(document, tools, { cacheResults: false });
+  const uncached = sample(() => uncachedPolicy.resolve(BENCH_CONTEXT), 5_000);
+  const cached = sample(() => compiled.resolve(BENCH_CONTEXT), 200_000, 100);
+  const effective = compiled.resolve(BENCH_CONTEXT);
+  const toolNames = tools.map((t) => t.name);
+  const check = sample((i) => effective.check(toolNames[i % toolNames.length]!).allowed, 1_000_000, 1_000);
+  const registry = new ToolRegistry({ logger: { warn: () => {} } });
+  for (const t of tools) registry.register({ ...t, description: t.name, inputSchema: z.object({}), execute: () => null });
+  const checkMode = sample((i) => registry.checkMode(toolNames[i % toolNames.length]!, "chat_safe"), 1_000_000, 1_000);
+
+  const growthRows: string[] = [];
+  for (const size of [50, 500, 5_000]) {
+    const sized = makeTools(size);
+    const iterations = size >= 5_000 ? 60 : size >= 500 ? 400 : 2_000;
+    const coldN = sample(() => new CompiledPolicy(document, sized).resolve(BENCH_CONTEXT), iterations);
+    const compiledN = new CompiledPolicy(document, sized, { cacheResults: false });
+    const warmN = sample(() => compiledN.resolve(BENCH_CONTEXT), iterations * 4);
+    const c50 = percentile(coldN, 50);
+    const w50 = percentile(warmN, 50);
+    growthRows.push(`| ${size.toLocaleString("en-US")} | ${fmt(c50)} | ${(c50 / size).toFixed(0)} ns | ${fmt(w50)} | ${(w50 / size).toFixed(0)} ns |`);
+  }
+
+  const row = (label: string, samples: number[], target = "") =>
+    `| ${label} | ${fmt(percentile(samples, 50))} | ${fmt(percentile(samples, 99))} | ${target} |`;
+  return [
+    "## Policy engine (`lib/policy`)",
+    "",
+    `Fixture: 200 tools (100 plugin tools over 5 MCP servers), ${populated} of 12 layers active for the context (owner role, not owner-sender, provider/model key, agent, 2 teams + sender, sandboxed, subagent depth 1), 20+ patterns per list, 20 mode overrides, 20 ask rules.`,
+    "",
+    "| measurement | p50 | p99 | target |",
+    "|---|---|---|---|",
+    row("resolve, cold (compile + resolve each time)", cold),
+    row("resolve, compiled, result + decision caches off", uncached),
+    row("resolve, compiled, new context with same unit selection", warm, "p50 < 20 µs"),
+    row("resolve, cached (same context)", cached, "p50 < 20 µs"),
+    row("`check(name)` on a resolved policy", check, "< 1 µs"),
+    row("`ToolRegistry.checkMode(name, mode)`", checkMode, "< 1 µs"),
+    "",
+    "Growth (same document, half the tools are plugin tools):",
+    "",
+    "| tools | cold p50 | cold per tool | compiled, caches off p50 | per tool |",
+    "|---|---|---|---|---|",
+    ...growthRows,
+    "",
+    "How the numbers fit together: `resolveEffectiveToolPolicy` compiles a document once per (document, tool list) identity",
+    "(every allow/deny list becomes a unit with its verdict per tool precomputed). Each context's result is cached (512 entries),",
+    "and contexts that select the same units share their decisions, so a request normally pays the *cached* or *new context*",
+    "row. The *cold* row is paid once per saved document and is dominated by compiling ~20 units × tools × 20-40 patterns;",
+    "it grows linearly with the tool count. `check` is a Map lookup plus an array index. The machine was shared with other",
+    "jobs during the run, so p99 values are noisy.",
+    "",
+  ].join("\n");
+}

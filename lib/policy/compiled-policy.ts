@@ -1,0 +1,241 @@
+// Compiles a policy document against a tool list once; per-context units are built lazily and memoized, so a
+// resolution only picks units and walks precomputed arrays.
+import type { PolicyDocument, ScopedToolPolicy } from "./document";
+import { compileEntries, findMatchingEntry } from "./matching";
+import { computeEffectiveModes, findLoosenedModes } from "./modes";
+import {
+  buildPluginToolGroups,
+  CORE_TOOL_NAMES,
+  DEFAULT_SUBAGENT_TOOL_DENY,
+  expandToolGroups,
+  normalizeToolName,
+  SPAWN_TOOLS,
+} from "./names";
+import { compact, makeUnit, policyUnit, profileUnit, type LayerUnit, type PolicyTool, type UnitContext } from "./layer-units";
+import { capabilityOfTool, mergeToolPolicies, systemSettingsRule, type SystemToolSettings } from "./system-settings";
+import { type PolicyWarning, type ToolMeta, type ToolMode } from "./types";
+
+function memo<K, V>(map: Map<K, V>, key: K, build: () => V): V {
+  let value = map.get(key);
+  if (value === undefined && !map.has(key)) {
+    value = build();
+    map.set(key, value);
+  }
+  return value as V;
+}
+
+/** The most specific byProvider key: "provider/model" before "provider". Keys compare case-insensitively. */
+export function resolveProviderKey(
+  byProvider: Readonly<Record<string, unknown>> | undefined,
+  provider?: string,
+  model?: string,
+): string | undefined {
+  if (!byProvider || !provider) return undefined;
+  const p = provider.trim().toLowerCase();
+  const m = model?.trim().toLowerCase();
+  const full = m ? (m.startsWith(`${p}/`) ? m : `${p}/${m}`) : undefined;
+  const keys = Object.keys(byProvider);
+  return keys.find((key) => key.toLowerCase() === full) ?? keys.find((key) => key.toLowerCase() === p);
+}
+
+export class PolicyCompilation {
+  readonly tools: readonly PolicyTool[];
+  readonly indexByName: ReadonlyMap<string, number>;
+  readonly staticWarnings: PolicyWarning[] = [];
+  readonly ctx: UnitContext;
+  readonly askRules: ReadonlyArray<string | undefined>;
+  private readonly units = new Map<string, LayerUnit | undefined>();
+  private readonly limitsByAgent = new Map<string, SystemToolSettings>();
+
+  constructor(
+    readonly document: PolicyDocument,
+    toolMetas: readonly ToolMeta[],
+  ) {
+    const overrides = new Map(Object.entries(document.modeOverrides).map(([name, modes]) => [normalizeToolName(name), modes]));
+    const tools: PolicyTool[] = [];
+    const indexByName = new Map<string, number>();
+    for (const meta of toolMetas) {
+      const name = normalizeToolName(meta.name);
+      if (indexByName.has(name)) {
+        this.staticWarnings.push({ code: "duplicate_tool", entries: [name], message: `Tool "${name}" is listed twice; the first one counts` });
+        continue;
+      }
+      const override = overrides.get(name);
+      const loosened = override ? findLoosenedModes(meta.allowedModes, override) : [];
+      if (loosened.length > 0) {
+        this.staticWarnings.push({
+          code: "mode_override_loosens",
+          layer: "mode",
+          source: `modeOverrides.${name}`,
+          entries: loosened,
+          message: `modeOverrides.${name} names ${loosened.join(", ")}, which the tool does not declare; ignored (overrides only tighten)`,
+        });
+      }
+      indexByName.set(name, tools.length);
+      tools.push({
+        name,
+        ...(meta.pluginId ? { pluginId: meta.pluginId.trim().toLowerCase() } : {}),
+        ownerOnly: meta.ownerOnly === true,
+        declaredModes: meta.allowedModes,
+        effectiveModes: Object.freeze(computeEffectiveModes(meta.allowedModes, override)),
+      });
+    }
+    for (const name of overrides.keys()) {
+      if (!indexByName.has(name)) {
+        this.staticWarnings.push({ code: "unknown_entry", layer: "mode", source: `modeOverrides.${name}`, entries: [name], message: `modeOverrides names unknown tool "${name}"` });
+      }
+    }
+    this.tools = tools;
+    this.indexByName = indexByName;
+    const pluginGroups = buildPluginToolGroups(tools);
+    const knownNames = new Set([...CORE_TOOL_NAMES, ...indexByName.keys()]);
+    this.ctx = { tools, pluginGroups, knownNames };
+    const ask = compileEntries(document.askRules, pluginGroups);
+    this.askRules = tools.map((tool) => {
+      const hit = findMatchingEntry(ask, tool.name);
+      return hit ? `ask: ${hit.entry}` : undefined;
+    });
+  }
+
+  private unit(key: string, build: () => LayerUnit | undefined): LayerUnit | undefined {
+    return memo(this.units, key, build);
+  }
+
+  modeUnit(mode: ToolMode): LayerUnit {
+    return this.unit(`mode:${mode}`, () =>
+      makeUnit(this.ctx, "mode", "allowedModes", (tool) => {
+        if (tool.effectiveModes.includes(mode)) return undefined;
+        const declaredHere = tool.declaredModes?.includes(mode) === true;
+        const rule = declaredHere
+          ? `modeOverrides.${tool.name}: [${tool.effectiveModes.join(", ")}]`
+          : `allowedModes: [${tool.effectiveModes.join(", ") || "none"}]`;
+        const where = tool.effectiveModes.length > 0 ? `only in ${tool.effectiveModes.join(", ")}` : "in no mode (fail closed)";
+        return { rule, reason: `${tool.name} is not allowed in ${mode} mode; it is available ${where}.` };
+      }),
+    ) as LayerUnit;
+  }
+
+  ownerOnlyUnit(): LayerUnit {
+    return this.unit("owner", () =>
+      makeUnit(this.ctx, "owner_only", "ownerOnly", (tool) =>
+        tool.ownerOnly ? { rule: "ownerOnly: true", reason: `${tool.name} is available to owners only.` } : undefined,
+      ),
+    ) as LayerUnit;
+  }
+
+  profileUnits(): LayerUnit[] {
+    const { tools, profiles } = this.document;
+    return compact([this.unit("profile", () => profileUnit(this.ctx, "profile", "tools.profile", tools.profile, tools.alsoAllow, profiles))]);
+  }
+
+  private providerEntry(scope: { byProvider?: Record<string, ScopedToolPolicy> }, provider?: string, model?: string) {
+    const key = resolveProviderKey(scope.byProvider, provider, model);
+    return key === undefined ? undefined : { key, entry: scope.byProvider?.[key] as ScopedToolPolicy };
+  }
+
+  providerProfileUnits(provider?: string, model?: string): LayerUnit[] {
+    const found = this.providerEntry(this.document.tools, provider, model);
+    if (!found) return [];
+    const source = `tools.byProvider.${found.key}.profile`;
+    return compact([this.unit(`pp:${found.key}`, () => profileUnit(this.ctx, "provider_profile", source, found.entry.profile, found.entry.alsoAllow, this.document.profiles))]);
+  }
+
+  globalUnits(): LayerUnit[] {
+    return compact([this.unit("global", () => policyUnit(this.ctx, "global", "tools", this.document.tools))]);
+  }
+
+  globalProviderUnits(provider?: string, model?: string): LayerUnit[] {
+    const found = this.providerEntry(this.document.tools, provider, model);
+    const entryUnit = found && this.unit(`gp:${found.key}`, () => policyUnit(this.ctx, "global_provider", `tools.byProvider.${found.key}`, found.entry));
+    return compact([entryUnit, this.applyPatchUnit(provider)]);
+  }
+
+  /** apply_patch is off unless the provider is listed (reference: off for non-OpenAI providers). */
+  private applyPatchUnit(provider?: string): LayerUnit | undefined {
+    const p = provider?.trim().toLowerCase() ?? "";
+    const listed = this.document.exec.applyPatchProviders.some((entry) => entry.toLowerCase() === p);
+    if (listed) return undefined;
+    return this.unit("apply_patch_provider", () => {
+      const rule = `exec.applyPatchProviders: [${this.document.exec.applyPatchProviders.join(", ")}]`;
+      return makeUnit(this.ctx, "global_provider", "exec.applyPatchProviders", (tool) =>
+        tool.name === "apply_patch" ? { rule, reason: `apply_patch is enabled only for the providers ${this.document.exec.applyPatchProviders.join(", ") || "(none)"}.` } : undefined,
+      );
+    });
+  }
+
+  agentUnits(agentId: string | undefined): LayerUnit[] {
+    const agent = agentId === undefined ? undefined : this.document.agents[agentId];
+    if (!agent) return [];
+    const base = `agents.${agentId}.tools`;
+    return compact([
+      this.unit(`ap:${agentId}`, () => profileUnit(this.ctx, "agent", `${base}.profile`, agent.tools.profile, agent.tools.alsoAllow, this.document.profiles)),
+      this.unit(`a:${agentId}`, () => policyUnit(this.ctx, "agent", base, agent.tools)),
+    ]);
+  }
+
+  agentProviderUnits(agentId: string | undefined, provider?: string, model?: string): LayerUnit[] {
+    const agent = agentId === undefined ? undefined : this.document.agents[agentId];
+    const found = agent && this.providerEntry(agent.tools, provider, model);
+    if (!found) return [];
+    const source = `agents.${agentId}.tools.byProvider.${found.key}`;
+    return compact([
+      this.unit(`app:${agentId}:${found.key}`, () => profileUnit(this.ctx, "agent_provider", `${source}.profile`, found.entry.profile, found.entry.alsoAllow, this.document.profiles)),
+      this.unit(`apo:${agentId}:${found.key}`, () => policyUnit(this.ctx, "agent_provider", source, found.entry)),
+    ]);
+  }
+
+  groupUnits(teamIds: readonly string[], senderId?: string): LayerUnit[] {
+    const teams = teamIds.map((id) => {
+      const policy = this.document.teams[id];
+      return policy && this.unit(`t:${id}`, () => policyUnit(this.ctx, "group", `teams.${id}`, policy, { flagPluginOnly: true }));
+    });
+    const sender = senderId === undefined ? undefined : this.document.senders[senderId];
+    const senderUnit = sender && this.unit(`s:${senderId}`, () => policyUnit(this.ctx, "group", `senders.${senderId}`, sender, { flagPluginOnly: true }));
+    return compact([...teams, senderUnit]);
+  }
+
+  sandboxUnits(): LayerUnit[] {
+    return compact([this.unit("sandbox", () => policyUnit(this.ctx, "sandbox", "sandbox.tools", this.document.sandbox.tools))]);
+  }
+
+  subagentUnits(depth: number): LayerUnit[] {
+    const { tools, maxSpawnDepth } = this.document.subagents;
+    const defaults = this.unit("sub:default", () => {
+      // Tools the admin explicitly allows for subagents escape the default deny list (within this layer only).
+      const explicit = new Set(expandToolGroups([...(tools.allow ?? []), ...(tools.alsoAllow ?? [])], this.ctx.pluginGroups));
+      const deny = DEFAULT_SUBAGENT_TOOL_DENY.filter((name) => !explicit.has(name));
+      return policyUnit(this.ctx, "subagent", "DEFAULT_SUBAGENT_TOOL_DENY", { deny }, { builtin: true });
+    });
+    const configured = this.unit("sub:config", () => policyUnit(this.ctx, "subagent", "subagents.tools", tools));
+    // A run at depth d may spawn only while d < maxSpawnDepth: its children would otherwise exceed the limit.
+    const spawn = depth >= maxSpawnDepth
+      ? this.unit("sub:spawn", () =>
+          makeUnit(this.ctx, "subagent", "subagents.maxSpawnDepth", (tool) =>
+            SPAWN_TOOLS.includes(tool.name) ? { rule: `maxSpawnDepth: ${maxSpawnDepth}`, reason: `${tool.name} is removed: a subagent at depth ${depth} may not spawn more (maxSpawnDepth ${maxSpawnDepth}).` } : undefined,
+          ),
+        )
+      : undefined;
+    return compact([defaults, configured, spawn]);
+  }
+
+  limitsFor(agentId: string | undefined): SystemToolSettings {
+    const agent = agentId === undefined ? undefined : this.document.agents[agentId];
+    const key = agent ? (agentId as string) : "";
+    return memo(this.limitsByAgent, key, () => Object.freeze(mergeToolPolicies({ system: this.document.system, agent: agent?.system })));
+  }
+
+  systemUnits(agentId: string | undefined): LayerUnit[] {
+    const key = agentId !== undefined && this.document.agents[agentId] ? agentId : "";
+    const limits = this.limitsFor(agentId);
+    return compact([
+      this.unit(`sys:${key}`, () =>
+        makeUnit(this.ctx, "system", "system", (tool) => {
+          const rule = systemSettingsRule(limits, tool.name, tool.pluginId);
+          if (!rule) return undefined;
+          const capability = capabilityOfTool(tool.name, tool.pluginId) as string;
+          return { rule, capability, reason: `${tool.name} is not available: ${rule} in the system tool settings.` };
+        }),
+      ),
+    ]);
+  }
+}

@@ -1,0 +1,149 @@
+// Building blocks of the compiled effective policy. A unit is one rule source inside a layer (e.g. the team "ops"
+// inside the group layer) with its verdict for every tool precomputed, so resolving a context only walks arrays.
+import {
+  compileToolPolicy,
+  evaluateCompiledPolicy,
+  findUnknownEntries,
+  isPluginOnlyAllowlist,
+  type CompiledToolPolicy,
+} from "./matching";
+import { isKnownProfile, resolveToolProfilePolicy, type PluginToolGroups } from "./names";
+import type { ChainEntry, LayerId, PolicyWarning, ToolMode, ToolPolicy } from "./types";
+
+export type Removal = { rule: string; reason: string; entry: ChainEntry; capability?: string };
+
+export type LayerUnit = {
+  /** Unique per built unit: identical unit selections give identical decisions, which lets resolutions share them. */
+  id: number;
+  layer: LayerId;
+  source: string;
+  /** Per tool index: why this unit removes the tool, or null when it keeps it. */
+  removals: ReadonlyArray<Removal | null>;
+  /** Indices of the tools this unit removes: resolutions walk removals, not every tool × layer. */
+  removedIndices: readonly number[];
+  warnings: readonly PolicyWarning[];
+};
+
+/** A normalized tool as the compiled policy sees it. */
+export type PolicyTool = {
+  name: string;
+  pluginId?: string;
+  ownerOnly: boolean;
+  declaredModes: readonly ToolMode[] | undefined;
+  effectiveModes: readonly ToolMode[];
+};
+
+export type UnitContext = {
+  tools: readonly PolicyTool[];
+  pluginGroups: PluginToolGroups;
+  knownNames: ReadonlySet<string>;
+};
+
+export const LAYER_LABELS: Readonly<Record<LayerId, string>> = Object.freeze({
+  mode: "the mode gate",
+  owner_only: "the owner-only rule",
+  profile: "the tool profile",
+  provider_profile: "the provider profile",
+  global: "the global policy",
+  global_provider: "the global per-provider policy",
+  agent: "the agent policy",
+  agent_provider: "the agent per-provider policy",
+  group: "the team/sender policy",
+  sandbox: "the sandbox policy",
+  subagent: "the subagent policy",
+  system: "the system tool settings",
+});
+
+let nextUnitId = 1;
+
+export function makeUnit(
+  ctx: UnitContext,
+  layer: LayerId,
+  source: string,
+  ruleFor: (tool: PolicyTool) => { rule: string; reason?: string; capability?: string } | undefined,
+  warnings: readonly PolicyWarning[] = [],
+): LayerUnit {
+  const removals = ctx.tools.map((tool): Removal | null => {
+    const hit = ruleFor(tool);
+    if (!hit) return null;
+    const reason = hit.reason ?? `${tool.name} is removed by ${LAYER_LABELS[layer]} (${source}: ${hit.rule}).`;
+    const entry: ChainEntry = Object.freeze({ layer, outcome: "removed", rule: hit.rule, source });
+    return Object.freeze({ rule: hit.rule, reason, entry, ...(hit.capability ? { capability: hit.capability } : {}) });
+  });
+  const removedIndices = removals.flatMap((removal, index) => (removal ? [index] : []));
+  return { id: nextUnitId++, layer, source, removals, removedIndices, warnings };
+}
+
+function policyWarnings(
+  ctx: UnitContext,
+  layer: LayerId,
+  source: string,
+  policy: ToolPolicy,
+  compiled: CompiledToolPolicy,
+  flagPluginOnly: boolean,
+): PolicyWarning[] {
+  const warnings: PolicyWarning[] = [];
+  const unknown = findUnknownEntries([...compiled.deny, ...(compiled.allow ?? [])], ctx.knownNames);
+  if (unknown.length > 0) {
+    warnings.push({ code: "unknown_entry", layer, source, entries: unknown, message: `${source} names no known tool: ${unknown.join(", ")}` });
+  }
+  if (flagPluginOnly && isPluginOnlyAllowlist(compiled.allow, ctx.pluginGroups)) {
+    // Kept on purpose (fail closed): stripping it, as the reference did, would silently widen access.
+    warnings.push({
+      code: "plugin_only_allowlist",
+      layer,
+      source,
+      entries: [...(policy.allow ?? [])],
+      message: `${source} allows only plugin tools, so every core tool is removed at this layer`,
+    });
+  }
+  return warnings;
+}
+
+/** One allow/deny list as a unit; undefined when the list restricts nothing. */
+export function policyUnit(
+  ctx: UnitContext,
+  layer: LayerId,
+  source: string,
+  policy: ToolPolicy | undefined,
+  options: { flagPluginOnly?: boolean; ruleSuffix?: string; builtin?: boolean } = {},
+): LayerUnit | undefined {
+  if (!policy || ((policy.allow?.length ?? 0) === 0 && (policy.deny?.length ?? 0) === 0)) return undefined;
+  const compiled = compileToolPolicy(policy, ctx.pluginGroups);
+  // Built-in lists name tools this deployment may not have; that is not an admin's typo worth a warning.
+  const warnings = options.builtin ? [] : policyWarnings(ctx, layer, source, policy, compiled, options.flagPluginOnly === true);
+  return makeUnit(
+    ctx,
+    layer,
+    source,
+    (tool) => {
+      const verdict = evaluateCompiledPolicy(compiled, tool.name);
+      return verdict.allowed ? undefined : { rule: `${verdict.rule}${options.ruleSuffix ?? ""}` };
+    },
+    warnings,
+  );
+}
+
+/** A profile reference as a unit. `full` restricts nothing; an unknown id removes everything (fail closed). */
+export function profileUnit(
+  ctx: UnitContext,
+  layer: LayerId,
+  source: string,
+  profile: string | undefined,
+  alsoAllow: readonly string[] | undefined,
+  customProfiles: Readonly<Record<string, ToolPolicy>>,
+): LayerUnit | undefined {
+  if (!profile) return undefined;
+  if (!isKnownProfile(profile, customProfiles)) {
+    const warning: PolicyWarning = { code: "unknown_profile", layer, source, entries: [profile], message: `${source} names unknown profile "${profile}"; every tool is removed` };
+    return makeUnit(ctx, layer, source, () => ({ rule: `unknown profile "${profile}"` }), [warning]);
+  }
+  const resolved = resolveToolProfilePolicy(profile, customProfiles);
+  if (!resolved) return undefined;
+  const merged: ToolPolicy = { allow: resolved.allow, alsoAllow: [...(resolved.alsoAllow ?? []), ...(alsoAllow ?? [])], deny: resolved.deny };
+  return policyUnit(ctx, layer, `${source} (${profile})`, merged, { flagPluginOnly: true });
+}
+
+export function compact<T>(items: ReadonlyArray<T | undefined>): T[] {
+  return items.filter((item): item is T => item !== undefined);
+}

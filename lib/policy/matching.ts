@@ -1,0 +1,158 @@
+// Compiling allow/deny lists into matchers that also say which entry decided.
+import { CORE_TOOL_NAMES, expandToolGroupEntry, normalizeToolName, type PluginToolGroups } from "./names";
+import type { ToolPolicy } from "./types";
+
+/** One list entry as written (e.g. "group:fs", "web_*"), compiled once. */
+export type CompiledEntry = {
+  entry: string;
+  all: boolean;
+  /** True when the entry was a group (built-in, `group:plugins` or a plugin id). */
+  group: boolean;
+  names: ReadonlySet<string> | null;
+  regex: RegExp | null;
+};
+
+export type CompiledToolPolicy = {
+  deny: CompiledEntry[];
+  /** null = no allow list = everything allowed. */
+  allow: CompiledEntry[] | null;
+};
+
+/** Why a name was removed, or null when the policy keeps it. */
+export type PolicyVerdict = { allowed: true; rule?: string } | { allowed: false; rule: string };
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
+}
+
+export function compileEntry(raw: string, pluginGroups?: PluginToolGroups): CompiledEntry | null {
+  const entry = normalizeToolName(raw);
+  if (!entry) return null;
+  if (entry === "*") return { entry, all: true, group: false, names: null, regex: null };
+  const group = expandToolGroupEntry(entry, pluginGroups);
+  if (group) return { entry, all: false, group: true, names: new Set(group), regex: null };
+  if (entry.includes("*")) {
+    const source = entry.split("*").map(escapeRegex).join(".*");
+    return { entry, all: false, group: false, names: null, regex: new RegExp(`^${source}$`) };
+  }
+  return { entry, all: false, group: false, names: new Set([entry]), regex: null };
+}
+
+export function compileEntries(list: readonly string[] | undefined, pluginGroups?: PluginToolGroups): CompiledEntry[] {
+  const out: CompiledEntry[] = [];
+  for (const raw of list ?? []) {
+    const compiled = compileEntry(raw, pluginGroups);
+    if (compiled) out.push(compiled);
+  }
+  return out;
+}
+
+export function entryMatches(entry: CompiledEntry, name: string): boolean {
+  if (entry.all) return true;
+  if (entry.names) return entry.names.has(name);
+  return entry.regex !== null && entry.regex.test(name);
+}
+
+export function findMatchingEntry(entries: readonly CompiledEntry[], name: string): CompiledEntry | undefined {
+  for (const entry of entries) if (entryMatches(entry, name)) return entry;
+  return undefined;
+}
+
+/** `alsoAllow` only widens an allow list that exists: on its own it must not turn "everything" into "only these". */
+export function effectiveAllowList(policy: ToolPolicy): string[] | undefined {
+  const allow = policy.allow ?? [];
+  if (allow.length === 0) return undefined;
+  return [...allow, ...(policy.alsoAllow ?? [])];
+}
+
+export function compileToolPolicy(policy: ToolPolicy, pluginGroups?: PluginToolGroups): CompiledToolPolicy {
+  const allowList = effectiveAllowList(policy);
+  const allow = allowList ? compileEntries(allowList, pluginGroups) : null;
+  return { deny: compileEntries(policy.deny, pluginGroups), allow: allow && allow.length > 0 ? allow : null };
+}
+
+const ALLOW_RULE_PREVIEW = 4;
+
+export function describeAllowList(allow: readonly CompiledEntry[]): string {
+  const shown = allow.slice(0, ALLOW_RULE_PREVIEW).map((entry) => entry.entry);
+  const more = allow.length > ALLOW_RULE_PREVIEW ? `, +${allow.length - ALLOW_RULE_PREVIEW} more` : "";
+  return `allow: ${shown.join(", ")}${more}`;
+}
+
+/** Deny beats allow; an empty allow list allows all; exec in an allow list also admits apply_patch (reference). */
+export function evaluateCompiledPolicy(policy: CompiledToolPolicy, rawName: string): PolicyVerdict {
+  const name = normalizeToolName(rawName);
+  const denied = findMatchingEntry(policy.deny, name);
+  if (denied) return { allowed: false, rule: `deny: ${denied.entry}` };
+  if (!policy.allow) return { allowed: true };
+  const allowed = findMatchingEntry(policy.allow, name);
+  if (allowed) return { allowed: true, rule: `allow: ${allowed.entry}` };
+  if (name === "apply_patch") {
+    const viaExec = findMatchingEntry(policy.allow, "exec");
+    if (viaExec) return { allowed: true, rule: `allow: ${viaExec.entry} (exec admits apply_patch)` };
+  }
+  return { allowed: false, rule: `not in ${describeAllowList(policy.allow)}` };
+}
+
+export function makeToolPolicyMatcher(policy: ToolPolicy, pluginGroups?: PluginToolGroups): (name: string) => boolean {
+  const compiled = compileToolPolicy(policy, pluginGroups);
+  return (name) => evaluateCompiledPolicy(compiled, name).allowed;
+}
+
+export function isToolAllowedByPolicyName(name: string, policy?: ToolPolicy, pluginGroups?: PluginToolGroups): boolean {
+  if (!policy) return true;
+  return makeToolPolicyMatcher(policy, pluginGroups)(name);
+}
+
+export function isToolAllowedByPolicies(
+  name: string,
+  policies: ReadonlyArray<ToolPolicy | undefined>,
+  pluginGroups?: PluginToolGroups,
+): boolean {
+  return policies.every((policy) => isToolAllowedByPolicyName(name, policy, pluginGroups));
+}
+
+export function filterToolsByPolicy<T extends { name: string }>(
+  tools: readonly T[],
+  policy?: ToolPolicy,
+  pluginGroups?: PluginToolGroups,
+): T[] {
+  if (!policy) return [...tools];
+  const matcher = makeToolPolicyMatcher(policy, pluginGroups);
+  return tools.filter((tool) => matcher(tool.name));
+}
+
+/** Opt-in: only a sender explicitly flagged as owner keeps owner-only tools. */
+export function applyOwnerOnlyToolPolicy<T extends { ownerOnly?: boolean }>(tools: readonly T[], senderIsOwner: boolean): T[] {
+  if (senderIsOwner === true) return [...tools];
+  return tools.filter((tool) => tool.ownerOnly !== true);
+}
+
+/** Entries that name nothing: not "*", not a group, no tool matches. Usually a typo worth a warning. */
+export function findUnknownEntries(entries: readonly CompiledEntry[], knownNames: ReadonlySet<string>): string[] {
+  const unknown: string[] = [];
+  for (const entry of entries) {
+    if (entry.all || entry.group) continue;
+    let matched = false;
+    for (const name of knownNames) {
+      if (entryMatches(entry, name)) {
+        matched = true;
+        break;
+      }
+    }
+    if (!matched) unknown.push(entry.entry);
+  }
+  return unknown;
+}
+
+/** An allow list with no core entry: it would silently remove every core tool (the reference stripped it). */
+export function isPluginOnlyAllowlist(allow: readonly CompiledEntry[] | null, pluginGroups?: PluginToolGroups): boolean {
+  if (!allow || allow.length === 0) return false;
+  return allow.every((entry) => {
+    if (entry.all) return false;
+    if (entry.entry === "group:plugins" || pluginGroups?.byPlugin.has(entry.entry)) return true;
+    if (entry.entry.startsWith("group:")) return false;
+    if (entry.names) return ![...entry.names].some((name) => CORE_TOOL_NAMES.has(name));
+    return ![...CORE_TOOL_NAMES].some((name) => entry.regex?.test(name));
+  });
+}

@@ -1,0 +1,104 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_POLICY_DOCUMENT, DEFAULT_SUBAGENT_TOOL_DENY, parsePolicyDocument, PolicyDocumentSchema } from "@/lib/policy";
+
+function issuesOf(input: unknown) {
+  const result = parsePolicyDocument(input);
+  if (result.ok) throw new Error("expected the document to be rejected");
+  return result.issues;
+}
+
+describe("PolicyDocument defaults", () => {
+  it("an empty document parses to DEFAULT_POLICY_DOCUMENT", () => {
+    const parsed = parsePolicyDocument({});
+    expect(parsed.ok && parsed.document).toEqual(DEFAULT_POLICY_DOCUMENT);
+    expect(parsePolicyDocument(undefined).ok).toBe(true);
+  });
+
+  it("has the documented defaults", () => {
+    expect(Object.keys(DEFAULT_POLICY_DOCUMENT).sort()).toEqual(
+      ["agents", "askRules", "exec", "modeGrants", "modeOverrides", "profiles", "sandbox", "senders", "subagents", "system", "teams", "tools", "version"].sort(),
+    );
+    expect(DEFAULT_POLICY_DOCUMENT.modeGrants).toEqual({
+      roles: { member: ["chat_safe"], owner: ["chat_safe", "coding"], admin: ["chat_safe", "coding"] },
+      teams: {},
+      users: {},
+    });
+    expect(DEFAULT_POLICY_DOCUMENT.subagents).toEqual({ maxSpawnDepth: 1, tools: {} });
+    expect(DEFAULT_POLICY_DOCUMENT.sandbox.tools).toEqual({ allow: ["group:fs", "group:runtime"], deny: ["gateway", "nodes"] });
+    expect(DEFAULT_POLICY_DOCUMENT.system.mcp).toEqual({ enabled: false, allowedServers: [] });
+    expect(DEFAULT_POLICY_DOCUMENT.exec).toMatchObject({ security: "allowlist", ask: "on-miss", askFallback: "deny" });
+    expect(DEFAULT_SUBAGENT_TOOL_DENY.length).toBeGreaterThan(0);
+  });
+
+  it("the default document is frozen and defaults are not shared between parses", () => {
+    expect(Object.isFrozen(DEFAULT_POLICY_DOCUMENT.modeGrants.roles.member)).toBe(true);
+    const a = PolicyDocumentSchema.parse({});
+    const b = PolicyDocumentSchema.parse({});
+    a.askRules.push("exec");
+    expect(b.askRules).toEqual([]);
+  });
+
+  it("accepts a fully populated document", () => {
+    const parsed = parsePolicyDocument({
+      tools: { profile: "coding", alsoAllow: ["web_search"], deny: ["gateway"], byProvider: { openai: { profile: "full" }, "openai/gpt-4o": { allow: ["read"] } } },
+      profiles: { readonly: { allow: ["read", "group:web"] } },
+      agents: { helper: { name: "Helper", persona: "kind", model: "openai/gpt-4o", tools: { profile: "readonly", byProvider: { openai: { deny: ["exec"] } } }, system: { fs: { maxReadBytes: 1024 } } } },
+      teams: { ops: { deny: ["exec"] } },
+      senders: { u1: { allow: ["*"] } },
+      sandbox: { tools: { allow: ["read"] }, sandboxed: { agents: ["helper"], teams: [], users: ["u2"] } },
+      subagents: { maxSpawnDepth: 2, tools: { deny: ["cron"] } },
+      modeOverrides: { memory_search: ["coding"] },
+      system: { fs: { enabled: false }, mcp: { enabled: true, allowedServers: ["github"] } },
+      exec: { security: "full", ask: "always", askFallback: "allowlist", allowlist: ["/usr/bin/*"], safeBins: ["jq"], timeoutMs: 5000, maxOutputBytes: 1000 },
+      askRules: ["exec", "group:web"],
+      modeGrants: { roles: { member: ["chat_safe", "coding"] }, teams: { devs: ["coding"] }, users: { u1: ["coding"] } },
+    });
+    expect(parsed.ok).toBe(true);
+    if (parsed.ok) expect(parsed.document.modeGrants.roles.owner).toEqual(["chat_safe", "coding"]);
+  });
+});
+
+describe("PolicyDocument rejects with paths", () => {
+  it.each([
+    [{ unknownTop: 1 }, "unknownTop"],
+    [{ tools: { allow: ["read"], alow: ["x"] } }, "tools.alow"],
+    [{ tools: { allow: [1] } }, "tools.allow.0"],
+    [{ tools: { allow: [""] } }, "tools.allow.0"],
+    [{ tools: { deny: "exec" } }, "tools.deny"],
+    [{ tools: { byProvider: { openai: { allow: ["x"], extra: true } } } }, "tools.byProvider.openai.extra"],
+    [{ agents: { a: { tools: {} } } }, "agents.a.name"],
+    [{ agents: { a: { name: "A", tools: { allow: [false] } } } }, "agents.a.tools.allow.0"],
+    [{ teams: { ops: { allow: ["x"], nope: 1 } } }, "teams.ops.nope"],
+    [{ senders: { u1: { deny: [null] } } }, "senders.u1.deny.0"],
+    [{ sandbox: { sandboxed: { agents: "a" } } }, "sandbox.sandboxed.agents"],
+    [{ subagents: { maxSpawnDepth: -1 } }, "subagents.maxSpawnDepth"],
+    [{ subagents: { maxSpawnDepth: 1.5 } }, "subagents.maxSpawnDepth"],
+    [{ modeOverrides: { read: ["root"] } }, "modeOverrides.read.0"],
+    [{ system: { fs: { maxReadBytes: 0 } } }, "system.fs.maxReadBytes"],
+    [{ system: { mcp: { enabled: "yes" } } }, "system.mcp.enabled"],
+    [{ system: { gpu: { enabled: true } } }, "system.gpu"],
+    [{ exec: { security: "open" } }, "exec.security"],
+    [{ exec: { ask: "sometimes" } }, "exec.ask"],
+    [{ askRules: "exec" }, "askRules"],
+    [{ modeGrants: { roles: { guest: ["chat_safe"] } } }, "modeGrants.roles.guest"],
+    [{ modeGrants: { users: { u1: ["superuser"] } } }, "modeGrants.users.u1.0"],
+    [{ version: 2 }, "version"],
+  ])("%j → %s", (input, path) => {
+    expect(issuesOf(input).map((issue) => issue.path)).toContain(path);
+  });
+
+  it.each([
+    [{ tools: { profile: "nope" } }, "tools.profile"],
+    [{ tools: { byProvider: { openai: { profile: "nope" } } } }, "tools.byProvider.openai.profile"],
+    [{ agents: { a: { name: "A", tools: { profile: "ghost" } } } }, "agents.a.tools.profile"],
+    [{ profiles: { coding: { allow: ["read"] } } }, "profiles.coding"],
+  ])("cross-references: %j → %s", (input, path) => {
+    const issues = issuesOf(input);
+    expect(issues.map((issue) => issue.path)).toContain(path);
+    expect(issues.every((issue) => issue.message.length > 0)).toBe(true);
+  });
+
+  it("a custom profile may be referenced", () => {
+    expect(parsePolicyDocument({ profiles: { ro: { allow: ["read"] } }, tools: { profile: "ro" } }).ok).toBe(true);
+  });
+});
