@@ -1,7 +1,8 @@
-// Runs once when the server starts: an invalid configuration stops start-up with a message naming it.
+// Runs once when the server starts: an invalid configuration stops start-up with a message naming it;
+// then the background worker (approval expiry, resuming paused runs) starts.
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {
-    const { validateConfigOrExit } = await import("@/lib/startup");
-    validateConfigOrExit();
+    const { startServer } = await import("@/lib/startup");
+    await startServer();
   }
 }

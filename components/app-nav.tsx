@@ -1,8 +1,20 @@
 "use client";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { usePendingCount } from "@/components/approvals/use-approvals";
 
-export type NavItem = { href: string; label: string };
+export type NavItem = { href: string; label: string; badge?: "approvals" };
+
+function PendingBadge() {
+  const count = usePendingCount(true);
+  if (count === 0) return null;
+  return (
+    <span data-testid="nav-pending-count" className="ml-1 rounded-full bg-amber-500 px-1.5 text-xs font-semibold text-white">
+      {count}
+      <span className="sr-only"> pending</span>
+    </span>
+  );
+}
 
 export function AppNav({ items }: { items: NavItem[] }) {
   const pathname = usePathname();
@@ -20,6 +32,7 @@ export function AppNav({ items }: { items: NavItem[] }) {
             }`}
           >
             {item.label}
+            {item.badge === "approvals" ? <PendingBadge /> : null}
           </Link>
         );
       })}

@@ -38,6 +38,7 @@ const ConfigSchema = z.object({
   AUTH_OIDC_SECRET: optionalString,
   AUTH_OIDC_NAME: z.string().default("Single sign-on"),
   MAX_MESSAGE_CHARS: z.coerce.number().int().min(1).max(1_000_000).default(20_000),
+  APPROVAL_TTL_SECONDS: z.coerce.number().int().min(5).max(86_400).default(300),
 });
 
 export type AppConfig = z.infer<typeof ConfigSchema> & {

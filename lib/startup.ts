@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from "@/lib/config";
 
 /** Called once by instrumentation.ts in the Node.js runtime. */
-export function validateConfigOrExit(): void {
+export async function startServer(): Promise<void> {
   try {
     loadConfig();
   } catch (error) {
@@ -11,4 +11,8 @@ export function validateConfigOrExit(): void {
     }
     throw error;
   }
+  if (process.env.NEXT_PHASE === "phase-production-build") return;
+  // Expire approvals and resume paused runs (also those paused before a restart).
+  const { startApprovalWorker } = await import("@/lib/approvals/worker");
+  startApprovalWorker();
 }

@@ -2,10 +2,11 @@
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport, type UIMessage } from "ai";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useRef, useState, useTransition } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, useTransition } from "react";
 import { switchModeAction } from "@/app/(app)/chat/actions";
 import { ModeBadge } from "./mode-badge";
-import { DenialCard, ToolCallCard, type ToolDeniedData } from "./tool-cards";
+import { useEventSource } from "@/components/use-event-source";
+import { DenialCard, PendingApprovalCard, ToolCallCard, type ApprovalPendingData, type ToolDeniedData } from "./tool-cards";
 
 type Props = { sessionId: string; title: string; mode: string; grantedModes: string[]; initialMessages: UIMessage[] };
 
@@ -22,8 +23,19 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
       }),
     [sessionId],
   );
-  const { messages, sendMessage, status, stop, error } = useChat({ id: sessionId, messages: initialMessages, transport, onFinish: () => router.refresh() });
+  const { messages, sendMessage, status, stop, error, setMessages } = useChat({ id: sessionId, messages: initialMessages, transport, onFinish: () => router.refresh() });
   const busy = status === "submitted" || status === "streaming";
+  const busyRef = useRef(busy);
+  busyRef.current = busy;
+
+  // A run paused for an approval continues on the server (maybe on another instance, maybe after a
+  // restart); the session's event stream says when, and the transcript is reloaded from the database.
+  const reload = useCallback(async () => {
+    if (busyRef.current) return;
+    const res = await fetch(`/api/sessions/${sessionId}`);
+    if (res.ok) setMessages((await res.json()).uiMessages);
+  }, [sessionId, setMessages]);
+  useEventSource(`/api/sessions/${sessionId}/events`, () => void reload(), () => void reload());
   const bottom = useRef<HTMLDivElement>(null);
   useEffect(() => bottom.current?.scrollIntoView({ block: "end" }), [messages]);
 
@@ -81,6 +93,7 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
                     />
                   );
                 if (part.type === "data-tool_denied") return <DenialCard key={i} denial={(part as { data: ToolDeniedData }).data} />;
+                if (part.type === "data-approval_pending") return <PendingApprovalCard key={i} pending={(part as { data: ApprovalPendingData }).data} />;
                 return null;
               })}
             </div>

@@ -64,3 +64,28 @@ export function DenialCard({ denial }: { denial: ToolDeniedData }) {
     </div>
   );
 }
+
+export type ApprovalPendingData = { approvalId?: string; callId: string; toolName: string; input: unknown; reason?: string; expiresAt?: string; status: string };
+
+export function PendingApprovalCard({ pending }: { pending: ApprovalPendingData }) {
+  const command = (pending.input as { command?: string } | null)?.command;
+  return (
+    <div
+      role="status"
+      data-testid="approval-pending"
+      className="my-2 rounded-lg border-2 border-dashed border-amber-400 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
+    >
+      <div className="flex items-center gap-2 font-medium">
+        <span aria-hidden>⏳</span>
+        <span>
+          Waiting for an owner to approve <span className="font-mono">{pending.toolName}</span>
+        </span>
+      </div>
+      {command ? <pre className="mt-1 overflow-x-auto whitespace-pre-wrap font-mono text-xs">{command}</pre> : null}
+      {pending.reason ? <p className="mt-1">Why: {pending.reason}</p> : null}
+      <p className="mt-1 text-xs opacity-80">
+        An owner decides in the Approvals inbox; this chat continues by itself{pending.expiresAt ? ` (expires ${new Date(pending.expiresAt).toLocaleTimeString()})` : ""}.
+      </p>
+    </div>
+  );
+}

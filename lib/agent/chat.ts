@@ -2,7 +2,6 @@ import "server-only";
 // Hosting a turn for HTTP: the turn runs detached from the response, so a client that disconnects
 // mid-stream does not stop it (every message is still persisted); only Stop aborts it.
 import type { UIMessageChunk } from "ai";
-import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { AppError } from "@/lib/errors";
 import { loadConfig } from "@/lib/config";
 import { log } from "@/lib/log";
@@ -11,6 +10,7 @@ import { updateSessionTitle } from "@/lib/db/sessions";
 import type { CurrentUser } from "@/lib/auth/guards";
 import { getConfiguredModel } from "./model";
 import { runTurn, type TurnResult } from "./run-turn";
+import type { ModelChoice } from "./turn-setup";
 import { requireOwnedSession } from "./sessions";
 
 const globalForRuns = globalThis as unknown as { toolgateActiveRuns?: Map<string, { controller: AbortController; done: Promise<TurnResult> }> };
@@ -29,7 +29,7 @@ export async function startChatTurn({
   user: CurrentUser;
   sessionId: string;
   text: string;
-  model?: { model: LanguageModelV3; info: { provider: string; model?: string } };
+  model?: ModelChoice;
 }): Promise<{ stream: ReadableStream<UIMessageChunk>; done: Promise<TurnResult> }> {
   const config = loadConfig();
   if (text.length > config.MAX_MESSAGE_CHARS) throw new AppError("PAYLOAD_TOO_LARGE", `message is longer than ${config.MAX_MESSAGE_CHARS} characters`);
@@ -60,7 +60,7 @@ export async function startChatTurn({
     try {
       await appendMessage({ sessionId, message: { role: "user", content: text } });
       if (session.title === "New chat") await updateSessionTitle({ sessionId, title: text.slice(0, 60) });
-      return await runTurn({ sessionId, user, model: chosen.model, modelInfo: chosen.info, emit, abortSignal: controller.signal, workspaceRoot: config.workspaceRoot });
+      return await runTurn({ sessionId, user, model: chosen, emit, abortSignal: controller.signal, workspaceRoot: config.workspaceRoot });
     } catch (error) {
       log("error", "turn_crashed", { sessionId, error: String(error) });
       emit({ type: "error", errorText: error instanceof Error ? error.message : String(error) });

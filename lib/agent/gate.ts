@@ -40,12 +40,15 @@ export function checkToolCall({
   toolName,
   input,
   grantedModes,
+  durable,
 }: {
   policy: EffectiveToolPolicy;
   registry: ToolRegistry<ToolDefinition>;
   toolName: string;
   input: unknown;
   grantedModes: readonly ToolMode[];
+  /** allow-always decisions stored by owners: executables and tool names that need no more approval. */
+  durable?: { execPatterns: readonly string[]; tools: ReadonlySet<string> };
 }): GateVerdict {
   const mode = policy.mode;
   const name = normalizeToolName(String(toolName ?? ""));
@@ -65,7 +68,7 @@ export function checkToolCall({
   if (name === "exec") {
     const command = String((parsed.data as { command?: unknown }).command ?? "");
     const analysis = analyzeShellCommand(command);
-    const allowlist = evaluateExecAllowlist({ analysis, allowlist: policy.exec.allowlist, safeBins: policy.exec.safeBins });
+    const allowlist = evaluateExecAllowlist({ analysis, allowlist: [...policy.exec.allowlist, ...(durable?.execPatterns ?? [])], safeBins: policy.exec.safeBins });
     const verdict = decideExec({ settings: policy.exec, analysis, allowlist });
     if (verdict.action === "deny") {
       return {
@@ -79,7 +82,7 @@ export function checkToolCall({
     if (verdict.action === "ask") return { verdict: "ask", tool, input: parsed.data, decision, reason: verdict.reason };
     return { verdict: "run", tool, input: parsed.data, decision, reason: verdict.reason };
   }
-  if (decision.effect === "ask") return { verdict: "ask", tool, input: parsed.data, decision, reason: `an ask rule matches (${decision.rule ?? name})` };
+  if (decision.effect === "ask" && !durable?.tools.has(name)) return { verdict: "ask", tool, input: parsed.data, decision, reason: `an ask rule matches (${decision.rule ?? name})` };
   return { verdict: "run", tool, input: parsed.data, decision, reason: decision.reason };
 }
 

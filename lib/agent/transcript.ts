@@ -93,12 +93,21 @@ export function toUIMessages(rows: StoredMessage[]): UIMessage[] {
     if (m.content) current.parts.push({ type: "text", text: m.content, state: "done" });
     for (const call of toolCallsOf(m)) {
       const result = results.get(call.toolCallId);
+      if (result?.status === "pending") {
+        const pending = result.output as { approvalId?: string; reason?: string; expiresAt?: string };
+        current.parts.push({
+          type: "data-approval_pending",
+          id: call.toolCallId,
+          data: { approvalId: pending.approvalId, callId: call.toolCallId, toolName: call.toolName, input: call.input, reason: pending.reason, expiresAt: pending.expiresAt, status: "pending" },
+        } as never);
+        continue;
+      }
       if (result?.status === "denied") {
         current.parts.push({ type: "data-tool_denied", id: call.toolCallId, data: toolDeniedData(call.toolCallId, result.output as DenialResult) } as never);
         continue;
       }
       current.parts.push(
-        result && result.status !== "pending"
+        result
           ? result.status === "ok"
             ? { type: "dynamic-tool", toolName: call.toolName, toolCallId: call.toolCallId, state: "output-available", input: call.input, output: result.output }
             : { type: "dynamic-tool", toolName: call.toolName, toolCallId: call.toolCallId, state: "output-error", input: call.input, errorText: JSON.stringify(result.output) }

@@ -2,7 +2,7 @@ import "server-only";
 // The audit log is append-only and hash-chained: each row's hash covers its content and the previous row's
 // hash, so an edited or deleted row breaks the chain (verifyAuditChain finds it). Appends are serialised
 // (in-process queue, plus a PostgreSQL advisory lock across instances) so the chain never forks.
-import { createHash } from "node:crypto";
+import { canonicalJson, sha256Hex } from "@/lib/canonical-json";
 import { getDb, isPostgres } from "./client";
 
 export type AuditEntry = {
@@ -20,17 +20,8 @@ export type AuditEntry = {
 const GENESIS = "0".repeat(64);
 const AUDIT_LOCK_KEY = 7_311_001;
 
-function canonical(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value ?? null);
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : 1));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
-}
-
 export function hashAuditRow(prevHash: string, row: AuditEntry & { at: Date }): string {
-  const body = canonical({
+  const body = canonicalJson({
     at: row.at.toISOString(),
     action: row.action,
     actorId: row.actorId ?? null,
@@ -42,7 +33,7 @@ export function hashAuditRow(prevHash: string, row: AuditEntry & { at: Date }): 
     rule: row.rule ?? null,
     details: row.details ?? null,
   });
-  return createHash("sha256").update(prevHash).update("\n").update(body).digest("hex");
+  return sha256Hex(prevHash, body);
 }
 
 let queue: Promise<unknown> = Promise.resolve();

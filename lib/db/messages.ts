@@ -75,3 +75,9 @@ export async function searchOwnTranscripts({ ownerId, query, limit }: { ownerId:
 export async function findOwnMessage({ ownerId, messageId }: { ownerId: string; messageId: string }) {
   return getDb().message.findFirst({ where: { id: messageId, session: { ownerId } }, include: { session: { select: { title: true } } } });
 }
+
+/** Settles a tool message written as pending (an approval was awaited) in place, keeping its position. */
+export async function updateToolMessage({ sessionId, toolCallId, content, parts }: { sessionId: string; toolCallId: string; content: string; parts: unknown }) {
+  const r = await getDb().message.updateMany({ where: { sessionId, toolCallId, role: "tool" }, data: { content, parts: parts as never } });
+  return r.count;
+}

@@ -39,3 +39,8 @@ export async function insertPolicyVersion({ baseVersion, document, createdById, 
     throw error;
   }
 }
+
+/** Newest first, with documents: the history view diffs each version against the one before it. */
+export async function listPolicyVersionsWithDocuments({ limit = 50 }: { limit?: number } = {}) {
+  return getDb().policyVersion.findMany({ orderBy: { version: "desc" }, take: limit });
+}

@@ -3,6 +3,20 @@ import { getDb } from "./client";
 
 export type RunStatus = "running" | "waiting_approval" | "completed" | "aborted" | "failed";
 
+export async function findRun({ runId }: { runId: string }) {
+  return getDb().agentRun.findUnique({ where: { id: runId } });
+}
+
+/** Claims a paused run for resuming: only one process wins (conditional update). */
+export async function claimWaitingRun({ runId }: { runId: string }): Promise<boolean> {
+  const r = await getDb().agentRun.updateMany({ where: { id: runId, status: "waiting_approval" }, data: { status: "running" } });
+  return r.count === 1;
+}
+
+export async function listWaitingRuns() {
+  return getDb().agentRun.findMany({ where: { status: "waiting_approval" }, orderBy: { createdAt: "asc" } });
+}
+
 export async function createRun({ sessionId }: { sessionId: string }) {
   return getDb().agentRun.create({ data: { sessionId, status: "running" } });
 }

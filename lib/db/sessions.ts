@@ -54,3 +54,8 @@ export async function updateSessionTitle({ sessionId, title }: { sessionId: stri
 export async function touchSession({ sessionId }: { sessionId: string }) {
   await getDb().chatSession.update({ where: { id: sessionId }, data: { updatedAt: new Date() } });
 }
+
+/** Unscoped lookup for server-side work that is not on behalf of a request (resuming a paused run). */
+export async function findSessionById({ sessionId }: { sessionId: string }): Promise<SessionRow | null> {
+  return getDb().chatSession.findUnique({ where: { id: sessionId } });
+}

@@ -86,3 +86,22 @@ export async function listUsers() {
   });
   return users.map((u) => ({ id: u.id, email: u.email, name: u.name, roles: toRoles(u.roles), teamIds: u.teams.map((t) => t.teamId) }));
 }
+
+export async function listUsersByIds({ ids }: { ids: string[] }) {
+  if (ids.length === 0) return [];
+  const users = await getDb().user.findMany({ where: { id: { in: ids } }, include: { roles: true, teams: { select: { teamId: true } } } });
+  return users.map((u) => ({ id: u.id, email: u.email, name: u.name, roles: toRoles(u.roles), teamIds: u.teams.map((t) => t.teamId) }));
+}
+
+export async function addUserRole({ userId, role }: { userId: string; role: Role }) {
+  await getDb().userRole.upsert({ where: { userId_role: { userId, role } }, create: { userId, role }, update: {} });
+}
+
+export async function removeUserRole({ userId, role }: { userId: string; role: Role }) {
+  await getDb().userRole.deleteMany({ where: { userId, role } });
+}
+
+export async function findUserEmails({ userIds }: { userIds: string[] }): Promise<Map<string, string>> {
+  const users = await getDb().user.findMany({ where: { id: { in: [...new Set(userIds)] } }, select: { id: true, email: true } });
+  return new Map(users.map((u) => [u.id, u.email]));
+}

@@ -28,8 +28,8 @@ export class HttpClient {
     return res;
   }
 
-  async json<T = any>(path: string, init: RequestInit & { body?: any } = {}): Promise<{ status: number; body: T }> {
-    const body = init.body !== undefined && typeof init.body !== "string" ? JSON.stringify(init.body) : init.body;
+  async json<T = any>(path: string, init: Omit<RequestInit, "body"> & { body?: unknown } = {}): Promise<{ status: number; body: T }> {
+    const body = init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body);
     const headers = new Headers(init.headers);
     if (body !== undefined) headers.set("content-type", "application/json");
     const res = await this.fetch(path, { ...init, body, headers });

@@ -1,5 +1,6 @@
 import { redirect } from "next/navigation";
 import { getCurrentUser, hasRole } from "@/lib/auth/guards";
+import { ApprovalsInbox } from "@/components/approvals/approvals-inbox";
 
 export const dynamic = "force-dynamic";
 
@@ -7,9 +8,9 @@ export default async function ApprovalsPage() {
   const user = await getCurrentUser();
   if (!user || !hasRole(user, "owner")) redirect("/chat");
   return (
-    <main className="p-6">
-      <h1 className="text-xl font-semibold">Approvals</h1>
-      <p className="mt-2 text-slate-600 dark:text-slate-400">No pending requests. Calls that need an owner&apos;s decision will appear here.</p>
+    <main className="flex flex-1 flex-col">
+      <h1 className="border-b border-slate-200 px-4 py-2 text-lg font-semibold dark:border-slate-800">Approvals</h1>
+      <ApprovalsInbox />
     </main>
   );
 }

@@ -1,0 +1,63 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEventSource } from "@/components/use-event-source";
+
+export type Approval = {
+  id: string;
+  kind: string;
+  status: "pending" | "approved" | "denied" | "expired";
+  decision: string | null;
+  sessionId: string;
+  requester: { id: string; email: string | null };
+  toolName: string;
+  callId: string;
+  args: unknown;
+  command: string | null;
+  analysis: { ok?: boolean; reason?: string; segments?: Array<{ executable: string; argv: string[] }> } | null;
+  reason: string;
+  createdAt: string;
+  expiresAt: string;
+  resolvedAt: string | null;
+  resolvedBy: { id: string; email: string | null } | null;
+  resolveReason: string | null;
+};
+
+async function getJson<T>(url: string): Promise<T> {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error((await res.json().catch(() => null))?.error?.message ?? `request failed (${res.status})`);
+  return res.json();
+}
+
+/** Pending and recent approvals, kept fresh by the approvals event stream (React Query caches invalidated). */
+export function useApprovals() {
+  const client = useQueryClient();
+  const invalidate = () => client.invalidateQueries({ queryKey: ["approvals"] });
+  useEventSource("/api/approvals/stream", invalidate, invalidate);
+  const pending = useQuery({ queryKey: ["approvals", "pending"], queryFn: () => getJson<{ approvals: Approval[] }>("/api/approvals?status=pending").then((r) => r.approvals) });
+  const history = useQuery({
+    queryKey: ["approvals", "history"],
+    queryFn: () => getJson<{ approvals: Approval[] }>("/api/approvals?limit=50").then((r) => r.approvals.filter((a) => a.status !== "pending")),
+  });
+  return { pending, history };
+}
+
+export function useDecide() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ id, decision, reason }: { id: string; decision: "allow-once" | "allow-always" | "deny"; reason?: string }) => {
+      const res = await fetch(`/api/approvals/${id}/decision`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ decision, reason: reason || undefined }) });
+      const body = await res.json();
+      if (!res.ok) throw new Error(body?.error?.message ?? `decision failed (${res.status})`);
+      return body as { status: string; allowlisted: string[]; refused: string[] };
+    },
+    onSettled: () => client.invalidateQueries({ queryKey: ["approvals"] }),
+  });
+}
+
+export function usePendingCount(enabled: boolean) {
+  const client = useQueryClient();
+  const invalidate = () => client.invalidateQueries({ queryKey: ["approvals", "pending"] });
+  useEventSource(enabled ? "/api/approvals/stream" : null, invalidate, invalidate);
+  const q = useQuery({ queryKey: ["approvals", "pending"], enabled, queryFn: () => getJson<{ approvals: Approval[] }>("/api/approvals?status=pending").then((r) => r.approvals) });
+  return q.data?.length ?? 0;
+}

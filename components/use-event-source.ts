@@ -1,0 +1,29 @@
+"use client";
+import { useEffect, useRef } from "react";
+
+/**
+ * Subscribes to a server-sent event stream. The browser's EventSource reconnects by itself and sends
+ * Last-Event-ID, so the server replays what was missed. `onOpen` runs on every (re)connection, which is
+ * the moment to refetch current state.
+ */
+export function useEventSource(url: string | null, onEvent: (type: string, data: unknown) => void, onOpen?: () => void) {
+  const handlers = useRef({ onEvent, onOpen });
+  handlers.current = { onEvent, onOpen };
+  useEffect(() => {
+    if (!url) return;
+    const source = new EventSource(url);
+    const listener = (e: MessageEvent) => {
+      let data: unknown = e.data;
+      try {
+        data = JSON.parse(e.data);
+      } catch {
+        // keep the raw text
+      }
+      handlers.current.onEvent(e.type, data);
+    };
+    const types = ["approval.requested", "approval.resolved", "approval.expired", "run.updated", "message"];
+    types.forEach((t) => source.addEventListener(t, listener as EventListener));
+    source.onopen = () => handlers.current.onOpen?.();
+    return () => source.close();
+  }, [url]);
+}

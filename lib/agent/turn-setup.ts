@@ -1,0 +1,118 @@
+import "server-only";
+// Everything a run needs, resolved once per turn (or per resume): the session, the effective policy (the one
+// call every gate, the prompt and the schemas share), the tools the model may see, and the tool context.
+import path from "node:path";
+import { jsonSchema, tool as aiTool, type ToolSet, type UIMessageChunk } from "ai";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { z } from "zod";
+import { normalizeToolParameters, resolveEffectiveToolPolicy, resolveGrantedModes, type EffectiveToolPolicy, type PolicyContext, type Role, type ToolDefinition, type ToolMode } from "@/lib/policy";
+import { AppError } from "@/lib/errors";
+import { log } from "@/lib/log";
+import { listAllowlistEntries } from "@/lib/db/allowlist";
+import { findOwnedSession, type SessionRow } from "@/lib/db/sessions";
+import type { ToolRunContext } from "@/lib/tools/context";
+import { ToolHooks } from "./hooks";
+import { loadPolicyDocument } from "./policy-source";
+import { buildSystemPrompt } from "./prompt";
+import { createToolServices } from "./services";
+import { getSessionMode } from "./session-mode";
+import { getToolRegistry } from "./tool-catalog";
+import { syncMcpTools } from "@/lib/tools/mcp";
+
+export type TurnUser = { id: string; roles: Role[]; teamIds: string[] };
+export type ModelChoice = { model: LanguageModelV3; info: { provider: string; model?: string } };
+export type DurableApprovals = { execPatterns: string[]; tools: Set<string> };
+
+export type TurnEnv = {
+  user: TurnUser;
+  model: ModelChoice;
+  emit: (chunk: UIMessageChunk) => void;
+  abortSignal?: AbortSignal;
+  hooks?: ToolHooks;
+  workspaceRoot: string;
+  execLimits?: { timeoutMs: number; maxOutputBytes: number };
+};
+
+export type Turn = {
+  env: TurnEnv;
+  session: SessionRow;
+  runId: string;
+  mode: ToolMode;
+  policy: EffectiveToolPolicy | null;
+  policyError?: string;
+  grantedModes: ToolMode[];
+  registry: ReturnType<typeof getToolRegistry>;
+  system: string;
+  sdkTools: ToolSet;
+  hooks: ToolHooks;
+  toolContext: ToolRunContext;
+  durable: DurableApprovals;
+};
+
+function toSdkTools(tools: ToolDefinition[]): ToolSet {
+  // No execute: the SDK only reports calls; the loop runs them after the execution gate.
+  return Object.fromEntries(
+    tools.map((t) => [
+      t.name,
+      aiTool({ description: t.description, inputSchema: jsonSchema(normalizeToolParameters(z.toJSONSchema(t.inputSchema, { io: "input", unrepresentable: "any" })) as never) }),
+    ]),
+  );
+}
+
+export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string): Promise<Turn> {
+  const session = await findOwnedSession({ sessionId, ownerId: env.user.id });
+  if (!session) throw new AppError("NOT_FOUND", "no such session");
+  const registry = getToolRegistry();
+  let policy: EffectiveToolPolicy | null = null;
+  let policyError: string | undefined;
+  let grantedModes: ToolMode[] = ["chat_safe"];
+  let durable: DurableApprovals = { execPatterns: [], tools: new Set() };
+  try {
+    const { document } = await loadPolicyDocument();
+    await syncMcpTools(document, registry);
+    const base = { roles: env.user.roles, teamIds: env.user.teamIds, senderId: env.user.id };
+    grantedModes = resolveGrantedModes(base, document);
+    const { mode } = await getSessionMode({ sessionId, grantedModes });
+    const context: PolicyContext = {
+      ...base,
+      senderIsOwner: env.user.roles.includes("owner"),
+      mode,
+      provider: env.model.info.provider,
+      model: env.model.info.model,
+      agentId: session.agentId ?? undefined,
+      subagentDepth: session.depth,
+    };
+    policy = resolveEffectiveToolPolicy(context, { document, tools: registry.meta() });
+    const entries = await listAllowlistEntries();
+    durable = { execPatterns: entries.filter((e) => e.kind === "exec").map((e) => e.pattern), tools: new Set(entries.filter((e) => e.kind === "tool").map((e) => e.pattern)) };
+  } catch (error) {
+    // Fail closed: without a readable policy the model gets no tools and every call is refused.
+    policy = null;
+    policyError = error instanceof Error ? error.message : String(error);
+    log("error", "policy_unavailable", { sessionId, error: policyError });
+  }
+  const mode = policy?.mode ?? "chat_safe";
+  const prompt = policy ? buildSystemPrompt({ mode, policy, registry }) : { system: "No tools are available: the tool policy could not be read.", tools: [] };
+  return {
+    env,
+    session,
+    runId,
+    mode,
+    policy,
+    policyError,
+    grantedModes,
+    registry,
+    system: prompt.system,
+    sdkTools: toSdkTools(prompt.tools),
+    hooks: env.hooks ?? new ToolHooks(),
+    durable,
+    toolContext: {
+      userId: env.user.id,
+      sessionId,
+      workspaceDir: path.join(env.workspaceRoot, env.user.id),
+      limits: { maxReadBytes: policy?.limits.fs.maxReadBytes ?? 0, maxWriteBytes: policy?.limits.fs.maxWriteBytes ?? 0 },
+      exec: env.execLimits ?? { timeoutMs: policy?.exec.timeoutMs ?? 30_000, maxOutputBytes: policy?.exec.maxOutputBytes ?? 200_000 },
+      services: createToolServices({ userId: env.user.id }),
+    },
+  };
+}

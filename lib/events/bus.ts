@@ -1,0 +1,97 @@
+import "server-only";
+// Live events (approvals, run updates) with no state held by one process: every event is a row in the
+// event log first. One tailer per process reads new rows in order and fans them out to subscribers; it is
+// woken by local publishes, by PostgreSQL NOTIFY from other instances, and by a slow poll as a safety net.
+import { insertEvent, latestEventSeq, listEventsAfter, listenForEvents, type EventRow } from "@/lib/db/events";
+import { log } from "@/lib/log";
+
+export type AppEvent = EventRow;
+export type EventListener = (event: AppEvent) => void;
+
+const POLL_MS = 2_000;
+
+class EventTailer {
+  private listeners = new Set<EventListener>();
+  private lastSeq = -1;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private started: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  async start(): Promise<void> {
+    this.started ??= (async () => {
+      this.lastSeq = await latestEventSeq();
+      await listenForEvents(() => this.wake()).catch((error) => log("warn", "event_listen_failed", { error: String(error) }));
+      this.timer = setInterval(() => this.wake(), POLL_MS);
+      this.timer.unref();
+    })();
+    return this.started;
+  }
+
+  subscribe(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get subscriberCount(): number {
+    return this.listeners.size;
+  }
+
+  /** Reads everything new, in order; concurrent wakes coalesce into one more pass. */
+  wake(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        try {
+          for (;;) {
+            const rows = await listEventsAfter({ seq: this.lastSeq });
+            if (rows.length === 0) break;
+            for (const row of rows) {
+              this.lastSeq = row.seq;
+              for (const listener of this.listeners) {
+                try {
+                  listener(row);
+                } catch (error) {
+                  log("warn", "event_listener_failed", { error: String(error) });
+                }
+              }
+            }
+          }
+        } catch (error) {
+          log("warn", "event_tail_failed", { error: String(error) });
+        }
+      } while (this.again);
+      this.running = null;
+    })();
+  }
+}
+
+const globalForBus = globalThis as unknown as { toolgateTailer?: EventTailer };
+
+function tailer(): EventTailer {
+  return (globalForBus.toolgateTailer ??= new EventTailer());
+}
+
+export async function publishEvent(event: { type: string; scope: "approvals" | "session"; sessionId?: string | null; payload: unknown }): Promise<AppEvent> {
+  const row = await insertEvent(event);
+  const t = tailer();
+  await t.start();
+  t.wake();
+  return row;
+}
+
+export async function subscribeEvents(listener: EventListener): Promise<() => void> {
+  const t = tailer();
+  await t.start();
+  return t.subscribe(listener);
+}
+
+export function subscriberCount(): number {
+  return tailer().subscriberCount;
+}
+
+export { listEventsAfter };
