@@ -1,7 +1,7 @@
 import coreWebVitals from "eslint-config-next/core-web-vitals";
 import typescript from "eslint-config-next/typescript";
 
-export default [
+const config = [
   { ignores: ["lib/generated/**", ".next/**", "data/**", "node_modules/**", "test-results/**", "next-env.d.ts"] },
   ...coreWebVitals,
   ...typescript,
@@ -22,3 +22,5 @@ export default [
     },
   },
 ];
+
+export default config;

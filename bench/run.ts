@@ -3,8 +3,14 @@ import { writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { runPolicyBench } from "./policy.bench";
+import { runAgentBench } from "./agent.bench";
+import { runApprovalsBench } from "./approvals.bench";
 
-const BENCHES: Array<[string, () => Promise<string>]> = [["policy", runPolicyBench]];
+const BENCHES: Array<[string, () => Promise<string>]> = [
+  ["policy", runPolicyBench],
+  ["agent", runAgentBench],
+  ["approvals", runApprovalsBench],
+];
 
 async function main() {
   const cpus = os.cpus();

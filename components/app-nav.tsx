@@ -27,7 +27,7 @@ export function AppNav({ items }: { items: NavItem[] }) {
             key={item.href}
             href={item.href}
             aria-current={active ? "page" : undefined}
-            className={`rounded-md px-3 py-1.5 text-sm font-medium ${
+            className={`inline-flex items-center whitespace-nowrap rounded-md px-3 py-1.5 text-sm font-medium ${
               active ? "bg-slate-900 text-white dark:bg-slate-100 dark:text-slate-900" : "hover:bg-slate-100 dark:hover:bg-slate-800"
             }`}
           >

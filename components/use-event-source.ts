@@ -8,7 +8,9 @@ import { useEffect, useRef } from "react";
  */
 export function useEventSource(url: string | null, onEvent: (type: string, data: unknown) => void, onOpen?: () => void) {
   const handlers = useRef({ onEvent, onOpen });
-  handlers.current = { onEvent, onOpen };
+  useEffect(() => {
+    handlers.current = { onEvent, onOpen };
+  });
   useEffect(() => {
     if (!url) return;
     const source = new EventSource(url);

@@ -66,7 +66,9 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
   if (c.MODEL_PROVIDER === "anthropic" && !c.ANTHROPIC_API_KEY) problems.push("ANTHROPIC_API_KEY: required when MODEL_PROVIDER=anthropic");
   if (c.MODEL_PROVIDER === "openai-compatible" && !c.OPENAI_COMPATIBLE_BASE_URL)
     problems.push("OPENAI_COMPATIBLE_BASE_URL: required when MODEL_PROVIDER=openai-compatible");
-  if (c.NODE_ENV === "production" && !c.AUTH_SECRET) problems.push("AUTH_SECRET: required in production (npm start sets one)");
+  // `next build` loads route modules without serving anything; the secret is only needed to serve.
+  const building = env.NEXT_PHASE === "phase-production-build";
+  if (c.NODE_ENV === "production" && !c.AUTH_SECRET && !building) problems.push("AUTH_SECRET: required in production (npm start sets one)");
   if (problems.length) throw new ConfigError(problems);
   return {
     ...c,

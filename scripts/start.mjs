@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // `npm start`: install what is missing, validate configuration, prepare the database (migrations + demo
 // users on the embedded SQLite), build, and serve on PORT (default 3000). Running it again keeps data.
-import { ensureAuthSecret, ensureDependencies, generateClients, log, migrate, nextBin, run, tsx } from "./lib/bootstrap.mjs";
+import { ensureAuthSecret, ensureBubblewrap, ensureDependencies, generateClients, log, migrate, nextBin, run, tsx } from "./lib/bootstrap.mjs";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 ensureDependencies();
 ensureAuthSecret();
+ensureBubblewrap();
 process.env.DATABASE_URL ||= "file:./data/toolgate.db";
 process.env.NODE_ENV = "production";
 tsx("scripts/check-config.ts");

@@ -4,7 +4,7 @@
 // tests in Debian's Chromium. Ends with one "N passed, N failed" line.
 import fs from "node:fs";
 import path from "node:path";
-import { ensureDependencies, generateClients, log, nextBin, root, run, which } from "./lib/bootstrap.mjs";
+import { ensureBubblewrap, ensureDependencies, generateClients, log, nextBin, root, run, which } from "./lib/bootstrap.mjs";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 process.env.AUTH_SECRET ||= "toolgate-test-secret-0123456789abcdef";
@@ -56,6 +56,7 @@ function step(name, fn, counter) {
 }
 
 ensureDependencies();
+ensureBubblewrap();
 generateClients();
 fs.rmSync(results, { recursive: true, force: true });
 fs.mkdirSync(results, { recursive: true });

@@ -13,15 +13,16 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
   if (hasRole(user, "owner")) items.push({ href: "/approvals", label: "Approvals", badge: "approvals" });
   if (hasRole(user, "admin")) items.push({ href: "/admin", label: "Admin" });
   return (
-    <div className="flex min-h-screen flex-col">
-      <header className="flex items-center justify-between gap-4 border-b border-slate-200 px-4 py-2 dark:border-slate-800">
+    // The shell fills the viewport; pages scroll inside it (the chat keeps its composer in view).
+    <div className="flex h-dvh flex-col">
+      <header className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1 border-b border-slate-200 px-4 py-2 dark:border-slate-800">
         <div className="flex items-center gap-4">
           <span className="font-semibold tracking-tight">Toolgate</span>
           <AppNav items={items} />
         </div>
         <div className="flex items-center gap-3 text-sm">
           <span data-testid="current-user" className="text-slate-600 dark:text-slate-400">
-            {user.email} <span className="sr-only">roles:</span>
+            <span className="max-sm:sr-only">{user.email}</span> <span className="sr-only">roles:</span>
             <span className="ml-1 rounded bg-slate-100 px-1.5 py-0.5 text-xs dark:bg-slate-800">{user.roles.join(", ")}</span>
           </span>
           <form action={logoutAction}>
@@ -31,7 +32,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
           </form>
         </div>
       </header>
-      <div className="flex flex-1 flex-col">{children}</div>
+      <div className="flex min-h-0 flex-1 flex-col overflow-y-auto">{children}</div>
     </div>
   );
 }

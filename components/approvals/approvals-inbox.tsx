@@ -14,7 +14,9 @@ function ApprovalDetail({ approval }: { approval: Approval }) {
     if (!pending) return;
     // One keystroke away: o = allow once, a = allow always, d = deny (not while typing a reason).
     const onKey = (e: KeyboardEvent) => {
-      if ((e.target as HTMLElement)?.tagName === "TEXTAREA" || e.metaKey || e.ctrlKey || e.altKey) return;
+      const target = e.target as HTMLElement | null;
+      if (target && (["TEXTAREA", "INPUT", "SELECT"].includes(target.tagName) || target.isContentEditable)) return;
+      if (e.metaKey || e.ctrlKey || e.altKey || e.repeat || decide.isPending) return;
       if (e.key === "o") send("allow-once");
       if (e.key === "a") send("allow-always");
       if (e.key === "d") send("deny");
@@ -40,21 +42,38 @@ function ApprovalDetail({ approval }: { approval: Approval }) {
           {approval.resolvedBy ? ` by ${approval.resolvedBy.email}` : ""}
           {approval.resolveReason ? ` — ${approval.resolveReason}` : ""}
         </dd>
-        <dt className="text-slate-500">Expires</dt>
-        <dd>{new Date(approval.expiresAt).toLocaleString()}</dd>
+        <dt className="text-slate-500">Requested</dt>
+        <dd>{new Date(approval.createdAt).toLocaleString()}</dd>
+        {pending ? (
+          <>
+            <dt className="text-slate-500">Expires</dt>
+            <dd>{new Date(approval.expiresAt).toLocaleString()}</dd>
+          </>
+        ) : approval.resolvedAt ? (
+          <>
+            <dt className="text-slate-500">{approval.status === "expired" ? "Expired" : "Decided"}</dt>
+            <dd>{new Date(approval.resolvedAt).toLocaleString()}</dd>
+          </>
+        ) : null}
       </dl>
       {approval.command !== null ? (
         <div>
           <div className="text-xs font-semibold uppercase text-slate-500">Command</div>
-          <pre data-testid="approval-command" className="overflow-x-auto rounded bg-slate-900 p-3 font-mono text-sm text-slate-100">{approval.command}</pre>
+          {/* Wrapped, never scrolled sideways: every character of the command is in view when deciding. */}
+          <pre data-testid="approval-command" className="whitespace-pre-wrap break-all rounded bg-slate-900 p-3 font-mono text-sm text-slate-100">{approval.command}</pre>
           <div className="mt-1 text-xs text-slate-600 dark:text-slate-400">
-            Analysis: {approval.analysis?.ok ? `ok — executables: ${(approval.analysis.segments ?? []).map((s) => s.executable).join(", ")}` : `not analysable: ${approval.analysis?.reason ?? "unknown"}`}
+            Analysis:{" "}
+            {!approval.analysis
+              ? "not analysed"
+              : approval.analysis.ok
+                ? `ok — executables: ${(approval.analysis.segments ?? []).map((s) => s.executable).join(", ")}`
+                : `not analysable: ${approval.analysis.reason ?? "unknown reason"}`}
           </div>
         </div>
       ) : null}
       <div>
         <div className="text-xs font-semibold uppercase text-slate-500">Arguments</div>
-        <pre className="overflow-x-auto rounded bg-slate-100 p-3 font-mono text-xs dark:bg-slate-900">{JSON.stringify(approval.args, null, 2)}</pre>
+        <pre className="whitespace-pre-wrap break-all rounded bg-slate-100 p-3 font-mono text-xs dark:bg-slate-900">{JSON.stringify(approval.args, null, 2)}</pre>
       </div>
       {pending ? (
         <div className="space-y-2">
@@ -112,7 +131,7 @@ export function ApprovalsInbox() {
   const selected = all.find((a) => a.id === selectedId) ?? pending.data?.[0] ?? null;
   return (
     <div className="grid flex-1 grid-cols-[22rem_1fr] gap-0 max-md:grid-cols-1">
-      <div className="border-r border-slate-200 p-3 dark:border-slate-800">
+      <div className="min-w-0 border-r border-slate-200 p-3 dark:border-slate-800 max-md:border-r-0 max-md:border-b">
         <h2 className="mb-2 text-sm font-semibold">
           Pending <span data-testid="pending-count">{pending.data?.length ?? 0}</span>
         </h2>
@@ -131,7 +150,7 @@ export function ApprovalsInbox() {
           ))}
         </ul>
       </div>
-      <div className="p-4">{selected ? <ApprovalDetail key={selected.id} approval={selected} /> : <p className="text-slate-600 dark:text-slate-400">Choose a request to see its details.</p>}</div>
+      <div className="min-w-0 p-4">{selected ? <ApprovalDetail key={selected.id} approval={selected} /> : <p className="text-slate-600 dark:text-slate-400">Choose a request to see its details.</p>}</div>
     </div>
   );
 }

@@ -26,7 +26,9 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
   const { messages, sendMessage, status, stop, error, setMessages } = useChat({ id: sessionId, messages: initialMessages, transport, onFinish: () => router.refresh() });
   const busy = status === "submitted" || status === "streaming";
   const busyRef = useRef(busy);
-  busyRef.current = busy;
+  useEffect(() => {
+    busyRef.current = busy;
+  }, [busy]);
 
   // A run paused for an approval continues on the server (maybe on another instance, maybe after a
   // restart); the session's event stream says when, and the transcript is reloaded from the database.
@@ -37,7 +39,10 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
   }, [sessionId, setMessages]);
   useEventSource(`/api/sessions/${sessionId}/events`, () => void reload(), () => void reload());
   const bottom = useRef<HTMLDivElement>(null);
-  useEffect(() => bottom.current?.scrollIntoView({ block: "end" }), [messages]);
+  // Block body on purpose: newer Chromium returns a Promise from scrollIntoView, and an effect must not.
+  useEffect(() => {
+    void bottom.current?.scrollIntoView({ block: "end" });
+  }, [messages]);
 
   async function onStop() {
     // Stop the turn on the server (tools get the abort signal), then stop reading the stream.
@@ -80,7 +85,7 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
           <li key={m.id} data-testid={`message-${m.role}`} className={m.role === "user" ? "flex justify-end" : ""}>
             <div className={m.role === "user" ? "max-w-[80%] rounded-2xl bg-sky-700 px-4 py-2 text-white" : "max-w-[90%]"}>
               {m.parts.map((part, i) => {
-                if (part.type === "text") return <p key={i} className="whitespace-pre-wrap">{part.text}</p>;
+                if (part.type === "text") return <p key={i} className="whitespace-pre-wrap [overflow-wrap:anywhere]">{part.text}</p>;
                 if (part.type === "dynamic-tool")
                   return (
                     <ToolCallCard

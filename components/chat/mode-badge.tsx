@@ -1,3 +1,5 @@
+import { CodeIcon, ShieldIcon } from "@/components/icons";
+
 export function ModeBadge({ mode, compact = false }: { mode: string; compact?: boolean }) {
   const coding = mode === "coding";
   return (
@@ -10,7 +12,7 @@ export function ModeBadge({ mode, compact = false }: { mode: string; compact?: b
           : "border-emerald-400 bg-emerald-50 text-emerald-900 dark:border-emerald-700 dark:bg-emerald-950 dark:text-emerald-200"
       }`}
     >
-      <span aria-hidden>{coding ? "⌨" : "🛡"}</span>
+      {coding ? <CodeIcon className="h-3 w-3" /> : <ShieldIcon className="h-3 w-3" />}
       {compact ? null : <span className="sr-only">mode:</span>}
       {mode}
     </span>

@@ -1,6 +1,9 @@
 "use client";
+import { AlertIcon, BlockIcon, ClockIcon, SpinnerIcon, WrenchIcon } from "@/components/icons";
 // Compact cards for tool calls and denials. A denial is its own card with an icon, a heading and the error
 // code in text, never colour alone.
+import { SubagentTranscript } from "./subagent-transcript";
+
 export type ToolDeniedData = { callId: string; toolName: string; mode: string; errorCode: string; message: string; nextAction: string };
 
 function pretty(value: unknown): string {
@@ -12,13 +15,19 @@ function pretty(value: unknown): string {
   }
 }
 
+/** A sessions_spawn result names the child session whose transcript is nested in the card. */
+function childSessionOf(output: unknown): string | null {
+  const id = (output as { sessionId?: unknown } | null | undefined)?.sessionId;
+  return typeof id === "string" && id !== "" ? id : null;
+}
+
 export function ToolCallCard({ toolName, state, input, output, errorText }: { toolName: string; state: string; input: unknown; output?: unknown; errorText?: string }) {
   const failed = state === "output-error";
   const pending = state === "input-available" || state === "input-streaming";
   return (
     <details data-testid="tool-call" data-tool={toolName} className="my-2 rounded-lg border border-slate-200 bg-slate-50 text-sm dark:border-slate-800 dark:bg-slate-900" open={failed}>
       <summary className="flex cursor-pointer items-center gap-2 px-3 py-2">
-        <span aria-hidden>{failed ? "⚠" : pending ? "…" : "🔧"}</span>
+        {failed ? <AlertIcon /> : pending ? <SpinnerIcon className="h-4 w-4 animate-spin" /> : <WrenchIcon />}
         <span className="font-mono font-medium">{toolName}</span>
         <span className="text-xs text-slate-600 dark:text-slate-400">{failed ? "failed" : pending ? "running" : "done"}</span>
       </summary>
@@ -35,6 +44,7 @@ export function ToolCallCard({ toolName, state, input, output, errorText }: { to
             </pre>
           </div>
         ) : null}
+        {toolName === "sessions_spawn" && childSessionOf(output) ? <SubagentTranscript sessionId={childSessionOf(output)!} /> : null}
       </div>
     </details>
   );
@@ -49,7 +59,7 @@ export function DenialCard({ denial }: { denial: ToolDeniedData }) {
       className="my-2 rounded-lg border-2 border-red-300 bg-red-50 px-3 py-2 text-sm text-red-950 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
     >
       <div className="flex items-center gap-2 font-medium">
-        <span aria-hidden>⛔</span>
+        <BlockIcon />
         <span>
           Tool <span className="font-mono">{denial.toolName}</span> denied
         </span>
@@ -76,7 +86,7 @@ export function PendingApprovalCard({ pending }: { pending: ApprovalPendingData 
       className="my-2 rounded-lg border-2 border-dashed border-amber-400 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
     >
       <div className="flex items-center gap-2 font-medium">
-        <span aria-hidden>⏳</span>
+        <ClockIcon />
         <span>
           Waiting for an owner to approve <span className="font-mono">{pending.toolName}</span>
         </span>

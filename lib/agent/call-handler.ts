@@ -18,6 +18,19 @@ export const MAX_CALLS_PER_STEP = 10;
 export type CallOutcome = { status: ToolStatus; output: unknown };
 type Persist = "append" | "update";
 
+/** The context a decision was made in, so the admin replay can decide recorded calls again as they were. */
+function auditContext(turn: Turn) {
+  return {
+    mode: turn.mode,
+    provider: turn.env.model.info.provider,
+    model: turn.env.model.info.model ?? null,
+    agentId: turn.session.agentId ?? null,
+    teamIds: turn.env.user.teamIds,
+    sandboxed: turn.policy?.sandboxed ?? null,
+    subagentDepth: turn.session.depth,
+  };
+}
+
 async function persistResult(turn: Turn, call: StoredToolCall, status: ToolStatus, output: unknown, how: Persist, toolName = call.toolName) {
   const content = JSON.stringify(output ?? null);
   if (how === "update") {
@@ -39,7 +52,7 @@ async function deny(turn: Turn, call: StoredToolCall, d: DenialResult, audit: { 
     decision: "deny",
     layer: audit.layer,
     rule: audit.rule ?? null,
-    details: { mode: turn.mode, errorCode: d.error_code, reason: audit.reason ?? d.message },
+    details: { ...auditContext(turn), errorCode: d.error_code, reason: audit.reason ?? d.message },
   });
   return { status: "denied", output: d };
 }
@@ -57,7 +70,9 @@ function gate(turn: Turn, call: StoredToolCall): GateVerdict | { verdict: "deny"
 }
 
 export async function handleCall(turn: Turn, call: StoredToolCall, index: number): Promise<CallOutcome> {
-  turn.env.emit({ type: "tool-input-available", toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, dynamic: true });
+  // No tool-input-available here: a call that is denied or waits for approval must not show as a running tool
+  // card in the live stream (it would spin forever); executeCall announces the call once it really runs, so
+  // the live parts match what the transcript shows after a reload (toUIMessages).
   if (index >= MAX_CALLS_PER_STEP) {
     const d = denial("LIMIT_EXCEEDED", call.toolName, turn.mode, `at most ${MAX_CALLS_PER_STEP} tool calls run per step; this was call ${index + 1}`, "Make fewer tool calls at once and try again.");
     return deny(turn, call, d, { layer: "limits", rule: `max ${MAX_CALLS_PER_STEP} calls per step` });
@@ -101,7 +116,8 @@ async function executeCall(turn: Turn, call: StoredToolCall, verdict: Extract<Ga
     if (!reparsed.success) return deny(turn, call, denial("INVALID_ARGUMENTS", verdict.tool.name, turn.mode, "a hook rewrote the arguments into an invalid shape", "Continue without this call."), { layer: "hook" }, how);
     params = reparsed.data;
   }
-  await appendAudit({ action: "tool.call", actorId: env.user.id, sessionId: session.id, toolName: verdict.tool.name, callId: call.toolCallId, decision: "allow", layer: verdict.decision.layer, rule: verdict.decision.rule ?? null, details: { mode: turn.mode, reason: note ?? verdict.reason } });
+  env.emit({ type: "tool-input-available", toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, dynamic: true });
+  await appendAudit({ action: "tool.call", actorId: env.user.id, sessionId: session.id, toolName: verdict.tool.name, callId: call.toolCallId, decision: "allow", layer: verdict.decision.layer, rule: verdict.decision.rule ?? null, details: { ...auditContext(turn), reason: note ?? verdict.reason } });
   const started = Date.now();
   let status: ToolStatus;
   let output: unknown;

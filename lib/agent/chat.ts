@@ -7,6 +7,8 @@ import { loadConfig } from "@/lib/config";
 import { log } from "@/lib/log";
 import { appendMessage } from "@/lib/db/messages";
 import { updateSessionTitle } from "@/lib/db/sessions";
+import { findActiveRun } from "@/lib/db/runs";
+import { publishEvent, subscribeEvents } from "@/lib/events/bus";
 import type { CurrentUser } from "@/lib/auth/guards";
 import { getConfiguredModel } from "./model";
 import { runTurn, type TurnResult } from "./run-turn";
@@ -75,6 +77,7 @@ export async function startChatTurn({
     }
   })();
   activeRuns.set(sessionId, { controller, done });
+  listenForRemoteStops();
   return { stream, done };
 }
 
@@ -82,8 +85,23 @@ export async function startChatTurn({
 export async function stopChatTurn({ user, sessionId }: { user: CurrentUser; sessionId: string }): Promise<{ stopped: boolean }> {
   await requireOwnedSession({ user, sessionId });
   const active = activeRuns.get(sessionId);
-  if (!active) return { stopped: false };
+  if (!active) {
+    // The turn may be running on another instance: tell every instance; the one holding it stops it.
+    const run = await findActiveRun({ sessionId });
+    if (!run) return { stopped: false };
+    await publishEvent({ type: "run.stop", scope: "session", sessionId, payload: { runId: run.id } });
+    return { stopped: true };
+  }
   active.controller.abort();
   await active.done;
   return { stopped: true };
+}
+
+const globalForStop = globalThis as unknown as { toolgateStopListener?: Promise<unknown> };
+
+/** Each instance listens once for stop requests made on other instances. */
+function listenForRemoteStops() {
+  globalForStop.toolgateStopListener ??= subscribeEvents((event) => {
+    if (event.type === "run.stop" && event.sessionId) activeRuns.get(event.sessionId)?.controller.abort();
+  }).catch((error) => log("warn", "stop_listener_failed", { error: String(error) }));
 }

@@ -100,7 +100,8 @@ function describeResult(part: LanguageModelV3ToolResultPart): string {
   if (denial) {
     const mode = denial.mode ? ` in ${denial.mode} mode` : "";
     const next = denial.next_action ? ` Next step: ${denial.next_action}` : "";
-    return `The tool "${denial.tool_name ?? name}" was not allowed${mode} (${denial.error_code}): ${denial.message ?? "no reason given"}.${next}`;
+    const message = (denial.message ?? "no reason given").replace(/\.+$/, "");
+    return `The tool "${denial.tool_name ?? name}" was not allowed${mode} (${denial.error_code}): ${message}.${next}`;
   }
   const shown = typeof out.value === "string" ? out.value : JSON.stringify(out.value);
   const failed = out.type === "error-text" || out.type === "error-json";

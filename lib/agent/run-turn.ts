@@ -88,6 +88,11 @@ export async function runSteps(turn: Turn, stepsSoFar: number): Promise<TurnResu
     }
   }
   await updateRunStatus({ runId, status, error: failure });
+  // An owner may have decided before the run was marked waiting (the approval is visible as soon as it is
+  // registered); that decision's resume found the run still running and did nothing. Check once more now.
+  if (status === "waiting_approval") {
+    void import("./resume").then(({ resumeRun }) => resumeRun({ runId, model: env.model })).catch((error) => log("warn", "resume_check_failed", { runId, error: String(error) }));
+  }
   env.emit(status === "aborted" ? { type: "abort", reason: "stopped" } : { type: "finish", finishReason: status === "failed" ? "error" : "stop" });
   return { runId, status, steps, error: failure };
 }

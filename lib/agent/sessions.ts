@@ -4,6 +4,7 @@ import "server-only";
 import { isToolMode, resolveGrantedModes, type ToolMode } from "@/lib/policy";
 import { AppError } from "@/lib/errors";
 import { loadConfig } from "@/lib/config";
+import { log } from "@/lib/log";
 import { appendAudit } from "@/lib/db/audit";
 import { listMessages } from "@/lib/db/messages";
 import { createSession, findOwnedSession, listOwnedSessions, updateSessionMode } from "@/lib/db/sessions";
@@ -12,9 +13,15 @@ import { loadPolicyDocument } from "./policy-source";
 import { getSessionMode } from "./session-mode";
 import { toUIMessages } from "./transcript";
 
+/** Fail-closed: an unreadable stored policy grants chat_safe only, so transcripts stay readable while no switch to coding is allowed. */
 export async function grantedModesFor(user: CurrentUser): Promise<ToolMode[]> {
-  const { document } = await loadPolicyDocument();
-  return resolveGrantedModes({ roles: user.roles, teamIds: user.teamIds, senderId: user.id }, document);
+  try {
+    const { document } = await loadPolicyDocument();
+    return resolveGrantedModes({ roles: user.roles, teamIds: user.teamIds, senderId: user.id }, document);
+  } catch (error) {
+    log("error", "policy_unavailable", { userId: user.id, error: error instanceof Error ? error.message : String(error) });
+    return ["chat_safe"];
+  }
 }
 
 export async function createChatSession({ user, title }: { user: CurrentUser; title?: string }) {

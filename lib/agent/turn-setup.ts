@@ -5,18 +5,20 @@ import path from "node:path";
 import { jsonSchema, tool as aiTool, type ToolSet, type UIMessageChunk } from "ai";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { z } from "zod";
-import { normalizeToolParameters, resolveEffectiveToolPolicy, resolveGrantedModes, type EffectiveToolPolicy, type PolicyContext, type Role, type ToolDefinition, type ToolMode } from "@/lib/policy";
+import { isSandboxed, normalizeToolParameters, resolveEffectiveToolPolicy, resolveGrantedModes, type EffectiveToolPolicy, type PolicyContext, type Role, type ToolDefinition, type ToolMode } from "@/lib/policy";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { listAllowlistEntries } from "@/lib/db/allowlist";
 import { findOwnedSession, type SessionRow } from "@/lib/db/sessions";
 import type { ToolRunContext } from "@/lib/tools/context";
+import type { SandboxConfig } from "@/lib/tools/sandbox";
 import { ToolHooks } from "./hooks";
 import { loadPolicyDocument } from "./policy-source";
 import { buildSystemPrompt } from "./prompt";
 import { createToolServices } from "./services";
 import { getSessionMode } from "./session-mode";
 import { getToolRegistry } from "./tool-catalog";
+import { limitToAncestors } from "./parent-policy";
 import { syncMcpTools } from "@/lib/tools/mcp";
 
 export type TurnUser = { id: string; roles: Role[]; teamIds: string[] };
@@ -31,6 +33,8 @@ export type TurnEnv = {
   hooks?: ToolHooks;
   workspaceRoot: string;
   execLimits?: { timeoutMs: number; maxOutputBytes: number };
+  /** bubblewrap settings for sandboxed exec (tests point bwrapPath at a missing binary to see the refusal). */
+  sandbox?: SandboxConfig;
 };
 
 export type Turn = {
@@ -82,7 +86,12 @@ export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string
       agentId: session.agentId ?? undefined,
       subagentDepth: session.depth,
     };
-    policy = resolveEffectiveToolPolicy(context, { document, tools: registry.meta() });
+    // Said explicitly (not only derived inside the engine) so the tool context below knows exec must be sandboxed.
+    context.sandboxed = isSandboxed(context, document);
+    const resolve = (c: PolicyContext) => resolveEffectiveToolPolicy(c, { document, tools: registry.meta() });
+    policy = resolve(context);
+    // A subagent never has more tools than its ancestors (a parent-denied tool is denied with layer "parent").
+    if (session.parentId) policy = await limitToAncestors({ session, policy, context, grantedModes, resolve });
     const entries = await listAllowlistEntries();
     durable = { execPatterns: entries.filter((e) => e.kind === "exec").map((e) => e.pattern), tools: new Set(entries.filter((e) => e.kind === "tool").map((e) => e.pattern)) };
   } catch (error) {
@@ -93,7 +102,7 @@ export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string
   }
   const mode = policy?.mode ?? "chat_safe";
   const prompt = policy ? buildSystemPrompt({ mode, policy, registry }) : { system: "No tools are available: the tool policy could not be read.", tools: [] };
-  return {
+  const turn: Turn = {
     env,
     session,
     runId,
@@ -113,6 +122,17 @@ export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string
       limits: { maxReadBytes: policy?.limits.fs.maxReadBytes ?? 0, maxWriteBytes: policy?.limits.fs.maxWriteBytes ?? 0 },
       exec: env.execLimits ?? { timeoutMs: policy?.exec.timeoutMs ?? 30_000, maxOutputBytes: policy?.exec.maxOutputBytes ?? 200_000 },
       services: createToolServices({ userId: env.user.id }),
+      // Fail closed: without a readable policy nothing runs anyway; with one, the document decides.
+      sandboxed: policy?.sandboxed ?? true,
+      sandbox: env.sandbox,
     },
   };
+  // Bound to this turn (the parent of any child it spawns); loaded lazily because subagents.ts runs turns itself.
+  turn.toolContext.services = {
+    ...turn.toolContext.services,
+    spawnSubagent: async (input) => (await import("./subagents")).subagentServices(turn).spawnSubagent(input),
+    listSubagents: async () => (await import("./subagents")).subagentServices(turn).listSubagents(),
+    stopSubagent: async (input) => (await import("./subagents")).subagentServices(turn).stopSubagent(input),
+  };
+  return turn;
 }

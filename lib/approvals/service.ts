@@ -112,7 +112,9 @@ export async function waitForDecision({ approvalId, timeoutMs }: { approvalId: s
   const check = async () => {
     const a = await findApproval({ id: approvalId });
     if (!a) throw new AppError("NOT_FOUND", "no such approval");
-    return a.status === "pending" && a.expiresAt > new Date() ? null : { status: a.status, decision: a.decision, resolvedAt: a.resolvedAt };
+    if (a.status === "pending" && a.expiresAt > new Date()) return null;
+    // Past its expiry but not swept yet: it can no longer be decided, so it is expired already.
+    return { status: a.status === "pending" ? "expired" : a.status, decision: a.decision, resolvedAt: a.resolvedAt };
   };
   const first = await check();
   if (first) return first;

@@ -37,6 +37,11 @@ export async function listOwnedSessions({ ownerId, limit = 100, topLevelOnly = t
   });
 }
 
+/** A session's subagent sessions (children spawned by its runs), oldest first; only the owner's. */
+export async function listChildSessions({ parentId, ownerId }: { parentId: string; ownerId: string }): Promise<SessionRow[]> {
+  return getDb().chatSession.findMany({ where: { parentId, ownerId }, orderBy: { createdAt: "asc" } });
+}
+
 /** The raw stored mode, exactly as it is in the database (validated by the caller, fail-closed). */
 export async function readSessionMode({ sessionId }: { sessionId: string }): Promise<string | null> {
   const row = await getDb().chatSession.findUnique({ where: { id: sessionId }, select: { mode: true } });

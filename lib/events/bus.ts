@@ -9,6 +9,8 @@ export type AppEvent = EventRow;
 export type EventListener = (event: AppEvent) => void;
 
 const POLL_MS = 2_000;
+const GAP_WAIT_MS = 2_000;
+const GAP_RETRY_MS = 25;
 
 class EventTailer {
   private listeners = new Set<EventListener>();
@@ -17,6 +19,7 @@ class EventTailer {
   private again = false;
   private started: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private gapSince: number | null = null;
 
   async start(): Promise<void> {
     this.started ??= (async () => {
@@ -50,7 +53,19 @@ class EventTailer {
           for (;;) {
             const rows = await listEventsAfter({ seq: this.lastSeq });
             if (rows.length === 0) break;
+            let stalled = false;
             for (const row of rows) {
+              // On PostgreSQL sequence numbers are handed out before commit, so a row with a lower seq can
+              // become visible after a higher one (two publishers at once). Moving past the gap would lose it
+              // for good: wait briefly for it, and only skip it when it never appears (a rolled-back insert).
+              if (row.seq > this.lastSeq + 1 && this.lastSeq >= 0) {
+                const since = (this.gapSince ??= Date.now());
+                if (Date.now() - since < GAP_WAIT_MS) {
+                  stalled = true;
+                  break;
+                }
+              }
+              this.gapSince = null;
               this.lastSeq = row.seq;
               for (const listener of this.listeners) {
                 try {
@@ -59,6 +74,10 @@ class EventTailer {
                   log("warn", "event_listener_failed", { error: String(error) });
                 }
               }
+            }
+            if (stalled) {
+              setTimeout(() => this.wake(), GAP_RETRY_MS).unref();
+              break;
             }
           }
         } catch (error) {

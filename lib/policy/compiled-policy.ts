@@ -38,6 +38,9 @@ export function resolveProviderKey(
   return keys.find((key) => key.toLowerCase() === full) ?? keys.find((key) => key.toLowerCase() === p);
 }
 
+/** The ask rule reported for a tool whose own `requiresApproval` flag asks (no askRules entry matched). */
+export const ASK_BY_TOOL_RULE = "ask: requiresApproval";
+
 export class PolicyCompilation {
   readonly tools: readonly PolicyTool[];
   readonly indexByName: ReadonlyMap<string, number>;
@@ -76,6 +79,7 @@ export class PolicyCompilation {
         name,
         ...(meta.pluginId ? { pluginId: meta.pluginId.trim().toLowerCase() } : {}),
         ownerOnly: meta.ownerOnly === true,
+        requiresApproval: meta.requiresApproval === true,
         declaredModes: meta.allowedModes,
         effectiveModes: Object.freeze(computeEffectiveModes(meta.allowedModes, override)),
       });
@@ -93,7 +97,9 @@ export class PolicyCompilation {
     const ask = compileEntries(document.askRules, pluginGroups);
     this.askRules = tools.map((tool) => {
       const hit = findMatchingEntry(ask, tool.name);
-      return hit ? `ask: ${hit.entry}` : undefined;
+      if (hit) return `ask: ${hit.entry}`;
+      // The tool's own flag (e.g. a destructive MCP tool) asks exactly like a matching askRules entry would.
+      return tool.requiresApproval ? ASK_BY_TOOL_RULE : undefined;
     });
   }
 

@@ -50,7 +50,12 @@ export function buildDenial(decision: ToolDecision, mode: ToolMode, options: { g
     case "TOOL_NOT_FOUND":
       return { ...base, message: `There is no tool named "${decision.name}".`, next_action: "Use only the tools listed for this session." };
     default: {
-      const layer = decision.layer === "allowed" || decision.layer === "not_found" ? "a policy layer" : LAYER_LABELS[decision.layer];
+      const layer =
+        decision.layer === "allowed" || decision.layer === "not_found"
+          ? "a policy layer"
+          : decision.layer === "parent"
+            ? "the parent run's tool set (a subagent never has more tools than its parent)"
+            : LAYER_LABELS[decision.layer];
       return {
         ...base,
         message: `${decision.name} was denied by ${layer}${decision.rule ? ` (${decision.rule})` : ""}.`,

@@ -1,6 +1,7 @@
 // The one policy document an admin edits: every layer, profiles, overrides, grants, system and exec settings.
 import { z } from "zod";
 import { ExecSettingsSchema } from "./exec-approvals";
+import { McpServersSchema } from "./mcp-servers";
 import { BUILTIN_PROFILE_IDS, isKnownProfile } from "./names";
 import { SystemToolSettingsPatchSchema, SystemToolSettingsSchema } from "./system-settings";
 import { TOOL_MODES, type ToolMode } from "./types";
@@ -88,6 +89,8 @@ export const PolicyDocumentSchema = z
     /** Tool patterns (names, groups, wildcards) whose every call needs an owner's approval. */
     askRules: toolList.default(() => []),
     modeGrants: ModeGrantsSchema.prefault({}),
+    /** MCP servers whose tools join the registry as plugin tools (still subject to system.mcp). */
+    mcpServers: McpServersSchema.default(() => []),
   })
   .strict()
   .superRefine((doc, ctx) => {

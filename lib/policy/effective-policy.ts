@@ -1,6 +1,6 @@
 // The effective tool policy: the one function the exposure gate, the execution gate, the prompt and the admin
 // matrix call, so what is declared is what is enforced.
-import { PolicyCompilation } from "./compiled-policy";
+import { ASK_BY_TOOL_RULE, PolicyCompilation } from "./compiled-policy";
 import type { PolicyDocument } from "./document";
 import type { ExecSettings } from "./exec-approvals";
 import type { LayerUnit, Removal } from "./layer-units";
@@ -251,7 +251,7 @@ export class CompiledPolicy {
       effect: ask ? "ask" : "allow",
       layer: "allowed",
       rule: ask,
-      source: ask ? "askRules" : undefined,
+      source: ask ? (ask === ASK_BY_TOOL_RULE ? "tool" : "askRules") : undefined,
       reason: ask
         ? `${tool.name} is allowed in ${mode} mode, but each call needs an owner's approval (${ask}).`
         : `${tool.name} is allowed in ${mode} mode: no layer removed it.`,

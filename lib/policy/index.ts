@@ -91,8 +91,18 @@ export {
   type PolicyDocumentIssue,
 } from "./document";
 export { LAYER_LABELS } from "./layer-units";
-export { resolveProviderKey } from "./compiled-policy";
+export {
+  DEFAULT_MCP_TIMEOUT_MS,
+  MCP_SERVER_ID_PATTERN,
+  McpServerConfigSchema,
+  McpServersSchema,
+  type McpServerConfig,
+  type McpServerConfigInput,
+  type McpTransportConfig,
+} from "./mcp-servers";
+export { ASK_BY_TOOL_RULE, resolveProviderKey } from "./compiled-policy";
 export { CompiledPolicy, type EffectiveToolPolicy, type PolicyConfig } from "./effective-policy";
 export { compilePolicy, resolveEffectiveToolPolicy } from "./resolve";
 export { errorCodeForLayer, isSandboxed, resolveGrantedModes } from "./policy-context";
+export { PARENT_RULE, restrictToParent } from "./parent-limit";
 export { buildDenial, type ToolDenial } from "./denial";

@@ -29,6 +29,7 @@ export type PolicyTool = {
   name: string;
   pluginId?: string;
   ownerOnly: boolean;
+  requiresApproval: boolean;
   declaredModes: readonly ToolMode[] | undefined;
   effectiveModes: readonly ToolMode[];
 };

@@ -51,6 +51,16 @@ export class ToolRegistry<T extends ToolDefinition = ToolDefinition> {
     this.metaCache = undefined;
   }
 
+  /** Removes a tool (plugin tools of a server no longer configured). Returns whether it was registered. */
+  unregister(toolName: string): boolean {
+    const name = normalizeToolName(toolName);
+    if (!this.tools.delete(name)) return false;
+    this.overrides.delete(name);
+    this.schemaCache.delete(name);
+    this.metaCache = undefined;
+    return true;
+  }
+
   /** Tighten-only: every mode named must be one the tool itself declares. The latest override replaces earlier ones. */
   setModeOverride(toolName: string, modes: readonly ToolMode[]): void {
     const name = normalizeToolName(toolName);
@@ -114,6 +124,7 @@ export class ToolRegistry<T extends ToolDefinition = ToolDefinition> {
       allowedModes: this.getEffectiveModes(tool.name),
       ownerOnly: tool.ownerOnly === true,
       ...(tool.pluginId ? { pluginId: tool.pluginId } : {}),
+      ...(tool.requiresApproval ? { requiresApproval: true } : {}),
     }));
     return this.metaCache;
   }

@@ -32,11 +32,15 @@ export type ToolDefinition<Input = any, Output = unknown> = {
   ownerOnly?: boolean;
   /** MCP server id for plugin tools. */
   pluginId?: string;
+  /** Every call needs an owner's approval, as if an askRules entry matched (e.g. destructive plugin tools). */
+  requiresApproval?: boolean;
+  /** Hints a plugin's server declared (MCP tool annotations). Untrusted: policy reads them only via requiresApproval. */
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean; title?: string };
   execute: (input: Input, options: ToolExecuteOptions) => Promise<Output> | Output;
 };
 
 /** What the policy engine needs to know of a tool (no execute, no zod). */
-export type ToolMeta = Pick<ToolDefinition, "name" | "group" | "allowedModes" | "ownerOnly" | "pluginId">;
+export type ToolMeta = Pick<ToolDefinition, "name" | "group" | "allowedModes" | "ownerOnly" | "pluginId" | "requiresApproval">;
 
 export const DENIAL_CODES = [
   "MODE_DENIED",
@@ -119,8 +123,9 @@ export type ToolDecision = {
   allowed: boolean;
   /** ask = allowed, but an askRules pattern requires an owner's approval first. */
   effect: "allow" | "deny" | "ask";
-  /** The first layer that removed the tool, "allowed", or "not_found" for a name no tool has. */
-  layer: LayerId | "allowed" | "not_found";
+  /** The first layer that removed the tool, "allowed", "not_found" for a name no tool has, or "parent" when a
+   * subagent's parent run may not use it (lib/policy/parent-limit.ts). */
+  layer: LayerId | "parent" | "allowed" | "not_found";
   rule?: string;
   /** Where the rule lives in the document (e.g. "teams.ops", "tools.byProvider.openai"). */
   source?: string;

@@ -2,6 +2,7 @@
 // the user or limits from anywhere else, so the loop (after both gates) is the one place that decides them.
 import { AppError } from "@/lib/errors";
 import type { ToolExecuteOptions } from "@/lib/policy/types";
+import type { SandboxConfig } from "./sandbox";
 
 export type ToolLimits = {
   maxReadBytes: number;
@@ -19,6 +20,19 @@ export type ToolServices = {
   getMemory(input: { id: string }): Promise<{ id: string; title: string; content: string } | null>;
   listSessions(input: { limit: number }): Promise<Array<{ id: string; title: string; mode: string; updatedAt: string }>>;
   getSessionHistory(input: { sessionId: string; limit: number }): Promise<Array<{ role: string; content: string; createdAt: string }> | null>;
+  /** Subagents (lib/agent/subagents.ts): only present inside an agent run, which owns the parent session. */
+  spawnSubagent?(input: { task: string; label?: string }): Promise<SubagentResult>;
+  listSubagents?(): Promise<Array<{ sessionId: string; title: string; depth: number; running: boolean; createdAt: string }>>;
+  stopSubagent?(input: { sessionId: string }): Promise<{ stopped: boolean }>;
+};
+
+export type SubagentResult = {
+  ok: boolean;
+  sessionId: string;
+  status: string;
+  /** The child's final answer (its last assistant text), or null when it paused or failed. */
+  answer: string | null;
+  error?: string;
 };
 
 export type ToolRunContext = {
@@ -28,6 +42,9 @@ export type ToolRunContext = {
   limits: ToolLimits;
   exec: ExecLimits;
   services: ToolServices;
+  /** A sandboxed session: exec must run inside bubblewrap or not at all. */
+  sandboxed?: boolean;
+  sandbox?: SandboxConfig;
 };
 
 export function getToolContext(options: ToolExecuteOptions): ToolRunContext {

@@ -1,4 +1,4 @@
-// Steps shared by `npm start` and `npm test`: dependencies, secrets, Prisma clients, migrations.
+// Steps shared by `npm start` and `npm test`: dependencies, secrets, Prisma clients, migrations, bubblewrap.
 import { execFileSync, spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -67,4 +67,27 @@ export function which(bin) {
   } catch {
     return null;
   }
+}
+
+/**
+ * bubblewrap runs `exec` in sandboxed sessions (lib/tools/sandbox.ts). Installed with apt-get when we are root;
+ * otherwise a clear message. Never fails start-up: without bwrap, sandboxed exec is refused (fails closed).
+ */
+export function ensureBubblewrap() {
+  if (which("bwrap")) return true;
+  if (process.getuid?.() === 0 && which("apt-get")) {
+    log("installing bubblewrap for sandboxed sessions (apt-get)…");
+    try {
+      run("apt-get", ["update", "-qq"], { allowFail: true });
+      run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "bubblewrap"], { env: { DEBIAN_FRONTEND: "noninteractive" }, allowFail: true });
+    } catch (error) {
+      log(`could not run apt-get: ${error.message}`);
+    }
+    if (which("bwrap")) return true;
+  }
+  log(
+    "bubblewrap (bwrap) is missing: exec in sandboxed sessions will be refused until it is installed " +
+      "(`sudo apt-get install bubblewrap` on Debian/Ubuntu). Everything else works.",
+  );
+  return false;
 }

@@ -33,7 +33,7 @@ test("a wrong password shows an error and no session", async ({ page }) => {
   await page.getByLabel("E-mail").fill("member@example.com");
   await page.getByLabel("Password").fill("wrong-password");
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("alert")).toContainText("Wrong e-mail or password");
+  await expect(page.locator("#login-error")).toContainText("Wrong e-mail or password");
   await page.goto("/chat");
   await expect(page).toHaveURL(/\/login/);
 });

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 
 export const ROOT = path.resolve(__dirname, "../..");
@@ -33,6 +34,8 @@ export async function startApp({ databaseUrl, env = {} }: { databaseUrl: string;
       DATABASE_URL: databaseUrl,
       AUTH_SECRET: TEST_AUTH_SECRET,
       DEMO_PASSWORD,
+      // Each test app keeps its users' workspaces in its own temporary directory, not in data/.
+      WORKSPACE_ROOT: fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-ws-")),
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { ROOT, startApp, type RunningApp } from "./app-server";
+import { ROOT, startApp, TEST_AUTH_SECRET, type RunningApp } from "./app-server";
 import { newPostgresUrl, newSqliteUrl, prepareDatabase, type DbKind } from "./databases";
 
 export type AppTarget = { kind: DbKind; url: string; databaseUrl: string };
@@ -18,7 +18,7 @@ declare module "vitest" {
 export default async function setup(project: TestProject) {
   if (!fs.existsSync(path.join(ROOT, ".next/BUILD_ID"))) {
     console.log("[toolgate] building the app for integration tests…");
-    execFileSync(path.join(ROOT, "node_modules/.bin/next"), ["build"], { cwd: ROOT, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+    execFileSync(path.join(ROOT, "node_modules/.bin/next"), ["build"], { cwd: ROOT, stdio: "inherit", env: { AUTH_SECRET: TEST_AUTH_SECRET, ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
   }
   const running: RunningApp[] = [];
   const cleanups: Array<() => Promise<void>> = [];

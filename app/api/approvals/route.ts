@@ -3,7 +3,7 @@ import { requireRole, requireUser } from "@/lib/auth/guards";
 import { requestApproval } from "@/lib/approvals/service";
 import { listApprovalViews } from "@/lib/approvals/views";
 import { requireOwnedSession } from "@/lib/agent/sessions";
-import { normalizeToolName } from "@/lib/policy";
+import { analyzeShellCommand, normalizeToolName } from "@/lib/policy";
 import { handle, parseJsonBody, parseSearchParams } from "@/lib/http/respond";
 import { ListApprovalsQuery, RequestApprovalBody } from "@/lib/http/approval-schemas";
 
@@ -28,6 +28,7 @@ export const POST = handle(async (request: Request) => {
     callId: body.callId,
     args: body.args,
     command,
+    analysis: command !== null ? analyzeShellCommand(command) : null,
     reason: body.reason ?? "requested through the API",
   });
   return NextResponse.json({ status: "accepted", id: approval.id, expiresAt: approval.expiresAt }, { status: 202 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { getToolContext } from "../context";
 import { defineBuiltinTool } from "../define-tool";
 import { runCommand } from "../exec-runner";
+import { runSandboxedCommand } from "../sandbox";
 import { ensureWorkspace } from "../workspace";
 
 const inputSchema = z.object({
@@ -24,12 +25,14 @@ export const execTool = defineBuiltinTool({
   execute: async (input: z.infer<typeof inputSchema>, options) => {
     const ctx = getToolContext(options);
     const cwd = await ensureWorkspace(ctx.workspaceDir);
-    return runCommand({
+    const run = {
       command: input.command,
       cwd,
       timeoutMs: Math.min(input.timeoutMs ?? ctx.exec.timeoutMs, ctx.exec.timeoutMs),
       maxOutputBytes: ctx.exec.maxOutputBytes,
       abortSignal: options.abortSignal,
-    });
+    };
+    // A sandboxed session runs inside bubblewrap or not at all (runSandboxedCommand refuses when bwrap cannot start).
+    return ctx.sandboxed ? runSandboxedCommand(run, ctx.sandbox) : runCommand(run);
   },
 });

@@ -9,6 +9,8 @@ import { memorySearchTool } from "./memory-search";
 import { readTool } from "./read";
 import { sessionsHistoryTool } from "./sessions-history";
 import { sessionsListTool } from "./sessions-list";
+import { sessionsSpawnTool } from "./sessions-spawn";
+import { subagentsTool } from "./subagents";
 import { writeTool } from "./write";
 
 export const BUILTIN_TOOLS: ToolDefinition[] = [
@@ -23,6 +25,8 @@ export const BUILTIN_TOOLS: ToolDefinition[] = [
   askUserTool,
   sessionsListTool,
   sessionsHistoryTool,
+  sessionsSpawnTool,
+  subagentsTool,
 ];
 
 export function registerBuiltinTools(registry: { register(tool: ToolDefinition): void }): void {
@@ -40,5 +44,7 @@ export {
   readTool,
   sessionsHistoryTool,
   sessionsListTool,
+  sessionsSpawnTool,
+  subagentsTool,
   writeTool,
 };

@@ -16,7 +16,7 @@ describe("PolicyDocument defaults", () => {
 
   it("has the documented defaults", () => {
     expect(Object.keys(DEFAULT_POLICY_DOCUMENT).sort()).toEqual(
-      ["agents", "askRules", "exec", "modeGrants", "modeOverrides", "profiles", "sandbox", "senders", "subagents", "system", "teams", "tools", "version"].sort(),
+      ["agents", "askRules", "exec", "mcpServers", "modeGrants", "modeOverrides", "profiles", "sandbox", "senders", "subagents", "system", "teams", "tools", "version"].sort(),
     );
     expect(DEFAULT_POLICY_DOCUMENT.modeGrants).toEqual({
       roles: { member: ["chat_safe"], owner: ["chat_safe", "coding"], admin: ["chat_safe", "coding"] },
@@ -26,6 +26,7 @@ describe("PolicyDocument defaults", () => {
     expect(DEFAULT_POLICY_DOCUMENT.subagents).toEqual({ maxSpawnDepth: 1, tools: {} });
     expect(DEFAULT_POLICY_DOCUMENT.sandbox.tools).toEqual({ allow: ["group:fs", "group:runtime"], deny: ["gateway", "nodes"] });
     expect(DEFAULT_POLICY_DOCUMENT.system.mcp).toEqual({ enabled: false, allowedServers: [] });
+    expect(DEFAULT_POLICY_DOCUMENT.mcpServers).toEqual([]);
     expect(DEFAULT_POLICY_DOCUMENT.exec).toMatchObject({ security: "allowlist", ask: "on-miss", askFallback: "deny" });
     expect(DEFAULT_SUBAGENT_TOOL_DENY.length).toBeGreaterThan(0);
   });

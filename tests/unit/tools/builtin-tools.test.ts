@@ -38,6 +38,8 @@ describe("BUILTIN_TOOLS guard", () => {
       "ask_user",
       "sessions_list",
       "sessions_history",
+      "sessions_spawn",
+      "subagents",
     ]);
   });
 

@@ -1,9 +1,9 @@
 import { NextResponse } from "next/server";
 import { requireRole } from "@/lib/auth/guards";
-import { listUsers } from "@/lib/db/users";
+import { listUsersAndTeams } from "@/lib/admin/users-service";
 import { handle } from "@/lib/http/respond";
 
 export const GET = handle(async () => {
   await requireRole("admin");
-  return NextResponse.json({ users: await listUsers() });
+  return NextResponse.json(await listUsersAndTeams());
 });

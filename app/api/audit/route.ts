@@ -1,0 +1,11 @@
+import { NextResponse } from "next/server";
+import { requireRole } from "@/lib/auth/guards";
+import { searchAudit } from "@/lib/admin/audit-service";
+import { AuditQuery } from "@/lib/admin/schemas";
+import { handle, parseSearchParams } from "@/lib/http/respond";
+
+export const GET = handle(async (request: Request) => {
+  const query = parseSearchParams(request, AuditQuery);
+  await requireRole("admin");
+  return NextResponse.json(await searchAudit(query));
+});

@@ -1,0 +1,111 @@
+// One benchmark measurement in its own process, against the database DATABASE_URL names (lib/config reads
+// it once per process, so each database gets a fresh worker). Prints one JSON line on stdout.
+// Usage: DATABASE_URL=... tsx --conditions=react-server bench/agent-bench-worker.ts gate|turns
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { checkToolCall } from "@/lib/agent/gate";
+import { createOfflineModel } from "@/lib/agent/offline-model";
+import { loadPolicyDocument } from "@/lib/agent/policy-source";
+import { runTurn } from "@/lib/agent/run-turn";
+import { getToolRegistry } from "@/lib/agent/tool-catalog";
+import { appendAudit } from "@/lib/db/audit";
+import { getDb } from "@/lib/db/client";
+import { appendMessage } from "@/lib/db/messages";
+import { createSession } from "@/lib/db/sessions";
+import { findUserByEmail, getUserWithRoles } from "@/lib/db/users";
+import { resolveEffectiveToolPolicy, resolveGrantedModes } from "@/lib/policy";
+
+const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+function stats(samples: number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { n: sorted.length, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length };
+}
+
+async function owner() {
+  const row = await findUserByEmail({ email: "owner@example.com" });
+  const user = row && (await getUserWithRoles({ userId: row.id }));
+  if (!user) throw new Error("demo users are not seeded");
+  return user;
+}
+
+/** Per tool call as the loop does it: the execution gate's check, then the hash-chained audit row. */
+async function gateBench(iterations: number) {
+  const user = await owner();
+  const session = await createSession({ ownerId: user.id, mode: "chat_safe" });
+  const registry = getToolRegistry();
+  const { document } = await loadPolicyDocument();
+  const base = { roles: user.roles, teamIds: user.teamIds, senderId: user.id };
+  const grantedModes = resolveGrantedModes(base, document);
+  const policy = resolveEffectiveToolPolicy({ ...base, senderIsOwner: true, mode: "chat_safe", provider: "offline" }, { document, tools: registry.meta() });
+  const checkOnly: number[] = [];
+  const withAudit: number[] = [];
+  for (let i = 0; i < iterations + 100; i += 1) {
+    const name = i % 2 === 0 ? "current_time" : "read"; // half allowed, half MODE_DENIED
+    const start = process.hrtime.bigint();
+    const verdict = checkToolCall({ policy, registry, toolName: name, input: { path: "a.txt" }, grantedModes });
+    const checked = ms(start);
+    await appendAudit({
+      action: "tool.call",
+      actorId: user.id,
+      sessionId: session.id,
+      toolName: name,
+      callId: `bench_${i}`,
+      decision: verdict.verdict === "deny" ? "deny" : "allow",
+      layer: verdict.verdict === "deny" ? verdict.layer : verdict.decision.layer,
+      rule: verdict.verdict === "deny" ? (verdict.rule ?? null) : (verdict.decision.rule ?? null),
+      details: { mode: policy.mode },
+    });
+    const total = ms(start);
+    if (i >= 100) {
+      checkOnly.push(checked);
+      withAudit.push(total);
+    }
+  }
+  return { checkOnly: stats(checkOnly), withAudit: stats(withAudit) };
+}
+
+/** Whole turns with the offline model ("what time is it": one tool call, four messages, one audit row). */
+async function turnsBench(concurrency: number, turnsPerSession: number) {
+  const user = await owner();
+  const workspaceRoot = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-bench-ws-"));
+  const sessions = await Promise.all(Array.from({ length: concurrency }, () => createSession({ ownerId: user.id, mode: "chat_safe" })));
+  const model = { model: createOfflineModel(), info: { provider: "offline", model: "offline" } };
+  const latencies: number[] = [];
+  let failures = 0;
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    sessions.map(async (session) => {
+      for (let t = 0; t < turnsPerSession; t += 1) {
+        const start = process.hrtime.bigint();
+        await appendMessage({ sessionId: session.id, message: { role: "user", content: "what time is it" } });
+        const result = await runTurn({ sessionId: session.id, user, model, emit: () => undefined, workspaceRoot });
+        if (result.status !== "completed") failures += 1;
+        latencies.push(ms(start));
+      }
+    }),
+  );
+  const seconds = ms(started) / 1000;
+  fs.rmSync(workspaceRoot, { recursive: true, force: true });
+  return { concurrency, turns: concurrency * turnsPerSession, seconds, turnsPerSecond: (concurrency * turnsPerSession) / seconds, latency: stats(latencies), failures };
+}
+
+async function main() {
+  const [kind, ...rest] = process.argv.slice(2);
+  let result: unknown;
+  if (kind === "gate") result = await gateBench(Number(rest[0] ?? 2000));
+  else if (kind === "turns") result = await turnsBench(Number(rest[0] ?? 1), Number(rest[1] ?? 20));
+  else throw new Error(`unknown bench kind ${kind}`);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  await getDb().$disconnect();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

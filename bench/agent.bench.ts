@@ -1,0 +1,102 @@
+// Agent loop benchmark: execution-gate overhead per tool call (policy check + audit write) on SQLite and
+// PostgreSQL, and whole turns per second with the offline model at 1, 10 and 100 concurrent sessions.
+// Each measurement runs in a worker process on a fresh, migrated and seeded database, because lib/config
+// reads DATABASE_URL once per process.
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { Client } from "pg";
+import { newPostgresUrl, newSqliteUrl, prepareDatabase } from "../tests/support/databases";
+
+const ROOT = path.resolve(__dirname, "..");
+const PG_DEFAULT = "postgresql://postgres@127.0.0.1:5432/postgres";
+
+type Stats = { n: number; p50: number; p99: number; mean: number };
+type GateResult = { checkOnly: Stats; withAudit: Stats };
+type TurnsResult = { concurrency: number; turns: number; seconds: number; turnsPerSecond: number; latency: Stats; failures: number };
+
+function worker<T>(databaseUrl: string, args: string[]): T {
+  const out = execFileSync(path.join(ROOT, "node_modules/.bin/tsx"), ["--conditions=react-server", "bench/agent-bench-worker.ts", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "production", AUTH_SECRET: "bench-only-secret-0123456789abcdef" },
+    stdio: ["ignore", "pipe", "inherit"],
+    maxBuffer: 64 * 1024 * 1024,
+  }).toString();
+  const last = out.trim().split("\n").filter((l) => l.startsWith("{")).at(-1);
+  if (!last) throw new Error(`the bench worker printed no result:\n${out}`);
+  return JSON.parse(last) as T;
+}
+
+async function postgresBase(): Promise<string | null> {
+  const url = process.env.TEST_DATABASE_URL_PG ?? PG_DEFAULT;
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return url;
+  } catch {
+    return null;
+  }
+}
+
+const f = (n: number) => (n < 1 ? n.toFixed(3) : n.toFixed(2));
+
+export async function runAgentBench(): Promise<string> {
+  const lines = ["## Agent loop", ""];
+  const gateRows: string[] = [];
+  const databases: Array<{ kind: string; url: string; drop?: () => Promise<void> }> = [];
+  const sqlite = newSqliteUrl();
+  prepareDatabase(sqlite);
+  databases.push({ kind: "SQLite", url: sqlite });
+  const journal = new Database(sqlite.slice("file:".length), { readonly: true });
+  const journalMode = String(journal.pragma("journal_mode", { simple: true }));
+  journal.close();
+  const pgBase = await postgresBase();
+  if (pgBase) {
+    const pg = await newPostgresUrl(pgBase);
+    prepareDatabase(pg.url);
+    databases.push({ kind: "PostgreSQL", url: pg.url, drop: pg.drop });
+  }
+  try {
+    for (const db of databases) {
+      const r = worker<GateResult>(db.url, ["gate", "2000"]);
+      gateRows.push(`| ${db.kind} | gate check only | ${r.checkOnly.n} | ${f(r.checkOnly.p50)} | ${f(r.checkOnly.p99)} |`);
+      gateRows.push(`| ${db.kind} | gate check + audit write | ${r.withAudit.n} | ${f(r.withAudit.p50)} | ${f(r.withAudit.p99)} |`);
+    }
+    lines.push(
+      "### Execution gate overhead per tool call",
+      "",
+      "One call = `checkToolCall` against the turn's effective policy (half allowed `current_time`, half `MODE_DENIED` `read`) plus the hash-chained audit row (`appendAudit`, serialised; an advisory lock on PostgreSQL). Sequential calls, after 100 warm-up calls.",
+      `SQLite journal mode: \`${journalMode}\` (each commit syncs the file; that, not the policy check, is the cost).${pgBase ? "" : " PostgreSQL was not reachable, so only SQLite was measured."}`,
+      "",
+      "| database | measured | calls | p50 (ms) | p99 (ms) |",
+      "|---|---|---|---|---|",
+      ...gateRows,
+      "",
+    );
+    const turnRows: string[] = [];
+    for (const [concurrency, perSession] of [
+      [1, 40],
+      [10, 8],
+      [100, 2],
+    ] as const) {
+      const url = newSqliteUrl();
+      prepareDatabase(url);
+      const r = worker<TurnsResult>(url, ["turns", String(concurrency), String(perSession)]);
+      turnRows.push(`| ${concurrency} | ${r.turns} | ${r.seconds.toFixed(2)} | ${r.turnsPerSecond.toFixed(1)} | ${f(r.latency.p50)} | ${f(r.latency.p99)} | ${r.failures} |`);
+    }
+    lines.push(
+      "### Turns per second (offline model, SQLite)",
+      "",
+      "`runTurn` called directly (no HTTP) for \"what time is it\": policy and mode read, two model steps, one gated `current_time` call, four messages and one audit row persisted. Sessions run concurrently, each its turns one after another.",
+      "",
+      "| concurrent sessions | turns | seconds | turns/s | turn latency p50 (ms) | p99 (ms) | failed |",
+      "|---|---|---|---|---|---|---|",
+      ...turnRows,
+      "",
+    );
+  } finally {
+    for (const db of databases) await db.drop?.().catch(() => undefined);
+  }
+  return lines.join("\n");
+}

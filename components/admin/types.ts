@@ -1,0 +1,36 @@
+// Response shapes of the admin API as the pages read them.
+import type { PolicyDocument, PolicyWarning, ToolMeta } from "@/lib/policy";
+import type { CellFlip, PolicyMatrix } from "@/lib/admin/matrix";
+import type { ReplayRow } from "@/lib/admin/replay";
+
+export type PolicyResponse = { version: number; document: PolicyDocument };
+export type ToolsResponse = { tools: ToolMeta[] };
+export type EffectiveResponse = { version: number; draft: boolean; matrix: PolicyMatrix; warnings: PolicyWarning[]; flips?: CellFlip[] };
+export type VersionEntry = {
+  version: number;
+  createdAt: string;
+  createdBy: { id: string; email: string | null } | null;
+  comment: string | null;
+  changed: string[] | null;
+  changedPaths: string[] | null;
+};
+export type ReplayResponse = { calls: ReplayRow[]; differing: number };
+export type AdminUser = { id: string; email: string; name: string | null; roles: Array<"member" | "owner" | "admin">; teamIds: string[] };
+export type AdminTeam = { id: string; name: string; memberIds: string[]; createdAt: string };
+export type UsersResponse = { users: AdminUser[]; teams: AdminTeam[] };
+export type AuditRow = {
+  seq: number;
+  at: string;
+  action: string;
+  actorId: string | null;
+  actorEmail: string | null;
+  sessionId: string | null;
+  toolName: string | null;
+  callId: string | null;
+  decision: string | null;
+  layer: string | null;
+  rule: string | null;
+  details: unknown;
+};
+export type AuditResponse = { entries: AuditRow[]; nextCursor: number | null };
+export type VerifyResponse = { ok: true; count: number } | { ok: false; seq: number; problem: string };

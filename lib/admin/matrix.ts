@@ -1,0 +1,100 @@
+// The admin matrix: every tool (grouped) × every mode, each cell the decision of resolveEffectiveToolPolicy, the
+// same call both gates make, with its provenance. Pure, so the server and the editor (draft preview) share it.
+import {
+  resolveEffectiveToolPolicy,
+  TOOL_MODES,
+  type ChainEntry,
+  type PolicyContext,
+  type PolicyDocument,
+  type PolicyWarning,
+  type ToolMeta,
+  type ToolMode,
+} from "@/lib/policy";
+
+export type CellStatus = "allowed" | "denied" | "ask";
+
+export type MatrixCell = {
+  status: CellStatus;
+  layer: string;
+  rule?: string;
+  source?: string;
+  reason: string;
+  errorCode?: string;
+  chain: ChainEntry[];
+};
+
+export type MatrixRow = { name: string; group: string; cells: Record<ToolMode, MatrixCell> };
+export type MatrixGroup = { group: string; rows: MatrixRow[] };
+export type MatrixColumn = { mode: ToolMode; granted: boolean; evaluatedAs: ToolMode };
+
+export type PolicyMatrix = { columns: MatrixColumn[]; groups: MatrixGroup[]; warnings: PolicyWarning[] };
+
+/** The context without its mode: the matrix evaluates every mode. */
+export type MatrixContext = Omit<PolicyContext, "mode">;
+
+export type CellFlip = { tool: string; mode: ToolMode; from: CellStatus; to: CellStatus };
+
+function statusOf(decision: { allowed: boolean; effect: string }): CellStatus {
+  if (!decision.allowed) return "denied";
+  return decision.effect === "ask" ? "ask" : "allowed";
+}
+
+export function buildPolicyMatrix({ context, document, tools }: { context: MatrixContext; document: PolicyDocument; tools: readonly ToolMeta[] }): PolicyMatrix {
+  const columns: MatrixColumn[] = [];
+  const warnings = new Map<string, PolicyWarning>();
+  const byMode = new Map<ToolMode, ReturnType<typeof resolveEffectiveToolPolicy>>();
+  for (const mode of TOOL_MODES) {
+    const policy = resolveEffectiveToolPolicy({ ...context, mode }, { document, tools });
+    byMode.set(mode, policy);
+    columns.push({ mode, granted: policy.grantedModes.includes(mode), evaluatedAs: policy.mode });
+    for (const warning of policy.warnings) warnings.set(`${warning.code}|${warning.source ?? ""}|${warning.message}`, warning);
+  }
+  const groups = new Map<string, MatrixRow[]>();
+  for (const tool of tools) {
+    const group = tool.group ?? "code";
+    const cells = {} as Record<ToolMode, MatrixCell>;
+    let name = tool.name;
+    for (const mode of TOOL_MODES) {
+      const decision = byMode.get(mode)!.check(tool.name);
+      name = decision.name;
+      cells[mode] = {
+        status: statusOf(decision),
+        layer: decision.layer,
+        ...(decision.rule !== undefined ? { rule: decision.rule } : {}),
+        ...(decision.source !== undefined ? { source: decision.source } : {}),
+        reason: decision.reason,
+        ...(decision.errorCode !== undefined ? { errorCode: decision.errorCode } : {}),
+        chain: [...decision.chain],
+      };
+    }
+    const rows = groups.get(group) ?? [];
+    rows.push({ name, group, cells });
+    groups.set(group, rows);
+  }
+  return {
+    columns,
+    groups: [...groups].sort(([a], [b]) => a.localeCompare(b)).map(([group, rows]) => ({ group, rows: rows.sort((a, b) => a.name.localeCompare(b.name)) })),
+    warnings: [...warnings.values()],
+  };
+}
+
+/** Cells whose status differs between two matrices of the same tools (saved vs draft). */
+export function diffMatrices(before: PolicyMatrix, after: PolicyMatrix): CellFlip[] {
+  const old = new Map<string, MatrixRow>();
+  for (const group of before.groups) for (const row of group.rows) old.set(row.name, row);
+  const flips: CellFlip[] = [];
+  for (const group of after.groups) {
+    for (const row of group.rows) {
+      const previous = old.get(row.name);
+      if (!previous) continue;
+      for (const mode of TOOL_MODES) {
+        const from = previous.cells[mode].status;
+        const to = row.cells[mode].status;
+        if (from !== to) flips.push({ tool: row.name, mode, from, to });
+      }
+    }
+  }
+  return flips;
+}
+
+export const CELL_LABELS: Readonly<Record<CellStatus, string>> = { allowed: "allowed", denied: "denied", ask: "needs approval" };

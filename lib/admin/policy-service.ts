@@ -1,0 +1,132 @@
+import "server-only";
+// Policy storage for the admin API: versions with optimistic concurrency, history with what changed,
+// rollback, the effective matrix (saved or draft) and the replay of recorded calls. Every change is audited.
+import { DEFAULT_POLICY_DOCUMENT, parsePolicyDocument, type PolicyDocument } from "@/lib/policy";
+import { AppError } from "@/lib/errors";
+import { loadPolicyDocument } from "@/lib/agent/policy-source";
+import { getToolRegistry } from "@/lib/agent/tool-catalog";
+import { appendAudit } from "@/lib/db/audit";
+import { getPolicyVersion, insertPolicyVersion, listPolicyVersionsWithDocuments } from "@/lib/db/policies";
+import { listUsersByIds } from "@/lib/db/users";
+import { checkDraft } from "./draft-checks";
+import { buildPolicyMatrix, diffMatrices, type MatrixContext } from "./matrix";
+import { changedSections, diffPolicyPaths } from "./policy-diff";
+import type { MatrixContextInput } from "./schemas";
+
+type Actor = { id: string };
+
+export async function getPolicy() {
+  return loadPolicyDocument();
+}
+
+function invalid(issues: Array<{ path: string; message: string }>, what = "the policy document is invalid"): AppError {
+  return new AppError("VALIDATION_FAILED", `${what}: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, { issues });
+}
+
+/** Validates like the gates will read it; refuses loosening overrides and unconfirmed plugin-only allow lists. */
+export function validateForSave(input: unknown, confirmPluginOnly: boolean): PolicyDocument {
+  const check = checkDraft(input, getToolRegistry().meta());
+  if (check.issues.length > 0 || !check.document) throw invalid(check.issues);
+  if (check.pluginOnly.length > 0 && !confirmPluginOnly) {
+    throw invalid(
+      check.pluginOnly.map((source) => ({ path: source, message: "allows only plugin tools, which removes every core tool here; confirm with confirmPluginOnly: true" })),
+      "a plugin-only allow list needs confirmation",
+    );
+  }
+  return check.document;
+}
+
+async function storeVersion({ actor, baseVersion, document, previous, comment, action, extra }: {
+  actor: Actor;
+  baseVersion: number;
+  document: PolicyDocument;
+  previous: PolicyDocument;
+  comment?: string;
+  action: "policy.saved" | "policy.rolled_back";
+  extra?: Record<string, unknown>;
+}) {
+  const result = await insertPolicyVersion({ baseVersion, document, createdById: actor.id, comment });
+  if (!result.ok) {
+    throw new AppError(
+      "CONFLICT",
+      `The policy was changed by someone else: version ${result.currentVersion} is newer than your base version ${baseVersion}. Nothing was saved; reload the latest version, reapply your change and save again.`,
+      { currentVersion: result.currentVersion, baseVersion },
+    );
+  }
+  const changed = diffPolicyPaths(previous, document);
+  await appendAudit({ action, actorId: actor.id, decision: "allow", details: { version: result.version, baseVersion, changed, ...(comment ? { comment } : {}), ...extra } });
+  return { version: result.version, changed };
+}
+
+export async function savePolicy({ actor, baseVersion, document, comment, confirmPluginOnly }: {
+  actor: Actor;
+  baseVersion: number;
+  document: unknown;
+  comment?: string;
+  confirmPluginOnly?: boolean;
+}) {
+  const parsed = validateForSave(document, confirmPluginOnly === true);
+  // A stale baseVersion is refused by the insert (409); the diff is against what is in force now.
+  const current = await loadPolicyDocument();
+  return storeVersion({ actor, baseVersion, document: parsed, previous: current.document, comment, action: "policy.saved" });
+}
+
+export async function rollbackPolicy({ actor, version }: { actor: Actor; version: number }) {
+  const row = await getPolicyVersion({ version });
+  if (!row) throw new AppError("NOT_FOUND", `there is no policy version ${version}`);
+  const parsed = parsePolicyDocument(row.document);
+  if (!parsed.ok) throw invalid(parsed.issues, `version ${version} no longer validates and cannot be restored`);
+  const current = await loadPolicyDocument();
+  return storeVersion({
+    actor,
+    baseVersion: current.version,
+    document: parsed.document,
+    previous: current.document,
+    comment: `rollback to version ${version}`,
+    action: "policy.rolled_back",
+    extra: { restoredVersion: version },
+  });
+}
+
+/** Stored documents may be partial (written by scripts or older versions): compare them with defaults filled in. */
+function normalized(stored: unknown): unknown {
+  const parsed = parsePolicyDocument(stored);
+  return parsed.ok ? parsed.document : stored;
+}
+
+export async function listPolicyHistory({ limit = 50 }: { limit?: number } = {}) {
+  const rows = await listPolicyVersionsWithDocuments({ limit: limit + 1 });
+  const users = new Map((await listUsersByIds({ ids: [...new Set(rows.flatMap((r) => (r.createdById ? [r.createdById] : [])))] })).map((u) => [u.id, u]));
+  return rows.slice(0, limit).map((row, index) => {
+    const older = rows[index + 1];
+    // The oldest stored version is compared with the built-in default it replaced.
+    const previous = older ? normalized(older.document) : row.version === 1 ? DEFAULT_POLICY_DOCUMENT : undefined;
+    return {
+      version: row.version,
+      createdAt: row.createdAt.toISOString(),
+      createdBy: row.createdById ? { id: row.createdById, email: users.get(row.createdById)?.email ?? null } : null,
+      comment: row.comment,
+      changed: previous === undefined ? null : changedSections(previous, normalized(row.document)),
+      changedPaths: previous === undefined ? null : diffPolicyPaths(previous, normalized(row.document)),
+    };
+  });
+}
+
+export function toMatrixContext(input: MatrixContextInput & { roles: MatrixContext["roles"] }): MatrixContext {
+  return {
+    ...input,
+    // DESIGN.md: senderIsOwner only for an owner, never by default.
+    senderIsOwner: input.roles.includes("owner"),
+  };
+}
+
+export async function effectiveMatrix({ context, draft }: { context: MatrixContext; draft?: unknown }) {
+  const tools = getToolRegistry().meta();
+  const saved = await loadPolicyDocument();
+  const savedMatrix = buildPolicyMatrix({ context, document: saved.document, tools });
+  if (draft === undefined) return { version: saved.version, draft: false, matrix: savedMatrix, warnings: savedMatrix.warnings };
+  const parsed = parsePolicyDocument(draft);
+  if (!parsed.ok) throw invalid(parsed.issues, "the draft is invalid");
+  const draftMatrix = buildPolicyMatrix({ context, document: parsed.document, tools });
+  return { version: saved.version, draft: true, matrix: draftMatrix, warnings: draftMatrix.warnings, flips: diffMatrices(savedMatrix, draftMatrix) };
+}

@@ -1,0 +1,84 @@
+// Request bodies of the admin API, shared by the route handlers and the editor.
+import { z } from "zod";
+import { ROLES } from "@/lib/policy";
+
+const id = z.string().trim().min(1).max(200);
+
+/** A policy context without its mode (the matrix evaluates every mode). */
+export const MatrixContextSchema = z
+  .object({
+    roles: z.array(z.enum(ROLES)).default(() => ["member" as const]),
+    provider: id.optional(),
+    model: id.optional(),
+    agentId: id.optional(),
+    teamIds: z.array(id).max(50).optional(),
+    senderId: id.optional(),
+    sandboxed: z.boolean().optional(),
+    subagentDepth: z.number().int().min(0).max(10).optional(),
+  })
+  .strict();
+export type MatrixContextInput = z.input<typeof MatrixContextSchema>;
+
+export const SavePolicyBody = z
+  .object({
+    baseVersion: z.number().int().min(0),
+    document: z.unknown(),
+    comment: z.string().trim().max(500).optional(),
+    /** Saving a plugin-only allow list needs this explicit confirmation (it removes every core tool). */
+    confirmPluginOnly: z.boolean().optional(),
+  })
+  .strict();
+
+export const RollbackBody = z.object({ version: z.number().int().min(1) }).strict();
+
+export const EffectiveBody = z.object({ context: MatrixContextSchema.prefault({}), document: z.unknown().optional() }).strict();
+
+export const ReplayBody = z
+  .object({
+    document: z.unknown(),
+    limit: z.number().int().min(1).max(500).default(50),
+    provider: id.optional(),
+    model: id.optional(),
+  })
+  .strict();
+
+const optionalText = z.string().trim().max(200).optional().transform((v) => (v === "" ? undefined : v));
+const optionalDate = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v === "") return undefined;
+    const date = new Date(v);
+    if (Number.isNaN(date.getTime())) {
+      ctx.addIssue({ code: "custom", message: "not a date (use ISO 8601, e.g. 2026-11-22T10:00:00Z)" });
+      return z.NEVER;
+    }
+    return date;
+  });
+
+export const AuditQuery = z
+  .object({
+    user: optionalText,
+    session: optionalText,
+    tool: optionalText,
+    decision: optionalText,
+    layer: optionalText,
+    action: optionalText,
+    from: optionalDate,
+    to: optionalDate,
+    cursor: z.coerce.number().int().positive().optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+  })
+  .strict();
+
+export const RoleChangeBody = z.object({ role: z.enum(ROLES), action: z.enum(["add", "remove"]) }).strict();
+
+export const CreateTeamBody = z
+  .object({
+    id: z.string().trim().min(1).max(64).regex(/^[a-z0-9][a-z0-9:_-]*$/, "lower-case letters, digits, ':', '_' and '-' only"),
+    name: z.string().trim().min(1).max(200),
+  })
+  .strict();
+
+export const TeamMemberBody = z.object({ userId: id, action: z.enum(["add", "remove"]) }).strict();

@@ -1,0 +1,62 @@
+// MCP server registrations in the policy document. Plugin tools declare no modes of their own: the admin grants
+// them here, per server or per tool, and an empty list (the default) keeps them unavailable everywhere.
+import { z } from "zod";
+import { TOOL_MODES } from "./types";
+
+const modeList = z.array(z.enum(TOOL_MODES));
+
+/** Lower-case, no "__": the id is part of every tool name (`mcp__<id>__<tool>`) and must split back unambiguously. */
+export const MCP_SERVER_ID_PATTERN = /^[a-z0-9](?:[a-z0-9-]|_(?!_))*$/;
+export const DEFAULT_MCP_TIMEOUT_MS = 15_000;
+
+export const McpStdioTransportSchema = z
+  .object({
+    type: z.literal("stdio"),
+    command: z.string().trim().min(1),
+    args: z.array(z.string()).default(() => []),
+    env: z.record(z.string().min(1), z.string()).optional(),
+    cwd: z.string().trim().min(1).optional(),
+  })
+  .strict();
+
+export const McpHttpTransportSchema = z
+  .object({
+    type: z.literal("http"),
+    url: z.url({ protocol: /^https?$/ }),
+    /** Plaintext headers as an editor submits them; the save path replaces them by `headersEncrypted`. */
+    headers: z.record(z.string().min(1), z.string()).optional(),
+    /** AES-256-GCM ciphertext of the headers (see lib/tools/mcp/secrets.ts); never plaintext at rest. */
+    headersEncrypted: z.string().min(1).optional(),
+  })
+  .strict();
+
+export const McpToolOverrideSchema = z
+  .object({ allowedModes: modeList.optional(), ownerOnly: z.boolean().optional() })
+  .strict();
+
+export const McpServerConfigSchema = z
+  .object({
+    id: z.string().trim().min(1).max(32).regex(MCP_SERVER_ID_PATTERN, "lower-case letters, digits, '-' or single '_'"),
+    transport: z.discriminatedUnion("type", [McpStdioTransportSchema, McpHttpTransportSchema]),
+    /** Modes for every tool of this server. Empty (the default) = no mode: fail closed. */
+    allowedModes: modeList.default(() => []),
+    ownerOnly: z.boolean().default(false),
+    /** Per-tool settings, keyed by the server's tool name; they replace the server-wide values for that tool. */
+    tools: z.record(z.string().trim().min(1), McpToolOverrideSchema).default(() => ({})),
+    timeoutMs: z.number().int().min(100).max(600_000).default(DEFAULT_MCP_TIMEOUT_MS),
+    /** Tools the server does not mark read-only / non-destructive need an owner's approval for every call. */
+    requireApprovalForDestructive: z.boolean().default(false),
+  })
+  .strict();
+
+export const McpServersSchema = z.array(McpServerConfigSchema).superRefine((servers, ctx) => {
+  const seen = new Set<string>();
+  servers.forEach((server, index) => {
+    if (seen.has(server.id)) ctx.addIssue({ code: "custom", path: [index, "id"], message: `duplicate MCP server id "${server.id}"` });
+    seen.add(server.id);
+  });
+});
+
+export type McpServerConfig = z.output<typeof McpServerConfigSchema>;
+export type McpServerConfigInput = z.input<typeof McpServerConfigSchema>;
+export type McpTransportConfig = McpServerConfig["transport"];

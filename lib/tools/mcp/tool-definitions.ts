@@ -1,0 +1,102 @@
+// Turns a server's discovered tools into registry definitions. Modes and owner-only come from the admin's
+// config only (a server cannot grant itself a mode); annotations are kept, and with requireApprovalForDestructive
+// every tool the server does not mark as safe asks for approval.
+import { z } from "zod";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { McpServerConfig, ToolDefinition, ToolExecuteOptions } from "@/lib/policy";
+import { AppError } from "@/lib/errors";
+import { jsonSchemaToZod } from "./json-schema";
+import { mcpToolName, sanitizeMcpToolPart } from "./naming";
+
+export type DiscoveredTool = {
+  name: string;
+  description?: string;
+  inputSchema?: unknown;
+  annotations?: ToolDefinition["annotations"];
+};
+
+export type McpToolCaller = (serverToolName: string, args: Record<string, unknown>, options: ToolExecuteOptions) => Promise<CallToolResult>;
+
+export type McpToolDefinition = ToolDefinition<Record<string, unknown>> & { pluginId: string; serverToolName: string };
+
+/**
+ * MCP defaults (spec): a tool is destructive unless it says readOnlyHint: true or destructiveHint: false. Annotations
+ * are untrusted hints, so only the cautious direction is taken at face value.
+ */
+export function isDestructive(annotations: ToolDefinition["annotations"] | undefined): boolean {
+  return annotations?.readOnlyHint !== true && annotations?.destructiveHint !== false;
+}
+
+/** Per-tool settings are keyed by the server's tool name; the sanitized form is accepted too. */
+function overrideFor(config: McpServerConfig, toolName: string) {
+  const wanted = [toolName, toolName.toLowerCase(), sanitizeMcpToolPart(toolName)];
+  for (const [key, value] of Object.entries(config.tools)) {
+    if (wanted.includes(key) || wanted.includes(key.toLowerCase())) return value;
+  }
+  return undefined;
+}
+
+/** What the model receives: structured content when the server gives it, else its text, else the raw content. */
+export function toToolOutput(serverId: string, toolName: string, result: CallToolResult): unknown {
+  const content = Array.isArray(result.content) ? result.content : [];
+  const texts = content.flatMap((part) => (part.type === "text" ? [part.text] : []));
+  if (result.isError) {
+    throw new AppError("TOOL_FAILED", `MCP server ${serverId}: ${toolName} reported an error: ${texts.join("\n") || "no details"}`);
+  }
+  if (result.structuredContent !== undefined) return result.structuredContent;
+  if (texts.length === content.length) return texts.join("\n");
+  return content;
+}
+
+export function buildMcpToolDefinitions(
+  config: McpServerConfig,
+  discovered: readonly DiscoveredTool[],
+  call: McpToolCaller,
+): { definitions: McpToolDefinition[]; skipped: string[] } {
+  const definitions: McpToolDefinition[] = [];
+  const skipped: string[] = [];
+  const seen = new Set<string>();
+  for (const tool of discovered) {
+    const name = mcpToolName(config.id, tool.name);
+    if (seen.has(name)) {
+      // Two server names that sanitize alike: registering either would make the other unreachable by name.
+      skipped.push(tool.name);
+      continue;
+    }
+    seen.add(name);
+    const override = overrideFor(config, tool.name);
+    const annotations = tool.annotations ? pickAnnotations(tool.annotations) : undefined;
+    definitions.push({
+      name,
+      serverToolName: tool.name,
+      description: tool.description?.trim() || `${tool.name} (MCP server ${config.id})`,
+      inputSchema: tool.inputSchema === undefined ? z.looseObject({}) : jsonSchemaToZod(tool.inputSchema),
+      group: "plugin",
+      pluginId: config.id,
+      allowedModes: [...(override?.allowedModes ?? config.allowedModes)],
+      ownerOnly: override?.ownerOnly ?? config.ownerOnly,
+      ...(annotations ? { annotations } : {}),
+      ...(config.requireApprovalForDestructive && isDestructive(annotations) ? { requiresApproval: true } : {}),
+      execute: async (input, options) => toToolOutput(config.id, tool.name, await call(tool.name, input, options)),
+    });
+  }
+  return { definitions, skipped };
+}
+
+/**
+ * Tools named in the config but not (yet) discovered: the server is switched off, not allowed, or unreachable.
+ * Registering them keeps their names known, so a call is answered by the policy (TOOL_NOT_AVAILABLE when MCP is
+ * off) instead of TOOL_NOT_FOUND; when the server is in use, running one connects and the server checks the input.
+ */
+export function configuredToolStubs(config: McpServerConfig): DiscoveredTool[] {
+  return Object.keys(config.tools).map((name) => ({ name, description: `${name} (MCP server ${config.id}, not yet discovered)` }));
+}
+
+function pickAnnotations(input: NonNullable<ToolDefinition["annotations"]>): ToolDefinition["annotations"] {
+  const out: NonNullable<ToolDefinition["annotations"]> = {};
+  for (const key of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const) {
+    if (typeof input[key] === "boolean") out[key] = input[key];
+  }
+  if (typeof input.title === "string") out.title = input.title;
+  return out;
+}

@@ -1,0 +1,223 @@
+// The approval store and the resume path, called directly on a fresh database (SQLite, and PostgreSQL when
+// configured): idempotent registration (also concurrent), exactly-once resolve and consume, expiry, and an
+// allow-once that cannot be replayed even when the run is forced back to waiting and resumed again.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { newPostgresUrl, newSqliteUrl, prepareDatabase } from "../support/databases";
+
+const targets: Array<[string, () => Promise<{ url: string; drop?: () => Promise<void> }>]> = [["sqlite", async () => ({ url: newSqliteUrl() })]];
+if (process.env.TEST_DATABASE_URL_PG) targets.push(["postgres", () => newPostgresUrl(process.env.TEST_DATABASE_URL_PG!)]);
+
+describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
+  let drop: (() => Promise<void>) | undefined;
+  let db: import("@/lib/db/client").Db;
+  let store: typeof import("@/lib/db/approvals");
+  let service: typeof import("@/lib/approvals/service");
+  let rules: typeof import("@/lib/approvals/rules");
+  let workspaceRoot: string;
+  let owner: import("@/lib/auth/guards").CurrentUser;
+
+  beforeAll(async () => {
+    const target = await make();
+    drop = target.drop;
+    prepareDatabase(target.url);
+    workspaceRoot = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-ws-"));
+    process.env.DATABASE_URL = target.url;
+    process.env.WORKSPACE_ROOT = workspaceRoot;
+    // The event tailer is a per-process singleton on globalThis: the previous target's one would tail its database.
+    delete (globalThis as { toolgateTailer?: unknown }).toolgateTailer;
+    store = await import("@/lib/db/approvals");
+    service = await import("@/lib/approvals/service");
+    rules = await import("@/lib/approvals/rules");
+    db = (await import("@/lib/db/client")).createDb(target.url);
+    const users = await import("@/lib/db/users");
+    owner = (await users.getUserWithRoles({ userId: (await users.findUserByEmail({ email: "owner@example.com" }))!.id }))!;
+  });
+
+  afterAll(async () => {
+    await db?.$disconnect();
+    vi.resetModules();
+    delete process.env.WORKSPACE_ROOT;
+    await drop?.();
+  });
+
+  async function newSession() {
+    const { createChatSession } = await import("@/lib/agent/sessions");
+    return createChatSession({ user: owner });
+  }
+
+  const base = (sessionId: string, callId: string, args: unknown = { command: "rm -rf data" }) => ({
+    kind: "exec" as const,
+    sessionId,
+    requesterId: owner.id,
+    toolName: "exec",
+    callId,
+    argsHash: rules.hashArguments("exec", args),
+    args,
+    command: (args as { command?: string }).command ?? null,
+    reason: "test",
+    expiresAt: new Date(Date.now() + 60_000),
+  });
+
+  it("registering the same call twice (also 20 at once) returns the same pending request", async () => {
+    const session = await newSession();
+    const first = await store.registerApproval(base(session.id, "c1"));
+    const second = await store.registerApproval({ ...base(session.id, "c1"), reason: "other" });
+    expect(first.created).toBe(true);
+    expect(second).toMatchObject({ created: false, approval: { id: first.approval.id, reason: "test" } });
+    const many = await Promise.all(Array.from({ length: 20 }, () => store.registerApproval(base(session.id, "c2"))));
+    expect(new Set(many.map((m) => m.approval.id)).size).toBe(1);
+    expect(many.filter((m) => m.created)).toHaveLength(1);
+    // Through the service, the audit and the event happen once too.
+    const viaService = await Promise.all(Array.from({ length: 5 }, () => service.requestApproval({ ...base(session.id, "c3"), ttlMs: 60_000 })));
+    expect(new Set(viaService.map((v) => v.approval.id)).size).toBe(1);
+    expect(await db.auditLog.count({ where: { action: "approval.requested", callId: "c3" } })).toBe(1);
+    expect(await db.eventLog.count({ where: { type: "approval.requested", sessionId: session.id } })).toBe(1);
+  });
+
+  it("resolve is exactly-once (a second resolve returns false, 30 concurrent: one true), consume is exactly-once", async () => {
+    const session = await newSession();
+    const { approval } = await store.registerApproval(base(session.id, "r1"));
+    expect(await store.resolveApprovalRow({ id: approval.id, decision: "allow-once", resolvedById: owner.id })).toBe(true);
+    expect(await store.resolveApprovalRow({ id: approval.id, decision: "deny", resolvedById: owner.id })).toBe(false);
+    expect((await store.findApproval({ id: approval.id }))!.decision).toBe("allow-once");
+    const results = await Promise.all(Array.from({ length: 10 }, () => store.consumeApproval({ id: approval.id })));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const { approval: other } = await store.registerApproval(base(session.id, "r2"));
+    const race = await Promise.all(Array.from({ length: 30 }, (_, i) => store.resolveApprovalRow({ id: other.id, decision: i % 2 ? "deny" : "allow-once", resolvedById: owner.id })));
+    expect(race.filter(Boolean)).toHaveLength(1);
+    // A denied approval can never be consumed.
+    const { approval: denied } = await store.registerApproval(base(session.id, "r3"));
+    await store.resolveApprovalRow({ id: denied.id, decision: "deny", resolvedById: owner.id });
+    expect(await store.consumeApproval({ id: denied.id })).toBe(false);
+  });
+
+  it("expiry: a due approval becomes expired once (sweep), cannot be resolved, and waitForDecision answers expired", async () => {
+    const session = await newSession();
+    const { approval } = await store.registerApproval({ ...base(session.id, "e1"), expiresAt: new Date(Date.now() - 1) });
+    // Past its time but not swept yet: already undecidable, and the long-poll does not hang.
+    expect(await store.resolveApprovalRow({ id: approval.id, decision: "allow-once", resolvedById: owner.id })).toBe(false);
+    expect(await service.waitForDecision({ approvalId: approval.id, timeoutMs: 5_000 })).toMatchObject({ status: "expired", decision: null });
+    const swept = await Promise.all([service.sweepExpiredApprovals(), service.sweepExpiredApprovals()]);
+    expect(swept.flat().filter((a) => a.id === approval.id)).toHaveLength(1);
+    expect(await db.auditLog.count({ where: { action: "approval.expired", callId: "e1" } })).toBe(1);
+    expect((await store.findApproval({ id: approval.id }))!.status).toBe("expired");
+    await expect(service.decideApproval({ approvalId: approval.id, ownerId: owner.id, decision: "deny" })).rejects.toMatchObject({ code: "CONFLICT" });
+    // And a pending one times out with null.
+    const { approval: open } = await store.registerApproval(base(session.id, "e2"));
+    const t0 = Date.now();
+    expect(await service.waitForDecision({ approvalId: open.id, timeoutMs: 300 })).toBeNull();
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
+  });
+
+  it("allow-always patterns never include a shell or interpreter", () => {
+    expect(rules.allowAlwaysPatterns("rm -rf data")).toEqual({ patterns: ["rm"], refused: [] });
+    for (const cmd of ["bash -c 'rm -rf /'", "python3 x.py", "/usr/bin/env node x.js", "sudo rm -rf data", "xargs rm", "sh x.sh", "python3.12 -c 1", "perl -e 1", "node -e 1"]) {
+      const { patterns, refused } = rules.allowAlwaysPatterns(cmd);
+      expect(patterns.some((p) => rules.isShellOrInterpreter(p)), cmd).toBe(false);
+      expect(refused.length, cmd).toBeGreaterThan(0);
+    }
+    expect(rules.allowAlwaysPatterns("ls > out.txt").patterns).toEqual([]);
+  });
+
+  it("allow-once is consumed by exactly one execution: forcing the run back to waiting and resuming again is refused", async () => {
+    const { changeSessionMode } = await import("@/lib/agent/sessions");
+    const { startChatTurn } = await import("@/lib/agent/chat");
+    const { resumeRun } = await import("@/lib/agent/resume");
+    const session = await newSession();
+    await changeSessionMode({ user: owner, sessionId: session.id, mode: "coding" });
+    const turn = await startChatTurn({ user: owner, sessionId: session.id, text: `/tool exec ${JSON.stringify({ command: "echo once >> replay.txt" })}` });
+    const reader = turn.stream.getReader();
+    while (!(await reader.read()).done) {
+      // drain
+    }
+    const result = await turn.done;
+    expect(result.status).toBe("waiting_approval");
+    const approval = (await store.listRunApprovals({ runId: result.runId }))[0]!;
+    await service.decideApproval({ approvalId: approval.id, ownerId: owner.id, decision: "allow-once" });
+    // Two instances resuming at once: one claim wins.
+    const resumed = await Promise.all([resumeRun({ runId: result.runId }), resumeRun({ runId: result.runId })]);
+    expect(resumed.filter(Boolean)).toHaveLength(1);
+    const marker = path.join(workspaceRoot, owner.id, "replay.txt");
+    expect(fs.readFileSync(marker, "utf8")).toBe("once\n");
+
+    // Replay: someone puts the run back to waiting and the call back to pending.
+    const tool = await db.message.findFirstOrThrow({ where: { sessionId: session.id, role: "tool", toolCallId: approval.callId } });
+    await db.message.update({ where: { id: tool.id }, data: { parts: { status: "pending", output: { pending: true } } as never } });
+    await db.agentRun.update({ where: { id: result.runId }, data: { status: "waiting_approval" } });
+    await resumeRun({ runId: result.runId });
+    expect(fs.readFileSync(marker, "utf8")).toBe("once\n");
+    const after = await db.message.findFirstOrThrow({ where: { id: tool.id } });
+    expect(after.parts).toMatchObject({ status: "denied", output: { error_code: "APPROVAL_DENIED" } });
+    expect((after.parts as { output: { message: string } }).output.message).toMatch(/already used/);
+    expect(await db.auditLog.count({ where: { action: "tool.call", callId: approval.callId, decision: "allow" } })).toBe(1);
+  });
+
+  it("a decision made while the run is still busy with another call of the same step still resumes it (no worker here)", async () => {
+    const { changeSessionMode } = await import("@/lib/agent/sessions");
+    const { startChatTurn } = await import("@/lib/agent/chat");
+    const { resumeRun } = await import("@/lib/agent/resume");
+    const { addAllowlistEntry } = await import("@/lib/db/allowlist");
+    await addAllowlistEntry({ kind: "exec", pattern: "sleep", createdById: owner.id });
+    try {
+      const session = await newSession();
+      await changeSessionMode({ user: owner, sessionId: session.id, mode: "coding" });
+      // Two calls in one step: the first needs approval, the second (allowlisted) keeps the run busy for 2 s.
+      const text = [`/tool exec ${JSON.stringify({ command: "rm -rf busy" })}`, `/tool exec ${JSON.stringify({ command: "sleep 2" })}`].join("\n");
+      const turn = await startChatTurn({ user: owner, sessionId: session.id, text });
+      const reader = turn.stream.getReader();
+      let early: Promise<unknown> | null = null;
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        if (value.type === "data-approval_pending" && !early) {
+          const approvalId = (value as { data: { approvalId: string } }).data.approvalId;
+          // Decided and resumed the way the decision route does it, while the sleep still runs.
+          early = service.decideApproval({ approvalId, ownerId: owner.id, decision: "deny" }).then((o) => resumeRun({ runId: o.approval.runId! }));
+          expect(await early).toBeNull(); // the run was still running: nothing to resume yet
+        }
+      }
+      const result = await turn.done;
+      expect(result.status).toBe("waiting_approval");
+      const deadline = Date.now() + 10_000;
+      let status = "";
+      while (Date.now() < deadline) {
+        status = (await db.agentRun.findUniqueOrThrow({ where: { id: result.runId } })).status;
+        if (status === "completed") break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(status).toBe("completed");
+    } finally {
+      await db.allowlistEntry.deleteMany({ where: { pattern: "sleep" } });
+    }
+  });
+
+  it.skipIf(kind !== "postgres")("events committed out of seq order are not lost by the tailer", async () => {
+    const { Client } = await import("pg");
+    const bus = await import("@/lib/events/bus");
+    const got: number[] = [];
+    const unsubscribe = await bus.subscribeEvents((e) => {
+      if (e.type === "test.gap") got.push(e.seq);
+    });
+    const slow = new Client({ connectionString: process.env.DATABASE_URL });
+    await slow.connect();
+    try {
+      await slow.query("BEGIN");
+      const first = (await slow.query(`INSERT INTO "EventLog" (type, scope, payload) VALUES ('test.gap', 'approvals', '{}') RETURNING seq`)).rows[0].seq as number;
+      // A later publisher commits first: seq first+1 is visible while `first` is not.
+      const second = await bus.publishEvent({ type: "test.gap", scope: "approvals", payload: {} });
+      expect(second.seq).toBeGreaterThan(first);
+      await new Promise((r) => setTimeout(r, 300));
+      await slow.query("COMMIT");
+      await slow.query(`SELECT pg_notify('toolgate_events', '${first}')`);
+      const deadline = Date.now() + 5_000;
+      while (got.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(got).toEqual([first, second.seq]);
+    } finally {
+      unsubscribe();
+      await slow.end();
+    }
+  });
+});

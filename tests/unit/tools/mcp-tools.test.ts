@@ -1,0 +1,195 @@
+// The pure parts of MCP plugin tools: names, schema conversion and normalization, definitions from config and
+// discovery, output shaping, and header encryption. Connections to a real server are in tests/integration/mcp-*.
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { parsePolicyDocument, ToolRegistry, type McpServerConfig, type ToolDefinition } from "@/lib/policy";
+import {
+  buildMcpToolDefinitions,
+  configuredToolStubs,
+  decryptHeaders,
+  encryptHeaders,
+  encryptMcpHeaders,
+  isDestructive,
+  jsonSchemaToZod,
+  mcpServerOfToolName,
+  mcpToolName,
+  toToolOutput,
+  validateJsonSchema,
+} from "@/lib/tools/mcp";
+
+function serverConfig(input: Record<string, unknown> = {}): McpServerConfig {
+  const parsed = parsePolicyDocument({ mcpServers: [{ id: "fixture", transport: { type: "stdio", command: "node" }, ...input }] });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
+  return parsed.document.mcpServers[0]!;
+}
+
+const ADD_SCHEMA = { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"], $schema: "http://json-schema.org/draft-07/schema#" };
+const DISCOVERED = [
+  { name: "echo", description: "Echo the text back.", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }, annotations: { readOnlyHint: true } },
+  { name: "add", description: "Add two numbers.", inputSchema: ADD_SCHEMA },
+  { name: "delete_everything", inputSchema: { type: "object" }, annotations: { destructiveHint: true } },
+];
+const noCall = async () => {
+  throw new Error("not called in these tests");
+};
+
+describe("plugin tool names", () => {
+  it("are mcp__<server>__<tool>, lower-cased and provider-safe", () => {
+    expect(mcpToolName("fixture", "add")).toBe("mcp__fixture__add");
+    expect(mcpToolName("fixture", "Get Weather.v2")).toBe("mcp__fixture__get_weather_v2");
+    expect(mcpServerOfToolName("mcp__fixture__get_weather_v2")).toBe("fixture");
+    expect(mcpServerOfToolName("read")).toBeUndefined();
+  });
+
+  it("long names are cut to 64 characters with a hash, so two long names stay distinct", () => {
+    const a = mcpToolName("fixture", `${"x".repeat(80)}a`);
+    const b = mcpToolName("fixture", `${"x".repeat(80)}b`);
+    expect(a.length).toBeLessThanOrEqual(64);
+    expect(a).toMatch(/^[a-z0-9_-]+$/);
+    expect(a).not.toBe(b);
+  });
+});
+
+describe("input schemas from servers", () => {
+  it("become zod schemas that validate arguments before the call", () => {
+    const schema = jsonSchemaToZod(ADD_SCHEMA);
+    expect(schema.safeParse({ a: 2, b: 3 }).success).toBe(true);
+    const bad = schema.safeParse({ a: "2" });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues.map((i) => i.path.join("."))).toEqual(expect.arrayContaining(["a", "b"]));
+  });
+
+  it("enums and array items are enforced", () => {
+    const schema = jsonSchemaToZod({ type: "object", properties: { unit: { enum: ["c", "f"] }, days: { type: "array", items: { type: "integer" } } } });
+    expect(schema.safeParse({ unit: "k" }).success).toBe(false);
+    expect(schema.safeParse({ days: [1.5] }).success).toBe(false);
+    expect(schema.safeParse({ unit: "c", days: [1, 2] }).success).toBe(true);
+  });
+
+  it("an unconvertible schema falls back to the subset validator and still shows the server's properties", () => {
+    const server = { type: "object", properties: { q: { type: "string" }, n: { $ref: "#/$defs/missing" } }, required: ["q"] };
+    const schema = jsonSchemaToZod(server);
+    expect(schema.safeParse({}).success).toBe(false);
+    expect(schema.safeParse({ q: 1 }).success).toBe(false);
+    expect(schema.safeParse({ q: "x" }).success).toBe(true);
+    expect(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" })).toMatchObject({ type: "object", properties: { q: { type: "string" } }, required: ["q"] });
+  });
+
+  it("the subset validator covers type, properties, required, enum, items and additionalProperties: false", () => {
+    const schema = { type: "object", properties: { k: { enum: [1, 2] }, l: { type: "array", items: { type: "string" } } }, required: ["k"], additionalProperties: false };
+    expect(validateJsonSchema(schema, { k: 1, l: ["a"] })).toEqual([]);
+    expect(validateJsonSchema(schema, { k: 3, l: [1], extra: true }).map((p) => p.path.join("."))).toEqual(["k", "l.0", "extra"]);
+    expect(validateJsonSchema(schema, [])).toEqual([{ path: [], message: "expected object, received array" }]);
+  });
+
+  it("pass through normalizeToolParameters before the model sees them (root unions flattened, no $schema dialect clash)", () => {
+    const union = { anyOf: [{ type: "object", properties: { a: { type: "string" } } }, { type: "object", properties: { b: { type: "number" } } }] };
+    const config = serverConfig({ allowedModes: ["coding"] });
+    const { definitions } = buildMcpToolDefinitions(config, [{ name: "either", inputSchema: union }, ...DISCOVERED], noCall);
+    const registry = new ToolRegistry<ToolDefinition>({ logger: { warn: () => undefined } });
+    for (const d of definitions) registry.register(d);
+    const schemas = registry.getToolsSchemaFor({ allowedTools: definitions.map((d) => d.name) });
+    const either = schemas.find((s) => s.function.name === "mcp__fixture__either")!.function.parameters;
+    expect(either.type).toBe("object");
+    expect(either.anyOf).toBeUndefined();
+    expect(either.properties).toMatchObject({ a: { type: "string" }, b: { type: "number" } });
+    const add = schemas.find((s) => s.function.name === "mcp__fixture__add")!.function;
+    expect(add.description).toBe("Add two numbers.");
+    expect(add.parameters).toMatchObject({ type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] });
+  });
+});
+
+describe("definitions from config and discovery", () => {
+  it("declare no modes unless the admin grants them (fail closed)", () => {
+    const { definitions } = buildMcpToolDefinitions(serverConfig(), DISCOVERED, noCall);
+    expect(definitions.map((d) => [d.name, d.allowedModes, d.group, d.pluginId])).toEqual([
+      ["mcp__fixture__echo", [], "plugin", "fixture"],
+      ["mcp__fixture__add", [], "plugin", "fixture"],
+      ["mcp__fixture__delete_everything", [], "plugin", "fixture"],
+    ]);
+  });
+
+  it("take modes and owner-only per server, replaced per tool", () => {
+    const config = serverConfig({ allowedModes: ["coding"], ownerOnly: true, tools: { add: { allowedModes: ["chat_safe", "coding"], ownerOnly: false } } });
+    const byName = Object.fromEntries(buildMcpToolDefinitions(config, DISCOVERED, noCall).definitions.map((d) => [d.serverToolName, d]));
+    expect(byName.echo).toMatchObject({ allowedModes: ["coding"], ownerOnly: true });
+    expect(byName.add).toMatchObject({ allowedModes: ["chat_safe", "coding"], ownerOnly: false });
+  });
+
+  it("keep annotations; with requireApprovalForDestructive only tools marked safe run without approval", () => {
+    const off = buildMcpToolDefinitions(serverConfig(), DISCOVERED, noCall).definitions;
+    expect(off.every((d) => d.requiresApproval !== true)).toBe(true);
+    expect(off[0]?.annotations).toEqual({ readOnlyHint: true });
+    const on = buildMcpToolDefinitions(serverConfig({ requireApprovalForDestructive: true }), DISCOVERED, noCall).definitions;
+    expect(on.map((d) => [d.serverToolName, d.requiresApproval === true])).toEqual([["echo", false], ["add", true], ["delete_everything", true]]);
+    expect(isDestructive({ readOnlyHint: false, destructiveHint: false })).toBe(false);
+    expect(isDestructive(undefined)).toBe(true);
+  });
+
+  it("skip a second tool whose name sanitizes to an existing one", () => {
+    const { definitions, skipped } = buildMcpToolDefinitions(serverConfig(), [{ name: "Add" }, { name: "add" }], noCall);
+    expect(definitions.map((d) => d.serverToolName)).toEqual(["Add"]);
+    expect(skipped).toEqual(["add"]);
+  });
+
+  it("stubs exist for tools named in the config, with a permissive schema", () => {
+    const stubs = configuredToolStubs(serverConfig({ tools: { add: { allowedModes: ["coding"] } } }));
+    const [stub] = buildMcpToolDefinitions(serverConfig({ tools: { add: { allowedModes: ["coding"] } } }), stubs, noCall).definitions;
+    expect(stub).toMatchObject({ name: "mcp__fixture__add", allowedModes: ["coding"] });
+    expect(stub?.inputSchema.safeParse({ anything: 1 }).success).toBe(true);
+  });
+
+  it("execute calls the server's own tool name and shapes the result", async () => {
+    const calls: unknown[] = [];
+    const [def] = buildMcpToolDefinitions(serverConfig(), [{ name: "Add" }], async (name, args) => {
+      calls.push([name, args]);
+      return { content: [{ type: "text", text: "5" }] };
+    }).definitions;
+    await expect(def!.execute({ a: 2, b: 3 }, { callId: "c1" })).resolves.toBe("5");
+    expect(calls).toEqual([["Add", { a: 2, b: 3 }]]);
+  });
+});
+
+describe("tool output", () => {
+  it("prefers structured content, then text, then raw content; an error result throws TOOL_FAILED", () => {
+    expect(toToolOutput("s", "t", { content: [{ type: "text", text: "x" }], structuredContent: { v: 1 } })).toEqual({ v: 1 });
+    expect(toToolOutput("s", "t", { content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] })).toBe("a\nb");
+    const image = { type: "image", data: "AA==", mimeType: "image/png" } as const;
+    expect(toToolOutput("s", "t", { content: [image] })).toEqual([image]);
+    expect(() => toToolOutput("s", "t", { content: [{ type: "text", text: "boom" }], isError: true })).toThrow(/MCP server s: t reported an error: boom/);
+  });
+});
+
+describe("header secrets", () => {
+  const secret = "unit-test-secret-0123456789";
+
+  it("round-trip, bound to the server id and the secret", () => {
+    const encrypted = encryptHeaders("remote", { authorization: "Bearer t0k3n" }, secret);
+    expect(encrypted).toMatch(/^v1:/);
+    expect(encrypted).not.toContain("t0k3n");
+    expect(decryptHeaders("remote", encrypted, secret)).toEqual({ authorization: "Bearer t0k3n" });
+    expect(() => decryptHeaders("other", encrypted, secret)).toThrow(/cannot be decrypted/);
+    expect(() => decryptHeaders("remote", encrypted, "another-secret-0123456789")).toThrow(/cannot be decrypted/);
+    const tampered = `v1:${Buffer.from(Buffer.from(encrypted.slice(3), "base64").map((b, i) => (i === 40 ? b ^ 1 : b))).toString("base64")}`;
+    expect(() => decryptHeaders("remote", tampered, secret)).toThrow(/cannot be decrypted/);
+  });
+
+  it("encryptMcpHeaders leaves no plaintext header in the stored document and keeps existing ciphertext", () => {
+    const input = {
+      mcpServers: [
+        { id: "remote", transport: { type: "http", url: "https://x.example/mcp", headers: { authorization: "Bearer t0k3n" } } },
+        { id: "kept", transport: { type: "http", url: "https://y.example/mcp", headersEncrypted: "v1:old" } },
+        { id: "local", transport: { type: "stdio", command: "node" } },
+      ],
+    };
+    const stored = encryptMcpHeaders(input, secret);
+    expect(JSON.stringify(stored)).not.toContain("t0k3n");
+    expect(stored.mcpServers[1]).toEqual(input.mcpServers[1]);
+    expect(stored.mcpServers[2]).toEqual(input.mcpServers[2]);
+    const parsed = parsePolicyDocument(stored);
+    expect(parsed.ok).toBe(true);
+    const transport = parsed.ok ? parsed.document.mcpServers[0]?.transport : undefined;
+    expect(transport?.type === "http" && decryptHeaders("remote", transport.headersEncrypted!, secret)).toEqual({ authorization: "Bearer t0k3n" });
+    expect(encryptMcpHeaders(null)).toBeNull();
+  });
+});
