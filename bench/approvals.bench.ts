@@ -7,9 +7,8 @@
 // Needs `npx next build` first. PostgreSQL parts are skipped when no server answers.
 import http from "node:http";
 import fs from "node:fs";
-import { Client } from "pg";
 import { startApp, type RunningApp } from "../tests/support/app-server";
-import { newPostgresUrl, newSqliteUrl, prepareDatabase } from "../tests/support/databases";
+import { newPostgresUrl, newSqliteUrl, prepareDatabase, reachablePostgresBase } from "../tests/support/databases";
 import { signedIn, type HttpClient } from "../tests/support/http-client";
 
 const PG_DEFAULT = "postgresql://postgres@127.0.0.1:5432/postgres";
@@ -26,17 +25,6 @@ function stats(samples: number[]): Stats {
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
-async function postgresBase(): Promise<string | null> {
-  const url = process.env.TEST_DATABASE_URL_PG ?? PG_DEFAULT;
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.end();
-    return url;
-  } catch {
-    return null;
-  }
-}
 
 function cookieOf(client: HttpClient): string {
   return (client as unknown as { cookieHeader(): string }).cookieHeader();
@@ -198,7 +186,7 @@ export async function runApprovalsBench(): Promise<string> {
 
     let cross: Stats | null = null;
     let pgSingle: Stats | null = null;
-    const pgBase = await postgresBase();
+    const pgBase = await reachablePostgresBase(process.env.TEST_DATABASE_URL_PG ?? PG_DEFAULT);
     if (pgBase) {
       const pg = await newPostgresUrl(pgBase);
       drops.push(pg.drop);

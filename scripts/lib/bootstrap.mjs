@@ -23,13 +23,17 @@ function newer(a, b) {
   return fs.existsSync(a) && (!fs.existsSync(b) || fs.statSync(a).mtimeMs > fs.statSync(b).mtimeMs);
 }
 
-/** npm ci when node_modules is missing or older than the lock file. */
+/**
+ * Installs dependencies when node_modules is missing or older than the lock file. `npm install`, not `npm ci`:
+ * npm 11 writes lock files without the other platforms' optional packages and `npm ci` then refuses them as
+ * "out of sync", while `npm install` installs exactly the locked versions.
+ */
 export function ensureDependencies() {
   const marker = path.join(root, "node_modules/.package-lock.json");
   const lock = path.join(root, "package-lock.json");
   if (!fs.existsSync(marker) || newer(lock, marker)) {
-    log("installing dependencies (npm ci)…");
-    run("npm", [fs.existsSync(lock) ? "ci" : "install", "--no-audit", "--no-fund"]);
+    log("installing dependencies (npm install)…");
+    run("npm", ["install", "--no-audit", "--no-fund"]);
   }
 }
 

@@ -2,28 +2,15 @@
 // schema-failing arguments, twenty calls in one step, an unreadable stored policy, and hooks in the loop.
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { dbTargets, finishPart, loadAgent, scriptedModel, seenBy, toolCallPart, type Agent } from "../support/agent-harness";
+import { beforeAll, describe, expect, it } from "vitest";
+import { dbTargets, finishPart, scriptedModel, seenBy, toolCallPart, type Agent, type AgentUser, useAgentOnDatabase } from "../support/agent-harness";
 
 describe.each(dbTargets())("adversarial model (%s)", (_kind, make) => {
+  const h = useAgentOnDatabase(make);
   let agent: Agent;
-  let drop: (() => Promise<void>) | undefined;
-  let member: Awaited<ReturnType<Agent["user"]>>;
-  let owner: Awaited<ReturnType<Agent["user"]>>;
-
-  beforeAll(async () => {
-    const target = await make();
-    drop = target.drop;
-    agent = await loadAgent(target.url);
-    member = await agent.user("member@example.com");
-    owner = await agent.user("owner@example.com");
-  });
-
-  afterAll(async () => {
-    await agent?.db.$disconnect();
-    vi.resetModules();
-    await drop?.();
-  });
+  let member: AgentUser;
+  let owner: AgentUser;
+  beforeAll(() => void ({ agent, member, owner } = h));
 
   const toolRows = (transcript: Array<{ role: string; toolCallId: string | null; parts: unknown }>) =>
     transcript.filter((m) => m.role === "tool").map((m) => ({ id: m.toolCallId, ...(m.parts as { status: string; output: { error_code?: string } }) }));

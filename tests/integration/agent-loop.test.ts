@@ -1,31 +1,18 @@
 // The agent loop end to end on a real database (SQLite, and PostgreSQL when configured): A5, A6, A8, B2,
 // B4, C3/O1, E6, audit of every gate decision, and the Story's declared == enforced rule. The model is the
 // offline model or a scripted MockLanguageModelV3; everything else is the real code.
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { dbTargets, finishPart, loadAgent, namesInToolingLayer, scriptedModel, seenBy, toolCallPart, type Agent } from "../support/agent-harness";
+import { beforeAll, describe, expect, it } from "vitest";
+import { dbTargets, finishPart, namesInToolingLayer, scriptedModel, seenBy, toolCallPart, type Agent, type AgentUser, useAgentOnDatabase } from "../support/agent-harness";
 
 const TOOL_LAYERS = ["mode", "owner_only", "profile", "provider_profile", "global", "global_provider", "agent", "agent_provider", "group", "sandbox", "subagent", "system", "not_found", "policy"];
 const READ_README = '/tool read {"path":"README.md"}';
 
 describe.each(dbTargets())("agent loop (%s)", (_kind, make) => {
+  const h = useAgentOnDatabase(make);
   let agent: Agent;
-  let drop: (() => Promise<void>) | undefined;
-  let member: Awaited<ReturnType<Agent["user"]>>;
-  let owner: Awaited<ReturnType<Agent["user"]>>;
-
-  beforeAll(async () => {
-    const target = await make();
-    drop = target.drop;
-    agent = await loadAgent(target.url);
-    member = await agent.user("member@example.com");
-    owner = await agent.user("owner@example.com");
-  });
-
-  afterAll(async () => {
-    await agent?.db.$disconnect();
-    vi.resetModules();
-    await drop?.();
-  });
+  let member: AgentUser;
+  let owner: AgentUser;
+  beforeAll(() => void ({ agent, member, owner } = h));
 
   const audits = (sessionId: string) => agent.db.auditLog.findMany({ where: { sessionId, action: "tool.call" }, orderBy: { seq: "asc" } });
 

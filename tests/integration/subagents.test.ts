@@ -2,31 +2,18 @@
 // through the real loop in a child session; depth limits, the default deny list, restrictions inherited from
 // the parent, and the child's denials and approvals in its own transcript and the audit log. The model is the
 // offline model or a scripted one shared by parent and child; everything else is the real code.
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { dbTargets, finishPart, loadAgent, scriptedModel, seenBy, toolCallPart, type Agent } from "../support/agent-harness";
+import { beforeAll, describe, expect, it } from "vitest";
+import { dbTargets, finishPart, scriptedModel, seenBy, toolCallPart, type Agent, type AgentUser, useAgentOnDatabase } from "../support/agent-harness";
 
 const spawnLine = (task: string) => `/tool sessions_spawn ${JSON.stringify({ task })}`;
 type SpawnOutput = { ok: boolean; sessionId: string; status: string; answer: string | null };
 
 describe.each(dbTargets())("subagents (%s)", (_kind, make) => {
+  const h = useAgentOnDatabase(make);
   let agent: Agent;
-  let drop: (() => Promise<void>) | undefined;
-  let member: Awaited<ReturnType<Agent["user"]>>;
-  let owner: Awaited<ReturnType<Agent["user"]>>;
-
-  beforeAll(async () => {
-    const target = await make();
-    drop = target.drop;
-    agent = await loadAgent(target.url);
-    member = await agent.user("member@example.com");
-    owner = await agent.user("owner@example.com");
-  });
-
-  afterAll(async () => {
-    await agent?.db.$disconnect();
-    vi.resetModules();
-    await drop?.();
-  });
+  let member: AgentUser;
+  let owner: AgentUser;
+  beforeAll(() => void ({ agent, member, owner } = h));
 
   const toolRows = (transcript: Array<{ role: string; toolName: string | null; parts: unknown }>, name: string) =>
     transcript.filter((m) => m.role === "tool" && m.toolName === name).map((m) => m.parts as { status: string; output: Record<string, unknown> });

@@ -2,6 +2,7 @@
 // PostgreSQL when TEST_DATABASE_URL_PG is set. lib/config caches DATABASE_URL on first use, so each target
 // sets it first and imports lib modules afresh (callers vi.resetModules() between targets).
 import fs from "node:fs";
+import { afterAll, beforeAll, vi } from "vitest";
 import os from "node:os";
 import path from "node:path";
 import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
@@ -80,6 +81,30 @@ export async function loadAgent(url: string) {
 }
 
 export type Agent = Awaited<ReturnType<typeof loadAgent>>;
+export type AgentUser = Awaited<ReturnType<Agent["user"]>>;
+
+/**
+ * The lifecycle every loop test file needs for one database target: a fresh database with the lib modules
+ * loaded on it and the demo member and owner; afterwards the connection closed, the modules reset (lib/config
+ * caches DATABASE_URL) and the database dropped. Fields are filled in beforeAll.
+ */
+export function useAgentOnDatabase(make: DbTarget[1]): { agent: Agent; member: AgentUser; owner: AgentUser } {
+  const h = {} as { agent: Agent; member: AgentUser; owner: AgentUser };
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const target = await make();
+    drop = target.drop;
+    h.agent = await loadAgent(target.url);
+    h.member = await h.agent.user("member@example.com");
+    h.owner = await h.agent.user("owner@example.com");
+  });
+  afterAll(async () => {
+    await h.agent?.db.$disconnect();
+    vi.resetModules();
+    await drop?.();
+  });
+  return h;
+}
 
 export function finishPart(reason: "tool-calls" | "stop"): LanguageModelV3StreamPart {
   return { type: "finish", finishReason: { unified: reason, raw: reason }, usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } } };

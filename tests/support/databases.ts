@@ -38,3 +38,15 @@ export async function newPostgresUrl(baseUrl: string): Promise<{ url: string; dr
     },
   };
 }
+
+/** The PostgreSQL server URL when a server answers there within two seconds, else null (benchmarks skip it). */
+export async function reachablePostgresBase(url: string): Promise<string | null> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return url;
+  } catch {
+    return null;
+  }
+}
