@@ -28,7 +28,9 @@ function ensureChromium() {
 
 function countVitest(file) {
   const report = JSON.parse(fs.readFileSync(file, "utf8"));
-  return { passed: report.numPassedTests, failed: report.numFailedTests + (report.success ? 0 : report.numFailedTestSuites ?? 0), skipped: report.numPendingTests };
+  // A file that fails to load fails no test but the run: count it once so the total cannot read "0 failed".
+  const failed = report.numFailedTests || (report.success ? 0 : Math.max(1, report.numFailedTestSuites ?? 0));
+  return { passed: report.numPassedTests, failed, skipped: report.numPendingTests };
 }
 
 function countPlaywright(file) {

@@ -129,7 +129,7 @@ test("allow once (keyboard o): the command runs once and the member's chat shows
   await expect(member.getByTestId("message-assistant").last()).toContainText('The tool "exec" returned');
   await expect(member.getByTestId("message-assistant").last()).toContainText("once");
   await member.screenshot({ path: path.join(SHOTS, "approvals-member-allowed.png"), fullPage: true });
-  const file = path.resolve("data/workspaces", memberId, marker);
+  const file = path.join(process.env.E2E_WORKSPACE_ROOT!, memberId, marker);
   expect(fs.readFileSync(file, "utf8")).toBe("once\n");
   // A reload shows the same outcome (from the database), and nothing runs again.
   await member.reload();

@@ -10,6 +10,7 @@ export default async function globalSetup() {
   const app = await startApp({ databaseUrl });
   process.env.E2E_BASE_URL = app.url;
   process.env.E2E_DATABASE_URL = databaseUrl;
+  process.env.E2E_WORKSPACE_ROOT = app.workspaceRoot;
   fs.mkdirSync(path.resolve("test-results"), { recursive: true });
   return async () => {
     await app.stop();

@@ -28,8 +28,8 @@ describe.each(appTargets())("approvals (%s)", (_kind, app) => {
     owner = await signedIn(app.url, "owner@example.com");
     memberId = (await member.json("/api/me")).body.user.id;
     ownerId = (await owner.json("/api/me")).body.user.id;
-    // The global-setup app runs with the default WORKSPACE_ROOT (data/workspaces, per user).
-    workspace = path.resolve(__dirname, "../../data/workspaces", memberId);
+    // Each app has its own workspace root (tests/support/app-server.ts); workspaces are per user below it.
+    workspace = path.join(app.workspaceRoot, memberId);
     await setPolicy(db, codingGrant(memberId));
   });
 

@@ -19,12 +19,14 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export type RunningApp = { url: string; port: number; databaseUrl: string; process: ChildProcess; stop: () => Promise<void>; logs: string[] };
+export type RunningApp = { url: string; port: number; databaseUrl: string; workspaceRoot: string; process: ChildProcess; stop: () => Promise<void>; logs: string[] };
 
 export async function startApp({ databaseUrl, env = {} }: { databaseUrl: string; env?: Record<string, string> }): Promise<RunningApp> {
   if (!fs.existsSync(path.join(ROOT, ".next/BUILD_ID"))) throw new Error("the app is not built: run `npx next build` first");
   const port = await freePort();
   const logs: string[] = [];
+  // Each test app keeps its users' workspaces in its own temporary directory, not in data/.
+  const workspaceRoot = env.WORKSPACE_ROOT ?? fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-ws-"));
   const child = spawn(path.join(ROOT, "node_modules/.bin/next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
     cwd: ROOT,
     env: {
@@ -34,9 +36,8 @@ export async function startApp({ databaseUrl, env = {} }: { databaseUrl: string;
       DATABASE_URL: databaseUrl,
       AUTH_SECRET: TEST_AUTH_SECRET,
       DEMO_PASSWORD,
-      // Each test app keeps its users' workspaces in its own temporary directory, not in data/.
-      WORKSPACE_ROOT: fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-ws-")),
       ...env,
+      WORKSPACE_ROOT: workspaceRoot,
     },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
@@ -77,5 +78,5 @@ export async function startApp({ databaseUrl, env = {} }: { databaseUrl: string;
       }
     }
   };
-  return { url, port, databaseUrl, process: child, stop, logs };
+  return { url, port, databaseUrl, workspaceRoot, process: child, stop, logs };
 }

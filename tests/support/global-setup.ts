@@ -7,7 +7,7 @@ import type { TestProject } from "vitest/node";
 import { ROOT, startApp, TEST_AUTH_SECRET, type RunningApp } from "./app-server";
 import { newPostgresUrl, newSqliteUrl, prepareDatabase, type DbKind } from "./databases";
 
-export type AppTarget = { kind: DbKind; url: string; databaseUrl: string };
+export type AppTarget = { kind: DbKind; url: string; databaseUrl: string; workspaceRoot: string };
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -28,7 +28,7 @@ export default async function setup(project: TestProject) {
   prepareDatabase(sqliteUrl);
   const sqliteApp = await startApp({ databaseUrl: sqliteUrl });
   running.push(sqliteApp);
-  targets.push({ kind: "sqlite", url: sqliteApp.url, databaseUrl: sqliteUrl });
+  targets.push({ kind: "sqlite", url: sqliteApp.url, databaseUrl: sqliteUrl, workspaceRoot: sqliteApp.workspaceRoot });
 
   const pgBase = process.env.TEST_DATABASE_URL_PG;
   if (pgBase) {
@@ -37,7 +37,7 @@ export default async function setup(project: TestProject) {
     prepareDatabase(pg.url);
     const pgApp = await startApp({ databaseUrl: pg.url });
     running.push(pgApp);
-    targets.push({ kind: "postgres", url: pgApp.url, databaseUrl: pg.url });
+    targets.push({ kind: "postgres", url: pgApp.url, databaseUrl: pg.url, workspaceRoot: pgApp.workspaceRoot });
     console.log(`[toolgate] PostgreSQL integration tests enabled (${pg.url.replace(/\/\/[^@]*@/, "//***@")})`);
   } else {
     console.log("[toolgate] TEST_DATABASE_URL_PG is not set: PostgreSQL integration tests are skipped");
