@@ -4,8 +4,7 @@ import "server-only";
 import path from "node:path";
 import { jsonSchema, tool as aiTool, type ToolSet, type UIMessageChunk } from "ai";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import { z } from "zod";
-import { isSandboxed, normalizeToolParameters, resolveEffectiveToolPolicy, resolveGrantedModes, type EffectiveToolPolicy, type PolicyContext, type Role, type ToolDefinition, type ToolMode } from "@/lib/policy";
+import { isSandboxed, resolveEffectiveToolPolicy, resolveGrantedModes, type EffectiveToolPolicy, type PolicyContext, type Role, type ToolMode, type ToolSchema } from "@/lib/policy";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { listAllowlistEntries } from "@/lib/db/allowlist";
@@ -53,14 +52,10 @@ export type Turn = {
   durable: DurableApprovals;
 };
 
-function toSdkTools(tools: ToolDefinition[]): ToolSet {
-  // No execute: the SDK only reports calls; the loop runs them after the execution gate.
-  return Object.fromEntries(
-    tools.map((t) => [
-      t.name,
-      aiTool({ description: t.description, inputSchema: jsonSchema(normalizeToolParameters(z.toJSONSchema(t.inputSchema, { io: "input", unrepresentable: "any" })) as never) }),
-    ]),
-  );
+function toSdkTools(schemas: ToolSchema[]): ToolSet {
+  // No execute: the SDK only reports calls; the loop runs them after the execution gate. The schemas are the
+  // registry's (normalised once per tool and cached), for exactly the tools the prompt lists.
+  return Object.fromEntries(schemas.map(({ function: f }) => [f.name, aiTool({ description: f.description, inputSchema: jsonSchema(f.parameters as never) })]));
 }
 
 export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string): Promise<Turn> {
@@ -112,7 +107,7 @@ export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string
     grantedModes,
     registry,
     system: prompt.system,
-    sdkTools: toSdkTools(prompt.tools),
+    sdkTools: toSdkTools(policy ? registry.getToolsSchemaFor(policy) : []),
     hooks: env.hooks ?? new ToolHooks(),
     durable,
     toolContext: {
