@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
+import { connection } from "next/server";
 import { Providers } from "@/components/providers";
 import "./globals.css";
 
@@ -8,7 +9,9 @@ export const metadata: Metadata = {
   description: "Tool-policy gateway for AI chat agents",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // Every page renders per request: Next.js puts the proxy's CSP nonce on its scripts only when dynamic.
+  await connection();
   return (
     <html lang="en">
       <body className="min-h-screen font-sans">

@@ -4,14 +4,15 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { checkToolCall } from "@/lib/agent/gate";
-import { createOfflineModel } from "@/lib/agent/offline-model";
-import { loadPolicyDocument } from "@/lib/agent/policy-source";
-import { runTurn } from "@/lib/agent/run-turn";
-import { getToolRegistry } from "@/lib/agent/tool-catalog";
+import { checkToolCall } from "@/lib/runs/gate";
+import { createOfflineModel } from "@/lib/runs/offline-model";
+import { loadPolicyDocument } from "@/lib/catalog/policy-source";
+import { runTurn } from "@/lib/runs/engine";
+import { getToolRegistry } from "@/lib/catalog/tool-catalog";
 import { appendAudit } from "@/lib/db/audit";
 import { getDb } from "@/lib/db/client";
 import { appendMessage } from "@/lib/db/messages";
+import { recordOutcome } from "@/lib/runs/recorder";
 import { createSession } from "@/lib/db/sessions";
 import { findUserByEmail, getUserWithRoles } from "@/lib/db/users";
 import { resolveEffectiveToolPolicy, resolveGrantedModes } from "@/lib/policy";
@@ -70,6 +71,46 @@ async function gateBench(iterations: number) {
   return { checkOnly: stats(checkOnly), withAudit: stats(withAudit) };
 }
 
+/**
+ * Gate + record of one allowed call, both ways on the same database in the same process:
+ * legacy = the writes the loop made before issue 11 (audit row, then the transcript line, each on its own);
+ * outcome = what it does now (claim = call id inserted as running + audit row + event in one
+ * transaction; result = call → done + transcript line + event in one transaction).
+ */
+async function recordBench(iterations: number) {
+  const user = await owner();
+  const session = await createSession({ ownerId: user.id, mode: "chat_safe" });
+  const run = await getDb().agentRun.create({ data: { sessionId: session.id, status: "running" } });
+  const registry = getToolRegistry();
+  const { document } = await loadPolicyDocument();
+  const base = { roles: user.roles, teamIds: user.teamIds, senderId: user.id };
+  const grantedModes = resolveGrantedModes(base, document);
+  const policy = resolveEffectiveToolPolicy({ ...base, senderIsOwner: true, mode: "chat_safe", provider: "offline" }, { document, tools: registry.meta() });
+  const legacy: number[] = [];
+  const outcome: number[] = [];
+  const audit = (callId: string) => ({ action: "tool.call", actorId: user.id, sessionId: session.id, toolName: "current_time", callId, decision: "allow", layer: "allowed", details: { mode: policy.mode } });
+  const line = (callId: string) => ({ role: "tool" as const, content: "{}", parts: { status: "ok", output: {} }, toolCallId: callId, toolName: "current_time", runId: run.id });
+  for (let i = 0; i < iterations + 100; i += 1) {
+    // Alternate the two so that neither gets a warmer cache or a smaller table.
+    let start = process.hrtime.bigint();
+    checkToolCall({ policy, registry, toolName: "current_time", input: {}, grantedModes });
+    await appendAudit(audit(`legacy_${i}`));
+    await appendMessage({ sessionId: session.id, message: line(`legacy_${i}`) });
+    const a = ms(start);
+    start = process.hrtime.bigint();
+    const callId = `outcome_${i}`;
+    checkToolCall({ policy, registry, toolName: "current_time", input: {}, grantedModes });
+    await recordOutcome({ sessionId: session.id, runId: run.id, call: { callId, toolName: "current_time", argsHash: "x", from: ["new"], to: "running" }, audit: [audit(callId)] });
+    await recordOutcome({ sessionId: session.id, runId: run.id, call: { callId, toolName: "current_time", from: ["running"], to: "done" }, message: { append: line(callId) } });
+    const b = ms(start);
+    if (i >= 100) {
+      legacy.push(a);
+      outcome.push(b);
+    }
+  }
+  return { legacy: stats(legacy), outcome: stats(outcome) };
+}
+
 /** Whole turns with the offline model ("what time is it": one tool call, four messages, one audit row). */
 async function turnsBench(concurrency: number, turnsPerSession: number) {
   const user = await owner();
@@ -99,10 +140,13 @@ async function main() {
   const [kind, ...rest] = process.argv.slice(2);
   let result: unknown;
   if (kind === "gate") result = await gateBench(Number(rest[0] ?? 2000));
+  else if (kind === "record") result = await recordBench(Number(rest[0] ?? 2000));
   else if (kind === "turns") result = await turnsBench(Number(rest[0] ?? 1), Number(rest[1] ?? 20));
   else throw new Error(`unknown bench kind ${kind}`);
   process.stdout.write(`${JSON.stringify(result)}\n`);
   await getDb().$disconnect();
+  // The event tailer's LISTEN connection (PostgreSQL) would keep the process alive: this worker is done.
+  process.exit(0);
 }
 
 main().catch((error) => {

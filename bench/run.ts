@@ -1,18 +1,32 @@
 // Runs every benchmark section and writes BENCHMARKS.md. Add new `bench/*.bench.ts` sections to BENCHES.
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { runPolicyBench } from "./policy.bench";
 import { runAgentBench } from "./agent.bench";
 import { runApprovalsBench } from "./approvals.bench";
+import { runExecBench } from "./exec.bench";
 
 const BENCHES: Array<[string, () => Promise<string>]> = [
   ["policy", runPolicyBench],
   ["agent", runAgentBench],
   ["approvals", runApprovalsBench],
+  ["exec", runExecBench],
 ];
 
+/** Replaces one "## " section of an existing BENCHMARKS.md (matched by its heading), or appends it. */
+function spliceSection(markdown: string, section: string): string {
+  const heading = section.split("\n", 1)[0]!;
+  const start = markdown.indexOf(`${heading}\n`);
+  if (start < 0) return `${markdown.trimEnd()}\n\n${section}`;
+  const next = markdown.indexOf("\n## ", start + heading.length);
+  return markdown.slice(0, start) + section + (next < 0 ? "" : markdown.slice(next + 1));
+}
+
 async function main() {
+  // `npx tsx bench/run.ts exec` reruns named sections only and splices them into BENCHMARKS.md.
+  const only = process.argv.slice(2);
+  const file = path.join(__dirname, "..", "BENCHMARKS.md");
   const cpus = os.cpus();
   const header = [
     "# Benchmarks",
@@ -25,12 +39,21 @@ async function main() {
   ].join("\n");
   const sections: string[] = [];
   for (const [name, run] of BENCHES) {
+    if (only.length > 0 && !only.includes(name)) continue;
     console.error(`running ${name}…`);
     sections.push(await run());
   }
+  if (only.length > 0) {
+    // A rerun section says when and where it was measured, since the header's date is the full run's.
+    const stamp = `_Measured ${new Date().toISOString().slice(0, 10)} on ${cpus[0]?.model ?? "unknown CPU"}, ${cpus.length} cores, Node ${process.version}._\n`;
+    const markdown = sections.reduce((md, section) => spliceSection(md, `${section.trimEnd()}\n\n${stamp}`), readFileSync(file, "utf8"));
+    writeFileSync(file, markdown);
+    console.log(sections.join("\n"));
+    return;
+  }
   const markdown = `${header}\n${sections.join("\n")}`;
   console.log(markdown);
-  writeFileSync(path.join(__dirname, "..", "BENCHMARKS.md"), markdown);
+  writeFileSync(file, markdown);
 }
 
 main().catch((error) => {

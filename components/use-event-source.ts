@@ -23,7 +23,7 @@ export function useEventSource(url: string | null, onEvent: (type: string, data:
       }
       handlers.current.onEvent(e.type, data);
     };
-    const types = ["approval.requested", "approval.resolved", "approval.expired", "run.updated", "message"];
+    const types = ["approval.requested", "approval.resolved", "approval.expired", "run.updated", "call.updated", "message"];
     types.forEach((t) => source.addEventListener(t, listener as EventListener));
     source.onopen = () => handlers.current.onOpen?.();
     return () => source.close();

@@ -1,5 +1,7 @@
 // Configuration, read once from the environment and validated. An invalid value stops start-up with a
 // message naming the variable (instrumentation.ts and scripts/start.mjs both call loadConfig()).
+import { existsSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 
@@ -24,11 +26,16 @@ const ConfigSchema = z.object({
     .refine((v) => v === "chat_safe", "must be chat_safe: new sessions start safe; coding is granted per user by an admin"),
   DEMO_PASSWORD: z.string().min(8, "must be at least 8 characters").default("toolgate-demo"),
   SEED_DEMO_USERS: z.enum(["auto", "true", "false"]).default("auto"),
-  WORKSPACE_ROOT: z.string().default("data/workspaces"),
+  WORKSPACE_ROOT: optionalString,
   MODEL_PROVIDER: z.enum(["offline", "openai", "anthropic", "openai-compatible"]).default("offline"),
   MODEL_NAME: optionalString,
+  /** Slows the built-in offline model's stream (per chunk): demos, and tests that must catch a turn mid-way. */
+  OFFLINE_MODEL_CHUNK_DELAY_MS: z.coerce.number().int().min(0).max(5_000).default(0),
   OPENAI_API_KEY: optionalString,
   ANTHROPIC_API_KEY: optionalString,
+  // One base-URL variable per provider; setting another provider's is refused (see parseConfig).
+  OPENAI_BASE_URL: z.string().url().optional(),
+  ANTHROPIC_BASE_URL: z.string().url().optional(),
   OPENAI_COMPATIBLE_BASE_URL: z.string().url().optional(),
   OPENAI_COMPATIBLE_API_KEY: optionalString,
   AUTH_GITHUB_ID: optionalString,
@@ -39,10 +46,41 @@ const ConfigSchema = z.object({
   AUTH_OIDC_NAME: z.string().default("Single sign-on"),
   MAX_MESSAGE_CHARS: z.coerce.number().int().min(1).max(1_000_000).default(20_000),
   APPROVAL_TTL_SECONDS: z.coerce.number().int().min(5).max(86_400).default(300),
+  /** How long a run's lease lasts without a heartbeat before another instance fails the run as abandoned. */
+  RUN_LEASE_SECONDS: z.coerce.number().int().min(2).max(3_600).default(30),
+  // Key of the audit chain's HMAC and checkpoint signatures; never AUTH_SECRET (see lib/db/audit-key.ts).
+  AUDIT_KEY: z.string().min(32, "must be at least 32 characters").optional(),
+  // Session cookies: short-lived, renewed while in use (sliding), revocable through the user's session version.
+  SESSION_MAX_AGE_SECONDS: z.coerce.number().int().min(300).max(30 * 86_400).default(8 * 3600),
+  SIGNIN_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(10),
+  CHAT_TURNS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
+  APPROVAL_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
+  // Four eyes: by default an owner cannot decide an approval they requested themselves.
+  APPROVALS_SELF_DECISION: z.enum(["deny", "allow"]).default("deny"),
+  // Arguments of one approval request, as canonical JSON (the owners' inbox shows them).
+  APPROVAL_MAX_ARGS_BYTES: z.coerce.number().int().min(1024).max(1_000_000).default(64 * 1024),
 });
+
+/**
+ * The model a hosted provider uses when MODEL_NAME is not set. An OpenAI-compatible server (Ollama, vLLM, ...)
+ * serves whatever it has pulled, so it has no default: start-up asks for MODEL_NAME instead of the first chat
+ * failing.
+ */
+export const DEFAULT_MODEL_NAMES: Partial<Record<z.infer<typeof ConfigSchema>["MODEL_PROVIDER"], string>> = {
+  openai: "gpt-4o-mini",
+  anthropic: "claude-sonnet-4-5",
+};
+
+const BASE_URL_OF = {
+  openai: "OPENAI_BASE_URL",
+  anthropic: "ANTHROPIC_BASE_URL",
+  "openai-compatible": "OPENAI_COMPATIBLE_BASE_URL",
+} as const;
 
 export type AppConfig = z.infer<typeof ConfigSchema> & {
   databaseProvider: "sqlite" | "postgres";
+  /** The base URL of the selected provider only (undefined: the provider's own default endpoint). */
+  modelBaseUrl: string | undefined;
   workspaceRoot: string;
 };
 
@@ -66,15 +104,54 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
   if (c.MODEL_PROVIDER === "anthropic" && !c.ANTHROPIC_API_KEY) problems.push("ANTHROPIC_API_KEY: required when MODEL_PROVIDER=anthropic");
   if (c.MODEL_PROVIDER === "openai-compatible" && !c.OPENAI_COMPATIBLE_BASE_URL)
     problems.push("OPENAI_COMPATIBLE_BASE_URL: required when MODEL_PROVIDER=openai-compatible");
+  if (c.MODEL_PROVIDER === "openai-compatible" && !c.MODEL_NAME)
+    problems.push("MODEL_NAME: required when MODEL_PROVIDER=openai-compatible (the model your server serves, e.g. llama3.1)");
+  // A hosted key must never go to another provider's URL: a base URL set for a provider other than the
+  // selected one makes the configuration ambiguous, and start-up stops.
+  for (const [provider, variable] of Object.entries(BASE_URL_OF)) {
+    if (c[variable] && c.MODEL_PROVIDER !== provider)
+      problems.push(`${variable}: set, but MODEL_PROVIDER=${c.MODEL_PROVIDER}; unset it or select ${provider} (each provider reads only its own base URL)`);
+  }
+  if (c.AUDIT_KEY && c.AUDIT_KEY === c.AUTH_SECRET) problems.push("AUDIT_KEY: must differ from AUTH_SECRET");
   // `next build` loads route modules without serving anything; the secret is only needed to serve.
   const building = env.NEXT_PHASE === "phase-production-build";
   if (c.NODE_ENV === "production" && !c.AUTH_SECRET && !building) problems.push("AUTH_SECRET: required in production (npm start sets one)");
+  const workspaceRoot = c.WORKSPACE_ROOT ? path.resolve(c.WORKSPACE_ROOT) : defaultWorkspaceRoot(env);
+  const checkout = gitCheckoutOf(process.cwd());
+  if (checkout && isInside(checkout, workspaceRoot)) {
+    problems.push(`WORKSPACE_ROOT: ${workspaceRoot} is inside the application's git checkout (${checkout}); commands there would see the app's repository. Choose a directory outside it.`);
+  }
   if (problems.length) throw new ConfigError(problems);
   return {
     ...c,
+    MODEL_NAME: c.MODEL_NAME ?? DEFAULT_MODEL_NAMES[c.MODEL_PROVIDER],
     databaseProvider: /^postgres(ql)?:\/\//.test(c.DATABASE_URL) ? "postgres" : "sqlite",
-    workspaceRoot: path.resolve(c.WORKSPACE_ROOT),
+    modelBaseUrl: c.MODEL_PROVIDER === "offline" ? undefined : c[BASE_URL_OF[c.MODEL_PROVIDER]],
+    workspaceRoot,
   };
+}
+
+/**
+ * Workspaces live outside the application's checkout: /var/lib/toolgate/workspaces for a root server (every
+ * ancestor must be passable for the unprivileged uid commands run as), else the user's data directory.
+ */
+function defaultWorkspaceRoot(env: Record<string, string | undefined>): string {
+  if (process.getuid?.() === 0) return "/var/lib/toolgate/workspaces";
+  const dataHome = env.XDG_DATA_HOME || path.join(env.HOME || os.homedir(), ".local/share");
+  return path.join(dataHome, "toolgate/workspaces");
+}
+
+function isInside(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+/** The top of the git checkout holding dir, if any. */
+function gitCheckoutOf(dir: string): string | null {
+  for (let current = path.resolve(dir); ; current = path.dirname(current)) {
+    if (existsSync(/*turbopackIgnore: true*/ path.join(current, ".git"))) return current;
+    if (path.dirname(current) === current) return null;
+  }
 }
 
 let cached: AppConfig | undefined;

@@ -9,6 +9,8 @@ export const ERROR_CODES = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
   // Tool-level codes (DESIGN.md "The two gates"); the HTTP status only matters if one escapes to a handler.
   MODE_DENIED: 403,
   POLICY_DENIED: 403,
@@ -28,11 +30,15 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details?: unknown;
 
-  constructor(code: ErrorCode, message: string, details?: unknown) {
+  /** Extra response headers (Retry-After on RATE_LIMITED). */
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, details?: unknown, headers?: Record<string, string>) {
     super(message);
     this.name = "AppError";
     this.code = code;
     this.details = details;
+    this.headers = headers;
   }
 
   get status(): number {

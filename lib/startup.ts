@@ -1,3 +1,4 @@
+import { chmodSync, existsSync } from "node:fs";
 import { ConfigError, loadConfig } from "@/lib/config";
 
 /** Called once by instrumentation.ts in the Node.js runtime. */
@@ -12,7 +13,27 @@ export async function startServer(): Promise<void> {
     throw error;
   }
   if (process.env.NEXT_PHASE === "phase-production-build") return;
-  // Expire approvals and resume paused runs (also those paused before a restart).
+  protectSqliteFiles(loadConfig().DATABASE_URL);
+  // Expire approvals; fail runs a dead instance left behind, and resume paused runs (also after a restart). Loaded
+  // only when serving, not during `next build` (which also runs instrumentation): the worker pulls in the database
+  // layer. Not a cycle.
+  // eslint-disable-next-line no-restricted-syntax -- deferred load at the server entry point, see above
   const { startApprovalWorker } = await import("@/lib/approvals/worker");
   startApprovalWorker();
+  // eslint-disable-next-line no-restricted-syntax -- deferred load at the server entry point, see above
+  const { startRunWorker } = await import("@/lib/runs/worker");
+  await startRunWorker();
+}
+
+/**
+ * The SQLite file holds every transcript, password hash and approval: readable by the server's user only, so a
+ * command running on the host (an admin's exec.host setting, as an unprivileged uid) cannot read it. SQLite gives
+ * its -wal and -shm files the database file's mode.
+ */
+function protectSqliteFiles(databaseUrl: string): void {
+  if (!databaseUrl.startsWith("file:")) return;
+  const file = databaseUrl.slice("file:".length).split("?")[0]!;
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    if (existsSync(/*turbopackIgnore: true*/ path)) chmodSync(/*turbopackIgnore: true*/ path, 0o600);
+  }
 }

@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// `npm test`: the whole suite on a fresh clone. Type check, lint, unit tests, a production build, integration
-// tests against the running app on SQLite (and PostgreSQL when TEST_DATABASE_URL_PG is set), then browser
-// tests in Debian's Chromium. Ends with one "N passed, N failed" line.
+// `npm test`: the whole suite on a fresh clone. Lock check, then type check, lint and unit tests side by side
+// with the production build (skipped when the sources match the last build), then integration tests against the
+// running app on SQLite (and PostgreSQL when TEST_DATABASE_URL_PG is set), then browser tests in Debian's
+// Chromium. Ends with one "N passed, N failed" line. Steps that can overlap do (two cores): see below.
+// `npm run test:fast` (--fast): lock check, types, lint and unit tests only.
 import fs from "node:fs";
 import path from "node:path";
-import { ensureBubblewrap, ensureDependencies, generateClients, log, nextBin, root, run, which } from "./lib/bootstrap.mjs";
+import { ensureBubblewrap, ensureBuild, ensureDependencies, generateClients, log, phase, root, run, runAsync, which } from "./lib/bootstrap.mjs";
 
+const fast = process.argv.includes("--fast");
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 process.env.AUTH_SECRET ||= "toolgate-test-secret-0123456789abcdef";
 delete process.env.DATABASE_URL; // tests choose their own databases
@@ -39,10 +42,13 @@ function countPlaywright(file) {
 }
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
-let failedSteps = [];
-function step(name, fn, counter) {
-  log(`── ${name}`);
-  const status = fn();
+const failedSteps = [];
+/** One step of the suite: runs, times itself, adds its counts, and records a failure without stopping the rest. */
+async function step(name, fn, counter) {
+  const status = await phase(name, fn).catch((error) => {
+    console.error(`[toolgate] ${name}: ${error.message}`);
+    return 1;
+  });
   if (counter) {
     try {
       const c = counter();
@@ -57,29 +63,42 @@ function step(name, fn, counter) {
   return status;
 }
 
-ensureDependencies();
-ensureBubblewrap();
+const vitest = (project, capture = false) => () =>
+  runAsync(bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile=${results}/${project}.json`], { allowFail: true, capture });
+
+// The lock first: with a lock out of sync, `npm ci` below would fail with a less helpful message.
+if ((await step("lock file in sync (npm run lock:check)", () => runAsync("node", ["scripts/lock-check.mjs"], { allowFail: true }))) !== 0) {
+  console.log("0 passed, 1 failed, 0 skipped");
+  process.exit(1);
+}
+await ensureDependencies();
+ensureBubblewrap(); // the exec and sandbox unit tests run real commands in it
 generateClients();
 fs.rmSync(results, { recursive: true, force: true });
 fs.mkdirSync(results, { recursive: true });
 
-step("type check", () => run(bin("tsc"), ["--noEmit", "-p", "."], { allowFail: true }));
-step("lint", () => run(bin("eslint"), ["."], { allowFail: true }));
-step(
-  "unit tests",
-  () => run(bin("vitest"), ["run", "--project", "unit", "--reporter=default", "--reporter=json", `--outputFile=${results}/unit.json`], { allowFail: true }),
-  () => countVitest(`${results}/unit.json`),
-);
-const built = step("build", () => run(nextBin(), ["build"], { allowFail: true })) === 0;
-if (built) {
-  step(
-    "integration tests",
-    () =>
-      run(bin("vitest"), ["run", "--project", "integration", "--reporter=default", "--reporter=json", `--outputFile=${results}/integration.json`], {
-        allowFail: true,
-      }),
-    () => countVitest(`${results}/integration.json`),
-  );
+// Type check, lint and unit tests are single-threaded for most of their run; on two cores they overlap with
+// each other and with the build instead of waiting in line.
+const checks = Promise.all([
+  step("type check", () => runAsync(bin("tsc"), ["--noEmit", "-p", "."], { allowFail: true, capture: true })),
+  step("lint", () => runAsync(bin("eslint"), ["."], { allowFail: true, capture: true })),
+  step("unit tests", vitest("unit", true), () => countVitest(`${results}/unit.json`)),
+]);
+const build = fast
+  ? Promise.resolve(null)
+  : ensureBuild({ allowFail: true }).then((status) => {
+      if (status !== 0) failedSteps.push("build");
+      return status;
+    });
+const [, built] = await Promise.all([checks, build]);
+
+if (built === 0) {
+  // Files on the shared apps run one at a time; the files that make their own databases and servers run in a
+  // second process beside them (vitest runs projects one after the other, so two processes, not two projects).
+  await Promise.all([
+    step("integration tests (shared apps)", vitest("integration"), () => countVitest(`${results}/integration.json`)),
+    step("integration tests (isolated)", vitest("integration-isolated", true), () => countVitest(`${results}/integration-isolated.json`)),
+  ]);
   let chromium;
   try {
     chromium = ensureChromium();
@@ -88,7 +107,7 @@ if (built) {
     failedSteps.push("browser tests (no Chromium)");
   }
   if (chromium) {
-    step("browser tests", () => run(bin("playwright"), ["test"], { allowFail: true, env: { CHROMIUM_PATH: chromium } }), () =>
+    await step("browser tests", () => runAsync(bin("playwright"), ["test"], { allowFail: true, env: { CHROMIUM_PATH: chromium } }), () =>
       countPlaywright(`${results}/e2e.json`),
     );
   }

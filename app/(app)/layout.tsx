@@ -10,7 +10,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
   const user = await getCurrentUser();
   if (!user) redirect("/login");
   const items: NavItem[] = [{ href: "/chat", label: "Chat" }];
-  if (hasRole(user, "owner")) items.push({ href: "/approvals", label: "Approvals", badge: "approvals" });
+  if (hasRole(user, "owner")) items.push({ href: "/approvals", label: "Approvals", badge: "approvals" }, { href: "/grants", label: "Grants" });
   if (hasRole(user, "admin")) items.push({ href: "/admin", label: "Admin" });
   return (
     // The shell fills the viewport; pages scroll inside it (the chat keeps its composer in view).

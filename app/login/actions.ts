@@ -1,6 +1,6 @@
 "use server";
 import { AuthError } from "next-auth";
-import { signIn, signOut } from "@/lib/auth/auth";
+import { signIn, signOut, ThrottledSignIn } from "@/lib/auth/auth";
 
 export type LoginState = { error?: string };
 
@@ -15,6 +15,8 @@ export async function loginAction(_prev: LoginState, formData: FormData): Promis
     });
     return {};
   } catch (error) {
+    if (error instanceof ThrottledSignIn || (error instanceof AuthError && (error as { code?: string }).code === "rate_limited"))
+      return { error: "Too many failed sign-ins for this account. Wait 15 minutes and try again." };
     if (error instanceof AuthError) return { error: "Wrong e-mail or password. Check both and try again." };
     throw error; // the redirect after a successful sign-in is thrown too
   }

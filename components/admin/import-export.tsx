@@ -1,35 +1,62 @@
 "use client";
-// Import a Toolgate document or an OpenClaw-style config into the draft (never saved directly: review, then
-// save), and export the draft as JSON.
+// Import a Toolgate document or an OpenClaw config (openclaw.json, JSON5) into the draft, and export the draft.
+// An OpenClaw import goes through POST /api/policy/import (merged into the current draft, with a report) and is
+// previewed first: the cells of the matrix it would change for a few typical contexts, and everything it could
+// not map. Only "Apply to the draft" changes the draft; saving is the usual review-and-save.
 import { useState } from "react";
-import { DEFAULT_POLICY_DOCUMENT, type PolicyDocument } from "@/lib/policy";
-import { importOpenClawConfig, type ImportReport } from "@/lib/admin/openclaw-import";
+import type { ImportReport } from "@/lib/admin/openclaw-import";
+import type { CellFlip } from "@/lib/admin/matrix";
+import type { MatrixContextInput } from "@/lib/admin/schemas";
+import { api } from "./api";
 import type { DraftState } from "./use-policy-draft";
+
+type Preview = { document: unknown; report: ImportReport; flips: Array<{ label: string; flips: CellFlip[] }> };
+
+const PREVIEW_CONTEXTS: Array<{ label: string; context: MatrixContextInput }> = [
+  { label: "member", context: { roles: ["member"], provider: "offline" } },
+  { label: "owner", context: { roles: ["member", "owner"], provider: "offline" } },
+];
+
+function agentContexts(document: unknown): Array<{ label: string; context: MatrixContextInput }> {
+  const agents = (document as { agents?: Record<string, unknown> } | null)?.agents ?? {};
+  return Object.keys(agents).slice(0, 4).map((agentId) => ({ label: `member with agent ${agentId}`, context: { roles: ["member"], provider: "offline", agentId } }));
+}
 
 export function ImportExport({ draft }: { draft: DraftState }) {
   const [text, setText] = useState("");
   const [kind, setKind] = useState<"toolgate" | "openclaw">("openclaw");
   const [error, setError] = useState<string>();
-  const [report, setReport] = useState<ImportReport>();
+  const [busy, setBusy] = useState(false);
+  const [preview, setPreview] = useState<Preview>();
 
-  const doImport = () => {
+  const doImport = async () => {
     setError(undefined);
-    setReport(undefined);
-    let input: unknown;
-    try {
-      input = JSON.parse(text);
-    } catch (e) {
-      setError(`Not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
-      return;
-    }
+    setPreview(undefined);
     if (kind === "toolgate") {
-      draft.setDocument(input);
+      try {
+        draft.setDocument(JSON.parse(text));
+      } catch (e) {
+        setError(`Not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+      }
       return;
     }
-    const base: PolicyDocument = draft.check?.document ?? DEFAULT_POLICY_DOCUMENT;
-    const result = importOpenClawConfig(input, base);
-    draft.setDocument(result.document);
-    setReport(result.report);
+    setBusy(true);
+    try {
+      const base = draft.check?.document;
+      const result = await api<{ document: unknown; report: ImportReport }>("/api/policy/import", { body: { format: "openclaw", text, ...(base ? { base } : {}) } });
+      const contexts = [...PREVIEW_CONTEXTS, ...agentContexts(result.document)];
+      const flips = await Promise.all(
+        contexts.map(async ({ label, context }) => {
+          const effective = await api<{ flips?: CellFlip[] }>("/api/policy/effective", { body: { context, document: result.document } });
+          return { label, flips: effective.flips ?? [] };
+        }),
+      );
+      setPreview({ ...result, flips });
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
   };
 
   const doExport = () => {
@@ -51,21 +78,21 @@ export function ImportExport({ draft }: { draft: DraftState }) {
         <legend className="text-sm font-semibold">Import into the draft</legend>
         <div className="flex gap-4 text-xs">
           <label className="flex items-center gap-1">
-            <input type="radio" name="import-kind" checked={kind === "openclaw"} onChange={() => setKind("openclaw")} /> OpenClaw config (tools, agents, channels)
+            <input type="radio" name="import-kind" checked={kind === "openclaw"} onChange={() => setKind("openclaw")} /> OpenClaw config (openclaw.json, JSON5)
           </label>
           <label className="flex items-center gap-1">
             <input type="radio" name="import-kind" checked={kind === "toolgate"} onChange={() => setKind("toolgate")} /> Toolgate policy document
           </label>
         </div>
         <label className="block text-xs">
-          JSON to import
-          <textarea value={text} onChange={(e) => setText(e.target.value)} className="mt-1 h-32 w-full rounded-md border border-slate-300 bg-white p-2 font-mono text-xs dark:border-slate-700 dark:bg-slate-900" placeholder='{ "tools": { "profile": "coding", "deny": ["exec"] } }' />
+          Text to import
+          <textarea value={text} onChange={(e) => setText(e.target.value)} className="mt-1 h-32 w-full rounded-md border border-slate-300 bg-white p-2 font-mono text-xs dark:border-slate-700 dark:bg-slate-900" placeholder="{ tools: { profile: 'coding', deny: ['exec'] }, // comments are fine }" />
         </label>
         <label className="block text-xs">
           or a file
           <input
             type="file"
-            accept="application/json,.json"
+            accept="application/json,.json,.json5"
             className="ml-2 text-xs"
             onChange={async (e) => {
               const file = e.target.files?.[0];
@@ -73,28 +100,53 @@ export function ImportExport({ draft }: { draft: DraftState }) {
             }}
           />
         </label>
-        <button type="button" onClick={doImport} disabled={!text.trim()} className="rounded-md bg-slate-800 px-3 py-1.5 text-sm text-white disabled:opacity-50 dark:bg-slate-200 dark:text-slate-900">
-          Import into the draft
+        <button type="button" onClick={doImport} disabled={!text.trim() || busy} className="rounded-md bg-slate-800 px-3 py-1.5 text-sm text-white disabled:opacity-50 dark:bg-slate-200 dark:text-slate-900">
+          {kind === "openclaw" ? (busy ? "Mapping…" : "Preview the import") : "Import into the draft"}
         </button>
       </fieldset>
       {error && <p role="alert" className="text-sm text-rose-700 dark:text-rose-300">✕ {error}</p>}
-      {report && (
-        <div role="status" className="space-y-1 text-sm">
-          <p>✓ Imported into the draft; review the matrix and save. Mapped: {report.mapped.map((n) => n.path).join(", ") || "nothing"}.</p>
-          {report.unmapped.length > 0 ? (
-            <>
-              <p className="font-semibold text-amber-800 dark:text-amber-300">⚠ Not imported ({report.unmapped.length}):</p>
-              <ul className="ml-5 list-disc" data-testid="import-unmapped">
-                {report.unmapped.map((n) => (
-                  <li key={n.path}><code className="font-mono">{n.path}</code>: {n.message}</li>
-                ))}
-              </ul>
-            </>
-          ) : (
-            <p>Everything was mapped.</p>
-          )}
-        </div>
-      )}
+      {preview && <ImportPreview preview={preview} onApply={() => { draft.setDocument(preview.document); setPreview(undefined); }} onDiscard={() => setPreview(undefined)} />}
+    </div>
+  );
+}
+
+function NoteList({ title, notes, testId }: { title: string; notes: ImportReport["mapped"]; testId: string }) {
+  if (notes.length === 0) return null;
+  return (
+    <details open={testId !== "import-mapped"}>
+      <summary className="cursor-pointer font-semibold">{title} ({notes.length})</summary>
+      <ul className="ml-5 list-disc" data-testid={testId}>
+        {notes.map((n, i) => (
+          <li key={`${n.path}-${i}`}><code className="font-mono">{n.path}</code>: {n.message}</li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
+function ImportPreview({ preview, onApply, onDiscard }: { preview: Preview; onApply: () => void; onDiscard: () => void }) {
+  const { report } = preview;
+  return (
+    <div role="status" className="space-y-2 rounded-md border border-slate-300 p-3 text-sm dark:border-slate-700" data-testid="import-preview">
+      <p className="font-semibold">Preview: merged into the current draft (nothing is saved yet)</p>
+      <ul className="space-y-1" data-testid="import-flips">
+        {preview.flips.map(({ label, flips }) => (
+          <li key={label}>
+            <span className="font-medium">{label}</span>: {flips.length === 0 ? "no cell changes" : `${flips.length} cell${flips.length === 1 ? "" : "s"} change`}
+            {flips.length > 0 && (
+              <span className="text-xs"> — {flips.slice(0, 12).map((f) => `${f.tool} (${f.mode}) ${f.from}→${f.to}`).join(", ")}{flips.length > 12 ? ", …" : ""}</span>
+            )}
+          </li>
+        ))}
+      </ul>
+      <NoteList title="⚠ Not imported" notes={report.unmapped} testId="import-unmapped" />
+      <NoteList title="Replaced values already in the draft" notes={report.replaced} testId="import-replaced" />
+      <NoteList title="Tool names mapped or unknown" notes={report.names} testId="import-names" />
+      <NoteList title="Imported" notes={report.mapped} testId="import-mapped" />
+      <div className="flex gap-2">
+        <button type="button" onClick={onApply} className="rounded-md bg-slate-800 px-3 py-1.5 text-sm text-white dark:bg-slate-200 dark:text-slate-900">Apply to the draft</button>
+        <button type="button" onClick={onDiscard} className="rounded-md border border-slate-300 px-3 py-1.5 text-sm dark:border-slate-700">Discard</button>
+      </div>
     </div>
   );
 }

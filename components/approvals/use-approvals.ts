@@ -2,6 +2,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEventSource } from "@/components/use-event-source";
 
+export type { GrantScope as Scope } from "@/lib/approvals/grant-choice";
+import type { GrantScope as Scope } from "@/lib/approvals/grant-choice";
+
 export type Approval = {
   id: string;
   kind: string;
@@ -20,7 +23,11 @@ export type Approval = {
   resolvedAt: string | null;
   resolvedBy: { id: string; email: string | null } | null;
   resolveReason: string | null;
+  /** What allow-always would store (exact rule text) and the scopes it may be given, when the server says. */
+  allowAlways?: { rules: string[]; refused: string[]; scopes: Scope[] };
 };
+
+export type ApprovalWithContext = Approval & { context?: Array<{ role: string; content: string; createdAt: string }> };
 
 async function getJson<T>(url: string): Promise<T> {
   const res = await fetch(url);
@@ -41,11 +48,20 @@ export function useApprovals() {
   return { pending, history };
 }
 
+/** One request with the conversation that led to it (owners only). */
+export function useApprovalDetail(id: string) {
+  return useQuery({ queryKey: ["approvals", "detail", id], queryFn: () => getJson<{ approval: ApprovalWithContext }>(`/api/approvals/${id}`).then((r) => r.approval) });
+}
+
 export function useDecide() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: async ({ id, decision, reason }: { id: string; decision: "allow-once" | "allow-always" | "deny"; reason?: string }) => {
-      const res = await fetch(`/api/approvals/${id}/decision`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ decision, reason: reason || undefined }) });
+    mutationFn: async ({ id, decision, reason, scope }: { id: string; decision: "allow-once" | "allow-always" | "deny"; reason?: string; scope?: Scope }) => {
+      const res = await fetch(`/api/approvals/${id}/decision`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ decision, reason: reason || undefined, ...(decision === "allow-always" && scope ? { grant: { scope } } : {}) }),
+      });
       const body = await res.json();
       if (!res.ok) throw new Error(body?.error?.message ?? `decision failed (${res.status})`);
       return body as { status: string; allowlisted: string[]; refused: string[] };

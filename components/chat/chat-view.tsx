@@ -3,18 +3,23 @@ import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport, type UIMessage } from "ai";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState, useTransition } from "react";
-import { switchModeAction } from "@/app/(app)/chat/actions";
 import { ModeBadge } from "./mode-badge";
 import { useEventSource } from "@/components/use-event-source";
-import { DenialCard, PendingApprovalCard, ToolCallCard, type ApprovalPendingData, type ToolDeniedData } from "./tool-cards";
+import { MessageParts, RunNotice } from "./read-only-transcript";
 
-type Props = { sessionId: string; title: string; mode: string; grantedModes: string[]; initialMessages: UIMessage[] };
+type ActiveRun = { id: string; status: string } | null;
+/** The page's audited mode-switch server action (components never import app/: the page passes it down). */
+export type SwitchMode = (sessionId: string, mode: string) => Promise<{ ok: true; mode: string } | { ok: false; error: string }>;
+type Props = { sessionId: string; title: string; mode: string; grantedModes: string[]; initialMessages: UIMessage[]; activeRun?: ActiveRun; switchMode: SwitchMode };
 
-export function ChatView({ sessionId, title, mode, grantedModes, initialMessages }: Props) {
+export function ChatView({ sessionId, title, mode, grantedModes, initialMessages, activeRun: initialRun = null, switchMode }: Props) {
   const router = useRouter();
   const [input, setInput] = useState("");
   const [modeError, setModeError] = useState<string | null>(null);
   const [switching, startSwitch] = useTransition();
+  // The session's active run as the server last said: while one waits for an approval (or runs without this
+  // tab's stream, e.g. resumed), the composer refuses new messages — the server would answer 409 anyway.
+  const [activeRun, setActiveRun] = useState<ActiveRun>(initialRun);
   const transport = useMemo(
     () =>
       new DefaultChatTransport({
@@ -23,7 +28,20 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
       }),
     [sessionId],
   );
-  const { messages, sendMessage, status, stop, error, setMessages } = useChat({ id: sessionId, messages: initialMessages, transport, onFinish: () => router.refresh() });
+  // After this tab's own stream ends, ask whether the turn is paused for an approval (the composer then says so).
+  const refreshRun = useCallback(async () => {
+    const res = await fetch(`/api/sessions/${sessionId}`);
+    if (res.ok) setActiveRun((await res.json()).activeRun ?? null);
+  }, [sessionId]);
+  const { messages, sendMessage, status, stop, error, setMessages } = useChat({
+    id: sessionId,
+    messages: initialMessages,
+    transport,
+    onFinish: () => {
+      router.refresh();
+      void refreshRun();
+    },
+  });
   const busy = status === "submitted" || status === "streaming";
   const busyRef = useRef(busy);
   useEffect(() => {
@@ -35,7 +53,10 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
   const reload = useCallback(async () => {
     if (busyRef.current) return;
     const res = await fetch(`/api/sessions/${sessionId}`);
-    if (res.ok) setMessages((await res.json()).uiMessages);
+    if (!res.ok) return;
+    const body = await res.json();
+    setMessages(body.uiMessages);
+    setActiveRun(body.activeRun ?? null);
   }, [sessionId, setMessages]);
   useEventSource(`/api/sessions/${sessionId}/events`, () => void reload(), () => void reload());
   const bottom = useRef<HTMLDivElement>(null);
@@ -45,16 +66,20 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
   }, [messages]);
 
   async function onStop() {
-    // Stop the turn on the server (tools get the abort signal), then stop reading the stream.
+    // Stop the turn on the server, wherever it runs (tools get the abort signal), then stop reading the stream.
     await fetch(`/api/sessions/${sessionId}/stop`, { method: "POST" });
     await stop();
+    busyRef.current = false;
+    await reload();
     router.refresh();
   }
+  const stopHandler = () => void onStop();
+  const blocked = !busy && activeRun !== null;
 
   function onSubmit(event: React.FormEvent) {
     event.preventDefault();
     const text = input.trim();
-    if (!text || busy) return;
+    if (!text || busy || blocked) return;
     setInput("");
     void sendMessage({ text });
   }
@@ -62,7 +87,7 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
   function onModeChange(next: string) {
     setModeError(null);
     startSwitch(async () => {
-      const result = await switchModeAction(sessionId, next);
+      const result = await switchMode(sessionId, next);
       if (!result.ok) setModeError(result.error);
       router.refresh();
     });
@@ -81,29 +106,17 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
             <code className="font-mono">/tool read {"{\"path\":\"README.md\"}"}</code>.
           </li>
         ) : null}
-        {messages.map((m) => (
-          <li key={m.id} data-testid={`message-${m.role}`} className={m.role === "user" ? "flex justify-end" : ""}>
-            <div className={m.role === "user" ? "max-w-[80%] rounded-2xl bg-sky-700 px-4 py-2 text-white" : "max-w-[90%]"}>
-              {m.parts.map((part, i) => {
-                if (part.type === "text") return <p key={i} className="whitespace-pre-wrap [overflow-wrap:anywhere]">{part.text}</p>;
-                if (part.type === "dynamic-tool")
-                  return (
-                    <ToolCallCard
-                      key={i}
-                      toolName={part.toolName}
-                      state={part.state}
-                      input={part.input}
-                      output={part.state === "output-available" ? part.output : undefined}
-                      errorText={part.state === "output-error" ? part.errorText : undefined}
-                    />
-                  );
-                if (part.type === "data-tool_denied") return <DenialCard key={i} denial={(part as { data: ToolDeniedData }).data} />;
-                if (part.type === "data-approval_pending") return <PendingApprovalCard key={i} pending={(part as { data: ApprovalPendingData }).data} />;
-                return null;
-              })}
-            </div>
-          </li>
-        ))}
+        {messages.map((m) =>
+          m.role === "system" ? (
+            <RunNotice key={m.id} message={m} />
+          ) : (
+            <li key={m.id} data-testid={`message-${m.role}`} className={m.role === "user" ? "flex justify-end" : ""}>
+              <div className={m.role === "user" ? "max-w-[80%] rounded-2xl bg-sky-700 px-4 py-2 text-white" : "max-w-[90%]"}>
+                <MessageParts message={m} onStop={stopHandler} sessionId={sessionId} />
+              </div>
+            </li>
+          ),
+        )}
         {error ? (
           <li role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
             {error.message || "The request failed."}
@@ -112,6 +125,13 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
         <div ref={bottom} />
       </ol>
       <form onSubmit={onSubmit} className="border-t border-slate-200 p-3 dark:border-slate-800">
+        {blocked ? (
+          <p role="status" data-testid="composer-blocked" className="mb-2 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-100">
+            {activeRun?.status === "waiting_approval"
+              ? "Waiting for an owner's approval. You can send your next message once it is decided, or press Stop to end this turn."
+              : "The agent is still working on this turn. You can send your next message when it finishes, or press Stop."}
+          </p>
+        ) : null}
         <div className="flex items-end gap-2">
           <label className="sr-only" htmlFor="composer">
             Message
@@ -124,10 +144,11 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
               if (e.key === "Enter" && !e.shiftKey) onSubmit(e);
             }}
             rows={2}
-            placeholder="Message the agent…"
+            aria-disabled={blocked}
+            placeholder={blocked ? "Waiting for the current turn…" : "Message the agent…"}
             className="min-h-[44px] flex-1 resize-y rounded-md border border-slate-300 bg-white px-3 py-2 text-sm dark:border-slate-700 dark:bg-slate-900"
           />
-          {busy ? (
+          {busy || blocked ? (
             <button type="button" onClick={onStop} className="rounded-md border border-red-400 px-3 py-2 text-sm font-medium text-red-700 dark:text-red-300">
               Stop
             </button>

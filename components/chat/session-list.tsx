@@ -1,13 +1,13 @@
 import Link from "next/link";
-import { newChatAction } from "@/app/(app)/chat/actions";
 import { ModeBadge } from "./mode-badge";
 
 export type SessionSummary = { id: string; title: string; mode: string };
 
-export function SessionList({ sessions, activeId }: { sessions: SessionSummary[]; activeId?: string }) {
+/** `newChat` is the page's server action (components never import app/: the page passes it down). */
+export function SessionList({ sessions, activeId, newChat }: { sessions: SessionSummary[]; activeId?: string; newChat: () => Promise<void> }) {
   return (
     <aside aria-label="Chat sessions" className="flex w-64 shrink-0 flex-col border-r border-slate-200 dark:border-slate-800 max-md:w-full max-md:border-r-0 max-md:border-b">
-      <form action={newChatAction} className="p-3">
+      <form action={newChat} className="p-3">
         <button type="submit" className="w-full rounded-md bg-sky-700 px-3 py-2 text-sm font-medium text-white hover:bg-sky-800">
           New chat
         </button>

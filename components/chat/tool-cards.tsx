@@ -3,6 +3,8 @@ import { AlertIcon, BlockIcon, ClockIcon, SpinnerIcon, WrenchIcon } from "@/comp
 // Compact cards for tool calls and denials. A denial is its own card with an icon, a heading and the error
 // code in text, never colour alone.
 import { SubagentTranscript } from "./subagent-transcript";
+import { McpContent } from "@/components/mcp/mcp-content";
+import { isMcpContentOutput } from "@/lib/tools/mcp/output";
 
 export type ToolDeniedData = { callId: string; toolName: string; mode: string; errorCode: string; message: string; nextAction: string };
 
@@ -21,7 +23,23 @@ function childSessionOf(output: unknown): string | null {
   return typeof id === "string" && id !== "" ? id : null;
 }
 
-export function ToolCallCard({ toolName, state, input, output, errorText }: { toolName: string; state: string; input: unknown; output?: unknown; errorText?: string }) {
+function StopButton({ onStop }: { onStop?: () => void }) {
+  if (!onStop) return null;
+  return (
+    <button
+      type="button"
+      onClick={(e) => {
+        e.preventDefault();
+        onStop();
+      }}
+      className="ml-auto rounded border border-red-400 px-2 py-0.5 text-xs font-medium text-red-700 dark:text-red-300"
+    >
+      Stop
+    </button>
+  );
+}
+
+export function ToolCallCard({ toolName, state, input, output, errorText, onStop, sessionId }: { toolName: string; state: string; input: unknown; output?: unknown; errorText?: string; onStop?: () => void; sessionId?: string }) {
   const failed = state === "output-error";
   const pending = state === "input-available" || state === "input-streaming";
   return (
@@ -30,6 +48,7 @@ export function ToolCallCard({ toolName, state, input, output, errorText }: { to
         {failed ? <AlertIcon /> : pending ? <SpinnerIcon className="h-4 w-4 animate-spin" /> : <WrenchIcon />}
         <span className="font-mono font-medium">{toolName}</span>
         <span className="text-xs text-slate-600 dark:text-slate-400">{failed ? "failed" : pending ? "running" : "done"}</span>
+        {pending ? <StopButton onStop={onStop} /> : null}
       </summary>
       <div className="space-y-2 border-t border-slate-200 px-3 py-2 dark:border-slate-800">
         <div>
@@ -39,9 +58,15 @@ export function ToolCallCard({ toolName, state, input, output, errorText }: { to
         {output !== undefined || errorText ? (
           <div>
             <div className="text-xs font-semibold uppercase text-slate-500">{failed ? "Error" : "Result"}</div>
-            <pre data-testid="tool-result" className="max-h-64 overflow-auto whitespace-pre-wrap font-mono text-xs">
-              {failed ? errorText : pretty(output)}
-            </pre>
+            {!failed && isMcpContentOutput(output) ? (
+              <div data-testid="tool-result">
+                <McpContent output={output} sessionId={sessionId} />
+              </div>
+            ) : (
+              <pre data-testid="tool-result" className="max-h-64 overflow-auto whitespace-pre-wrap font-mono text-xs">
+                {failed ? errorText : pretty(output)}
+              </pre>
+            )}
           </div>
         ) : null}
         {toolName === "sessions_spawn" && childSessionOf(output) ? <SubagentTranscript sessionId={childSessionOf(output)!} /> : null}
@@ -75,27 +100,78 @@ export function DenialCard({ denial }: { denial: ToolDeniedData }) {
   );
 }
 
-export type ApprovalPendingData = { approvalId?: string; callId: string; toolName: string; input: unknown; reason?: string; expiresAt?: string; status: string };
+export type ApprovalPendingData = {
+  approvalId?: string;
+  callId: string;
+  toolName: string;
+  input: unknown;
+  reason?: string;
+  expiresAt?: string;
+  /** The call's state: pending → approved → running, or denied / expired / stopped before it settles. */
+  status: string;
+  decidedBy?: string | null;
+  decidedAt?: string | null;
+};
 
-export function PendingApprovalCard({ pending }: { pending: ApprovalPendingData }) {
+function when(iso?: string | null) {
+  return iso ? new Date(iso).toLocaleTimeString() : "";
+}
+
+/** A call that needed an owner: who must decide, then who did and when, then running (with Stop). */
+export function PendingApprovalCard({ pending, onStop }: { pending: ApprovalPendingData; onStop?: () => void }) {
   const command = (pending.input as { command?: string } | null)?.command;
+  const by = pending.decidedBy ?? "an owner";
+  const heading =
+    pending.status === "approved"
+      ? `Approved by ${by} at ${when(pending.decidedAt)} — starting`
+      : pending.status === "running"
+        ? `Running — approved by ${by} at ${when(pending.decidedAt)}`
+        : pending.status === "denied"
+          ? `Denied by ${by} at ${when(pending.decidedAt)}`
+          : pending.status === "expired"
+            ? "Expired: no owner decided in time"
+            : pending.status === "stopped"
+              ? "Stopped by you"
+              : "Waiting for an owner to approve";
+  const waiting = pending.status === "pending";
   return (
     <div
       role="status"
       data-testid="approval-pending"
+      data-call-status={pending.status}
       className="my-2 rounded-lg border-2 border-dashed border-amber-400 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
     >
       <div className="flex items-center gap-2 font-medium">
-        <ClockIcon />
+        {pending.status === "running" ? <SpinnerIcon className="h-4 w-4 animate-spin" /> : <ClockIcon />}
         <span>
-          Waiting for an owner to approve <span className="font-mono">{pending.toolName}</span>
+          {heading} <span className="font-mono">{pending.toolName}</span>
         </span>
+        {pending.status === "running" || waiting ? <StopButton onStop={onStop} /> : null}
       </div>
       {command ? <pre className="mt-1 overflow-x-auto whitespace-pre-wrap font-mono text-xs">{command}</pre> : null}
       {pending.reason ? <p className="mt-1">Why: {pending.reason}</p> : null}
-      <p className="mt-1 text-xs opacity-80">
-        An owner decides in the Approvals inbox; this chat continues by itself{pending.expiresAt ? ` (expires ${new Date(pending.expiresAt).toLocaleTimeString()})` : ""}.
-      </p>
+      {waiting ? (
+        <p className="mt-1 text-xs opacity-80">
+          An owner decides in the Approvals inbox; this chat continues by itself{pending.expiresAt ? ` (expires ${when(pending.expiresAt)})` : ""}.
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export type ToolStoppedData = { callId: string; toolName: string; input: unknown };
+
+export function StoppedCard({ stopped, by = "you" }: { stopped: ToolStoppedData; by?: string }) {
+  const command = (stopped.input as { command?: string } | null)?.command;
+  return (
+    <div role="status" data-testid="tool-stopped" className="my-2 rounded-lg border-2 border-slate-400 bg-slate-100 px-3 py-2 text-sm dark:border-slate-600 dark:bg-slate-900">
+      <div className="flex items-center gap-2 font-medium">
+        <BlockIcon />
+        <span>
+          Stopped by {by}: <span className="font-mono">{stopped.toolName}</span>
+        </span>
+      </div>
+      {command ? <pre className="mt-1 overflow-x-auto whitespace-pre-wrap font-mono text-xs">{command}</pre> : null}
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import "server-only";
 // The audit log for admins: filtered, cursor-paginated on the server, and the chain check.
-import { listAuditEntries, verifyAuditChain } from "@/lib/db/audit";
+import { exportAuditCheckpoint, listAuditEntries, verifyAuditChain } from "@/lib/db/audit";
 import { findUserByEmail, listUsersByIds } from "@/lib/db/users";
 import type { z } from "zod";
 import type { AuditQuery } from "./schemas";
@@ -36,4 +36,9 @@ export async function searchAudit(query: z.output<typeof AuditQuery>) {
 
 export async function verifyAudit() {
   return verifyAuditChain();
+}
+
+/** The signed head (count, last seq and hash) for operators to keep outside the database. */
+export async function auditCheckpoint() {
+  return exportAuditCheckpoint();
 }

@@ -1,189 +1,147 @@
-// Maps the `tools` section of an OpenClaw-style config (and its per-agent and per-group tool policies) into
-// Toolgate's policy document. Whatever has no counterpart is listed in the report instead of being dropped
-// silently: an import that quietly loses a deny rule would widen access.
-import type { PolicyDocument, PolicyDocumentInput } from "@/lib/policy";
+// Maps an OpenClaw config (openclaw.json, JSON5) onto Toolgate's policy document, merged into the current one.
+// Nothing is dropped silently: every key without a counterpart, every name that matches nothing here and every
+// value that replaced one already in the document is in the report. Where OpenClaw's rule cannot be expressed
+// exactly, the import errs on the strict side (a sender or group restriction applied more widely, never less) and
+// says so. Shapes: tools (+ byProvider, toolsBySender, sandbox, subagents, exec), agents.entries.<id> and legacy
+// agents.list[], channels.<channel>.groups|channels.<id> (+ "*" defaults and toolsBySender), mcp.servers.
+import JSON5 from "json5";
+import type { PolicyDocument, PolicyDocumentInput, ToolMeta } from "@/lib/policy";
+import { AppError } from "@/lib/errors";
+import { mapChannels, mapExec, mapMcpServers } from "./openclaw-sections";
+import { isRecord, Mapper, type ImportReport, type Json } from "./openclaw-mapper";
 
-export type ImportNote = { path: string; message: string };
-export type ImportReport = { mapped: ImportNote[]; unmapped: ImportNote[] };
+export type { ImportNote, ImportReport, Json } from "./openclaw-mapper";
 export type ImportResult = { document: PolicyDocumentInput; report: ImportReport };
 
-type Json = Record<string, unknown>;
 
-function isRecord(value: unknown): value is Json {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-const LIST_KEYS = ["allow", "alsoAllow", "deny"] as const;
-
-class Mapper {
-  readonly report: ImportReport = { mapped: [], unmapped: [] };
-
-  skip(path: string, message: string) {
-    this.report.unmapped.push({ path, message });
-  }
-
-  note(path: string, message: string) {
-    this.report.mapped.push({ path, message });
-  }
-
-  list(value: unknown, path: string): string[] | undefined {
-    if (value === undefined) return undefined;
-    if (!Array.isArray(value)) {
-      this.skip(path, "expected a list of tool names");
-      return undefined;
-    }
-    const names = value.filter((entry): entry is string => typeof entry === "string" && entry.trim() !== "");
-    if (names.length !== value.length) this.skip(path, "entries that are not non-empty strings were left out");
-    return names;
-  }
-
-  /** allow/alsoAllow/deny (+ profile when `withProfile`); reports every other key under `path`. */
-  policy(raw: unknown, path: string, options: { withProfile?: boolean; extra?: readonly string[] } = {}): Json | undefined {
-    if (raw === undefined) return undefined;
-    if (!isRecord(raw)) {
-      this.skip(path, "expected an object");
-      return undefined;
-    }
-    const out: Json = {};
-    for (const key of LIST_KEYS) {
-      const list = this.list(raw[key], `${path}.${key}`);
-      if (list) out[key] = list;
-    }
-    if (options.withProfile && raw.profile !== undefined) {
-      if (typeof raw.profile === "string" && raw.profile.trim() !== "") out.profile = raw.profile.trim();
-      else this.skip(`${path}.profile`, "expected a profile name");
-    }
-    const known = new Set<string>([...LIST_KEYS, ...(options.withProfile ? ["profile"] : []), ...(options.extra ?? [])]);
-    for (const key of Object.keys(raw)) if (!known.has(key)) this.skip(`${path}.${key}`, "no counterpart in Toolgate's policy document");
-    return out;
-  }
-
-  scope(raw: unknown, path: string, extra: readonly string[] = []): Json | undefined {
-    const out = this.policy(raw, path, { withProfile: true, extra: ["byProvider", ...extra] });
-    if (!out || !isRecord(raw) || raw.byProvider === undefined) return out;
-    if (!isRecord(raw.byProvider)) {
-      this.skip(`${path}.byProvider`, "expected an object keyed by provider or provider/model");
-      return out;
-    }
-    const byProvider: Json = {};
-    for (const [key, value] of Object.entries(raw.byProvider)) {
-      const mapped = this.policy(value, `${path}.byProvider.${key}`, { withProfile: true });
-      if (mapped) byProvider[key] = mapped;
-    }
-    out.byProvider = byProvider;
-    return out;
+/** JSON5 (comments, unquoted keys, trailing commas), as openclaw.json is written. */
+export function parseOpenClawText(text: string): unknown {
+  try {
+    return JSON5.parse(text);
+  } catch (error) {
+    const message = error instanceof Error ? error.message.replace(/^JSON5: /, "") : String(error);
+    throw new AppError("VALIDATION_FAILED", `the OpenClaw config is not valid JSON5: ${message}`);
   }
 }
 
-function agentModel(raw: unknown): string | undefined {
-  if (typeof raw === "string" && raw.trim() !== "") return raw.trim();
-  if (isRecord(raw) && typeof raw.primary === "string") return raw.primary;
-  return undefined;
-}
 
-function mapAgents(m: Mapper, raw: unknown, agents: Json): void {
+function mapAgents(m: Mapper, raw: unknown, document: Json): void {
   if (raw === undefined) return;
   if (!isRecord(raw)) return m.skip("agents", "expected an object");
+  const agents: Json = { ...(document.agents as Json) };
+  const sandbox = { ...(document.sandbox as Json) };
+  const sandboxed = isRecord(sandbox.sandboxed) ? { ...sandbox.sandboxed } : {};
+  const sandboxedAgents = new Set<string>(Array.isArray(sandboxed.agents) ? (sandboxed.agents as string[]) : []);
   const entries: Array<[string, unknown, string]> = [];
+  if (isRecord(raw.entries)) for (const [id, agent] of Object.entries(raw.entries)) entries.push([id, agent, `agents.entries.${id}`]);
+  else if (raw.entries !== undefined) m.skip("agents.entries", "expected an object keyed by agent id");
   if (Array.isArray(raw.list)) {
     raw.list.forEach((agent, i) => {
       const id = isRecord(agent) && typeof agent.id === "string" ? agent.id : undefined;
       if (!id) m.skip(`agents.list.${i}`, "an agent without an id cannot be mapped");
       else entries.push([id, agent, `agents.list.${i}`]);
     });
-  }
-  for (const [key, value] of Object.entries(raw)) {
-    if (key === "list") continue;
-    if (key === "defaults") m.skip("agents.defaults", "agent defaults have no counterpart; set the global tools section instead");
-    else entries.push([key, value, `agents.${key}`]);
-  }
+  } else if (raw.list !== undefined) m.skip("agents.list", "expected a list of agents");
+  for (const key of Object.keys(raw)) if (!["entries", "list", "defaults"].includes(key)) m.skip(`agents.${key}`, "not an agent setting Toolgate imports");
+  const defaults = isRecord(raw.defaults) ? raw.defaults : {};
+  const defaultMode = isRecord(defaults.sandbox) ? defaults.sandbox.mode : undefined;
+  for (const key of Object.keys(defaults)) if (key !== "sandbox") m.skip(`agents.defaults.${key}`, "agent defaults other than sandbox.mode have no counterpart");
+  if (defaultMode === "non-main") m.skip("agents.defaults.sandbox.mode", '"non-main" depends on OpenClaw session keys; mark agents, teams or users sandboxed in sandbox.sandboxed instead');
   for (const [id, agent, path] of entries) {
     if (!isRecord(agent)) {
       m.skip(path, "expected an object");
       continue;
     }
-    const tools = m.scope(agent.tools ?? {}, `${path}.tools`) ?? {};
-    const model = agentModel(agent.model);
-    agents[id] = { name: typeof agent.name === "string" && agent.name.trim() ? agent.name : id, ...(model ? { model } : {}), tools };
+    const toolsRaw = isRecord(agent.tools) ? agent.tools : {};
+    const tools = m.scope(agent.tools ?? {}, `${path}.tools`, { profile: true, byProvider: true, extra: ["toolsBySender", "sandbox", "elevated", "exec", "loopDetection"] }) ?? {};
+    m.senders(toolsRaw.toolsBySender, `${path}.tools.toolsBySender`, tools, undefined);
+    for (const key of ["sandbox", "elevated", "exec", "loopDetection"]) {
+      if (toolsRaw[key] !== undefined) m.skip(`${path}.tools.${key}`, key === "sandbox" ? "Toolgate has one sandbox tool policy (sandbox.tools), not one per agent" : "no per-agent counterpart");
+    }
+    const previous = isRecord(agents[id]) ? (agents[id] as Json) : undefined;
+    const model = typeof agent.model === "string" ? agent.model : isRecord(agent.model) && typeof agent.model.primary === "string" ? agent.model.primary : undefined;
+    const name = typeof agent.name === "string" && agent.name.trim() ? agent.name : ((previous?.name as string | undefined) ?? id);
+    agents[id] = { ...(previous ?? {}), name, ...(model ? { model } : {}), tools: m.merge(previous?.tools, tools, `agents.${id}.tools`) };
+    const mode = isRecord(agent.sandbox) ? agent.sandbox.mode : undefined;
+    if (mode === "all" || (mode === undefined && defaultMode === "all")) {
+      sandboxedAgents.add(id);
+      m.note(`${path}.sandbox`, `agent "${id}" runs sandboxed (sandbox.sandboxed.agents)`);
+    } else if (mode === "non-main") m.skip(`${path}.sandbox.mode`, '"non-main" has no counterpart');
     for (const key of Object.keys(agent)) {
-      if (!["id", "name", "model", "tools"].includes(key)) m.skip(`${path}.${key}`, "only name, model and tools of an agent are imported");
+      if (!["id", "name", "model", "tools", "sandbox", "default"].includes(key)) m.skip(`${path}.${key}`, "only name, model, tools and sandbox.mode of an agent are imported");
     }
     m.note(path, `agent "${id}"`);
   }
+  document.agents = agents;
+  document.sandbox = { ...sandbox, sandboxed: { ...sandboxed, agents: [...sandboxedAgents] } };
 }
 
-function mapChannels(m: Mapper, raw: unknown, teams: Json): void {
-  if (raw === undefined) return;
-  if (!isRecord(raw)) return m.skip("channels", "expected an object");
-  for (const [channel, config] of Object.entries(raw)) {
-    const groups = isRecord(config) ? config.groups : undefined;
-    if (!isRecord(groups)) {
-      m.skip(`channels.${channel}`, "only per-group tool policies of a channel are imported");
-      continue;
-    }
-    for (const [groupId, group] of Object.entries(groups)) {
-      const path = `channels.${channel}.groups.${groupId}`;
-      const tools = isRecord(group) ? m.policy(group.tools, `${path}.tools`) : undefined;
-      if (!tools) {
-        m.skip(path, "a group without a tools policy has nothing to import");
-        continue;
-      }
-      // Chat groups are Toolgate's teams (the group layer's unit).
-      const teamId = `${channel}:${groupId}`;
-      teams[teamId] = tools;
-      m.note(path, `team "${teamId}" (add its members in /admin/users)`);
-    }
+const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+/** Drops keys that would reach an object's prototype when used as ids below (JSON5 parses "__proto__" as a key). */
+function withoutForbiddenKeys(value: unknown, path: string, m: Mapper): unknown {
+  if (Array.isArray(value)) return value.map((item, i) => withoutForbiddenKeys(item, `${path}.${i}`, m));
+  if (!isRecord(value)) return value;
+  const out: Json = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (FORBIDDEN_KEYS.has(key)) m.skip(`${path}.${key}`, "this key is refused");
+    else Object.defineProperty(out, key, { value: withoutForbiddenKeys(inner, `${path}.${key}`, m), enumerable: true, writable: true, configurable: true });
   }
+  return out;
 }
 
-/** `input` is a whole OpenClaw config ({ tools, agents, channels }) or just its tools section. */
-export function importOpenClawConfig(input: unknown, base: PolicyDocument): ImportResult {
-  const m = new Mapper();
+/** `input` is a whole OpenClaw config or just its tools section; `tools` is the catalog names are checked against. */
+export function importOpenClawConfig(raw: unknown, base: PolicyDocument, tools: readonly ToolMeta[]): ImportResult {
+  const m = new Mapper(tools, base);
+  const input = withoutForbiddenKeys(raw, "(root)", m);
   const document = structuredClone(base) as unknown as Json;
   if (!isRecord(input)) {
-    m.skip("(root)", "expected a JSON object");
+    m.skip("(root)", "expected an object");
     return { document: document as PolicyDocumentInput, report: m.report };
   }
-  const isWholeConfig = "tools" in input || "agents" in input || "channels" in input;
-  const tools = isWholeConfig ? input.tools : input;
+  const isWholeConfig = ["tools", "agents", "channels", "mcp"].some((key) => key in input);
   if (isWholeConfig) {
-    for (const key of Object.keys(input)) if (!["tools", "agents", "channels"].includes(key)) m.skip(key, "not a tool policy setting");
+    for (const key of Object.keys(input)) if (!["tools", "agents", "channels", "mcp"].includes(key)) m.skip(key, "not a tool policy setting");
+    // First: server ids make `<server>__<tool>` names resolvable everywhere else.
+    mapMcpServers(m, input.mcp, document);
   }
-  if (tools !== undefined) {
-    const prefix = isWholeConfig ? "tools" : "(tools)";
-    const section = m.scope(tools, prefix, ["sandbox", "subagents"]);
+  const toolsRaw = isWholeConfig ? input.tools : input;
+  const prefix = isWholeConfig ? "tools" : "(tools)";
+  if (toolsRaw !== undefined) {
+    const raw = isRecord(toolsRaw) ? toolsRaw : {};
+    const section = m.scope(toolsRaw, prefix, { profile: true, byProvider: true, extra: ["toolsBySender", "sandbox", "subagents", "exec", "elevated", "web", "media", "loopDetection", "codeMode"] });
     if (section) {
-      document.tools = section;
+      const senders: Json = { ...(document.senders as Json) };
+      m.senders(raw.toolsBySender, `${prefix}.toolsBySender`, section, senders);
+      document.senders = senders;
+      document.tools = m.merge(document.tools, section, "tools");
       m.note(prefix, "global tools policy (profile, allow, alsoAllow, deny, byProvider)");
     }
-    const raw = isRecord(tools) ? tools : {};
     if (raw.sandbox !== undefined) {
       const sandbox = isRecord(raw.sandbox) ? raw.sandbox : {};
-      const policy = m.policy(sandbox.tools, `${prefix}.sandbox.tools`);
-      if (policy) {
-        document.sandbox = { ...(document.sandbox as Json), tools: policy };
-        m.note(`${prefix}.sandbox.tools`, "sandbox layer");
-      }
+      const policy = m.scope(sandbox.tools, `${prefix}.sandbox.tools`);
+      if (policy) document.sandbox = { ...(document.sandbox as Json), tools: m.merge((document.sandbox as Json).tools, policy, "sandbox.tools") };
+      if (policy) m.note(`${prefix}.sandbox.tools`, "sandbox layer");
       for (const key of Object.keys(sandbox)) if (key !== "tools") m.skip(`${prefix}.sandbox.${key}`, "only sandbox.tools is imported");
     }
     if (raw.subagents !== undefined) {
       const subagents = isRecord(raw.subagents) ? raw.subagents : {};
-      const policy = m.policy(subagents.tools, `${prefix}.subagents.tools`);
+      const policy = m.scope(subagents.tools, `${prefix}.subagents.tools`);
       const next: Json = { ...(document.subagents as Json) };
-      if (policy) next.tools = policy;
+      if (policy) next.tools = m.merge(next.tools, policy, "subagents.tools");
       if (typeof subagents.maxSpawnDepth === "number") next.maxSpawnDepth = subagents.maxSpawnDepth;
       document.subagents = next;
       if (policy) m.note(`${prefix}.subagents.tools`, "subagent layer");
       for (const key of Object.keys(subagents)) if (!["tools", "maxSpawnDepth"].includes(key)) m.skip(`${prefix}.subagents.${key}`, "only subagents.tools and maxSpawnDepth are imported");
     }
+    mapExec(m, raw.exec, `${prefix}.exec`, document);
+    for (const key of ["elevated", "web", "media", "loopDetection", "codeMode"]) {
+      if (raw[key] !== undefined) m.skip(`${prefix}.${key}`, "no counterpart in Toolgate's policy document");
+    }
   }
   if (isWholeConfig) {
-    const agents: Json = { ...(document.agents as Json) };
-    mapAgents(m, input.agents, agents);
-    document.agents = agents;
-    const teams: Json = { ...(document.teams as Json) };
-    mapChannels(m, input.channels, teams);
-    document.teams = teams;
+    mapAgents(m, input.agents, document);
+    mapChannels(m, input.channels, document);
   }
   return { document: document as PolicyDocumentInput, report: m.report };
 }

@@ -3,8 +3,8 @@ import "server-only";
 // rollback, the effective matrix (saved or draft) and the replay of recorded calls. Every change is audited.
 import { DEFAULT_POLICY_DOCUMENT, parsePolicyDocument, type PolicyDocument } from "@/lib/policy";
 import { AppError } from "@/lib/errors";
-import { loadPolicyDocument } from "@/lib/agent/policy-source";
-import { getToolRegistry } from "@/lib/agent/tool-catalog";
+import { loadPolicyDocument } from "@/lib/catalog/policy-source";
+import { getToolRegistry } from "@/lib/catalog/tool-catalog";
 import { appendAudit } from "@/lib/db/audit";
 import { getPolicyVersion, insertPolicyVersion, listPolicyVersionsWithDocuments } from "@/lib/db/policies";
 import { listUsersByIds } from "@/lib/db/users";

@@ -50,8 +50,9 @@ const optionalDate = z
   .transform((v, ctx) => {
     if (v === undefined || v === "") return undefined;
     const date = new Date(v);
-    if (Number.isNaN(date.getTime())) {
-      ctx.addIssue({ code: "custom", message: "not a date (use ISO 8601, e.g. 2026-11-22T10:00:00Z)" });
+    // Years past 9999 are valid JavaScript dates that neither database can store or compare.
+    if (Number.isNaN(date.getTime()) || date.getUTCFullYear() < 1970 || date.getUTCFullYear() > 9999) {
+      ctx.addIssue({ code: "custom", message: "not a date between 1970 and 9999 (use ISO 8601, e.g. 2026-11-22T10:00:00Z)" });
       return z.NEVER;
     }
     return date;
@@ -67,7 +68,7 @@ export const AuditQuery = z
     action: optionalText,
     from: optionalDate,
     to: optionalDate,
-    cursor: z.coerce.number().int().positive().optional(),
+    cursor: z.coerce.number().int().positive().max(2_147_483_647).optional(),
     limit: z.coerce.number().int().min(1).max(200).default(50),
   })
   .strict();
@@ -76,9 +77,20 @@ export const RoleChangeBody = z.object({ role: z.enum(ROLES), action: z.enum(["a
 
 export const CreateTeamBody = z
   .object({
-    id: z.string().trim().min(1).max(64).regex(/^[a-z0-9][a-z0-9:_-]*$/, "lower-case letters, digits, ':', '_' and '-' only"),
+    // Imported chat groups keep their shape: WhatsApp "whatsapp:1203…@g.us", OpenClaw's default group "telegram:*".
+    id: z.string().trim().min(1).max(64).regex(/^[a-z0-9][a-z0-9:_.@*-]*$/, "lower-case letters, digits and : _ . @ * - only"),
     name: z.string().trim().min(1).max(200),
   })
   .strict();
 
 export const TeamMemberBody = z.object({ userId: id, action: z.enum(["add", "remove"]) }).strict();
+
+/** POST /api/policy/import: an OpenClaw config as written (JSON5), merged into `base` (the draft) or the saved document. */
+export const ImportBody = z
+  .object({
+    format: z.literal("openclaw"),
+    text: z.string().min(1, "the config text is empty").max(1_000_000),
+    base: z.unknown().optional(),
+  })
+  .strict();
+export type ImportBodyInput = z.infer<typeof ImportBody>;

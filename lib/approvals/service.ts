@@ -4,19 +4,25 @@ import "server-only";
 // and allowlist change is audited and published as an event.
 import { AppError } from "@/lib/errors";
 import { loadConfig } from "@/lib/config";
-import { log } from "@/lib/log";
-import { appendAudit } from "@/lib/db/audit";
-import { addAllowlistEntry, deleteAllowlistEntry, findAllowlistEntry } from "@/lib/db/allowlist";
+import { insertAuditRow, type AuditEntry } from "@/lib/db/audit";
+import { transact, type Tx } from "@/lib/db/client";
+import { insertEvent, type NewEvent } from "@/lib/db/events";
+import { markCallDecided } from "@/lib/db/tool-calls";
 import {
-  expireDueApprovals,
+  expireApprovalRow,
   findApproval,
+  findApprovalByCall,
+  listDueApprovals,
   registerApproval,
   resolveApprovalRow,
   type ApprovalDecision,
   type NewApproval,
 } from "@/lib/db/approvals";
-import { publishEvent, subscribeEvents } from "@/lib/events/bus";
-import { allowAlwaysPatterns, hashArguments } from "./rules";
+import { eventsCommitted, subscribeEvents } from "@/lib/events/bus";
+import type { GrantChoice } from "./grant-choice";
+import { checkGrantChoice, previewAllowAlways, storeGrants } from "./grants";
+import { hashArguments } from "./rules";
+import { assertApprovalPayloadWithinCap, assertMayDecide, assertSameCallArguments } from "./limits";
 
 export type ApprovalView = NonNullable<Awaited<ReturnType<typeof findApproval>>>;
 
@@ -25,6 +31,7 @@ function summary(a: ApprovalView) {
     id: a.id,
     kind: a.kind,
     sessionId: a.sessionId,
+    runId: a.runId,
     requesterId: a.requesterId,
     toolName: a.toolName,
     callId: a.callId,
@@ -39,71 +46,116 @@ function summary(a: ApprovalView) {
   };
 }
 
-export async function requestApproval(input: Omit<NewApproval, "argsHash" | "expiresAt"> & { ttlMs?: number }) {
+type ApprovalRequest = Omit<NewApproval, "argsHash" | "expiresAt"> & { ttlMs?: number };
+
+/**
+ * Registers a request inside the caller's transaction. The audit row and the event are returned, not
+ * written: the caller writes them last in its transaction (the audit lock must be the last lock taken).
+ */
+export async function registerApprovalInTx(tx: Tx, input: ApprovalRequest): Promise<{ approval: ApprovalView; created: boolean; audit: AuditEntry[]; events: NewEvent[] }> {
   const ttlMs = input.ttlMs ?? loadConfig().APPROVAL_TTL_SECONDS * 1000;
-  const { approval, created } = await registerApproval({
-    ...input,
-    argsHash: hashArguments(input.toolName, input.args),
-    expiresAt: new Date(Date.now() + ttlMs),
-  });
-  if (created) {
-    await appendAudit({
-      action: "approval.requested",
-      actorId: input.requesterId,
-      sessionId: input.sessionId,
-      toolName: input.toolName,
-      callId: input.callId,
-      decision: "ask",
-      details: { approvalId: approval.id, reason: input.reason, command: input.command ?? null },
+  const { ttlMs: _ttl, ...row } = input;
+  assertApprovalPayloadWithinCap(input.args, input.command, input.reason);
+  const argsHash = hashArguments(input.toolName, input.args);
+  const { approval, created } = await registerApproval({ ...row, argsHash, expiresAt: new Date(Date.now() + ttlMs) }, tx);
+  // The same call id with other arguments is a conflict, never silently the first request.
+  if (!created) assertSameCallArguments(approval, argsHash);
+  if (!created) return { approval, created, audit: [], events: [] };
+  return {
+    approval,
+    created,
+    audit: [
+      {
+        action: "approval.requested",
+        actorId: input.requesterId,
+        sessionId: input.sessionId,
+        toolName: input.toolName,
+        callId: input.callId,
+        decision: "ask",
+        details: { approvalId: approval.id, reason: input.reason, command: input.command ?? null },
+      },
+    ],
+    events: [{ type: "approval.requested", scope: "approvals", sessionId: input.sessionId, payload: summary(approval) }],
+  };
+}
+
+/** Request, audit row and event commit together; the event fans out after commit. */
+export async function requestApproval(input: ApprovalRequest) {
+  let result: { approval: ApprovalView; created: boolean };
+  try {
+    result = await transact(async (tx) => {
+      const r = await registerApprovalInTx(tx, input);
+      for (const event of r.events) await insertEvent({ ...event, tx });
+      for (const entry of r.audit) await insertAuditRow(tx, entry);
+      return r;
     });
-    await publishEvent({ type: "approval.requested", scope: "approvals", sessionId: input.sessionId, payload: summary(approval) });
+  } catch (error) {
+    // A concurrent registration of the same call won the unique key (this transaction rolled back): that one stands.
+    const existing = (error as { code?: string }).code === "P2002" ? await findApprovalByCall({ sessionId: input.sessionId, callId: input.callId }) : null;
+    if (!existing) throw error;
+    assertSameCallArguments(existing, hashArguments(input.toolName, input.args));
+    return { approval: existing, created: false };
   }
-  return { approval, created };
+  if (result.created) await eventsCommitted();
+  return { approval: result.approval, created: result.created };
 }
 
 export type DecisionOutcome = { approval: ApprovalView; allowlisted: string[]; refused: string[] };
 
-/** Resolves a pending approval; throws CONFLICT when it was already decided or has expired. */
-export async function decideApproval({ approvalId, ownerId, decision, reason }: { approvalId: string; ownerId: string; decision: ApprovalDecision; reason?: string }): Promise<DecisionOutcome> {
+/**
+ * Resolves a pending approval; throws CONFLICT when it was already decided or has expired. The decision, the
+ * call's card state, the audit row and the event commit together. Resuming the run is not this module's
+ * business: lib/runs listens for approval.resolved (on every instance) and continues the run.
+ */
+export async function decideApproval({ approvalId, ownerId, decision, reason, grant = { scope: "user" } }: { approvalId: string; ownerId: string; decision: ApprovalDecision; reason?: string; grant?: GrantChoice }): Promise<DecisionOutcome> {
   const before = await findApproval({ id: approvalId });
   if (!before) throw new AppError("NOT_FOUND", "no such approval");
-  const won = await resolveApprovalRow({ id: approvalId, decision, resolvedById: ownerId, reason });
-  if (!won) {
+  assertMayDecide(before, ownerId);
+  // A scope that does not fit is refused before anything is decided; the event says what will be stored.
+  if (decision === "allow-always") await checkGrantChoice(before, grant);
+  const preview = decision === "allow-always" ? await previewAllowAlways(before, grant.prefixWords) : null;
+  const additions = { patterns: preview?.rules ?? [], refused: preview?.refused ?? [] };
+  const now = new Date();
+  const approval = await transact(async (tx) => {
+    const won = await resolveApprovalRow({ id: approvalId, decision, resolvedById: ownerId, reason, now, tx });
+    if (!won) return null;
+    const row = (await findApproval({ id: approvalId, tx }))!;
+    await markCallDecided({ tx, approvalId, approved: decision !== "deny", decidedBy: ownerId, at: now });
+    await insertEvent({ tx, type: "approval.resolved", scope: "approvals", sessionId: row.sessionId, payload: { ...summary(row), allowlisted: additions.patterns, refused: additions.refused } });
+    await insertAuditRow(tx, {
+      action: "approval.resolved",
+      actorId: ownerId,
+      sessionId: row.sessionId,
+      toolName: row.toolName,
+      callId: row.callId,
+      decision,
+      details: { approvalId, reason: reason ?? null },
+    });
+    return row;
+  });
+  if (!approval) {
     const now = await findApproval({ id: approvalId });
     throw new AppError("CONFLICT", `this approval is already ${now?.status === "pending" ? "expired" : now?.status ?? "gone"}`, { status: now?.status });
   }
-  const approval = (await findApproval({ id: approvalId }))!;
-  await appendAudit({
-    action: "approval.resolved",
-    actorId: ownerId,
-    sessionId: approval.sessionId,
-    toolName: approval.toolName,
-    callId: approval.callId,
-    decision,
-    details: { approvalId, reason: reason ?? null },
-  });
-  const allowlisted: string[] = [];
-  const refused: string[] = [];
-  if (decision === "allow-always") {
-    const additions = approval.kind === "exec" ? allowAlwaysPatterns(approval.command ?? "") : { patterns: [approval.toolName], refused: [] };
-    refused.push(...additions.refused);
-    for (const pattern of additions.patterns) {
-      const { entry, created } = await addAllowlistEntry({ kind: approval.kind === "exec" ? "exec" : "tool", pattern, createdById: ownerId, approvalId });
-      allowlisted.push(pattern);
-      if (created) await appendAudit({ action: "allowlist.added", actorId: ownerId, toolName: approval.toolName, details: { entryId: entry.id, kind: entry.kind, pattern } });
-    }
-  }
-  await publishEvent({ type: "approval.resolved", scope: "approvals", sessionId: approval.sessionId, payload: { ...summary(approval), allowlisted, refused } });
+  await eventsCommitted();
+  const { allowlisted, refused } = decision === "allow-always" ? await storeGrants({ approval, ownerId, choice: grant }) : { allowlisted: [], refused: [] };
   return { approval, allowlisted, refused };
 }
 
-/** Marks due approvals expired (audited, published); returns them so their runs can resume. */
+/** Marks due approvals expired (each with its audit row and event, in one transaction); returns them. */
 export async function sweepExpiredApprovals(): Promise<ApprovalView[]> {
-  const expired = await expireDueApprovals();
-  for (const approval of expired) {
-    await appendAudit({ action: "approval.expired", sessionId: approval.sessionId, toolName: approval.toolName, callId: approval.callId, decision: "expired", details: { approvalId: approval.id } });
-    await publishEvent({ type: "approval.expired", scope: "approvals", sessionId: approval.sessionId, payload: summary(approval) });
+  const expired: ApprovalView[] = [];
+  for (const { id } of await listDueApprovals()) {
+    const approval = await transact(async (tx) => {
+      if (!(await expireApprovalRow({ tx, id }))) return null;
+      const row = (await findApproval({ id, tx }))!;
+      await insertEvent({ tx, type: "approval.expired", scope: "approvals", sessionId: row.sessionId, payload: summary(row) });
+      await insertAuditRow(tx, { action: "approval.expired", sessionId: row.sessionId, toolName: row.toolName, callId: row.callId, decision: "expired", details: { approvalId: row.id } });
+      return row;
+    });
+    if (approval) expired.push(approval);
   }
+  if (expired.length) await eventsCommitted();
   return expired;
 }
 
@@ -140,12 +192,4 @@ export async function waitForDecision({ approvalId, timeoutMs }: { approvalId: s
       else check().then((v) => v && finish(v), (e) => finish(null, e));
     }, (e) => finish(null, e));
   });
-}
-
-export async function revokeAllowlistEntry({ id, actorId }: { id: string; actorId: string }) {
-  const entry = await findAllowlistEntry({ id });
-  if (!entry || !(await deleteAllowlistEntry({ id }))) throw new AppError("NOT_FOUND", "no such allowlist entry");
-  await appendAudit({ action: "allowlist.revoked", actorId, details: { entryId: id, kind: entry.kind, pattern: entry.pattern } });
-  log("info", "allowlist_revoked", { id, pattern: entry.pattern });
-  return entry;
 }

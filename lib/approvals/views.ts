@@ -3,12 +3,14 @@ import "server-only";
 // needed, who asked, and how it ended.
 import { AppError } from "@/lib/errors";
 import { findApproval, listApprovals, type ApprovalStatus } from "@/lib/db/approvals";
+import { listContextBeforeCall } from "@/lib/db/messages";
 import { findUserEmails } from "@/lib/db/users";
 import type { CurrentUser } from "@/lib/auth/guards";
+import { previewAllowAlways, type AllowAlwaysPreview } from "./grants";
 
 type Row = NonNullable<Awaited<ReturnType<typeof findApproval>>>;
 
-function view(a: Row, emails: Map<string, string>) {
+function view(a: Row, emails: Map<string, string>, allowAlways?: AllowAlwaysPreview) {
   return {
     id: a.id,
     kind: a.kind,
@@ -29,6 +31,8 @@ function view(a: Row, emails: Map<string, string>) {
     resolvedBy: a.resolvedById ? { id: a.resolvedById, email: emails.get(a.resolvedById) ?? null } : null,
     resolveReason: a.resolveReason,
     consumed: a.consumedAt !== null,
+    /** Pending only: exactly what "allow always" would store, and the scopes it may be given. */
+    allowAlways: allowAlways ?? null,
   };
 }
 
@@ -37,13 +41,39 @@ export type ApprovalDetail = ReturnType<typeof view>;
 export async function listApprovalViews({ status, limit }: { status?: ApprovalStatus; limit?: number }): Promise<ApprovalDetail[]> {
   const rows = await listApprovals({ status, limit });
   const emails = await findUserEmails({ userIds: rows.flatMap((r) => [r.requesterId, r.resolvedById ?? ""]).filter(Boolean) });
-  return rows.map((r) => view(r, emails));
+  const previews = await Promise.all(rows.map((r) => (r.status === "pending" ? previewAllowAlways(r) : undefined)));
+  return rows.map((r, i) => shortened(view(r, emails, previews[i])));
 }
 
-/** Owners see every approval; the requester sees their own; everyone else gets 404 (no leak). */
-export async function getApprovalView({ user, approvalId }: { user: CurrentUser; approvalId: string }): Promise<ApprovalDetail> {
+/** In a list, long arguments and commands are cut (the inbox loads one approval whole when it is opened). */
+const LIST_TEXT_LIMIT = 2_000;
+
+function shortened(v: ApprovalDetail): ApprovalDetail & { truncated?: true } {
+  const args = JSON.stringify(v.args ?? null);
+  const long = args.length > LIST_TEXT_LIMIT || (v.command?.length ?? 0) > LIST_TEXT_LIMIT;
+  if (!long) return v;
+  return {
+    ...v,
+    args: args.length > LIST_TEXT_LIMIT ? `${args.slice(0, LIST_TEXT_LIMIT)}… (${args.length} characters; open the approval for all of it)` : v.args,
+    command: v.command && v.command.length > LIST_TEXT_LIMIT ? `${v.command.slice(0, LIST_TEXT_LIMIT)}…` : v.command,
+    truncated: true,
+  };
+}
+
+const CONTEXT_MESSAGES = 6;
+const CONTEXT_CHARS = 2_000;
+
+/**
+ * Owners see every approval, with the conversation that led to it (the last few user and assistant lines, so a
+ * command is judged in its context); the requester sees their own; everyone else gets 404 (no leak).
+ */
+export async function getApprovalView({ user, approvalId }: { user: CurrentUser; approvalId: string }): Promise<ApprovalDetail & { context?: Array<{ role: string; content: string; createdAt: Date }> }> {
   const row = await findApproval({ id: approvalId });
-  if (!row || (!user.roles.includes("owner") && row.requesterId !== user.id)) throw new AppError("NOT_FOUND", "no such approval");
+  const isOwner = user.roles.includes("owner");
+  if (!row || (!isOwner && row.requesterId !== user.id)) throw new AppError("NOT_FOUND", "no such approval");
   const emails = await findUserEmails({ userIds: [row.requesterId, row.resolvedById ?? ""].filter(Boolean) });
-  return view(row, emails);
+  if (!isOwner) return view(row, emails);
+  const context = await listContextBeforeCall({ sessionId: row.sessionId, toolCallId: row.callId, limit: CONTEXT_MESSAGES });
+  const allowAlways = row.status === "pending" ? await previewAllowAlways(row) : undefined;
+  return { ...view(row, emails, allowAlways), context: context.filter((m) => m.content.trim() !== "").map((m) => ({ role: m.role, content: m.content.slice(0, CONTEXT_CHARS), createdAt: m.createdAt })) };
 }

@@ -1,24 +1,14 @@
 import "server-only";
-// Background work of every instance: expire due approvals and resume runs whose approvals are settled.
-// Safe to run on many instances at once: expiry and run claims are conditional updates.
+// Background work of every instance: expire due approvals. Safe on many instances at once: expiry is a
+// conditional update. Runs are not this module's concern: lib/runs hears approval.expired (an event written
+// in the expiring transaction) and continues the run, so approvals never import the run engine.
 import { log } from "@/lib/log";
-import { resumeReadyRuns, resumeRun } from "@/lib/agent/resume";
 import { sweepExpiredApprovals } from "./service";
 
 const SWEEP_MS = 1_000;
-const RECOVER_MS = 15_000;
 
 export async function sweepOnce(): Promise<void> {
-  const expired = await sweepExpiredApprovals();
-  for (const runId of new Set(expired.map((a) => a.runId).filter((id): id is string => Boolean(id)))) {
-    await resumeRun({ runId });
-  }
-}
-
-/** Resumes the run of a decided approval without holding up the HTTP response. */
-export function resumeInBackground(runId: string | null | undefined): void {
-  if (!runId) return;
-  resumeRun({ runId }).catch((error) => log("error", "resume_failed", { runId, error: String(error) }));
+  await sweepExpiredApprovals();
 }
 
 const globalForWorker = globalThis as unknown as { toolgateWorker?: boolean };
@@ -35,7 +25,4 @@ export function startApprovalWorker(): void {
       .finally(() => (sweeping = false));
   }, SWEEP_MS);
   sweep.unref();
-  const recover = () => resumeReadyRuns().catch((error) => log("warn", "run_recovery_failed", { error: String(error) }));
-  void recover();
-  setInterval(recover, RECOVER_MS).unref();
 }

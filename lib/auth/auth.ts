@@ -1,15 +1,23 @@
 import "server-only";
 // next-auth (Auth.js v5): e-mail + password credentials, optional GitHub / generic OIDC, JWT sessions.
-// The token carries the user id and roles for display; anything that grants power re-reads the roles
-// from the database (lib/auth/guards.ts).
-import NextAuth, { type NextAuthConfig } from "next-auth";
+// The token carries the user id, roles for display and the user's session version at sign-in; every
+// request re-reads the user and refuses a token whose version is old (lib/auth/guards.ts). Sign-in is
+// throttled (lib/auth/throttle.ts) and does the same bcrypt work for unknown accounts.
+import NextAuth, { CredentialsSignin, type NextAuthConfig } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import GitHub from "next-auth/providers/github";
 import type { Provider } from "next-auth/providers";
 import { z } from "zod";
 import { loadConfig } from "@/lib/config";
-import { findUserByEmail, getUserWithRoles, linkExternalAccount } from "@/lib/db/users";
-import { verifyPassword } from "./password";
+import { isAppError } from "@/lib/errors";
+import { bumpSessionVersion, findUserByEmail, getUserForSession, linkExternalAccount } from "@/lib/db/users";
+import { verifyPasswordConstantWork } from "./password";
+import { beginSignInAttempt, clientAddress, signInSucceeded } from "./throttle";
+
+/** Thrown by authorize when the account is throttled; the sign-in form tells the person to wait. */
+export class ThrottledSignIn extends CredentialsSignin {
+  code = "rate_limited";
+}
 
 const CredentialsInput = z.object({ email: z.string().trim().email(), password: z.string().min(1).max(1024) });
 
@@ -18,11 +26,20 @@ function providers(): Provider[] {
   const list: Provider[] = [
     Credentials({
       credentials: { email: { label: "E-mail" }, password: { label: "Password", type: "password" } },
-      async authorize(raw) {
+      async authorize(raw, request) {
         const parsed = CredentialsInput.safeParse(raw);
         if (!parsed.success) return null;
+        const attempt = { email: parsed.data.email, address: clientAddress(request?.headers) };
+        try {
+          await beginSignInAttempt(attempt);
+        } catch (error) {
+          if (isAppError(error) && error.code === "RATE_LIMITED") throw new ThrottledSignIn(error.message);
+          throw error;
+        }
         const user = await findUserByEmail({ email: parsed.data.email });
-        if (!user?.passwordHash || !(await verifyPassword(parsed.data.password, user.passwordHash))) return null;
+        const ok = await verifyPasswordConstantWork(parsed.data.password, user?.passwordHash);
+        if (!user || !ok || user.disabledAt) return null;
+        await signInSucceeded(attempt);
         return { id: user.id, email: user.email, name: user.name };
       },
     }),
@@ -54,7 +71,8 @@ export function enabledProviders(): Array<{ id: string; name: string }> {
 const authConfig: NextAuthConfig = {
   trustHost: true,
   secret: loadConfig().AUTH_SECRET,
-  session: { strategy: "jwt" },
+  // Short-lived cookies, re-issued while in use (sliding renewal); revocation is the session version.
+  session: { strategy: "jwt", maxAge: loadConfig().SESSION_MAX_AGE_SECONDS, updateAge: 0 },
   pages: { signIn: "/login" },
   providers: providers(),
   callbacks: {
@@ -72,8 +90,10 @@ const authConfig: NextAuthConfig = {
         token.uid = user.id;
       }
       if (user && typeof token.uid === "string") {
-        const fresh = await getUserWithRoles({ userId: token.uid });
-        token.roles = fresh?.roles ?? [];
+        const fresh = await getUserForSession({ userId: token.uid });
+        if (!fresh || fresh.disabled) throw new Error("this account is deactivated");
+        token.roles = fresh.user.roles;
+        token.sv = fresh.sessionVersion;
       }
       return token;
     },
@@ -81,8 +101,16 @@ const authConfig: NextAuthConfig = {
       if (typeof token.uid === "string") {
         session.user.id = token.uid;
         (session.user as { roles?: unknown }).roles = Array.isArray(token.roles) ? token.roles : [];
+        session.user.sv = typeof token.sv === "number" ? token.sv : -1;
       }
       return session;
+    },
+  },
+  events: {
+    // Signing out ends this token and every other one of the user (copied cookies included).
+    async signOut(message) {
+      const uid = "token" in message ? message.token?.uid : undefined;
+      if (typeof uid === "string") await bumpSessionVersion({ userId: uid }).catch(() => undefined);
     },
   },
 };

@@ -1,19 +1,35 @@
 import "server-only";
-// Every route handler and server action calls one of these. Roles come from the database on every call,
-// not from the token, so a revoked role stops working on the next request without signing out.
+// Every route handler and server action calls one of these. The user is read from the database on every
+// call, not from the token: roles decide power, and a token whose session version is older than the
+// user's (sign-out, password change, role removal, deactivation) no longer counts as signed in.
 import { AppError } from "@/lib/errors";
 import type { Role } from "@/lib/policy/types";
-import { getUserWithRoles, type UserWithRoles } from "@/lib/db/users";
+import { getUserForSession, type UserWithRoles } from "@/lib/db/users";
 import { auth } from "./auth";
 
 export type CurrentUser = UserWithRoles;
 
-/** The signed-in user, or null. */
-export async function getCurrentUser(): Promise<CurrentUser | null> {
+/** What a token proved at sign-in: the user and the session version it was issued at. */
+export type SessionClaim = { userId: string; sessionVersion: number };
+
+export async function currentClaim(): Promise<SessionClaim | null> {
   const session = await auth();
   const userId = session?.user?.id;
   if (!userId) return null;
-  return getUserWithRoles({ userId });
+  return { userId, sessionVersion: typeof session.user.sv === "number" ? session.user.sv : -1 };
+}
+
+/** The user behind a claim, or null when the claim was revoked (or the user deactivated or deleted). */
+export async function userForClaim(claim: SessionClaim): Promise<CurrentUser | null> {
+  const found = await getUserForSession({ userId: claim.userId });
+  if (!found || found.disabled || found.sessionVersion !== claim.sessionVersion) return null;
+  return found.user;
+}
+
+/** The signed-in user, or null. */
+export async function getCurrentUser(): Promise<CurrentUser | null> {
+  const claim = await currentClaim();
+  return claim ? userForClaim(claim) : null;
 }
 
 export async function requireUser(): Promise<CurrentUser> {
@@ -28,6 +44,26 @@ export async function requireRole(role: Exclude<Role, "member">): Promise<Curren
   return user;
 }
 
+/** For long-lived responses: the user and the claim the stream must keep satisfying (see stillAuthorized). */
+export async function requireSession(role?: Exclude<Role, "member">): Promise<{ user: CurrentUser; claim: SessionClaim }> {
+  const claim = await currentClaim();
+  const user = claim ? await userForClaim(claim) : null;
+  if (!claim || !user) throw new AppError("UNAUTHENTICATED", "sign in first");
+  if (role && !hasRole(user, role)) throw new AppError("FORBIDDEN", `this needs the ${role} role`);
+  return { user, claim };
+}
+
 export function hasRole(user: { roles: Role[] }, role: Role): boolean {
   return user.roles.includes(role);
+}
+
+/**
+ * For long-lived responses (SSE): a check that the same claim still holds, with the role if one is needed.
+ * Streams call it before each event and on a timer, and close when it turns false.
+ */
+export function stillAuthorized(claim: SessionClaim, role?: Exclude<Role, "member">): () => Promise<boolean> {
+  return async () => {
+    const user = await userForClaim(claim).catch(() => null);
+    return Boolean(user && (!role || hasRole(user, role)));
+  };
 }

@@ -2,6 +2,7 @@ import type { DefaultSession } from "next-auth";
 
 declare module "next-auth" {
   interface Session {
-    user: { id: string; roles: string[] } & DefaultSession["user"];
+    /** sv: the user's session version when this token was issued (lib/auth/guards.ts compares it). */
+    user: { id: string; roles: string[]; sv: number } & DefaultSession["user"];
   }
 }

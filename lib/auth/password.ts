@@ -9,3 +9,14 @@ export function hashPassword(password: string): Promise<string> {
 export function verifyPassword(password: string, hash: string): Promise<boolean> {
   return bcrypt.compare(password, hash);
 }
+
+// A hash of a random password at the same cost, made once: an unknown account (or one without a password)
+// is checked against it, so sign-in takes the same time whether or not the account exists.
+let dummy: Promise<string> | undefined;
+
+/** bcrypt work in every case; false when there is no hash. */
+export async function verifyPasswordConstantWork(password: string, hash: string | null | undefined): Promise<boolean> {
+  dummy ??= bcrypt.hash(`no-account-${Math.random()}`, COST);
+  const ok = await bcrypt.compare(password, hash ?? (await dummy));
+  return ok && Boolean(hash);
+}

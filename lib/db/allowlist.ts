@@ -1,31 +1,78 @@
 import "server-only";
+// Allow-always grants (model AllowlistEntry): exec rules and tool names, each scoped to a user, a team, an agent
+// or everyone, optionally expiring. Lookups always filter by the requester's scopes and the current time, so a
+// grant never reaches anyone it was not given to, nor outlives its expiry.
 import { getDb } from "./client";
 
-export type AllowlistKind = "exec" | "tool";
+export type GrantKind = "exec" | "tool";
+export type GrantScope = "user" | "team" | "agent" | "everyone";
 
-export async function addAllowlistEntry({ kind, pattern, createdById, approvalId }: { kind: AllowlistKind; pattern: string; createdById: string | null; approvalId?: string }) {
+export type NewGrant = {
+  kind: GrantKind;
+  pattern: string;
+  words?: string[];
+  prefix?: boolean;
+  scope: GrantScope;
+  scopeId: string;
+  createdById: string | null;
+  approvalId?: string;
+  reason?: string | null;
+  expiresAt?: Date | null;
+};
+
+/** Idempotent: the same rule for the same scope is stored once (a repeated allow-always returns the existing row). */
+export async function createGrant(grant: NewGrant) {
   const db = getDb();
-  const existing = await db.allowlistEntry.findUnique({ where: { kind_pattern: { kind, pattern } } });
+  const key = { kind: grant.kind, pattern: grant.pattern, scope: grant.scope, scopeId: grant.scopeId };
+  const existing = await db.allowlistEntry.findUnique({ where: { kind_pattern_scope_scopeId: key } });
   if (existing) return { entry: existing, created: false };
   try {
-    return { entry: await db.allowlistEntry.create({ data: { kind, pattern, createdById, approvalId } }), created: true };
+    const entry = await db.allowlistEntry.create({
+      data: { ...key, words: grant.words ?? undefined, prefix: grant.prefix ?? false, createdById: grant.createdById, approvalId: grant.approvalId, reason: grant.reason ?? null, expiresAt: grant.expiresAt ?? null },
+    });
+    return { entry, created: true };
   } catch (error) {
     if ((error as { code?: string }).code === "P2002") {
-      return { entry: (await db.allowlistEntry.findUnique({ where: { kind_pattern: { kind, pattern } } }))!, created: false };
+      return { entry: (await db.allowlistEntry.findUnique({ where: { kind_pattern_scope_scopeId: key } }))!, created: false };
     }
     throw error;
   }
 }
 
-export async function listAllowlistEntries({ kind }: { kind?: AllowlistKind } = {}) {
-  return getDb().allowlistEntry.findMany({ where: kind ? { kind } : undefined, orderBy: { createdAt: "desc" } });
+/** The grants in force for one requester: theirs, their teams', their agent's and everyone's, not expired. */
+export async function listActiveGrants({ userId, teamIds, agentId, now = new Date() }: { userId: string; teamIds: readonly string[]; agentId?: string | null; now?: Date }) {
+  const scopes = [
+    { scope: "user", scopeId: userId },
+    { scope: "everyone", scopeId: "" },
+    ...(teamIds.length > 0 ? [{ scope: "team", scopeId: { in: [...teamIds] } }] : []),
+    ...(agentId ? [{ scope: "agent", scopeId: agentId }] : []),
+  ];
+  return getDb().allowlistEntry.findMany({
+    where: { AND: [{ OR: scopes }, { OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] }] },
+    orderBy: { createdAt: "asc" },
+  });
 }
 
-export async function deleteAllowlistEntry({ id }: { id: string }) {
+/** Every grant (owners' page), newest first, with who created it. */
+export async function listGrants({ kind }: { kind?: GrantKind } = {}) {
+  const db = getDb();
+  const entries = await db.allowlistEntry.findMany({ where: kind ? { kind } : undefined, orderBy: { createdAt: "desc" }, take: 1000 });
+  const creatorIds = [...new Set(entries.map((e) => e.createdById).filter((id): id is string => id !== null))];
+  const creators = creatorIds.length > 0 ? await db.user.findMany({ where: { id: { in: creatorIds } }, select: { id: true, email: true } }) : [];
+  const emailOf = new Map(creators.map((u) => [u.id, u.email]));
+  return entries.map((e) => ({ ...e, createdByEmail: e.createdById ? (emailOf.get(e.createdById) ?? null) : null }));
+}
+
+export async function recordGrantUse({ ids, at = new Date() }: { ids: readonly string[]; at?: Date }) {
+  if (ids.length === 0) return;
+  await getDb().allowlistEntry.updateMany({ where: { id: { in: [...ids] } }, data: { useCount: { increment: 1 }, lastUsedAt: at } });
+}
+
+export async function deleteGrant({ id }: { id: string }) {
   const r = await getDb().allowlistEntry.deleteMany({ where: { id } });
   return r.count === 1;
 }
 
-export async function findAllowlistEntry({ id }: { id: string }) {
+export async function findGrant({ id }: { id: string }) {
   return getDb().allowlistEntry.findUnique({ where: { id } });
 }

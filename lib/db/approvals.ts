@@ -2,7 +2,7 @@ import "server-only";
 // Approvals live in the database, not in one process's memory: registration is idempotent per
 // (session, call id), resolution and expiry are conditional updates (exactly one writer wins, across
 // instances), and allow-once consumption is another conditional update (a replay finds it consumed).
-import { getDb } from "./client";
+import { getDb, type Tx } from "./client";
 
 export type ApprovalStatus = "pending" | "approved" | "denied" | "expired";
 export type ApprovalDecision = "allow-once" | "allow-always" | "deny";
@@ -24,18 +24,18 @@ export type NewApproval = {
 
 export type ApprovalRow = Awaited<ReturnType<typeof findApproval>> & {};
 
-export async function findApproval({ id }: { id: string }) {
-  return getDb().approval.findUnique({ where: { id } });
+export async function findApproval({ id, tx }: { id: string; tx?: Tx }) {
+  return (tx ?? getDb()).approval.findUnique({ where: { id } });
 }
 
-export async function findApprovalByCall({ sessionId, callId }: { sessionId: string; callId: string }) {
-  return getDb().approval.findUnique({ where: { sessionId_callId: { sessionId, callId } } });
+export async function findApprovalByCall({ sessionId, callId, tx }: { sessionId: string; callId: string; tx?: Tx }) {
+  return (tx ?? getDb()).approval.findUnique({ where: { sessionId_callId: { sessionId, callId } } });
 }
 
 /** Registers a pending approval, or returns the existing one for the same session and call id. */
-export async function registerApproval(input: NewApproval): Promise<{ approval: NonNullable<ApprovalRow>; created: boolean }> {
-  const db = getDb();
-  const existing = await findApprovalByCall({ sessionId: input.sessionId, callId: input.callId });
+export async function registerApproval(input: NewApproval, tx?: Tx): Promise<{ approval: NonNullable<ApprovalRow>; created: boolean }> {
+  const db = tx ?? getDb();
+  const existing = await findApprovalByCall({ sessionId: input.sessionId, callId: input.callId, tx });
   if (existing) return { approval: existing, created: false };
   try {
     const approval = await db.approval.create({
@@ -56,8 +56,9 @@ export async function registerApproval(input: NewApproval): Promise<{ approval: 
     });
     return { approval, created: true };
   } catch (error) {
-    // A concurrent registration of the same call won the unique key: return that one.
-    if ((error as { code?: string }).code === "P2002") {
+    // A concurrent registration of the same call won the unique key: return that one. (Inside a transaction
+    // the caller has registered the call id first, so no concurrent registration can reach this point.)
+    if (!tx && (error as { code?: string }).code === "P2002") {
       const again = await findApprovalByCall({ sessionId: input.sessionId, callId: input.callId });
       if (again) return { approval: again, created: false };
     }
@@ -66,35 +67,24 @@ export async function registerApproval(input: NewApproval): Promise<{ approval: 
 }
 
 /** Exactly-once: only a pending, unexpired approval is resolved; a second resolve returns false. */
-export async function resolveApprovalRow({ id, decision, resolvedById, reason, now = new Date() }: {
+export async function resolveApprovalRow({ id, decision, resolvedById, reason, now = new Date(), tx }: {
   id: string;
   decision: ApprovalDecision;
   resolvedById: string;
   reason?: string | null;
   now?: Date;
+  tx?: Tx;
 }): Promise<boolean> {
-  const result = await getDb().approval.updateMany({
+  const result = await (tx ?? getDb()).approval.updateMany({
     where: { id, status: "pending", expiresAt: { gt: now } },
     data: { status: decision === "deny" ? "denied" : "approved", decision, resolvedAt: now, resolvedById, resolveReason: reason ?? null },
   });
   return result.count === 1;
 }
 
-/** Marks every pending approval past its expiry as expired; returns the ones this call expired. */
-export async function expireDueApprovals({ now = new Date() }: { now?: Date } = {}) {
-  const db = getDb();
-  const due = await db.approval.findMany({ where: { status: "pending", expiresAt: { lte: now } }, select: { id: true } });
-  const expired = [];
-  for (const { id } of due) {
-    const r = await db.approval.updateMany({ where: { id, status: "pending" }, data: { status: "expired", resolvedAt: now } });
-    if (r.count === 1) expired.push((await findApproval({ id }))!);
-  }
-  return expired;
-}
-
 /** allow-once is consumed by exactly one execution. */
-export async function consumeApproval({ id }: { id: string }): Promise<boolean> {
-  const r = await getDb().approval.updateMany({ where: { id, status: "approved", consumedAt: null }, data: { consumedAt: new Date() } });
+export async function consumeApproval({ id, tx }: { id: string; tx?: Tx }): Promise<boolean> {
+  const r = await (tx ?? getDb()).approval.updateMany({ where: { id, status: "approved", consumedAt: null }, data: { consumedAt: new Date() } });
   return r.count === 1;
 }
 
@@ -104,4 +94,19 @@ export async function listApprovals({ status, limit = 100 }: { status?: Approval
 
 export async function listRunApprovals({ runId }: { runId: string }) {
   return getDb().approval.findMany({ where: { runId }, orderBy: { createdAt: "asc" } });
+}
+
+/** Due approvals (pending past their expiry), for the sweeper to expire one by one. */
+export async function listDueApprovals({ now = new Date() }: { now?: Date } = {}) {
+  return getDb().approval.findMany({ where: { status: "pending", expiresAt: { lte: now } }, select: { id: true } });
+}
+
+/** Expires one approval in the caller's transaction; false when it was no longer pending. */
+export async function expireApprovalRow({ tx, id, now = new Date(), reason = null }: { tx: Tx; id: string; now?: Date; reason?: string | null }): Promise<boolean> {
+  const r = await tx.approval.updateMany({ where: { id, status: "pending" }, data: { status: "expired", resolvedAt: now, resolveReason: reason } });
+  return r.count === 1;
+}
+
+export async function listPendingRunApprovals({ runId, tx }: { runId: string; tx?: Tx }) {
+  return (tx ?? getDb()).approval.findMany({ where: { runId, status: "pending" } });
 }

@@ -1,9 +1,15 @@
 import "server-only";
-// The audit log is append-only and hash-chained: each row's hash covers its content and the previous row's
-// hash, so an edited or deleted row breaks the chain (verifyAuditChain finds it). Appends are serialised
-// (in-process queue, plus a PostgreSQL advisory lock across instances) so the chain never forks.
-import { canonicalJson, sha256Hex } from "@/lib/canonical-json";
-import { getDb, isPostgres } from "./client";
+// The audit log is append-only and chained with a keyed hash: each row's hash is an HMAC (the audit key,
+// lib/db/audit-key.ts, never AUTH_SECRET) over its content and the previous row's hash, so an edited or
+// deleted row breaks the chain and cannot be re-chained without the key. A signed checkpoint (count, last
+// seq, head hash) is written in the same transaction into its own table, so cutting off the tail is
+// detected too; operators export checkpoints and verify against them later (npm run audit:verify).
+// Appends are serialised (in-process queue, plus a PostgreSQL advisory lock across instances).
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { canonicalJson } from "@/lib/canonical-json";
+import { sanitizeDeep } from "@/lib/text-sanitize";
+import { auditKey } from "./audit-key";
+import { getDb, isPostgres, type Tx } from "./client";
 
 export type AuditEntry = {
   action: string;
@@ -19,8 +25,28 @@ export type AuditEntry = {
 
 const GENESIS = "0".repeat(64);
 const AUDIT_LOCK_KEY = 7_311_001;
+const HEAD_ID = "head";
 
-export function hashAuditRow(prevHash: string, row: AuditEntry & { at: Date }): string {
+function hmac(key: Buffer, ...parts: string[]): string {
+  const mac = createHmac("sha256", key);
+  parts.forEach((part, i) => {
+    if (i > 0) mac.update("\n");
+    mac.update(part);
+  });
+  return mac.digest("hex");
+}
+
+function sameHex(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+export type AuditCheckpoint = { seq: number; count: number; headHash: string; at: string; signature: string };
+
+export function signCheckpoint(c: Omit<AuditCheckpoint, "signature">, key = auditKey()): string {
+  return hmac(key, "toolgate-audit-checkpoint", canonicalJson({ seq: c.seq, count: c.count, headHash: c.headHash, at: c.at }));
+}
+
+export function hashAuditRow(prevHash: string, row: AuditEntry & { at: Date }, key = auditKey()): string {
   const body = canonicalJson({
     at: row.at.toISOString(),
     action: row.action,
@@ -33,7 +59,7 @@ export function hashAuditRow(prevHash: string, row: AuditEntry & { at: Date }): 
     rule: row.rule ?? null,
     details: row.details ?? null,
   });
-  return sha256Hex(prevHash, body);
+  return hmac(key, prevHash, body);
 }
 
 let queue: Promise<unknown> = Promise.resolve();
@@ -45,29 +71,49 @@ export function appendAudit(entry: AuditEntry): Promise<void> {
 }
 
 async function insertChained(entry: AuditEntry): Promise<void> {
-  const db = getDb();
-  const at = new Date();
-  await db.$transaction(async (tx) => {
-    if (isPostgres()) await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${AUDIT_LOCK_KEY})`);
-    const last = await tx.auditLog.findFirst({ orderBy: { seq: "desc" }, select: { hash: true } });
-    const prevHash = last?.hash ?? GENESIS;
-    await tx.auditLog.create({
-      data: {
-        at,
-        action: entry.action,
-        actorId: entry.actorId ?? null,
-        sessionId: entry.sessionId ?? null,
-        toolName: entry.toolName ?? null,
-        callId: entry.callId ?? null,
-        decision: entry.decision ?? null,
-        layer: entry.layer ?? null,
-        rule: entry.rule ?? null,
-        details: (entry.details ?? undefined) as never,
-        prevHash,
-        hash: hashAuditRow(prevHash, { ...entry, at }),
-      },
-    });
+  await getDb().$transaction(async (tx) => insertAuditRow(tx as unknown as Tx, entry));
+}
+
+/**
+ * Appends one keyed, chained row and moves the signed checkpoint, inside the caller's transaction (an outcome
+ * that must commit with its audit row). Call it last in the transaction: on PostgreSQL it takes the audit lock,
+ * held until commit. `at` lets an outcome stamp its audit row with the moment it began (before the rows it
+ * commits with).
+ */
+export async function insertAuditRow(tx: Tx, raw: AuditEntry, at = new Date()): Promise<void> {
+  // Hash exactly what is stored: the database layer strips NUL bytes and lone surrogates.
+  const entry = sanitizeDeep(raw);
+  if (isPostgres()) await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${AUDIT_LOCK_KEY})`);
+  const last = await tx.auditLog.findFirst({ orderBy: { seq: "desc" }, select: { hash: true } });
+  const prevHash = last?.hash ?? GENESIS;
+  const head = await tx.auditCheckpoint.findUnique({ where: { id: HEAD_ID } });
+  const count = (head?.count ?? (last ? await tx.auditLog.count() : 0)) + 1;
+  const hash = hashAuditRow(prevHash, { ...entry, at });
+  const row = await tx.auditLog.create({
+    data: {
+      at,
+      action: entry.action,
+      actorId: entry.actorId ?? null,
+      sessionId: entry.sessionId ?? null,
+      toolName: entry.toolName ?? null,
+      callId: entry.callId ?? null,
+      decision: entry.decision ?? null,
+      layer: entry.layer ?? null,
+      rule: entry.rule ?? null,
+      details: (entry.details ?? undefined) as never,
+      prevHash,
+      hash,
+    },
   });
+  const checkpoint = { seq: row.seq, count, headHash: hash, at: at.toISOString() };
+  const data = { ...checkpoint, at, signature: signCheckpoint(checkpoint) };
+  await tx.auditCheckpoint.upsert({ where: { id: HEAD_ID }, create: { id: HEAD_ID, ...data }, update: data });
+}
+
+/** The signed head of the chain, for operators to keep outside the database; null while the log is empty. */
+export async function exportAuditCheckpoint(): Promise<AuditCheckpoint | null> {
+  const head = await getDb().auditCheckpoint.findUnique({ where: { id: HEAD_ID } });
+  return head ? { seq: head.seq, count: head.count, headHash: head.headHash, at: head.at.toISOString(), signature: head.signature } : null;
 }
 
 export type AuditFilter = {
@@ -100,22 +146,46 @@ export async function listAuditEntries({ filter = {}, cursor, limit = 50 }: { fi
   return { entries: page, nextCursor: rows.length > limit ? page[page.length - 1]?.seq : undefined };
 }
 
-/** Walks the chain in order; returns the first row whose hash or link does not match. */
-export async function verifyAuditChain(): Promise<{ ok: true; count: number } | { ok: false; seq: number; problem: string }> {
+export type AuditVerification = { ok: true; count: number; head: AuditCheckpoint | null } | { ok: false; seq: number; problem: string };
+
+/**
+ * Walks the chain in order and checks every row's keyed hash and link, then the stored head checkpoint
+ * (its signature, count and head hash: a cut-off tail fails here), then any exported checkpoints the caller
+ * kept (each must be signed and match the row at its seq and the count up to it).
+ */
+export async function verifyAuditChain({ checkpoints = [] }: { checkpoints?: AuditCheckpoint[] } = {}): Promise<AuditVerification> {
   const db = getDb();
+  const key = auditKey();
+  for (const c of checkpoints) {
+    if (!sameHex(c.signature, signCheckpoint(c, key))) return { ok: false, seq: c.seq, problem: "an exported checkpoint's signature is not valid (not made with this audit key)" };
+  }
+  const wanted = new Map(checkpoints.map((c) => [c.seq, c]));
   let prevHash = GENESIS;
   let count = 0;
+  let lastSeq = 0;
   let cursor: number | undefined;
   for (;;) {
     const batch = await db.auditLog.findMany({ where: cursor ? { seq: { gt: cursor } } : undefined, orderBy: { seq: "asc" }, take: 500 });
-    if (batch.length === 0) return { ok: true, count };
+    if (batch.length === 0) break;
     for (const row of batch) {
       if (row.prevHash !== prevHash) return { ok: false, seq: row.seq, problem: "link to the previous row is broken (a row was deleted or edited)" };
-      const expected = hashAuditRow(prevHash, { ...row, details: row.details as Record<string, unknown> | null });
-      if (row.hash !== expected) return { ok: false, seq: row.seq, problem: "row content does not match its hash (edited)" };
+      const expected = hashAuditRow(prevHash, { ...row, details: row.details as Record<string, unknown> | null }, key);
+      if (!sameHex(row.hash, expected)) return { ok: false, seq: row.seq, problem: "row content does not match its keyed hash (edited, or re-chained without the audit key)" };
       prevHash = row.hash;
       count += 1;
+      lastSeq = row.seq;
       cursor = row.seq;
+      const exported = wanted.get(row.seq);
+      if (exported && (exported.count !== count || exported.headHash !== row.hash)) return { ok: false, seq: row.seq, problem: "the log differs from an exported checkpoint at this row" };
+      wanted.delete(row.seq);
     }
   }
+  const missing = [...wanted.values()][0];
+  if (missing) return { ok: false, seq: missing.seq, problem: "rows named by an exported checkpoint are gone (the log was truncated)" };
+  const head = await exportAuditCheckpoint();
+  if (!head) return count === 0 ? { ok: true, count, head } : { ok: false, seq: lastSeq, problem: "the signed checkpoint is missing" };
+  if (!sameHex(head.signature, signCheckpoint(head, key))) return { ok: false, seq: head.seq, problem: "the stored checkpoint's signature is not valid" };
+  if (head.count !== count || head.seq !== lastSeq || head.headHash !== prevHash)
+    return { ok: false, seq: head.seq, problem: `the log ends at seq ${lastSeq} with ${count} rows but the signed checkpoint names seq ${head.seq} with ${head.count} (rows were cut off or added around the chain)` };
+  return { ok: true, count, head };
 }

@@ -3,19 +3,22 @@ import "server-only";
 // model API (one schema source), so the SQLite client's type serves for both.
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient as SqliteClient } from "@/lib/generated/sqlite/client";
+import { PrismaClient as SqliteClient, type Prisma } from "@/lib/generated/sqlite/client";
 import { PrismaClient as PostgresClient } from "@/lib/generated/postgres/client";
 import { loadConfig } from "@/lib/config";
+import { sanitizeDeep } from "@/lib/text-sanitize";
 
 export type Db = InstanceType<typeof SqliteClient>;
 
 const globalForDb = globalThis as unknown as { toolgateDb?: Map<string, Db> };
 
 export function createDb(url: string): Db {
-  if (/^postgres(ql)?:\/\//.test(url)) {
-    return new PostgresClient({ adapter: new PrismaPg({ connectionString: url }) }) as unknown as Db;
-  }
-  return new SqliteClient({ adapter: new PrismaBetterSQLite3({ url, timeout: 10_000 }) });
+  const client = /^postgres(ql)?:\/\//.test(url)
+    ? (new PostgresClient({ adapter: new PrismaPg({ connectionString: url }) }) as unknown as Db)
+    : new SqliteClient({ adapter: new PrismaBetterSQLite3({ url, timeout: 10_000 }) });
+  // PostgreSQL refuses NUL bytes in text and lone surrogates in jsonb (a 500 and a failed turn): every
+  // model operation's arguments, on both databases, are cleaned first (lib/text-sanitize.ts).
+  return client.$extends({ query: { $allModels: { $allOperations: ({ args, query }) => query(sanitizeDeep(args)) } } }) as unknown as Db;
 }
 
 /** The app's database. Cached on globalThis so dev-server reloads don't open new pools. */
@@ -32,4 +35,15 @@ export function getDb(): Db {
 
 export function isPostgres(): boolean {
   return loadConfig().databaseProvider === "postgres";
+}
+
+/** A client inside an interactive transaction (what `transact` hands its callback). */
+export type Tx = Prisma.TransactionClient;
+
+/**
+ * Runs fn in one transaction: everything it writes commits together or not at all. Generous waits, because
+ * under load (100 sessions on one SQLite file) transactions queue behind each other rather than fail.
+ */
+export function transact<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return getDb().$transaction(fn as never, { maxWait: 15_000, timeout: 15_000 }) as Promise<T>;
 }

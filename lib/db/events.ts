@@ -1,16 +1,21 @@
 import "server-only";
-// The durable event log behind the live streams, and PostgreSQL LISTEN/NOTIFY to wake other instances.
+// The durable event log behind the live streams (an outbox: rows are written in the same transaction as the
+// change they announce), and PostgreSQL LISTEN/NOTIFY to wake other instances. NOTIFY is transactional on
+// PostgreSQL: issued inside the writer's transaction, it is delivered only when that transaction commits.
 import { Client } from "pg";
 import { loadConfig } from "@/lib/config";
-import { getDb, isPostgres } from "./client";
+import { log } from "@/lib/log";
+import { getDb, isPostgres, type Tx } from "./client";
 
 export const EVENT_CHANNEL = "toolgate_events";
 
 export type EventRow = { seq: number; type: string; scope: string; sessionId: string | null; payload: unknown; createdAt: Date };
+export type NewEvent = { type: string; scope: string; sessionId?: string | null; payload: unknown };
 
-export async function insertEvent({ type, scope, sessionId, payload }: { type: string; scope: string; sessionId?: string | null; payload: unknown }): Promise<EventRow> {
-  const row = await getDb().eventLog.create({ data: { type, scope, sessionId: sessionId ?? null, payload: payload as never } });
-  if (isPostgres()) await getDb().$executeRawUnsafe(`SELECT pg_notify('${EVENT_CHANNEL}', '${row.seq}')`);
+export async function insertEvent({ type, scope, sessionId, payload, tx }: NewEvent & { tx?: Tx }): Promise<EventRow> {
+  const db = tx ?? getDb();
+  const row = await db.eventLog.create({ data: { type, scope, sessionId: sessionId ?? null, payload: payload as never } });
+  if (isPostgres()) await db.$executeRawUnsafe(`SELECT pg_notify('${EVENT_CHANNEL}', '${row.seq}')`);
   return row;
 }
 
@@ -23,15 +28,67 @@ export async function latestEventSeq(): Promise<number> {
   return row?.seq ?? 0;
 }
 
-/** A dedicated connection listening for NOTIFY on PostgreSQL; null on SQLite (one instance, in-process bus). */
+const RECONNECT_MIN_MS = 250;
+const RECONNECT_MAX_MS = 10_000;
+
+/**
+ * A dedicated connection listening for NOTIFY on PostgreSQL; null on SQLite (one instance, in-process bus).
+ * A lost connection is logged and re-opened with back-off; onNotify runs after each reconnect too, so the
+ * tailer reads whatever was committed while nobody listened.
+ */
 export async function listenForEvents(onNotify: () => void): Promise<(() => Promise<void>) | null> {
   if (!isPostgres()) return null;
-  const client = new Client({ connectionString: loadConfig().DATABASE_URL });
-  client.on("error", () => undefined);
-  await client.connect();
-  client.on("notification", () => onNotify());
-  await client.query(`LISTEN ${EVENT_CHANNEL}`);
-  return async () => {
-    await client.end().catch(() => undefined);
+  let closed = false;
+  let current: Client | null = null;
+  let delay = RECONNECT_MIN_MS;
+  const open = async (): Promise<void> => {
+    const client = new Client({ connectionString: loadConfig().DATABASE_URL });
+    let lost = false;
+    const onLost = (error?: unknown) => {
+      if (lost || closed) return;
+      lost = true;
+      current = null;
+      log("warn", "event_listen_lost", { error: error ? String(error) : "connection ended" });
+      client.end().catch(() => undefined);
+      scheduleReconnect();
+    };
+    client.on("error", onLost);
+    client.on("end", () => onLost());
+    client.on("notification", () => onNotify());
+    await client.connect();
+    await client.query(`LISTEN ${EVENT_CHANNEL}`);
+    current = client;
   };
+  const scheduleReconnect = () => {
+    const wait = delay;
+    delay = Math.min(delay * 2, RECONNECT_MAX_MS);
+    setTimeout(() => {
+      if (closed) return;
+      open().then(
+        () => {
+          delay = RECONNECT_MIN_MS;
+          log("info", "event_listen_reconnected", {});
+          onNotify();
+        },
+        (error) => {
+          log("warn", "event_listen_reconnect_failed", { error: String(error), retryInMs: delay });
+          scheduleReconnect();
+        },
+      );
+    }, wait).unref();
+  };
+  await open();
+  return async () => {
+    closed = true;
+    await current?.end().catch(() => undefined);
+  };
+}
+
+/** Test hook: the backend pids of this database's LISTEN connections (a test kills them to see the reconnect). */
+export async function listListenerPids(): Promise<number[]> {
+  if (!isPostgres()) return [];
+  const rows = await getDb().$queryRawUnsafe<Array<{ pid: number }>>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN ${EVENT_CHANNEL}%' AND pid <> pg_backend_pid()`,
+  );
+  return rows.map((r) => Number(r.pid));
 }

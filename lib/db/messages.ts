@@ -1,7 +1,7 @@
 import "server-only";
 // Transcript messages, ordered by seq within a session. Appends retry on a seq collision so that concurrent
 // writers (two tabs, two instances) never lose a message.
-import { getDb } from "./client";
+import { getDb, type Tx } from "./client";
 
 export type MessageRole = "user" | "assistant" | "tool" | "system";
 
@@ -31,23 +31,25 @@ function isUniqueViolation(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: string }).code === "P2002";
 }
 
+function messageData(sessionId: string, seq: number, message: NewMessage) {
+  return {
+    sessionId,
+    seq,
+    role: message.role,
+    content: message.content,
+    parts: (message.parts ?? undefined) as never,
+    toolCallId: message.toolCallId ?? null,
+    toolName: message.toolName ?? null,
+    runId: message.runId ?? null,
+  };
+}
+
 export async function appendMessage({ sessionId, message }: { sessionId: string; message: NewMessage }): Promise<MessageRow> {
   const db = getDb();
   for (let attempt = 0; ; attempt++) {
     const last = await db.message.findFirst({ where: { sessionId }, orderBy: { seq: "desc" }, select: { seq: true } });
     try {
-      const row = await db.message.create({
-        data: {
-          sessionId,
-          seq: (last?.seq ?? 0) + 1,
-          role: message.role,
-          content: message.content,
-          parts: (message.parts ?? undefined) as never,
-          toolCallId: message.toolCallId ?? null,
-          toolName: message.toolName ?? null,
-          runId: message.runId ?? null,
-        },
-      });
+      const row = await db.message.create({ data: messageData(sessionId, (last?.seq ?? 0) + 1, message) });
       await db.chatSession.update({ where: { id: sessionId }, data: { updatedAt: new Date() } });
       return row;
     } catch (error) {
@@ -60,6 +62,17 @@ export async function listMessages({ sessionId, limit }: { sessionId: string; li
   if (limit === undefined) return getDb().message.findMany({ where: { sessionId }, orderBy: { seq: "asc" } });
   const rows = await getDb().message.findMany({ where: { sessionId }, orderBy: { seq: "desc" }, take: limit });
   return rows.reverse();
+}
+
+/**
+ * Appends inside the caller's transaction. The session row is touched first: on PostgreSQL that row lock
+ * queues concurrent appends to one session until commit (no seq collision can abort the transaction); on
+ * SQLite the write lock does the same.
+ */
+export async function appendMessageTx({ tx, sessionId, message }: { tx: Tx; sessionId: string; message: NewMessage }): Promise<MessageRow> {
+  await tx.chatSession.update({ where: { id: sessionId }, data: { updatedAt: new Date() } });
+  const last = await tx.message.findFirst({ where: { sessionId }, orderBy: { seq: "desc" }, select: { seq: true } });
+  return tx.message.create({ data: messageData(sessionId, (last?.seq ?? 0) + 1, message) });
 }
 
 /** Full-text-ish search over the user's own past transcripts (user and assistant text). */
@@ -77,7 +90,19 @@ export async function findOwnMessage({ ownerId, messageId }: { ownerId: string; 
 }
 
 /** Settles a tool message written as pending (an approval was awaited) in place, keeping its position. */
-export async function updateToolMessage({ sessionId, toolCallId, content, parts }: { sessionId: string; toolCallId: string; content: string; parts: unknown }) {
-  const r = await getDb().message.updateMany({ where: { sessionId, toolCallId, role: "tool" }, data: { content, parts: parts as never } });
+export async function updateToolMessage({ sessionId, toolCallId, content, parts, tx }: { sessionId: string; toolCallId: string; content: string; parts: unknown; tx?: Tx }) {
+  const r = await (tx ?? getDb()).message.updateMany({ where: { sessionId, toolCallId, role: "tool" }, data: { content, parts: parts as never } });
   return r.count;
+}
+
+/** The conversation leading up to a call (its tool line included): what an owner reads before deciding. */
+export async function listContextBeforeCall({ sessionId, toolCallId, limit }: { sessionId: string; toolCallId: string; limit: number }): Promise<MessageRow[]> {
+  const db = getDb();
+  const line = await db.message.findFirst({ where: { sessionId, toolCallId, role: "tool" }, select: { seq: true } });
+  const rows = await db.message.findMany({
+    where: { sessionId, role: { in: ["user", "assistant"] }, ...(line ? { seq: { lte: line.seq } } : {}) },
+    orderBy: { seq: "desc" },
+    take: limit,
+  });
+  return rows.reverse();
 }

@@ -1,15 +1,37 @@
 import "server-only";
-import { getDb } from "./client";
+// Agent runs and the run lease. A session has at most one active run (ChatSession.activeRunId, claimed by a
+// conditional update in the transaction that creates the run); a running run is leased by one instance until
+// leaseExpiresAt, renewed by that instance's heartbeat. Every state change is a conditional update, so two
+// instances never both resume, stop or fail the same run.
+import { getDb, type Tx } from "./client";
 
 export type RunStatus = "running" | "waiting_approval" | "completed" | "aborted" | "failed";
+export type RunRow = NonNullable<Awaited<ReturnType<typeof findRun>>>;
 
-export async function findRun({ runId }: { runId: string }) {
-  return getDb().agentRun.findUnique({ where: { id: runId } });
+export async function findRun({ runId, tx }: { runId: string; tx?: Tx }) {
+  return (tx ?? getDb()).agentRun.findUnique({ where: { id: runId } });
 }
 
-/** Claims a paused run for resuming: only one process wins (conditional update). */
-export async function claimWaitingRun({ runId }: { runId: string }): Promise<boolean> {
-  const r = await getDb().agentRun.updateMany({ where: { id: runId, status: "waiting_approval" }, data: { status: "running" } });
+/**
+ * In the caller's transaction: creates a running run leased by `owner` and makes it the session's active run.
+ * Returns null when another run is active: the caller must then roll its transaction back (the run row too).
+ */
+export async function createLeasedRun({ tx, sessionId, owner, leaseMs }: { tx: Tx; sessionId: string; owner: string; leaseMs: number }) {
+  const run = await tx.agentRun.create({ data: { sessionId, status: "running", leaseOwner: owner, leaseExpiresAt: new Date(Date.now() + leaseMs) } });
+  const claimed = await tx.chatSession.updateMany({ where: { id: sessionId, activeRunId: null }, data: { activeRunId: run.id } });
+  return claimed.count === 1 ? run : null;
+}
+
+export async function setRunUserSeq({ tx, runId, userSeq }: { tx: Tx; runId: string; userSeq: number }) {
+  await tx.agentRun.update({ where: { id: runId }, data: { userSeq } });
+}
+
+/** Claims a paused run for resuming: only one instance wins, and it holds the lease from now on. */
+export async function claimWaitingRun({ runId, owner, leaseMs }: { runId: string; owner: string; leaseMs: number }): Promise<boolean> {
+  const r = await getDb().agentRun.updateMany({
+    where: { id: runId, status: "waiting_approval", stopRequestedAt: null },
+    data: { status: "running", leaseOwner: owner, leaseExpiresAt: new Date(Date.now() + leaseMs) },
+  });
   return r.count === 1;
 }
 
@@ -17,14 +39,53 @@ export async function listWaitingRuns() {
   return getDb().agentRun.findMany({ where: { status: "waiting_approval" }, orderBy: { createdAt: "asc" } });
 }
 
-export async function createRun({ sessionId }: { sessionId: string }) {
-  return getDb().agentRun.create({ data: { sessionId, status: "running" } });
+/**
+ * Ends a run in the caller's transaction, only if it is still in `from` (and, when given, still leased by
+ * `owner`): a run failed by another instance for a lapsed lease is not overwritten. Waiting runs keep the
+ * session (the turn is not over); finished ones release it.
+ */
+export async function moveRun({ tx, runId, from, to, error, owner }: { tx: Tx; runId: string; from: RunStatus[]; to: RunStatus; error?: string | null; owner?: string }): Promise<boolean> {
+  const waiting = to === "waiting_approval";
+  const r = await tx.agentRun.updateMany({
+    where: { id: runId, status: { in: from }, ...(owner ? { leaseOwner: owner } : {}) },
+    data: { status: to, error: error ?? null, ...(waiting || to !== "running" ? { leaseOwner: null, leaseExpiresAt: null } : {}) },
+  });
+  if (r.count !== 1) return false;
+  if (!waiting && to !== "running") {
+    const run = await tx.agentRun.findUnique({ where: { id: runId }, select: { sessionId: true } });
+    if (run) await tx.chatSession.updateMany({ where: { id: run.sessionId, activeRunId: runId }, data: { activeRunId: null } });
+  }
+  return true;
 }
 
-export async function updateRunStatus({ runId, status, error }: { runId: string; status: RunStatus; error?: string }) {
-  await getDb().agentRun.update({ where: { id: runId }, data: { status, error: error ?? null } });
+/** Heartbeat: extends the leases this instance holds; returns the runs still held and any stop requests. */
+export async function renewLeases({ owner, runIds, leaseMs }: { owner: string; runIds: string[]; leaseMs: number }) {
+  if (runIds.length === 0) return [];
+  await getDb().agentRun.updateMany({ where: { id: { in: runIds }, leaseOwner: owner, status: "running" }, data: { leaseExpiresAt: new Date(Date.now() + leaseMs) } });
+  return getDb().agentRun.findMany({ where: { id: { in: runIds } }, select: { id: true, status: true, leaseOwner: true, stopRequestedAt: true } });
+}
+
+/** Running runs whose lease lapsed (their instance died or hung), or that a predicate says are abandoned. */
+export async function listRunningRuns() {
+  return getDb().agentRun.findMany({ where: { status: "running" }, select: { id: true, sessionId: true, leaseOwner: true, leaseExpiresAt: true } });
+}
+
+export async function requestRunStop({ runId, by }: { runId: string; by: string }): Promise<boolean> {
+  const r = await getDb().agentRun.updateMany({ where: { id: runId, status: { in: ["running", "waiting_approval"] }, stopRequestedAt: null }, data: { stopRequestedAt: new Date(), stopRequestedBy: by } });
+  return r.count === 1;
 }
 
 export async function findActiveRun({ sessionId }: { sessionId: string }) {
-  return getDb().agentRun.findFirst({ where: { sessionId, status: { in: ["running", "waiting_approval"] } }, orderBy: { createdAt: "desc" } });
+  const session = await getDb().chatSession.findUnique({ where: { id: sessionId }, select: { activeRunId: true } });
+  return session?.activeRunId ? findRun({ runId: session.activeRunId }) : null;
+}
+
+/** Clears a session's active run when that run has already ended (a crash between the two writes cannot happen, but an old row may say so). */
+export async function releaseEndedRun({ sessionId }: { sessionId: string }) {
+  const session = await getDb().chatSession.findUnique({ where: { id: sessionId }, select: { activeRunId: true } });
+  if (!session?.activeRunId) return;
+  const run = await findRun({ runId: session.activeRunId });
+  if (!run || !["running", "waiting_approval"].includes(run.status)) {
+    await getDb().chatSession.updateMany({ where: { id: sessionId, activeRunId: session.activeRunId }, data: { activeRunId: null } });
+  }
 }

@@ -12,6 +12,33 @@ export async function findUserByEmail({ email }: { email: string }) {
   return getDb().user.findUnique({ where: { email: email.toLowerCase() } });
 }
 
+/** The user with the state a session token is checked against (version, deactivation); one query. */
+export async function getUserForSession({ userId }: { userId: string }): Promise<{ user: UserWithRoles; sessionVersion: number; disabled: boolean } | null> {
+  const row = await getDb().user.findUnique({ where: { id: userId }, include: { roles: true, teams: { select: { teamId: true } } } });
+  if (!row) return null;
+  return {
+    user: { id: row.id, email: row.email, name: row.name, roles: toRoles(row.roles), teamIds: row.teams.map((t) => t.teamId) },
+    sessionVersion: row.sessionVersion,
+    disabled: row.disabledAt !== null,
+  };
+}
+
+/** Ends every session token issued so far for this user (sign-out everywhere). */
+export async function bumpSessionVersion({ userId }: { userId: string }): Promise<number> {
+  const row = await getDb().user.update({ where: { id: userId }, data: { sessionVersion: { increment: 1 } }, select: { sessionVersion: true } });
+  return row.sessionVersion;
+}
+
+/** A new password ends all existing sessions in the same write. */
+export async function changeUserPassword({ userId, passwordHash }: { userId: string; passwordHash: string }) {
+  await getDb().user.update({ where: { id: userId }, data: { passwordHash, sessionVersion: { increment: 1 } } });
+}
+
+/** Deactivation (or reactivation) ends all existing sessions; a deactivated user cannot sign in. */
+export async function setUserDisabled({ userId, disabled }: { userId: string; disabled: boolean }) {
+  await getDb().user.update({ where: { id: userId }, data: { disabledAt: disabled ? new Date() : null, sessionVersion: { increment: 1 } } });
+}
+
 /** Roles and teams read fresh from the database: the source of truth for anything that grants power. */
 export async function getUserWithRoles({ userId }: { userId: string }): Promise<UserWithRoles | null> {
   const user = await getDb().user.findUnique({
@@ -52,6 +79,8 @@ export async function setUserRoles({ userId, roles }: { userId: string; roles: R
   await db.$transaction([
     db.userRole.deleteMany({ where: { userId } }),
     db.userRole.createMany({ data: roles.map((role) => ({ userId, role })) }),
+    // Roles may have been taken away: sessions issued before end.
+    db.user.update({ where: { id: userId }, data: { sessionVersion: { increment: 1 } } }),
   ]);
 }
 
@@ -97,8 +126,12 @@ export async function addUserRole({ userId, role }: { userId: string; role: Role
   await getDb().userRole.upsert({ where: { userId_role: { userId, role } }, create: { userId, role }, update: {} });
 }
 
+/** Taking a role away also ends the user's sessions (and their open streams) in the same transaction. */
 export async function removeUserRole({ userId, role }: { userId: string; role: Role }) {
-  await getDb().userRole.deleteMany({ where: { userId, role } });
+  await getDb().$transaction(async (tx) => {
+    const { count } = await tx.userRole.deleteMany({ where: { userId, role } });
+    if (count > 0) await tx.user.update({ where: { id: userId }, data: { sessionVersion: { increment: 1 } } });
+  });
 }
 
 export async function findUserEmails({ userIds }: { userIds: string[] }): Promise<Map<string, string>> {

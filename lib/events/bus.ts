@@ -103,6 +103,13 @@ export async function publishEvent(event: { type: string; scope: "approvals" | "
   return row;
 }
 
+/** Fan-out after commit: events written inside a transaction (the outbox) are read and delivered now. */
+export async function eventsCommitted(): Promise<void> {
+  const t = tailer();
+  await t.start();
+  t.wake();
+}
+
 export async function subscribeEvents(listener: EventListener): Promise<() => void> {
   const t = tailer();
   await t.start();

@@ -1,35 +1,34 @@
 import "server-only";
-// Route handlers run in one order: parse with zod, check the session and role, call lib, map errors here.
+// Route handlers run in one order: CSRF guard (handle), session and role, then the body (capped stream,
+// zod), then lib; errors are mapped here. Bodies never carry SQL, Prisma text or host paths: unknown errors
+// are logged with a request id and the body names that id.
 import { NextResponse } from "next/server";
 import { z } from "zod";
 import { AppError, isAppError } from "@/lib/errors";
+import { BODY_LIMITS, readJsonBody } from "./body";
+import { newRequestId, publicErrorMessage } from "./public-error";
+import { assertStateChangeAllowed } from "./request-guard";
 
-export function jsonError(error: AppError): NextResponse {
+export function jsonError(error: AppError, requestId?: string): NextResponse {
   return NextResponse.json(
-    { error: { code: error.code, message: error.message, ...(error.details !== undefined ? { details: error.details } : {}) } },
-    { status: error.status },
+    { error: { code: error.code, message: error.message, ...(error.details !== undefined ? { details: error.details } : {}), ...(requestId ? { requestId } : {}) } },
+    { status: error.status, headers: error.headers },
   );
 }
 
-/** Turns any thrown value into a response; unknown errors are logged and become a generic 500. */
-export function errorResponse(error: unknown): NextResponse {
-  if (isAppError(error)) return jsonError(error);
-  console.error("[toolgate] unhandled error in route handler", error);
-  return jsonError(new AppError("INTERNAL", "internal error"));
+/** Turns any thrown value into a response; unknown errors are logged and become a 500 naming the request id. */
+export function errorResponse(error: unknown, requestId = newRequestId()): NextResponse {
+  if (isAppError(error) && error.status < 500) {
+    const { message } = publicErrorMessage(error, { requestId });
+    return jsonError(new AppError(error.code, message, error.details, error.headers));
+  }
+  const shown = publicErrorMessage(error, { requestId, event: "route_error" });
+  return jsonError(new AppError("INTERNAL", shown.message), requestId);
 }
 
-export async function parseJsonBody<T extends z.ZodType>(request: Request, schema: T, maxBytes = 1_000_000): Promise<z.infer<T>> {
-  const length = Number(request.headers.get("content-length") ?? "0");
-  if (length > maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", `body is larger than ${maxBytes} bytes`);
-  const text = await request.text();
-  if (text.length > maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", `body is larger than ${maxBytes} bytes`);
-  let raw: unknown;
-  try {
-    raw = text === "" ? undefined : JSON.parse(text);
-  } catch {
-    throw new AppError("INVALID_JSON", "body is not valid JSON");
-  }
-  return parseWith(schema, raw);
+/** Reads the body as a capped stream (413 past maxBytes) and validates it. Call after the session check. */
+export async function parseJsonBody<T extends z.ZodType>(request: Request, schema: T, maxBytes: number = BODY_LIMITS.small): Promise<z.infer<T>> {
+  return parseWith(schema, await readJsonBody(request, maxBytes));
 }
 
 export function parseWith<T extends z.ZodType>(schema: T, raw: unknown): z.infer<T> {
@@ -48,10 +47,11 @@ export function parseSearchParams<T extends z.ZodType>(request: Request, schema:
   return parseWith(schema, Object.fromEntries(new URL(request.url).searchParams));
 }
 
-/** Wraps a handler so every error goes through errorResponse. */
-export function handle<Args extends unknown[]>(fn: (...args: Args) => Promise<Response>) {
+/** Wraps a handler: state changes must be same-origin JSON (403/415), and every error goes through errorResponse. */
+export function handle<Args extends [Request, ...unknown[]]>(fn: (...args: Args) => Promise<Response>) {
   return async (...args: Args): Promise<Response> => {
     try {
+      assertStateChangeAllowed(args[0]);
       return await fn(...args);
     } catch (error) {
       return errorResponse(error);

@@ -3,14 +3,9 @@
 import type { PolicyDocument, ScopedToolPolicy } from "./document";
 import { compileEntries, findMatchingEntry } from "./matching";
 import { computeEffectiveModes, findLoosenedModes } from "./modes";
-import {
-  buildPluginToolGroups,
-  CORE_TOOL_NAMES,
-  DEFAULT_SUBAGENT_TOOL_DENY,
-  expandToolGroups,
-  normalizeToolName,
-  SPAWN_TOOLS,
-} from "./names";
+import { resolveSandboxToolPolicy, SUBAGENT_TOOL_DENY_ALWAYS, SUBAGENT_TOOL_DENY_LEAF } from "./layer-defaults";
+import { buildPluginToolGroups, CORE_TOOL_NAMES, normalizeToolName } from "./names";
+import { hasOwnKey, ownValue } from "./own";
 import { compact, makeUnit, policyUnit, profileUnit, type LayerUnit, type PolicyTool, type UnitContext } from "./layer-units";
 import { capabilityOfTool, mergeToolPolicies, systemSettingsRule, type SystemToolSettings } from "./system-settings";
 import { type PolicyWarning, type ToolMeta, type ToolMode } from "./types";
@@ -93,7 +88,8 @@ export class PolicyCompilation {
     this.indexByName = indexByName;
     const pluginGroups = buildPluginToolGroups(tools);
     const knownNames = new Set([...CORE_TOOL_NAMES, ...indexByName.keys()]);
-    this.ctx = { tools, pluginGroups, knownNames };
+    const coreNames = new Set([...CORE_TOOL_NAMES, ...tools.filter((tool) => !tool.pluginId).map((tool) => tool.name)]);
+    this.ctx = { tools, pluginGroups, knownNames, coreNames };
     const ask = compileEntries(document.askRules, pluginGroups);
     this.askRules = tools.map((tool) => {
       const hit = findMatchingEntry(ask, tool.name);
@@ -136,7 +132,7 @@ export class PolicyCompilation {
 
   private providerEntry(scope: { byProvider?: Record<string, ScopedToolPolicy> }, provider?: string, model?: string) {
     const key = resolveProviderKey(scope.byProvider, provider, model);
-    return key === undefined ? undefined : { key, entry: scope.byProvider?.[key] as ScopedToolPolicy };
+    return key === undefined ? undefined : { key, entry: ownValue(scope.byProvider, key) as ScopedToolPolicy };
   }
 
   providerProfileUnits(provider?: string, model?: string): LayerUnit[] {
@@ -170,7 +166,7 @@ export class PolicyCompilation {
   }
 
   agentUnits(agentId: string | undefined): LayerUnit[] {
-    const agent = agentId === undefined ? undefined : this.document.agents[agentId];
+    const agent = ownValue(this.document.agents, agentId);
     if (!agent) return [];
     const base = `agents.${agentId}.tools`;
     return compact([
@@ -180,7 +176,7 @@ export class PolicyCompilation {
   }
 
   agentProviderUnits(agentId: string | undefined, provider?: string, model?: string): LayerUnit[] {
-    const agent = agentId === undefined ? undefined : this.document.agents[agentId];
+    const agent = ownValue(this.document.agents, agentId);
     const found = agent && this.providerEntry(agent.tools, provider, model);
     if (!found) return [];
     const source = `agents.${agentId}.tools.byProvider.${found.key}`;
@@ -192,46 +188,50 @@ export class PolicyCompilation {
 
   groupUnits(teamIds: readonly string[], senderId?: string): LayerUnit[] {
     const teams = teamIds.map((id) => {
-      const policy = this.document.teams[id];
+      const policy = ownValue(this.document.teams, id);
       return policy && this.unit(`t:${id}`, () => policyUnit(this.ctx, "group", `teams.${id}`, policy, { flagPluginOnly: true }));
     });
-    const sender = senderId === undefined ? undefined : this.document.senders[senderId];
+    const sender = ownValue(this.document.senders, senderId);
     const senderUnit = sender && this.unit(`s:${senderId}`, () => policyUnit(this.ctx, "group", `senders.${senderId}`, sender, { flagPluginOnly: true }));
     return compact([...teams, senderUnit]);
   }
 
   sandboxUnits(): LayerUnit[] {
-    return compact([this.unit("sandbox", () => policyUnit(this.ctx, "sandbox", "sandbox.tools", this.document.sandbox.tools))]);
+    const configured = this.document.sandbox.tools;
+    const isDefault = !configured.allow && !configured.alsoAllow && !configured.deny;
+    const source = isDefault ? "sandbox.tools (default)" : "sandbox.tools";
+    return compact([this.unit("sandbox", () => policyUnit(this.ctx, "sandbox", source, resolveSandboxToolPolicy(configured), { builtin: isDefault }))]);
   }
 
+  /** Hard denies first (no admin setting lifts them), then the leaf set at the depth limit, then subagents.tools. */
   subagentUnits(depth: number): LayerUnit[] {
     const { tools, maxSpawnDepth } = this.document.subagents;
-    const defaults = this.unit("sub:default", () => {
-      // Tools the admin explicitly allows for subagents escape the default deny list (within this layer only).
-      const explicit = new Set(expandToolGroups([...(tools.allow ?? []), ...(tools.alsoAllow ?? [])], this.ctx.pluginGroups));
-      const deny = DEFAULT_SUBAGENT_TOOL_DENY.filter((name) => !explicit.has(name));
-      return policyUnit(this.ctx, "subagent", "DEFAULT_SUBAGENT_TOOL_DENY", { deny }, { builtin: true });
-    });
+    const always = this.unit("sub:always", () =>
+      policyUnit(this.ctx, "subagent", "SUBAGENT_TOOL_DENY_ALWAYS", { deny: [...SUBAGENT_TOOL_DENY_ALWAYS] }, { builtin: true }),
+    );
+    // A run at depth d may manage children only while d < maxSpawnDepth: its children would otherwise exceed the limit.
+    const leaf =
+      depth >= maxSpawnDepth
+        ? this.unit("sub:leaf", () =>
+            makeUnit(this.ctx, "subagent", "subagents.maxSpawnDepth", (tool) =>
+              SUBAGENT_TOOL_DENY_LEAF.includes(tool.name)
+                ? { rule: `maxSpawnDepth: ${maxSpawnDepth}`, reason: `${tool.name} is removed: a subagent at maxSpawnDepth (${maxSpawnDepth}) may not start or manage children.` }
+                : undefined,
+            ),
+          )
+        : undefined;
     const configured = this.unit("sub:config", () => policyUnit(this.ctx, "subagent", "subagents.tools", tools));
-    // A run at depth d may spawn only while d < maxSpawnDepth: its children would otherwise exceed the limit.
-    const spawn = depth >= maxSpawnDepth
-      ? this.unit("sub:spawn", () =>
-          makeUnit(this.ctx, "subagent", "subagents.maxSpawnDepth", (tool) =>
-            SPAWN_TOOLS.includes(tool.name) ? { rule: `maxSpawnDepth: ${maxSpawnDepth}`, reason: `${tool.name} is removed: a subagent at depth ${depth} may not spawn more (maxSpawnDepth ${maxSpawnDepth}).` } : undefined,
-          ),
-        )
-      : undefined;
-    return compact([defaults, configured, spawn]);
+    return compact([always, leaf, configured]);
   }
 
   limitsFor(agentId: string | undefined): SystemToolSettings {
-    const agent = agentId === undefined ? undefined : this.document.agents[agentId];
+    const agent = ownValue(this.document.agents, agentId);
     const key = agent ? (agentId as string) : "";
     return memo(this.limitsByAgent, key, () => Object.freeze(mergeToolPolicies({ system: this.document.system, agent: agent?.system })));
   }
 
   systemUnits(agentId: string | undefined): LayerUnit[] {
-    const key = agentId !== undefined && this.document.agents[agentId] ? agentId : "";
+    const key = hasOwnKey(this.document.agents, agentId) ? (agentId as string) : "";
     const limits = this.limitsFor(agentId);
     return compact([
       this.unit(`sys:${key}`, () =>

@@ -33,18 +33,10 @@ export const AgentConfigSchema = z
   })
   .strict();
 
-/** The reference's default sandbox policy. */
-export const DEFAULT_SANDBOX_TOOL_POLICY = Object.freeze({
-  allow: ["group:fs", "group:runtime"],
-  deny: ["gateway", "nodes"],
-});
-
 export const SandboxConfigSchema = z
   .object({
-    tools: ToolPolicySchema.default(() => ({
-      allow: [...DEFAULT_SANDBOX_TOOL_POLICY.allow],
-      deny: [...DEFAULT_SANDBOX_TOOL_POLICY.deny],
-    })),
+    /** Combined with DEFAULT_SANDBOX_TOOL_POLICY by resolveSandboxToolPolicy (layer-defaults.ts). */
+    tools: ToolPolicySchema.prefault({}),
     /** Runs of these agents, teams or users are sandboxed even when the caller does not say so. */
     sandboxed: z
       .object({ agents: idList.default(() => []), teams: idList.default(() => []), users: idList.default(() => []) })

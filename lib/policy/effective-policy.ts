@@ -7,7 +7,9 @@ import type { LayerUnit, Removal } from "./layer-units";
 import { isToolMode } from "./modes";
 import { contextKey, errorCodeForLayer, isSandboxed, resolveGrantedModes } from "./policy-context";
 import { normalizeToolName } from "./names";
+import { hasOwnKey } from "./own";
 import type { SystemToolSettings } from "./system-settings";
+import { LruMap } from "./lru";
 import {
   POLICY_LAYERS,
   type ChainEntry,
@@ -63,8 +65,8 @@ const RESOLVE_CACHE_LIMIT = 512;
 
 export class CompiledPolicy {
   private readonly compilation: PolicyCompilation;
-  private readonly cache = new Map<string, EffectiveToolPolicy>();
-  private readonly decisionCache = new Map<string, Decisions>();
+  private readonly cache = new LruMap<string, EffectiveToolPolicy>(RESOLVE_CACHE_LIMIT);
+  private readonly decisionCache = new LruMap<string, Decisions>(RESOLVE_CACHE_LIMIT);
   private readonly keptCache = new Map<string, { chain: readonly ChainEntry[]; decisions: Array<ToolDecision | undefined> }>();
 
   /** `cacheResults: false` rebuilds every resolution (benchmarks, tests); units are still compiled once. */
@@ -86,7 +88,6 @@ export class CompiledPolicy {
     const cached = this.cache.get(key);
     if (cached) return cached;
     const resolved = this.resolveUncached(context);
-    if (this.cache.size >= RESOLVE_CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(key, resolved);
     return resolved;
   }
@@ -104,7 +105,7 @@ export class CompiledPolicy {
     } else {
       mode = context.mode;
     }
-    if (context.agentId !== undefined && !document.agents[context.agentId]) {
+    if (context.agentId !== undefined && !hasOwnKey(document.agents, context.agentId)) {
       warnings.push({ code: "unknown_agent", layer: "agent", source: `agents.${context.agentId}`, message: `Unknown agent "${context.agentId}"; agent layers skipped` });
     }
     const sandboxed = isSandboxed(context, document);
@@ -158,7 +159,6 @@ export class CompiledPolicy {
     const cached = this.decisionCache.get(signature);
     if (cached) return cached;
     const decisions = this.buildDecisions(mode, layers);
-    if (this.decisionCache.size >= RESOLVE_CACHE_LIMIT) this.decisionCache.delete(this.decisionCache.keys().next().value as string);
     this.decisionCache.set(signature, decisions);
     return decisions;
   }

@@ -1,15 +1,57 @@
-// Exec approval rules: settings, allowlist matching (path globs + safe bins) and the decision whether a command
-// needs an owner's approval. The approval records and their state machine live in the database layer.
+// Exec approval rules: the settings, and the decision whether a command needs an owner's approval. The shell
+// analysis, the rule matching and the safe-bin profiles live in lib/exec (they read the file system and run a
+// parser); this file only decides from their answers. The approval records live in the database layer.
 import { z } from "zod";
-import type { ShellAnalysis, ShellSegment } from "./shell-analysis";
 
 export const EXEC_SECURITY_LEVELS = ["deny", "allowlist", "full"] as const;
 export const EXEC_ASK_MODES = ["off", "on-miss", "always"] as const;
 export type ExecSecurity = (typeof EXEC_SECURITY_LEVELS)[number];
 export type ExecAsk = (typeof EXEC_ASK_MODES)[number];
 
-/** Read-only filters that only see stdin; usable without an allowlist entry when given no path arguments. */
-export const DEFAULT_SAFE_BINS: readonly string[] = Object.freeze(["jq", "grep", "cut", "sort", "uniq", "head", "tail", "tr", "wc"]);
+export type ShellOperator = "&&" | "||" | ";" | "|";
+export type ShellSegment = {
+  /** The part's text as written. */
+  raw: string;
+  /** The words the shell passes to the program, after quote removal. */
+  argv: string[];
+  executable: string;
+};
+export type ShellAnalysis = {
+  /** True only for plain word sequences joined by &&, ||, ; and |. */
+  ok: boolean;
+  reason?: string;
+  segments: ShellSegment[];
+  /** operators[i] joins segments[i] and segments[i + 1]. */
+  operators: ShellOperator[];
+};
+
+/** Stdin-only filters with per-binary flag profiles (lib/exec/safe-bins.ts); sort, grep and jq are not among them. */
+export const DEFAULT_SAFE_BINS: readonly string[] = Object.freeze(["cut", "uniq", "head", "tail", "tr", "wc"]);
+
+/** Patterns whose matches are replaced by [redacted] in the audit rows of tool calls. */
+export const DEFAULT_AUDIT_REDACTIONS: readonly string[] = Object.freeze([
+  "(?<=\\b(?:api[_-]?key|token|secret|password|passwd|authorization)[\"']?\\s*[:=]\\s*[\"']?)[^\\s\"',;]+",
+  "\\bBearer\\s+[A-Za-z0-9._~+/=-]+",
+  "\\b(?:sk|pk|ghp|gho|xox[abp])[-_][A-Za-z0-9_-]{10,}",
+]);
+
+const RegexSource = z
+  .string()
+  .min(1)
+  .refine((source) => {
+    try {
+      new RegExp(source, "gi");
+      return true;
+    } catch {
+      return false;
+    }
+  }, "not a valid regular expression");
+
+/** Safe-bin names are matched against executable basenames: stored lower-cased and once each ("JQ" and "jq" are one
+ * entry; an upper-case executable never matches a folded entry, so folding can only narrow). */
+export function normalizeSafeBins(bins: readonly string[]): string[] {
+  return [...new Set(bins.map((bin) => bin.trim().toLowerCase()).filter((bin) => bin.length > 0))];
+}
 
 export const ExecSettingsSchema = z
   .object({
@@ -17,11 +59,29 @@ export const ExecSettingsSchema = z
     ask: z.enum(EXEC_ASK_MODES).default("on-miss"),
     /** What happens when no approval can be obtained (no owner answers before expiry). */
     askFallback: z.enum(EXEC_SECURITY_LEVELS).default("deny"),
-    /** Executable path globs: `*` within a path segment, `**` across segments, `?` one character. */
+    /**
+     * Admin rules in the grant syntax: the words a command must start with, `*` at the end for "and any further
+     * arguments" (`git status *`, `ls *`); a single word without `*` stands for `<word> *`. The first word is a bare
+     * name or a path glob on the resolved executable. A rule never covers a command runner (lib/exec/runners.ts).
+     */
     allowlist: z.array(z.string().trim().min(1)).default(() => []),
-    safeBins: z.array(z.string().trim().min(1)).default(() => [...DEFAULT_SAFE_BINS]),
+    safeBins: z.array(z.string().trim().min(1)).transform(normalizeSafeBins).default(() => [...DEFAULT_SAFE_BINS]),
     timeoutMs: z.number().int().positive().default(30_000),
     maxOutputBytes: z.number().int().positive().default(200_000),
+    /** Per-workspace disk quota, checked before every command and file write. */
+    workspaceQuotaBytes: z.number().int().positive().default(512 * 1024 * 1024),
+    /** Largest file one command may write (RLIMIT_FSIZE inside the sandbox). */
+    maxFileBytes: z.number().int().positive().default(64 * 1024 * 1024),
+    /**
+     * Host execution ("elevated"): commands of these agents and teams run outside the sandbox (still never as root,
+     * with a clean environment, in the workspace). Off by default; saving it is audited like every policy change.
+     */
+    host: z
+      .object({ agents: z.array(z.string().trim().min(1)).default(() => []), teams: z.array(z.string().trim().min(1)).default(() => []) })
+      .strict()
+      .prefault({}),
+    /** Regular expressions (case-insensitive) whose matches are replaced by [redacted] in tool-call audit rows. */
+    redact: z.array(RegexSource).default(() => [...DEFAULT_AUDIT_REDACTIONS]),
     /** apply_patch is off for other providers (reference); a prefix "openai" also covers "openai/<model>". */
     // "offline" too: the built-in scripted model emits patches in the same format.
     applyPatchProviders: z.array(z.string().trim().min(1)).default(() => ["openai", "offline"]),
@@ -30,94 +90,10 @@ export const ExecSettingsSchema = z
 export type ExecSettings = z.output<typeof ExecSettingsSchema>;
 export const DEFAULT_EXEC_SETTINGS: ExecSettings = Object.freeze(ExecSettingsSchema.parse({}));
 
-/** The reference rule, plus a durable (allow-always) approval standing in for an allowlist hit. `always` still asks. */
-export function requiresExecApproval(params: {
-  ask: ExecAsk;
-  security: ExecSecurity;
-  analysisOk: boolean;
-  allowlistSatisfied: boolean;
-  durableApproval?: boolean;
-}): boolean {
+/** The reference rule. A grant or an allowlist rule covering every part counts as allowlistSatisfied; `always` still asks. */
+export function requiresExecApproval(params: { ask: ExecAsk; security: ExecSecurity; analysisOk: boolean; allowlistSatisfied: boolean }): boolean {
   if (params.ask === "always") return true;
-  if (params.durableApproval === true) return false;
   return params.ask === "on-miss" && params.security === "allowlist" && (!params.analysisOk || !params.allowlistSatisfied);
-}
-
-const globCache = new Map<string, RegExp>();
-
-export function globToRegExp(glob: string): RegExp {
-  let regex = globCache.get(glob);
-  if (regex) return regex;
-  let source = "";
-  for (let i = 0; i < glob.length; i += 1) {
-    const ch = glob[i] as string;
-    if (ch === "*" && glob[i + 1] === "*") {
-      // "a/**/b" must also match "a/b": the slash after ** is optional.
-      const slash = glob[i + 2] === "/";
-      source += slash ? "(?:.*/)?" : ".*";
-      i += slash ? 2 : 1;
-    } else if (ch === "*") source += "[^/]*";
-    else if (ch === "?") source += "[^/]";
-    else source += ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  }
-  regex = new RegExp(`^${source}$`);
-  globCache.set(glob, regex);
-  return regex;
-}
-
-export function expandHome(path: string, homeDir?: string): string {
-  if (!homeDir) return path;
-  if (path === "~") return homeDir;
-  return path.startsWith("~/") ? `${homeDir.replace(/\/$/, "")}${path.slice(1)}` : path;
-}
-
-export function matchesPathGlob(path: string, glob: string, homeDir?: string): boolean {
-  return globToRegExp(expandHome(glob, homeDir)).test(expandHome(path, homeDir));
-}
-
-function basename(path: string): string {
-  return path.slice(path.lastIndexOf("/") + 1);
-}
-
-function looksLikePath(arg: string): boolean {
-  const value = arg.includes("=") && arg.startsWith("-") ? arg.slice(arg.indexOf("=") + 1) : arg;
-  return value.includes("/") || value.startsWith("~") || value === "." || value === "..";
-}
-
-/** A safe bin only filters stdin: any path-like argument could make it read a file, so it then needs the allowlist. */
-export function isSafeBinUsage(segment: ShellSegment, safeBins: readonly string[]): boolean {
-  if (!safeBins.includes(basename(segment.executable))) return false;
-  return !segment.argv.slice(1).some(looksLikePath);
-}
-
-export type SegmentAllowlistResult = { executable: string; resolvedPath?: string; satisfied: boolean; match?: string };
-
-export type ExecAllowlistResult = { satisfied: boolean; segments: SegmentAllowlistResult[] };
-
-/** Every segment must be covered: a path glob on its resolved executable, a bare-name entry, or a safe bin. */
-export function evaluateExecAllowlist(params: {
-  analysis: ShellAnalysis;
-  allowlist: readonly string[];
-  safeBins?: readonly string[];
-  /** PATH lookup is the caller's (impure) job; without it a bare name only matches a bare-name entry. */
-  resolveExecutable?: (name: string) => string | undefined;
-  homeDir?: string;
-}): ExecAllowlistResult {
-  const safeBins = params.safeBins ?? DEFAULT_SAFE_BINS;
-  if (!params.analysis.ok) return { satisfied: false, segments: [] };
-  const segments = params.analysis.segments.map((segment): SegmentAllowlistResult => {
-    const executable = segment.executable;
-    const resolvedPath = executable.includes("/") ? executable : params.resolveExecutable?.(executable);
-    for (const pattern of params.allowlist) {
-      const hit = pattern.includes("/")
-        ? resolvedPath !== undefined && matchesPathGlob(resolvedPath, pattern, params.homeDir)
-        : !executable.includes("/") && globToRegExp(pattern).test(executable);
-      if (hit) return { executable, resolvedPath, satisfied: true, match: pattern };
-    }
-    if (isSafeBinUsage(segment, safeBins)) return { executable, resolvedPath, satisfied: true, match: `safeBin:${basename(executable)}` };
-    return { executable, resolvedPath, satisfied: false };
-  });
-  return { satisfied: segments.length > 0 && segments.every((s) => s.satisfied), segments };
 }
 
 export type ExecVerdict = { action: "allow" | "deny" | "ask"; reason: string };
@@ -125,25 +101,21 @@ export type ExecVerdict = { action: "allow" | "deny" | "ask"; reason: string };
 /** The per-call exec decision before any approval: deny outright, run, or ask an owner. */
 export function decideExec(params: {
   settings: Pick<ExecSettings, "security" | "ask">;
-  analysis: ShellAnalysis;
-  allowlist: ExecAllowlistResult;
-  durableApproval?: boolean;
+  analysis: Pick<ShellAnalysis, "ok" | "reason">;
+  coverage: { satisfied: boolean; reason?: string };
 }): ExecVerdict {
   const { security, ask } = params.settings;
   if (security === "deny") return { action: "deny", reason: "exec is disabled (security: deny)" };
   const analysisOk = params.analysis.ok;
-  const allowlistSatisfied = params.allowlist.satisfied;
-  const needsApproval = requiresExecApproval({ ask, security, analysisOk, allowlistSatisfied, durableApproval: params.durableApproval });
-  if (needsApproval) {
-    const why = ask === "always" ? "every command needs approval (ask: always)" : analysisOk ? "an executable is not on the allowlist" : `the command could not be analysed: ${params.analysis.reason}`;
+  const allowlistSatisfied = params.coverage.satisfied;
+  const uncovered = params.coverage.reason ?? "a part of the command is not covered by a rule, a grant or a safe bin";
+  if (requiresExecApproval({ ask, security, analysisOk, allowlistSatisfied })) {
+    const why = ask === "always" ? "every command needs approval (ask: always)" : analysisOk ? uncovered : `the command is not plain: ${params.analysis.reason}`;
     return { action: "ask", reason: why };
   }
-  if (security === "full" || params.durableApproval === true) return { action: "allow", reason: security === "full" ? "security: full" : "an allow-always approval covers this command" };
-  if (analysisOk && allowlistSatisfied) return { action: "allow", reason: "every executable is on the allowlist or a safe bin" };
-  return {
-    action: "deny",
-    reason: analysisOk ? "an executable is not on the allowlist (ask: off)" : `the command could not be analysed (ask: off): ${params.analysis.reason}`,
-  };
+  if (security === "full") return { action: "allow", reason: "security: full" };
+  if (analysisOk && allowlistSatisfied) return { action: "allow", reason: "every part is covered by a rule, a grant or a safe bin" };
+  return { action: "deny", reason: analysisOk ? `${uncovered} (ask: off)` : `the command is not plain (ask: off): ${params.analysis.reason}` };
 }
 
 /** When an approval cannot be obtained (expired, no owner): askFallback decides, never more than it allows. */
@@ -161,26 +133,3 @@ export function isApprovalDecision(value: unknown): value is ApprovalDecision {
 
 /** Resolved approvals stay readable this long, so a waitDecision that arrives just after the decision still sees it. */
 export const RESOLVED_ENTRY_GRACE_MS = 15_000;
-/** Upper bound of rewritten-parameter entries kept per call id. */
-export const MAX_TRACKED_ADJUSTED_PARAMS = 1_024;
-
-export type BeforeToolCallHookResult = { params?: Record<string, unknown>; block?: boolean; blockReason?: string };
-
-/** Hooks run in order and the last one to set a field wins (reference mergeResults). */
-export function mergeBeforeToolCallHookResults(results: ReadonlyArray<BeforeToolCallHookResult | undefined>): BeforeToolCallHookResult {
-  let merged: BeforeToolCallHookResult = {};
-  for (const next of results) {
-    if (!next) continue;
-    merged = {
-      params: next.params ?? merged.params,
-      block: next.block ?? merged.block,
-      blockReason: next.blockReason ?? merged.blockReason,
-    };
-  }
-  return merged;
-}
-
-/** A hook rewrites by overlaying its fields; the original arguments are kept, not replaced. */
-export function applyHookParams(original: Record<string, unknown>, hook: BeforeToolCallHookResult): Record<string, unknown> {
-  return hook.params ? { ...original, ...hook.params } : original;
-}

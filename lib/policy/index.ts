@@ -4,13 +4,12 @@ export {
   BUILTIN_PROFILE_IDS,
   buildPluginToolGroups,
   CORE_TOOL_NAMES,
-  DEFAULT_SUBAGENT_TOOL_DENY,
+  expandToolGroupEntry,
   expandToolGroups,
   isKnownProfile,
   normalizeToolName,
   normalizeToolList,
   resolveToolProfilePolicy,
-  SPAWN_TOOLS,
   TOOL_GROUPS,
   TOOL_NAME_ALIASES,
   TOOL_PROFILES,
@@ -18,6 +17,8 @@ export {
   type PluginToolGroups,
 } from "./names";
 export {
+  analyzeAllowlist,
+  APPLY_PATCH_PAIRED_TOOL,
   applyOwnerOnlyToolPolicy,
   compileToolPolicy,
   evaluateCompiledPolicy,
@@ -25,13 +26,20 @@ export {
   isToolAllowedByPolicies,
   isToolAllowedByPolicyName,
   makeToolPolicyMatcher,
+  type AllowlistAnalysis,
   type CompiledToolPolicy,
   type PolicyVerdict,
 } from "./matching";
 export { computeEffectiveModes, isToolMode } from "./modes";
 export { applyToolPolicyPipeline, type PipelineRemoval, type ToolPolicyPipelineResult, type ToolPolicyPipelineStep } from "./pipeline";
 export { ToolRegistry, type AllowedToolList, type RegistryLogger, type ToolSchema } from "./registry";
-export { cleanSchemaForGemini, normalizeToolParameters } from "./schema-normalize";
+export {
+  cleanSchemaForGemini,
+  normalizeToolParameters,
+  schemaProfileFor,
+  type NormalizeOptions,
+  type SchemaProfile,
+} from "./schema-normalize";
 export {
   applySystemToolSettingsPatch,
   capabilityOfTool,
@@ -47,39 +55,39 @@ export {
   type SystemToolSettingsInput,
   type SystemToolSettingsPatch,
 } from "./system-settings";
-export { analyzeShellCommand, type ShellAnalysis, type ShellOperator, type ShellSegment } from "./shell-analysis";
 export {
   APPROVAL_DECISIONS,
-  applyHookParams,
   decideExec,
-  DEFAULT_EXEC_SETTINGS,
+  DEFAULT_AUDIT_REDACTIONS,
   DEFAULT_SAFE_BINS,
-  evaluateExecAllowlist,
+  DEFAULT_EXEC_SETTINGS,
   EXEC_ASK_MODES,
   EXEC_SECURITY_LEVELS,
   ExecSettingsSchema,
-  globToRegExp,
   isApprovalDecision,
-  isSafeBinUsage,
-  MAX_TRACKED_ADJUSTED_PARAMS,
-  matchesPathGlob,
-  mergeBeforeToolCallHookResults,
+  normalizeSafeBins,
   requiresExecApproval,
   resolveAskFallback,
   RESOLVED_ENTRY_GRACE_MS,
   type ApprovalDecision,
-  type BeforeToolCallHookResult,
-  type ExecAllowlistResult,
   type ExecAsk,
   type ExecSecurity,
   type ExecSettings,
   type ExecVerdict,
-  type SegmentAllowlistResult,
+  type ShellAnalysis,
+  type ShellOperator,
+  type ShellSegment,
 } from "./exec-approvals";
+export {
+  applyHookParams,
+  isBlockingHookResult,
+  MAX_TRACKED_ADJUSTED_PARAMS,
+  mergeBeforeToolCallHookResults,
+  type BeforeToolCallHookResult,
+} from "./hooks";
 export {
   AgentConfigSchema,
   DEFAULT_POLICY_DOCUMENT,
-  DEFAULT_SANDBOX_TOOL_POLICY,
   ModeGrantsSchema,
   parsePolicyDocument,
   PolicyDocumentSchema,
@@ -91,6 +99,12 @@ export {
   type PolicyDocumentIssue,
 } from "./document";
 export { LAYER_LABELS } from "./layer-units";
+export {
+  DEFAULT_SANDBOX_TOOL_POLICY,
+  resolveSandboxToolPolicy,
+  SUBAGENT_TOOL_DENY_ALWAYS,
+  SUBAGENT_TOOL_DENY_LEAF,
+} from "./layer-defaults";
 export {
   DEFAULT_MCP_TIMEOUT_MS,
   MCP_SERVER_ID_PATTERN,

@@ -1,12 +1,6 @@
 // Building blocks of the compiled effective policy. A unit is one rule source inside a layer (e.g. the team "ops"
 // inside the group layer) with its verdict for every tool precomputed, so resolving a context only walks arrays.
-import {
-  compileToolPolicy,
-  evaluateCompiledPolicy,
-  findUnknownEntries,
-  isPluginOnlyAllowlist,
-  type CompiledToolPolicy,
-} from "./matching";
+import { analyzeAllowlist, compileToolPolicy, evaluateCompiledPolicy, findUnknownEntries, type CompiledToolPolicy } from "./matching";
 import { isKnownProfile, resolveToolProfilePolicy, type PluginToolGroups } from "./names";
 import type { ChainEntry, LayerId, PolicyWarning, ToolMode, ToolPolicy } from "./types";
 
@@ -38,6 +32,8 @@ export type UnitContext = {
   tools: readonly PolicyTool[];
   pluginGroups: PluginToolGroups;
   knownNames: ReadonlySet<string>;
+  /** Built-in names plus registered non-plugin tools: what a "core" allow-list entry may name. */
+  coreNames: ReadonlySet<string>;
 };
 
 export const LAYER_LABELS: Readonly<Record<LayerId, string>> = Object.freeze({
@@ -79,7 +75,6 @@ function policyWarnings(
   ctx: UnitContext,
   layer: LayerId,
   source: string,
-  policy: ToolPolicy,
   compiled: CompiledToolPolicy,
   flagPluginOnly: boolean,
 ): PolicyWarning[] {
@@ -88,14 +83,15 @@ function policyWarnings(
   if (unknown.length > 0) {
     warnings.push({ code: "unknown_entry", layer, source, entries: unknown, message: `${source} names no known tool: ${unknown.join(", ")}` });
   }
-  if (flagPluginOnly && isPluginOnlyAllowlist(compiled.allow, ctx.pluginGroups)) {
+  const analysis = flagPluginOnly ? analyzeAllowlist(compiled.allow, ctx.pluginGroups, ctx.coreNames) : undefined;
+  if (analysis?.pluginOnly) {
     // Kept on purpose (fail closed): stripping it, as the reference did, would silently widen access.
     warnings.push({
       code: "plugin_only_allowlist",
       layer,
       source,
-      entries: [...(policy.allow ?? [])],
-      message: `${source} allows only plugin tools, so every core tool is removed at this layer`,
+      entries: analysis.pluginEntries,
+      message: `${source} allows only plugin tools (${analysis.pluginEntries.join(", ")}), so every core tool is removed at this layer; kept (fail closed). Use alsoAllow to add plugin tools to a list.`,
     });
   }
   return warnings;
@@ -112,7 +108,7 @@ export function policyUnit(
   if (!policy || ((policy.allow?.length ?? 0) === 0 && (policy.deny?.length ?? 0) === 0)) return undefined;
   const compiled = compileToolPolicy(policy, ctx.pluginGroups);
   // Built-in lists name tools this deployment may not have; that is not an admin's typo worth a warning.
-  const warnings = options.builtin ? [] : policyWarnings(ctx, layer, source, policy, compiled, options.flagPluginOnly === true);
+  const warnings = options.builtin ? [] : policyWarnings(ctx, layer, source, compiled, options.flagPluginOnly === true);
   return makeUnit(
     ctx,
     layer,

@@ -79,17 +79,26 @@ export function describeAllowList(allow: readonly CompiledEntry[]): string {
   return `allow: ${shown.join(", ")}${more}`;
 }
 
-/** Deny beats allow; an empty allow list allows all; exec in an allow list also admits apply_patch (reference). */
+/** apply_patch writes files, so it follows `write` both ways (README: "apply_patch pairing"). */
+export const APPLY_PATCH_PAIRED_TOOL = "write";
+
+/** Deny beats allow; an empty allow list allows all; apply_patch is allowed and denied together with write. */
 export function evaluateCompiledPolicy(policy: CompiledToolPolicy, rawName: string): PolicyVerdict {
   const name = normalizeToolName(rawName);
   const denied = findMatchingEntry(policy.deny, name);
   if (denied) return { allowed: false, rule: `deny: ${denied.entry}` };
+  const patch = name === "apply_patch";
+  if (patch) {
+    // Denying writes must not leave a second way to write files.
+    const viaWrite = findMatchingEntry(policy.deny, APPLY_PATCH_PAIRED_TOOL);
+    if (viaWrite) return { allowed: false, rule: `deny: ${viaWrite.entry} (apply_patch is a write)` };
+  }
   if (!policy.allow) return { allowed: true };
   const allowed = findMatchingEntry(policy.allow, name);
   if (allowed) return { allowed: true, rule: `allow: ${allowed.entry}` };
-  if (name === "apply_patch") {
-    const viaExec = findMatchingEntry(policy.allow, "exec");
-    if (viaExec) return { allowed: true, rule: `allow: ${viaExec.entry} (exec admits apply_patch)` };
+  if (patch) {
+    const viaWrite = findMatchingEntry(policy.allow, APPLY_PATCH_PAIRED_TOOL);
+    if (viaWrite) return { allowed: true, rule: `allow: ${viaWrite.entry} (write admits apply_patch)` };
   }
   return { allowed: false, rule: `not in ${describeAllowList(policy.allow)}` };
 }
@@ -128,31 +137,54 @@ export function applyOwnerOnlyToolPolicy<T extends { ownerOnly?: boolean }>(tool
   return tools.filter((tool) => tool.ownerOnly !== true);
 }
 
+function matchesAnyName(entry: CompiledEntry, names: ReadonlySet<string>): boolean {
+  // Exact entries are looked up (O(entry size)); only wildcards have to be tried against every name.
+  if (entry.names) {
+    for (const name of entry.names) if (names.has(name)) return true;
+    return false;
+  }
+  for (const name of names) if (entryMatches(entry, name)) return true;
+  return false;
+}
+
 /** Entries that name nothing: not "*", not a group, no tool matches. Usually a typo worth a warning. */
 export function findUnknownEntries(entries: readonly CompiledEntry[], knownNames: ReadonlySet<string>): string[] {
+  return entries.filter((entry) => !entry.all && !entry.group && !matchesAnyName(entry, knownNames)).map((entry) => entry.entry);
+}
+
+export type AllowlistAnalysis = {
+  /** At least one entry names plugin tools and none names a core tool (or "*"). */
+  pluginOnly: boolean;
+  /** The entries that name plugin tools (a plugin id, `group:plugins`, or names/patterns matching only plugin tools). */
+  pluginEntries: string[];
+  /** Entries that name no registered tool and no built-in tool. */
+  unknown: string[];
+};
+
+/**
+ * Sorts an allow list's entries into core, plugin and unknown (the reference's analyzeAllowlistByToolType).
+ * `coreNames`: names of non-plugin tools (built-in vocabulary and registered core tools).
+ */
+export function analyzeAllowlist(
+  allow: readonly CompiledEntry[] | null,
+  pluginGroups: PluginToolGroups | undefined,
+  coreNames: ReadonlySet<string> = CORE_TOOL_NAMES,
+): AllowlistAnalysis {
+  const pluginEntries: string[] = [];
   const unknown: string[] = [];
-  for (const entry of entries) {
-    if (entry.all || entry.group) continue;
-    let matched = false;
-    for (const name of knownNames) {
-      if (entryMatches(entry, name)) {
-        matched = true;
-        break;
-      }
-    }
-    if (!matched) unknown.push(entry.entry);
+  const pluginNames = new Set(pluginGroups?.all);
+  let core = false;
+  for (const entry of allow ?? []) {
+    if (entry.all) core = true;
+    else if (entry.entry === "group:plugins" || pluginGroups?.byPlugin.has(entry.entry)) pluginEntries.push(entry.entry);
+    else if (entry.group || matchesAnyName(entry, coreNames)) core = true;
+    else if (matchesAnyName(entry, pluginNames)) pluginEntries.push(entry.entry);
+    else unknown.push(entry.entry);
   }
-  return unknown;
+  return { pluginOnly: !core && pluginEntries.length > 0, pluginEntries, unknown };
 }
 
 /** An allow list with no core entry: it would silently remove every core tool (the reference stripped it). */
 export function isPluginOnlyAllowlist(allow: readonly CompiledEntry[] | null, pluginGroups?: PluginToolGroups): boolean {
-  if (!allow || allow.length === 0) return false;
-  return allow.every((entry) => {
-    if (entry.all) return false;
-    if (entry.entry === "group:plugins" || pluginGroups?.byPlugin.has(entry.entry)) return true;
-    if (entry.entry.startsWith("group:")) return false;
-    if (entry.names) return ![...entry.names].some((name) => CORE_TOOL_NAMES.has(name));
-    return ![...CORE_TOOL_NAMES].some((name) => entry.regex?.test(name));
-  });
+  return analyzeAllowlist(allow, pluginGroups).pluginOnly;
 }

@@ -14,7 +14,10 @@ export const McpStdioTransportSchema = z
     type: z.literal("stdio"),
     command: z.string().trim().min(1),
     args: z.array(z.string()).default(() => []),
+    /** Plaintext env as an editor submits it; the save path replaces it by `envEncrypted`. */
     env: z.record(z.string().min(1), z.string()).optional(),
+    /** AES-256-GCM ciphertext of the env (see lib/tools/mcp/secrets.ts); never plaintext at rest. */
+    envEncrypted: z.string().min(1).optional(),
     cwd: z.string().trim().min(1).optional(),
   })
   .strict();
@@ -31,7 +34,7 @@ export const McpHttpTransportSchema = z
   .strict();
 
 export const McpToolOverrideSchema = z
-  .object({ allowedModes: modeList.optional(), ownerOnly: z.boolean().optional() })
+  .object({ allowedModes: modeList.optional(), ownerOnly: z.boolean().optional(), maxOutputBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional() })
   .strict();
 
 export const McpServerConfigSchema = z
@@ -46,6 +49,8 @@ export const McpServerConfigSchema = z
     timeoutMs: z.number().int().min(100).max(600_000).default(DEFAULT_MCP_TIMEOUT_MS),
     /** Tools the server does not mark read-only / non-destructive need an owner's approval for every call. */
     requireApprovalForDestructive: z.boolean().default(false),
+    /** Cap on what one call returns to the model (text and decoded images); unset = the fs read limit. */
+    maxOutputBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
   })
   .strict();
 

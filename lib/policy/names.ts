@@ -1,4 +1,5 @@
 // Tool names, groups and profiles: the vocabulary that policy lists are written in.
+import { ownValue } from "./own";
 import type { ToolPolicy } from "./types";
 
 export const TOOL_NAME_ALIASES: Readonly<Record<string, string>> = Object.freeze({
@@ -6,9 +7,12 @@ export const TOOL_NAME_ALIASES: Readonly<Record<string, string>> = Object.freeze
   "apply-patch": "apply_patch",
 });
 
+// Maps, not object lookups: a name like "constructor" must not find Object.prototype's members.
+const ALIASES: ReadonlyMap<string, string> = new Map(Object.entries(TOOL_NAME_ALIASES));
+
 export function normalizeToolName(name: string): string {
   const normalized = name.trim().toLowerCase();
-  return TOOL_NAME_ALIASES[normalized] ?? normalized;
+  return ALIASES.get(normalized) ?? normalized;
 }
 
 export function normalizeToolList(list?: readonly string[]): string[] {
@@ -59,6 +63,8 @@ export const TOOL_GROUPS: Readonly<Record<string, readonly string[]>> = Object.f
   ],
 });
 
+const GROUPS: ReadonlyMap<string, readonly string[]> = new Map(Object.entries(TOOL_GROUPS));
+
 /** Every tool name a built-in group mentions: used to tell core entries from plugin-only ones. */
 export const CORE_TOOL_NAMES: ReadonlySet<string> = new Set(Object.values(TOOL_GROUPS).flat());
 
@@ -84,38 +90,21 @@ export const TOOL_PROFILES: Readonly<Record<BuiltinProfileId, ToolPolicy>> = Obj
   full: {},
 });
 
-export const DEFAULT_SUBAGENT_TOOL_DENY: readonly string[] = Object.freeze([
-  "sessions_list",
-  "sessions_history",
-  "sessions_send",
-  "sessions_spawn",
-  "gateway",
-  "agents_list",
-  "whatsapp_login",
-  "session_status",
-  "cron",
-  "memory_search",
-  "memory_get",
-]);
-
-/** Tools that let a run start another run; stripped once a subagent reaches the spawn depth limit. */
-export const SPAWN_TOOLS: readonly string[] = Object.freeze(["sessions_spawn", "subagents"]);
-
 /** `full` and unknown ids mean "no restriction" here; callers that must fail closed check the id first. */
 export function resolveToolProfilePolicy(
   profile?: string,
   customProfiles?: Readonly<Record<string, ToolPolicy>>,
 ): ToolPolicy | undefined {
   if (!profile) return undefined;
-  const custom = customProfiles?.[profile];
+  const custom = ownValue(customProfiles, profile);
   if (custom) return custom;
-  const builtin = (TOOL_PROFILES as Record<string, ToolPolicy>)[profile];
+  const builtin = ownValue(TOOL_PROFILES as Readonly<Record<string, ToolPolicy>>, profile);
   if (!builtin || (!builtin.allow && !builtin.deny)) return undefined;
   return builtin;
 }
 
 export function isKnownProfile(profile: string, customProfiles?: Readonly<Record<string, ToolPolicy>>): boolean {
-  return (BUILTIN_PROFILE_IDS as readonly string[]).includes(profile) || Boolean(customProfiles?.[profile]);
+  return (BUILTIN_PROFILE_IDS as readonly string[]).includes(profile) || ownValue(customProfiles, profile) !== undefined;
 }
 
 /** `group:plugins` = every plugin tool; `<pluginId>` = one MCP server's tools. */
@@ -139,7 +128,7 @@ export function buildPluginToolGroups(tools: ReadonlyArray<{ name: string; plugi
 /** Expands one normalized entry; returns undefined when the entry is not a group. */
 export function expandToolGroupEntry(entry: string, pluginGroups?: PluginToolGroups): readonly string[] | undefined {
   if (entry === "group:plugins") return pluginGroups?.all ?? [];
-  const builtin = TOOL_GROUPS[entry];
+  const builtin = GROUPS.get(entry);
   if (builtin) return builtin;
   return pluginGroups?.byPlugin.get(entry);
 }

@@ -1,5 +1,5 @@
 // The reference's ordered policy pipeline over a concrete tool list (used where tools, not a document, are at hand).
-import { compileToolPolicy, evaluateCompiledPolicy, findUnknownEntries, isPluginOnlyAllowlist } from "./matching";
+import { analyzeAllowlist, compileToolPolicy, evaluateCompiledPolicy, findUnknownEntries } from "./matching";
 import { buildPluginToolGroups, CORE_TOOL_NAMES, normalizeToolName } from "./names";
 import type { PolicyWarning, ToolPolicy } from "./types";
 
@@ -20,6 +20,7 @@ export function applyToolPolicyPipeline<T extends { name: string; pluginId?: str
 ): ToolPolicyPipelineResult<T> {
   const pluginGroups = buildPluginToolGroups(tools);
   const knownNames = new Set([...CORE_TOOL_NAMES, ...tools.map((tool) => normalizeToolName(tool.name))]);
+  const coreNames = new Set([...CORE_TOOL_NAMES, ...tools.filter((tool) => !tool.pluginId).map((tool) => normalizeToolName(tool.name))]);
   const warnings: PolicyWarning[] = [];
   const removed: PipelineRemoval[] = [];
   let current = [...tools];
@@ -30,12 +31,13 @@ export function applyToolPolicyPipeline<T extends { name: string; pluginId?: str
     if (unknown.length > 0) {
       warnings.push({ code: "unknown_entry", source: step.label, entries: unknown, message: `${step.label} names no known tool: ${unknown.join(", ")}` });
     }
-    if (step.stripPluginOnlyAllowlist && isPluginOnlyAllowlist(compiled.allow, pluginGroups)) {
+    const analysis = step.stripPluginOnlyAllowlist ? analyzeAllowlist(compiled.allow, pluginGroups, coreNames) : undefined;
+    if (analysis?.pluginOnly) {
       warnings.push({
         code: "plugin_only_allowlist",
         source: step.label,
-        entries: [...(step.policy.allow ?? [])],
-        message: `${step.label} allows only plugin tools; kept (fail closed), so core tools are removed at this step`,
+        entries: analysis.pluginEntries,
+        message: `${step.label} allows only plugin tools (${analysis.pluginEntries.join(", ")}); kept (fail closed), so core tools are removed at this step`,
       });
     }
     current = current.filter((tool) => {

@@ -1,5 +1,6 @@
 // Reading a policy context against a document: granted modes, sandboxing, the cache key, error codes per layer.
 import type { PolicyDocument } from "./document";
+import { ownValue } from "./own";
 import { TOOL_MODES, type LayerId, type PolicyContext, type PolicyErrorCode, type ToolMode } from "./types";
 
 export function errorCodeForLayer(layer: LayerId): PolicyErrorCode {
@@ -12,9 +13,9 @@ export function errorCodeForLayer(layer: LayerId): PolicyErrorCode {
 export function resolveGrantedModes(context: Pick<PolicyContext, "roles" | "teamIds" | "senderId">, document: PolicyDocument): ToolMode[] {
   const { roles, teams, users } = document.modeGrants;
   const granted = new Set<ToolMode>(["chat_safe"]);
-  for (const role of context.roles) for (const mode of roles[role] ?? []) granted.add(mode);
-  for (const team of context.teamIds ?? []) for (const mode of teams[team] ?? []) granted.add(mode);
-  for (const mode of (context.senderId !== undefined ? users[context.senderId] : undefined) ?? []) granted.add(mode);
+  for (const role of context.roles) for (const mode of ownValue(roles, role) ?? []) granted.add(mode);
+  for (const team of context.teamIds ?? []) for (const mode of ownValue(teams, team) ?? []) granted.add(mode);
+  for (const mode of ownValue(users, context.senderId) ?? []) granted.add(mode);
   return TOOL_MODES.filter((mode) => granted.has(mode));
 }
 

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { computeEffectiveModes, findLoosenedModes, isToolMode } from "./modes";
 import { normalizeToolName } from "./names";
-import { normalizeToolParameters } from "./schema-normalize";
+import { normalizeToolParameters, schemaProfileFor, type SchemaProfile } from "./schema-normalize";
 import type { PolicyWarning, ToolDefinition, ToolMeta, ToolMode } from "./types";
 
 export type ToolSchema = {
@@ -18,8 +18,9 @@ const consoleLogger: RegistryLogger = {
   warn: (id, data) => console.warn(JSON.stringify({ level: "warn", msg: id, ...data })),
 };
 
-/** Anything with an ordered allowedTools list: an EffectiveToolPolicy. */
-export type AllowedToolList = { allowedTools: readonly string[] };
+/** Anything with an ordered allowedTools list: an EffectiveToolPolicy (its context's provider/model pick the
+ * schema profile: Gemini gets its reduced schemas, every other provider keeps constraints). */
+export type AllowedToolList = { allowedTools: readonly string[]; context?: { provider?: string; model?: string } };
 
 export class ToolRegistry<T extends ToolDefinition = ToolDefinition> {
   readonly warnings: PolicyWarning[] = [];
@@ -56,7 +57,7 @@ export class ToolRegistry<T extends ToolDefinition = ToolDefinition> {
     const name = normalizeToolName(toolName);
     if (!this.tools.delete(name)) return false;
     this.overrides.delete(name);
-    this.schemaCache.delete(name);
+    for (const profile of ["default", "gemini"] as const) this.schemaCache.delete(`${profile}:${name}`);
     this.metaCache = undefined;
     return true;
   }
@@ -113,7 +114,8 @@ export class ToolRegistry<T extends ToolDefinition = ToolDefinition> {
   }
 
   getToolsSchemaFor(policy: AllowedToolList): ToolSchema[] {
-    return this.listToolsFor(policy).map((tool) => this.schemaOf(tool));
+    const profile = schemaProfileFor(policy.context?.provider, policy.context?.model);
+    return this.listToolsFor(policy).map((tool) => this.schemaOf(tool, profile));
   }
 
   /** Policy-engine view with registry overrides already applied; stable identity until the registry changes. */
@@ -129,13 +131,14 @@ export class ToolRegistry<T extends ToolDefinition = ToolDefinition> {
     return this.metaCache;
   }
 
-  private schemaOf(tool: T): ToolSchema {
+  private schemaOf(tool: T, profile: SchemaProfile = "default"): ToolSchema {
     const name = normalizeToolName(tool.name);
-    let schema = this.schemaCache.get(name);
+    const key = `${profile}:${name}`;
+    let schema = this.schemaCache.get(key);
     if (!schema) {
-      const parameters = normalizeToolParameters(z.toJSONSchema(tool.inputSchema, { io: "input", unrepresentable: "any" }));
+      const parameters = normalizeToolParameters(z.toJSONSchema(tool.inputSchema, { io: "input", unrepresentable: "any" }), { profile });
       schema = { type: "function", function: { name, description: tool.description, parameters } };
-      this.schemaCache.set(name, schema);
+      this.schemaCache.set(key, schema);
     }
     return schema;
   }

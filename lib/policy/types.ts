@@ -21,6 +21,7 @@ export type ToolExecuteOptions = {
   context?: unknown;
 };
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a registry holds tools of different input types; each tool's own zod schema types its input
 export type ToolDefinition<Input = any, Output = unknown> = {
   name: string;
   description: string;

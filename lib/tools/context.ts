@@ -20,7 +20,7 @@ export type ToolServices = {
   getMemory(input: { id: string }): Promise<{ id: string; title: string; content: string } | null>;
   listSessions(input: { limit: number }): Promise<Array<{ id: string; title: string; mode: string; updatedAt: string }>>;
   getSessionHistory(input: { sessionId: string; limit: number }): Promise<Array<{ role: string; content: string; createdAt: string }> | null>;
-  /** Subagents (lib/agent/subagents.ts): only present inside an agent run, which owns the parent session. */
+  /** Subagents (lib/runs/subagents.ts): only present inside an agent run, which owns the parent session. */
   spawnSubagent?(input: { task: string; label?: string }): Promise<SubagentResult>;
   listSubagents?(): Promise<Array<{ sessionId: string; title: string; depth: number; running: boolean; createdAt: string }>>;
   stopSubagent?(input: { sessionId: string }): Promise<{ stopped: boolean }>;
@@ -42,9 +42,21 @@ export type ToolRunContext = {
   limits: ToolLimits;
   exec: ExecLimits;
   services: ToolServices;
-  /** A sandboxed session: exec must run inside bubblewrap or not at all. */
+  /** A sandboxed session (the policy's sandbox layer applies); exec runs inside bubblewrap in every session. */
   sandboxed?: boolean;
   sandbox?: SandboxConfig;
+  /** Set only by an admin's exec.host setting for this agent or team: exec runs on the host, never as root. */
+  execHost?: { reason: string } | null;
+  /**
+   * Set for an exec call that runs because rules, grants or safe bins cover it (no owner approved this call):
+   * every repository's metadata (.git) in the workspace is read-only for it, so a granted command cannot plant
+   * a filter or hook in a repository's config for the next granted git command to run.
+   */
+  protectRepositories?: boolean;
+  /** Per-workspace disk quota and the largest file one command may write. */
+  disk?: { workspaceQuotaBytes: number; maxFileBytes: number };
+  /** Records a spawned process group against the running call (lib/runs kills it if the server dies). */
+  trackProcess?: (pid: number) => void;
 };
 
 export function getToolContext(options: ToolExecuteOptions): ToolRunContext {

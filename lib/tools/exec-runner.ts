@@ -15,6 +15,8 @@ export type RunCommandOptions = {
   argv?: string[];
   /** Full environment; defaults to a minimal one (PATH, HOME = cwd, LANG). */
   env?: Record<string, string>;
+  /** Told the process group id once spawned (the run records it, so a crashed server's command can be killed). */
+  onSpawn?: (pid: number) => void;
 };
 
 export type RunCommandResult = {
@@ -88,6 +90,7 @@ export function runCommand(options: RunCommandOptions): Promise<RunCommandResult
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
+    if (child.pid !== undefined) options.onSpawn?.(child.pid);
 
     const timer = setTimeout(() => {
       timedOut = true;

@@ -1,51 +1,101 @@
-// Sandboxed exec with bubblewrap (bwrap). In a sandboxed session a command sees a read-only /usr (plus the
-// few /etc files programs need), its own /proc, /dev and an empty /tmp, no network (a fresh, empty network
-// namespace from --unshare-all), and exactly one writable place: the user's workspace, bound at its real path.
-// CPU time, address space and process count are capped with prlimit inside; wall time and output are capped
-// by runCommand. When bwrap cannot start, sandboxed exec is refused: it never falls back to running unsandboxed.
+// Every exec runs in bubblewrap (bwrap): a read-only /usr (plus the few /etc files programs need), its own /proc,
+// /dev and a small empty /tmp, no network (a fresh, empty network namespace), no further user namespaces, a
+// clean environment, and exactly one writable place: the user's workspace, bound at its real path. Inside,
+// prlimit caps CPU time, address space, processes and file size; runCommand caps wall time and output. The
+// sandbox dies with the server (--die-with-parent, and its own process group). A server running as root never
+// runs a command as root: bwrap is started as an unprivileged uid that owns the workspace (lib/tools/workspace-owner.ts).
+// Running on the host instead is an admin's explicit setting (exec.host), and even then never as root.
+// When bwrap cannot start, exec is refused: it never falls back to running unsandboxed.
 import { existsSync, lstatSync, readlinkSync } from "node:fs";
-import { chmod, lchown, readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "@/lib/errors";
+import { EXEC_PATH } from "@/lib/exec/rules";
 import { runCommand, type RunCommandOptions, type RunCommandResult } from "./exec-runner";
+import { runAsPrefix, SANDBOX_UID, workspaceUid } from "./workspace-owner";
 
 export type SandboxLimits = {
   /** RLIMIT_CPU: a busy loop is killed after this much CPU time. */
   cpuSeconds: number;
   /** RLIMIT_AS per process. */
   memoryBytes: number;
-  /** RLIMIT_NPROC: counted inside the sandbox's own user namespace, so a fork bomb stops here. */
+  /** RLIMIT_NPROC: counted for the unprivileged uid, so a fork bomb stops here. */
   maxProcesses: number;
+  /** RLIMIT_FSIZE: the largest file a command may write. */
+  fileBytes: number;
+  /** Size of the sandbox's private /tmp. */
+  tmpBytes: number;
 };
 
 export type SandboxConfig = {
   /** bwrap binary; tests point it at a missing path to prove the fail-closed refusal. */
   bwrapPath?: string;
   limits?: Partial<SandboxLimits>;
+  /** Paths inside the workspace bound read-only over its writable bind (repository metadata, see exec.ts). */
+  readOnlyPaths?: readonly string[];
 };
 
-export const DEFAULT_SANDBOX_LIMITS: Readonly<SandboxLimits> = Object.freeze({ cpuSeconds: 10, memoryBytes: 1024 * 1024 * 1024, maxProcesses: 64 });
+export const DEFAULT_SANDBOX_LIMITS: Readonly<SandboxLimits> = Object.freeze({
+  cpuSeconds: 10,
+  memoryBytes: 1024 * 1024 * 1024,
+  maxProcesses: 64,
+  fileBytes: 64 * 1024 * 1024,
+  tmpBytes: 64 * 1024 * 1024,
+});
 
-// RLIMIT_NPROC is never enforced for real uid 0, so a server running as root starts bwrap as nobody:
-// the workspace is handed to that uid before each run (see prepareWorkspace).
-const SANDBOX_UID = 65534;
-const SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin";
+export const INSTALL_BUBBLEWRAP = "ask an admin to install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)";
+
 // The files under /etc that ordinary programs read (dynamic linker, alternatives symlinks, names, time zone).
 const ETC_FILES = ["alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "passwd", "group", "nsswitch.conf"];
 // Merged-/usr systems have these as symlinks into /usr; older ones as real directories.
 const TOP_LEVEL = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
 
-function runningAsRoot(): boolean {
-  return process.getuid?.() === 0;
+/**
+ * Configuration that git reads from the environment overrides the workspace's own .git/config: hooks, fsmonitor,
+ * pager, editor and ssh command from a repository the user wrote cannot run when an owner approved `git status`.
+ */
+const GIT_NEUTRALISED: ReadonlyArray<[string, string]> = [
+  ["core.hooksPath", "/dev/null"],
+  ["core.fsmonitor", "false"],
+  ["core.pager", "cat"],
+  ["core.editor", "false"],
+  ["sequence.editor", "false"],
+  ["core.sshCommand", "false"],
+  ["core.askPass", ""],
+  ["credential.helper", ""],
+  // A workspace laid out as a bare repository (HEAD, objects/, refs/, config written with the file tools) is
+  // never picked up by discovery: only a .git directory, which the file tools do not write, is.
+  ["safe.bareRepository", "explicit"],
+];
+
+/** The whole environment a command sees (sandboxed or on the host): nothing of the server's. */
+export function commandEnvironment(workspaceDir: string): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: EXEC_PATH,
+    HOME: workspaceDir,
+    LANG: "C.UTF-8",
+    TMPDIR: "/tmp",
+    PAGER: "cat",
+    GIT_PAGER: "cat",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    // git never looks for a repository above the workspace.
+    GIT_CEILING_DIRECTORIES: path.dirname(workspaceDir),
+    GIT_CONFIG_COUNT: String(GIT_NEUTRALISED.length),
+  };
+  GIT_NEUTRALISED.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return env;
 }
 
 function limitsOf(config: SandboxConfig): SandboxLimits {
   return { ...DEFAULT_SANDBOX_LIMITS, ...config.limits };
 }
 
-/** setpriv in front of bwrap when the server is root (see SANDBOX_UID); nothing otherwise. */
-function privilegePrefix(): string[] {
-  return runningAsRoot() ? ["setpriv", `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, "--clear-groups", "--"] : [];
+function prlimitArgs(limits: SandboxLimits): string[] {
+  return ["/usr/bin/prlimit", `--cpu=${limits.cpuSeconds}`, `--as=${limits.memoryBytes}`, `--nproc=${limits.maxProcesses}`, `--fsize=${limits.fileBytes}`, "--"];
 }
 
 function systemView(): string[] {
@@ -63,51 +113,56 @@ function systemView(): string[] {
 }
 
 /** The full argv: [setpriv ...] bwrap <namespaces and mounts> prlimit <limits> /bin/sh -c <command>. */
-export function buildSandboxArgv({ command, workspaceDir, config = {} }: { command: string; workspaceDir: string; config?: SandboxConfig }): string[] {
+export function buildSandboxArgv({ command, workspaceDir, config = {}, uid }: { command: string; workspaceDir: string; config?: SandboxConfig; uid?: number }): string[] {
   const limits = limitsOf(config);
+  const env = Object.entries(commandEnvironment(workspaceDir)).flatMap(([k, v]) => ["--setenv", k, v]);
   return [
-    ...privilegePrefix(),
+    ...runAsPrefix(uid),
     config.bwrapPath ?? "bwrap",
     "--unshare-all",
+    "--unshare-user",
+    // The workspace's own uid outside (see workspace-owner.ts) is nobody inside, where passwd knows it.
+    "--uid",
+    String(SANDBOX_UID),
+    "--gid",
+    String(SANDBOX_UID),
+    // Nothing inside may build a namespace of its own (the usual first step of a sandbox escape).
+    "--disable-userns",
     "--die-with-parent",
     "--new-session",
     "--cap-drop",
     "ALL",
     ...systemView(),
     // /tmp first: a workspace under /tmp is then bound on top of the fresh tmpfs instead of hidden by it.
+    "--size",
+    String(limits.tmpBytes),
     "--tmpfs",
     "/tmp",
     "--proc",
     "/proc",
     "--dev",
     "/dev",
+    // --dev is a tmpfs as large as half the host's memory: /dev/shm gets a capped tmpfs of its own and /dev itself
+    // becomes read-only (device nodes such as /dev/null stay writable), so no memory hides there.
+    "--size",
+    String(limits.tmpBytes),
+    "--tmpfs",
+    "/dev/shm",
+    "--remount-ro",
+    "/dev",
     "--bind",
     workspaceDir,
     workspaceDir,
+    ...(config.readOnlyPaths ?? []).flatMap((p) => ["--ro-bind", p, p]),
     // The root bwrap builds is a writable tmpfs; make it read-only (submounts such as the workspace keep theirs).
     "--remount-ro",
     "/",
     "--chdir",
     workspaceDir,
     "--clearenv",
-    "--setenv",
-    "PATH",
-    SANDBOX_PATH,
-    "--setenv",
-    "HOME",
-    workspaceDir,
-    "--setenv",
-    "LANG",
-    "C.UTF-8",
-    "--setenv",
-    "TMPDIR",
-    "/tmp",
+    ...env,
     "--",
-    "/usr/bin/prlimit",
-    `--cpu=${limits.cpuSeconds}`,
-    `--as=${limits.memoryBytes}`,
-    `--nproc=${limits.maxProcesses}`,
-    "--",
+    ...prlimitArgs(limits),
     "/bin/sh",
     "-c",
     command,
@@ -116,13 +171,13 @@ export function buildSandboxArgv({ command, workspaceDir, config = {} }: { comma
 
 const probes = new Map<string, Promise<{ ok: true } | { ok: false; reason: string }>>();
 
-/** Whether bwrap can start here at all; probed once per binary (`bwrap --unshare-all --ro-bind / / true`). */
+/** Whether bwrap can start here with the options every command uses; probed once per binary. */
 export function probeSandbox(config: SandboxConfig = {}): Promise<{ ok: true } | { ok: false; reason: string }> {
   const bwrap = config.bwrapPath ?? "bwrap";
   let probe = probes.get(bwrap);
   if (!probe) {
-    const argv = [...privilegePrefix(), bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "/usr/bin/prlimit", "--nproc=8", "true"];
-    probe = runCommand({ command: "true", cwd: "/", timeoutMs: 10_000, maxOutputBytes: 4096, argv })
+    const argv = [...runAsPrefix(), bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--ro-bind", "/", "/", "/usr/bin/prlimit", "--nproc=8", "true"];
+    probe = runCommand({ command: "true", cwd: "/", timeoutMs: 10_000, maxOutputBytes: 4096, argv, env: { PATH: EXEC_PATH } })
       .then((r) => (r.exitCode === 0 ? { ok: true as const } : { ok: false as const, reason: (r.stderr || `exit ${r.exitCode ?? r.signal}`).trim() }))
       .catch((error: unknown) => ({ ok: false as const, reason: error instanceof Error ? error.message : String(error) }));
     probes.set(bwrap, probe);
@@ -130,36 +185,27 @@ export function probeSandbox(config: SandboxConfig = {}): Promise<{ ok: true } |
   return probe;
 }
 
-/**
- * Root servers only: hands the workspace to the sandbox uid (lchown never follows a link out of it), and lets
- * that uid pass through the workspace root (search only, no listing) so bwrap can bind the workspace.
- */
-async function prepareWorkspace(dir: string): Promise<void> {
-  if (!runningAsRoot()) return;
-  const parent = path.dirname(dir);
-  const mode = (await stat(parent)).mode & 0o7777;
-  if ((mode & 0o001) === 0) await chmod(parent, mode | 0o001);
-  await chownTree(dir);
-}
-
-async function chownTree(dir: string): Promise<void> {
-  await lchown(dir, SANDBOX_UID, SANDBOX_UID);
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) await chownTree(full);
-    else await lchown(full, SANDBOX_UID, SANDBOX_UID);
-  }
-}
-
+/** Runs one command in the sandbox, or refuses with TOOL_NOT_AVAILABLE when bwrap cannot start. */
 export async function runSandboxedCommand(options: Omit<RunCommandOptions, "argv" | "env">, config: SandboxConfig = {}): Promise<RunCommandResult> {
   const probe = await probeSandbox(config);
   if (!probe.ok) {
+    throw new AppError("TOOL_NOT_AVAILABLE", `exec refused: the sandbox (bubblewrap) cannot start, and commands never run unsandboxed; ${INSTALL_BUBBLEWRAP}.`, {
+      probe: probe.reason.slice(0, 200),
+    });
+  }
+  const argv = buildSandboxArgv({ command: options.command, workspaceDir: options.cwd, config, uid: await workspaceUid(options.cwd) });
+  const result = await runCommand({ ...options, argv, env: { PATH: EXEC_PATH, LANG: "C.UTF-8" } });
+  if (result.exitCode === 1 && /^bwrap: Can't find source path .*Permission denied/m.test(result.stderr)) {
     throw new AppError(
       "TOOL_NOT_AVAILABLE",
-      `exec refused: this session is sandboxed and the sandbox (bubblewrap) cannot start (${probe.reason}). Commands never run unsandboxed here; ask an admin to install bubblewrap (apt-get install bubblewrap).`,
+      "exec refused: the sandbox user cannot reach the workspace; an admin must make the directories above WORKSPACE_ROOT searchable (chmod o+x) or choose another WORKSPACE_ROOT.",
     );
   }
-  await prepareWorkspace(options.cwd);
-  const argv = buildSandboxArgv({ command: options.command, workspaceDir: options.cwd, config });
-  return runCommand({ ...options, argv, env: { PATH: process.env.PATH || SANDBOX_PATH, LANG: "C.UTF-8" } });
+  return result;
+}
+
+/** Host execution (an admin's exec.host setting): no namespaces, but the same uid, limits and clean environment. */
+export async function runHostCommand(options: Omit<RunCommandOptions, "argv" | "env">, config: SandboxConfig = {}): Promise<RunCommandResult> {
+  const argv = [...runAsPrefix(await workspaceUid(options.cwd)), ...prlimitArgs(limitsOf(config)), "/bin/sh", "-c", options.command];
+  return runCommand({ ...options, argv, env: commandEnvironment(options.cwd) });
 }

@@ -1,13 +1,16 @@
 // Limit-checked text file access shared by read, write, edit and apply_patch, so the size limits of the
 // system tool settings are enforced identically by every file tool.
 import { constants } from "node:fs";
-import { mkdir, open, unlink, type FileHandle } from "node:fs/promises";
-import path from "node:path";
+import { type FileHandle } from "node:fs/promises";
 import { AppError } from "@/lib/errors";
 import type { ToolRunContext } from "./context";
 import { resolveWorkspacePath, type ResolvedWorkspacePath } from "./workspace";
+import { adoptCreatedDir, adoptCreatedFile } from "./workspace-owner";
+import { openBelow, unlinkBelow } from "./workspace-open";
+import { assertWithinQuota } from "./workspace-quota";
+import { redactHostPaths } from "@/lib/redact";
 
-type FileContext = Pick<ToolRunContext, "workspaceDir" | "limits">;
+type FileContext = Pick<ToolRunContext, "workspaceDir" | "limits" | "disk">;
 
 export function fileNotFound(relativePath: string): AppError {
   return new AppError("NOT_FOUND", `file not found: ${relativePath}`, { path: relativePath });
@@ -25,7 +28,8 @@ export function fsError(err: unknown, relativePath: string): AppError {
     return new AppError("INVALID_ARGUMENTS", `${relativePath} is a symlink; it was not followed`, { path: relativePath });
   }
   if (code === "EACCES" || code === "EPERM") return new AppError("FORBIDDEN", `permission denied: ${relativePath}`);
-  return new AppError("TOOL_FAILED", `file operation failed on ${relativePath}: ${(err as Error).message}`);
+  // Node's message names the absolute host path; the model and the user only see the workspace path.
+  return new AppError("TOOL_FAILED", `file operation failed on ${relativePath}: ${redactHostPaths((err as Error).message)}`);
 }
 
 function readLimitError(ctx: FileContext, relativePath: string, size: number): AppError {
@@ -36,8 +40,20 @@ function readLimitError(ctx: FileContext, relativePath: string, size: number): A
   );
 }
 
+/**
+ * A second name for a file elsewhere (a hard link) would let a file tool read or write outside the workspace
+ * while every path check passes: a regular file with more than one link is refused, checked on the open descriptor.
+ */
+async function assertSingleLink(handle: FileHandle, relativePath: string): Promise<void> {
+  const { nlink, isFile } = await handle.stat().then((s) => ({ nlink: s.nlink, isFile: s.isFile() }));
+  if (isFile && nlink > 1) {
+    throw new AppError("INVALID_ARGUMENTS", `${relativePath} is a hard link (${nlink} names for one file); file tools do not follow hard links`, { path: relativePath });
+  }
+}
+
 /** Checks the size on the open descriptor first so an oversize file is never read, and again after (it may grow). */
 async function readLimited(handle: FileHandle, ctx: FileContext, relativePath: string): Promise<Buffer> {
+  await assertSingleLink(handle, relativePath);
   const { size } = await handle.stat();
   if (size > ctx.limits.maxReadBytes) throw readLimitError(ctx, relativePath, size);
   const buffer = await handle.readFile();
@@ -50,11 +66,15 @@ export type TextFile = { file: ResolvedWorkspacePath; content: string; bytes: nu
 /** Reads a whole UTF-8 text file, refusing files larger than limits.maxReadBytes before reading them. */
 export async function readWorkspaceText(ctx: FileContext, userPath: string): Promise<TextFile> {
   const file = await resolveWorkspacePath(ctx.workspaceDir, userPath);
+  return readResolvedText(ctx, file);
+}
+
+/** Reads an already resolved file; no component of its path is followed if it became a symlink since the check. */
+export async function readResolvedText(ctx: FileContext, file: ResolvedWorkspacePath): Promise<TextFile> {
   if (!file.exists) throw fileNotFound(file.relativePath);
   if (file.isDirectory) throw new AppError("INVALID_ARGUMENTS", `${file.relativePath} is a directory, not a file`);
   try {
-    // O_NOFOLLOW: the checked path must not have been swapped for a symlink since it was resolved.
-    const handle = await open(file.absolutePath, constants.O_RDONLY | constants.O_NOFOLLOW);
+    const handle = await openBelow(file.root, file.absolutePath, constants.O_RDONLY);
     const buffer = await readLimited(handle, ctx, file.relativePath).finally(() => handle.close());
     if (buffer.includes(0)) {
       throw new AppError("INVALID_ARGUMENTS", `${file.relativePath} looks like a binary file; only text files can be read`);
@@ -78,21 +98,43 @@ export function assertWritable(ctx: FileContext, relativePath: string, content: 
   return bytes;
 }
 
+/**
+ * File tools never write into a repository's metadata (a path segment named .git, after links are resolved): a
+ * repository's config names programs (filter.<driver>.clean, diff textconv, gpg.program...) that an owner's
+ * grant of "git status" or "git log *" would then run without an approval. Changing .git takes a command an owner
+ * approved. Called by every write and delete, and by apply_patch before its first change.
+ */
+export function assertNotRepositoryMetadata(file: ResolvedWorkspacePath): void {
+  if (file.relativePath.split("/").includes(".git")) {
+    throw new AppError("INVALID_ARGUMENTS", `${file.relativePath} is inside a repository's metadata (.git); file tools do not change it, an approved command can`, { path: file.relativePath });
+  }
+}
+
 /** Writes an already resolved and limit-checked file, creating parent directories. */
 export async function writeResolvedText(file: ResolvedWorkspacePath, content: string): Promise<void> {
+  assertNotRepositoryMetadata(file);
   try {
-    await mkdir(path.dirname(file.absolutePath), { recursive: true });
-    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
-    const handle = await open(file.absolutePath, flags, 0o644);
-    await handle.writeFile(content, "utf8").finally(() => handle.close());
+    // No O_TRUNC: the link count is checked on the descriptor before anything of the file changes. Missing
+    // parent directories are created on the way, each handed to the sandbox uid as it is made.
+    const flags = constants.O_WRONLY | constants.O_CREAT;
+    const handle = await openBelow(file.root, file.absolutePath, flags, 0o644, { createMissing: true, onCreated: (at) => adoptCreatedDir(at, file.root) });
+    try {
+      await assertSingleLink(handle, file.relativePath);
+      await adoptCreatedFile(handle, file.root);
+      await handle.truncate(0);
+      await handle.writeFile(content, "utf8");
+    } finally {
+      await handle.close();
+    }
   } catch (err) {
     throw fsError(err, file.relativePath);
   }
 }
 
 export async function deleteResolvedFile(file: ResolvedWorkspacePath): Promise<void> {
+  assertNotRepositoryMetadata(file);
   try {
-    await unlink(file.absolutePath);
+    await unlinkBelow(file.root, file.absolutePath);
   } catch (err) {
     throw fsError(err, file.relativePath);
   }
@@ -105,6 +147,7 @@ export async function writeWorkspaceText(
 ): Promise<{ file: ResolvedWorkspacePath; bytes: number }> {
   const file = await resolveWorkspacePath(ctx.workspaceDir, userPath, { forWrite: true });
   const bytes = assertWritable(ctx, file.relativePath, content);
+  await assertWithinQuota(file.root, ctx.disk?.workspaceQuotaBytes);
   await writeResolvedText(file, content);
   return { file, bytes };
 }

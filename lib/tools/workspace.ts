@@ -3,8 +3,11 @@
 import { lstat, mkdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "@/lib/errors";
+import { adoptWorkspaceDir } from "./workspace-owner";
 
 export type ResolvedWorkspacePath = {
+  /** The workspace's real path. */
+  root: string;
   /** Absolute path with every existing symlink resolved; the non-existing tail is appended as given. */
   absolutePath: string;
   /** Path relative to the workspace root, with forward slashes, for messages and results. */
@@ -15,8 +18,14 @@ export type ResolvedWorkspacePath = {
 };
 
 export async function ensureWorkspace(dir: string): Promise<string> {
-  await mkdir(dir, { recursive: true });
-  return realpath(dir);
+  // The parents get ordinary modes; only the workspace itself is private (0700, see adoptWorkspaceDir).
+  await mkdir(path.dirname(dir), { recursive: true });
+  await mkdir(dir, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "EEXIST") throw error;
+  });
+  const real = await realpath(dir);
+  await adoptWorkspaceDir(real);
+  return real;
 }
 
 function invalidPath(userPath: string, reason: string): AppError {
@@ -85,6 +94,7 @@ export async function resolveWorkspacePath(
   const finalStats = await lstatOrNull(current);
   if (finalStats?.isDirectory() && options.forWrite) throw invalidPath(userPath, "it is a directory");
   return {
+    root,
     absolutePath: current,
     relativePath: path.relative(root, current).split(path.sep).join("/") || ".",
     exists: finalStats !== null,

@@ -1,9 +1,10 @@
 // Steps shared by `npm start` and `npm test`: dependencies, secrets, Prisma clients, migrations, bubblewrap.
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { BUILD_HASH_FILE, CLIENT_HASH_FILE, buildHash, buildIsCurrent, clientHash, clientsAreCurrent, recordHash } from "./source-hash.mjs";
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -19,22 +20,92 @@ export function run(cmd, args, { env = {}, cwd = root, allowFail = false } = {})
   return result.status ?? 1;
 }
 
-function newer(a, b) {
-  return fs.existsSync(a) && (!fs.existsSync(b) || fs.statSync(a).mtimeMs > fs.statSync(b).mtimeMs);
+const started = Date.now();
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * Runs one named phase of a long command and says how long it took: "▶ build" ... "✓ build (41.2 s, 95.0 s in
+ * all)". When output is not a terminal (CI, a pipe), tools show no progress bar, so a line every 20 s says the
+ * phase is still running.
+ */
+export function phase(name, fn) {
+  const t0 = Date.now();
+  log(`▶ ${name}`);
+  const heartbeat = process.stdout.isTTY ? null : setInterval(() => log(`  … ${name}: ${seconds(Date.now() - t0)}`), 20_000);
+  const done = (suffix) => {
+    if (heartbeat) clearInterval(heartbeat);
+    log(`${suffix} ${name} (${seconds(Date.now() - t0)}, ${seconds(Date.now() - started)} in all)`);
+  };
+  try {
+    const result = fn();
+    if (result instanceof Promise) {
+      return result.then(
+        (value) => (done("✓"), value),
+        (error) => {
+          done("✗");
+          throw error;
+        },
+      );
+    }
+    done("✓");
+    return result;
+  } catch (error) {
+    done("✗");
+    throw error;
+  }
 }
 
 /**
- * Installs dependencies when node_modules is missing or older than the lock file. `npm install`, not `npm ci`:
- * npm 11 writes lock files without the other platforms' optional packages and `npm ci` then refuses them as
- * "out of sync", while `npm install` installs exactly the locked versions.
+ * Like `run`, without blocking the event loop (so phase heartbeats print and steps can run side by side).
+ * `capture`: keep the output and print it in one piece when the command ends, so steps running in parallel
+ * do not interleave their lines.
  */
-export function ensureDependencies() {
-  const marker = path.join(root, "node_modules/.package-lock.json");
-  const lock = path.join(root, "package-lock.json");
-  if (!fs.existsSync(marker) || newer(lock, marker)) {
-    log("installing dependencies (npm install)…");
-    run("npm", ["install", "--no-audit", "--no-fund"]);
+export function runAsync(cmd, args, { env = {}, cwd = root, allowFail = false, capture = false } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: capture ? ["ignore", "pipe", "pipe"] : "inherit" });
+    const chunks = [];
+    if (capture) {
+      child.stdout.on("data", (c) => chunks.push(c));
+      child.stderr.on("data", (c) => chunks.push(c));
+    }
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      if (capture && chunks.length) process.stdout.write(Buffer.concat(chunks));
+      if (code !== 0 && !allowFail) reject(new Error(`${cmd} ${args.join(" ")} exited with ${code ?? signal}`));
+      else resolve(code ?? 1);
+    });
+  });
+}
+
+const LOCK_HASH_FILE = "node_modules/.toolgate-lock-hash";
+
+function lockHash() {
+  return crypto.createHash("sha256").update(fs.readFileSync(path.join(root, "package-lock.json"))).digest("hex");
+}
+
+/** True when node_modules holds what package-lock.json describes (recorded after the last npm ci). */
+export function dependenciesAreCurrent() {
+  try {
+    return fs.readFileSync(path.join(root, LOCK_HASH_FILE), "utf8").trim() === lockHash();
+  } catch {
+    return false;
   }
+}
+
+/**
+ * Installs exactly the locked dependencies with `npm ci` when node_modules was not installed from the current
+ * lock (compared by content, so a checkout that only touches the lock's mtime installs nothing). npm's own
+ * progress stays visible. A lock that does not match package.json stops here with npm's message: run
+ * `npm run lock:refresh`.
+ */
+export async function ensureDependencies() {
+  if (dependenciesAreCurrent()) {
+    log("dependencies match package-lock.json: nothing to install");
+    return false;
+  }
+  await phase("install dependencies (npm ci)", () => runAsync("npm", ["ci", "--no-audit", "--no-fund"]));
+  fs.writeFileSync(path.join(root, LOCK_HASH_FILE), `${lockHash()}\n`);
+  return true;
 }
 
 /** AUTH_SECRET from the environment, or one generated once and kept in data/auth-secret. */
@@ -47,9 +118,28 @@ export function ensureAuthSecret() {
   return process.env.AUTH_SECRET;
 }
 
+/** Generates both Prisma clients unless they were generated from the same schema and versions. */
 export function generateClients() {
-  log("generating Prisma clients…");
-  run("node", ["scripts/db.mjs", "generate"]);
+  const hash = clientHash(root);
+  if (clientsAreCurrent(root, hash)) {
+    log("Prisma clients match prisma/schema.base.prisma: not regenerating");
+    return false;
+  }
+  phase("Prisma generate", () => run("node", ["scripts/db.mjs", "generate"]));
+  recordHash(root, CLIENT_HASH_FILE, hash);
+  return true;
+}
+
+/** Builds with `next build` unless the build in .next/ came from the same sources (hash stored beside it). */
+export async function ensureBuild({ allowFail = false } = {}) {
+  const hash = buildHash(root);
+  if (buildIsCurrent(root, hash)) {
+    log("sources unchanged since the last build: skipping next build");
+    return 0;
+  }
+  const status = await phase("build (next build)", () => runAsync(nextBin(), ["build"], { allowFail }));
+  if (status === 0) recordHash(root, BUILD_HASH_FILE, hash);
+  return status;
 }
 
 export function migrate(databaseUrl) {

@@ -75,6 +75,8 @@ test("deny: the owner sees the request arrive live and denies it; the member's c
   const pendingCard = member.getByTestId("approval-pending");
   await expect(pendingCard).toBeVisible();
   await expect(pendingCard).toContainText("rm -rf data");
+  // The turn is paused: the composer says so instead of letting a message be refused (issue 11).
+  await expect(member.getByTestId("composer-blocked")).toContainText("Waiting for an owner's approval");
   await member.screenshot({ path: path.join(SHOTS, "approvals-member-pending.png"), fullPage: true });
 
   const row = owner.getByTestId("pending-list").getByTestId("approval-row").filter({ hasText: "rm -rf data" });
@@ -98,6 +100,7 @@ test("deny: the owner sees the request arrive live and denies it; the member's c
   await expect(denied).toContainText("not today");
   await expect(member.getByTestId("approval-pending")).toHaveCount(0);
   await expect(member.getByTestId("message-assistant").last()).toContainText("APPROVAL_DENIED");
+  await expect(member.getByTestId("composer-blocked")).toHaveCount(0);
   await member.screenshot({ path: path.join(SHOTS, "approvals-member-denied.png"), fullPage: true });
   await expectNotReloaded(member);
   await expectNotReloaded(owner);

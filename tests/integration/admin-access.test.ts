@@ -20,6 +20,9 @@ const ENDPOINTS: Array<[string, string, unknown?]> = [
   ["DELETE", "/api/admin/teams/x"],
   ["POST", "/api/admin/teams/x/members", { userId: "u", action: "add" }],
   ["POST", "/api/admin/users/u/roles", { role: "admin", action: "add" }],
+  ["POST", "/api/policy/import", { format: "openclaw", text: "{}" }],
+  ["GET", "/api/mcp/servers"],
+  ["POST", "/api/mcp/servers/x/reconnect"],
 ];
 
 describe.each(appTargets())("admin access (%s)", (_kind, app) => {
@@ -32,7 +35,7 @@ describe.each(appTargets())("admin access (%s)", (_kind, app) => {
     expect(anonymous.status).toBe(401);
   });
 
-  it("a role granted or removed applies to the member's next request without signing out", async () => {
+  it("a granted role applies to the member's next request; a removed one also ends the member's sessions (issue 12)", async () => {
     const admin = await signedIn(app.url, "admin@example.com");
     const member = await signedIn(app.url, "member@example.com");
     const memberId = (await member.json("/api/me")).body.user.id;
@@ -43,7 +46,8 @@ describe.each(appTargets())("admin access (%s)", (_kind, app) => {
     expect((await member.json("/api/policy")).status).toBe(200);
     const revoked = await admin.json(`/api/admin/users/${memberId}/roles`, { method: "POST", body: { role: "admin", action: "remove" } });
     expect(revoked.status).toBe(200);
-    expect((await member.json("/api/policy")).status).toBe(403);
+    expect((await member.json("/api/policy")).status).toBe(401);
+    expect((await (await signedIn(app.url, "member@example.com")).json("/api/policy")).status).toBe(403);
     const audit = await admin.json(`/api/audit?action=user.role_removed&limit=1`);
     expect(audit.body.entries[0].details).toMatchObject({ userId: memberId, role: "admin" });
   });

@@ -5,6 +5,8 @@ import { appTargets } from "../support/targets";
 import { readUiStream } from "../support/ui-stream";
 import { createDb, type Db } from "@/lib/db/client";
 
+type AuditPage = { entries: Array<{ seq: number; sessionId: string | null; actorId: string | null; actorEmail: string | null }>; nextCursor: number | null };
+
 describe.each(appTargets())("admin audit API (%s)", (_kind, app) => {
   let db: Db;
   let admin: HttpClient;
@@ -34,26 +36,26 @@ describe.each(appTargets())("admin audit API (%s)", (_kind, app) => {
   });
 
   it("filters by user (e-mail or id), action and time, newest first", async () => {
-    const byEmail = await admin.json(`/api/audit?user=member@example.com&action=session.created&from=${encodeURIComponent(startedAt)}`);
+    const byEmail = await admin.json<AuditPage>(`/api/audit?user=member@example.com&action=session.created&from=${encodeURIComponent(startedAt)}`);
     expect(byEmail.status).toBe(200);
-    expect(byEmail.body.entries.map((e: any) => e.sessionId)).toEqual([...sessions].reverse());
-    expect(byEmail.body.entries.every((e: any) => e.actorId === memberId && e.actorEmail === "member@example.com")).toBe(true);
-    const byId = await admin.json(`/api/audit?user=${memberId}&action=session.created&from=${encodeURIComponent(startedAt)}`);
+    expect(byEmail.body.entries.map((e) => e.sessionId)).toEqual([...sessions].reverse());
+    expect(byEmail.body.entries.every((e) => e.actorId === memberId && e.actorEmail === "member@example.com")).toBe(true);
+    const byId = await admin.json<AuditPage>(`/api/audit?user=${memberId}&action=session.created&from=${encodeURIComponent(startedAt)}`);
     expect(byId.body.entries).toHaveLength(5);
-    const future = await admin.json(`/api/audit?from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
+    const future = await admin.json<AuditPage>(`/api/audit?from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
     expect(future.body.entries).toEqual([]);
-    const past = await admin.json(`/api/audit?action=session.created&to=${encodeURIComponent(startedAt)}&user=member@example.com`);
-    expect(past.body.entries.some((e: any) => sessions.includes(e.sessionId))).toBe(false);
-    const nobody = await admin.json("/api/audit?user=nobody@example.com");
+    const past = await admin.json<AuditPage>(`/api/audit?action=session.created&to=${encodeURIComponent(startedAt)}&user=member@example.com`);
+    expect(past.body.entries.some((e) => e.sessionId !== null && sessions.includes(e.sessionId))).toBe(false);
+    const nobody = await admin.json<AuditPage>("/api/audit?user=nobody@example.com");
     expect(nobody.body.entries).toEqual([]);
   });
 
   it("filters by session, tool, decision and layer", async () => {
-    const res = await admin.json(`/api/audit?session=${sessions[0]}&tool=read&decision=deny&layer=mode`);
+    const res = await admin.json<AuditPage>(`/api/audit?session=${sessions[0]}&tool=read&decision=deny&layer=mode`);
     expect(res.status).toBe(200);
     expect(res.body.entries).toHaveLength(1);
     expect(res.body.entries[0]).toMatchObject({ action: "tool.call", sessionId: sessions[0], toolName: "read", decision: "deny", layer: "mode", details: { errorCode: "MODE_DENIED" } });
-    expect((await admin.json(`/api/audit?session=${sessions[0]}&decision=allow&tool=read`)).body.entries).toEqual([]);
+    expect((await admin.json<AuditPage>(`/api/audit?session=${sessions[0]}&decision=allow&tool=read`)).body.entries).toEqual([]);
   });
 
   it("paginates on the server by cursor without gaps or repeats", async () => {
@@ -61,10 +63,10 @@ describe.each(appTargets())("admin audit API (%s)", (_kind, app) => {
     let cursor: number | null | undefined;
     let pages = 0;
     do {
-      const res = await admin.json(`/api/audit?user=${memberId}&action=session.created&from=${encodeURIComponent(startedAt)}&limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+      const res = await admin.json<AuditPage>(`/api/audit?user=${memberId}&action=session.created&from=${encodeURIComponent(startedAt)}&limit=2${cursor ? `&cursor=${cursor}` : ""}`);
       expect(res.status).toBe(200);
       expect(res.body.entries.length).toBeLessThanOrEqual(2);
-      seen.push(...res.body.entries.map((e: any) => e.seq));
+      seen.push(...res.body.entries.map((e) => e.seq));
       cursor = res.body.nextCursor;
       pages += 1;
     } while (cursor && pages < 10);

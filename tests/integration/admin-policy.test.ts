@@ -1,9 +1,19 @@
 // The policy API over HTTP against the running app: versions with optimistic concurrency, validation with paths,
 // history, rollback, the effective matrix with provenance, and a saved policy applying to the very next turn.
+import type { PolicyDocument } from "@/lib/policy/document";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedIn, type HttpClient } from "../support/http-client";
 import { appTargets } from "../support/targets";
 import { readUiStream } from "../support/ui-stream";
+
+type MatrixCell = { status: string; rule?: string; source?: string; chain: Array<{ layer: string; outcome: string }> };
+type MatrixBody = { matrix: { groups: Array<{ rows: Array<{ name: string; cells: { chat_safe: MatrixCell; coding: MatrixCell } }> }> } };
+/** The matrix row of one tool in a /api/policy/effective answer (fails the test when the tool has no row). */
+function find(body: MatrixBody, tool: string) {
+  const row = body.matrix.groups.flatMap((g) => g.rows).find((r) => r.name === tool);
+  if (!row) throw new Error(`no matrix row for ${tool}`);
+  return row;
+}
 
 const say = (sessionId: string, text: string) => ({ sessionId, message: { role: "user", parts: [{ type: "text", text }] } });
 
@@ -12,7 +22,7 @@ describe.each(appTargets())("admin policy API (%s)", (_kind, app) => {
   let member: HttpClient;
   let memberId: string;
 
-  async function current(): Promise<{ version: number; document: Record<string, any> }> {
+  async function current(): Promise<{ version: number; document: PolicyDocument }> {
     const res = await admin.json("/api/policy");
     expect(res.status).toBe(200);
     return res.body;
@@ -112,7 +122,6 @@ describe.each(appTargets())("admin policy API (%s)", (_kind, app) => {
     expect(saved.status).toBe(200);
     expect(saved.body.draft).toBe(false);
     expect(saved.body.matrix.columns.map((c: { mode: string }) => c.mode)).toEqual(["chat_safe", "coding"]);
-    const find = (body: any, tool: string) => body.matrix.groups.flatMap((g: any) => g.rows).find((r: any) => r.name === tool);
     expect(find(saved.body, "current_time").cells.chat_safe.status).toBe("allowed");
 
     const draft = await admin.json("/api/policy/effective", { method: "POST", body: { context, document: { tools: { deny: ["current_time"] } } } });
@@ -120,7 +129,7 @@ describe.each(appTargets())("admin policy API (%s)", (_kind, app) => {
     const cell = find(draft.body, "current_time").cells.chat_safe;
     expect(cell).toMatchObject({ status: "denied", layer: "global", errorCode: "POLICY_DENIED", source: "tools" });
     expect(cell.rule).toContain("current_time");
-    expect(cell.chain.find((e: any) => e.layer === "global")).toMatchObject({ outcome: "removed" });
+    expect(cell.chain.find((e) => e.layer === "global")).toMatchObject({ outcome: "removed" });
     expect(draft.body.flips).toEqual(
       expect.arrayContaining([
         { tool: "current_time", mode: "chat_safe", from: "allowed", to: "denied" },
@@ -162,7 +171,7 @@ describe.each(appTargets())("admin policy API (%s)", (_kind, app) => {
 
     const context = { roles: ["member"], teamIds: [teamId], senderId: memberId, provider: "offline" };
     const matrix = await admin.json("/api/policy/effective", { method: "POST", body: { context } });
-    const exec = matrix.body.matrix.groups.flatMap((g: any) => g.rows).find((r: any) => r.name === "exec").cells.coding;
+    const exec = find(matrix.body, "exec").cells.coding;
     expect(exec).toMatchObject({ status: "denied", layer: "group" });
     expect(exec.source).toContain(teamId);
 
@@ -180,7 +189,7 @@ describe.each(appTargets())("admin policy API (%s)", (_kind, app) => {
 
     expect((await admin.json("/api/policy/rollback", { method: "POST", body: { version: open.version } })).status).toBe(201);
     const back = await admin.json("/api/policy/effective", { method: "POST", body: { context } });
-    expect(back.body.matrix.groups.flatMap((g: any) => g.rows).find((r: any) => r.name === "exec").cells.coding.status).toBe("allowed");
+    expect(find(back.body, "exec").cells.coding.status).toBe("allowed");
     const again = await chat(member, session, '/tool exec {"command":"echo hi"}');
     expect(again.some((c) => c.type === "data-tool_denied")).toBe(false);
     expect(again.some((c) => c.type === "tool-output-available")).toBe(true);

@@ -94,7 +94,7 @@ describe.each(dbTargets())("adversarial model (%s)", (_kind, make) => {
       ]);
       expect(chunks.some((c) => c.type === "tool-output-available")).toBe(false);
       // The transcript stays readable (as chat_safe), and no switch to coding is allowed while the policy is unreadable.
-      const { changeSessionMode, getChatSession } = await import("@/lib/agent/sessions");
+      const { changeSessionMode, getChatSession } = await import("@/lib/runs/sessions");
       const view = await getChatSession({ user: owner, sessionId: s.id });
       expect(view).toMatchObject({ mode: "chat_safe", storedMode: "coding", grantedModes: ["chat_safe"] });
       expect(view.transcript.length).toBe(transcript.length);
@@ -105,7 +105,7 @@ describe.each(dbTargets())("adversarial model (%s)", (_kind, make) => {
   });
 
   it("hooks in the loop: a blocking hook denies, a throwing hook denies, a rewrite is what runs, after hooks see results", async () => {
-    const { ToolHooks } = await import("@/lib/agent/hooks");
+    const { ToolHooks } = await import("@/lib/runs/hooks");
     const after: Array<{ callId: string; ok: boolean }> = [];
     const hooks = new ToolHooks()
       .onBeforeToolCall((c) => (c.callId === "h_block" ? { block: true, blockReason: "blocked by test" } : undefined))

@@ -1,5 +1,6 @@
-// The agent loop end to end on a real database (SQLite, and PostgreSQL when configured): A5, A6, A8, B2,
-// B4, C3/O1, E6, audit of every gate decision, and the Story's declared == enforced rule. The model is the
+// The agent loop end to end on a real database (SQLite, and PostgreSQL when configured): rows A5, A6, A8, B2,
+// B4, C3/O1, E6 of docs/requirements.md, audit of every gate decision, and declared == enforced (the tools the
+// prompt names are the tools the model is given and the tools the gate lets run). The model is the
 // offline model or a scripted MockLanguageModelV3; everything else is the real code.
 import { beforeAll, describe, expect, it } from "vitest";
 import { dbTargets, finishPart, namesInToolingLayer, scriptedModel, seenBy, toolCallPart, type Agent, type AgentUser, useAgentOnDatabase } from "../support/agent-harness";
@@ -17,8 +18,8 @@ describe.each(dbTargets())("agent loop (%s)", (_kind, make) => {
   const audits = (sessionId: string) => agent.db.auditLog.findMany({ where: { sessionId, action: "tool.call" }, orderBy: { seq: "asc" } });
 
   it("B2 a new session's mode is stored as chat_safe and read back from the database", async () => {
-    const { createChatSession } = await import("@/lib/agent/sessions");
-    const { getSessionMode } = await import("@/lib/agent/session-mode");
+    const { createChatSession } = await import("@/lib/runs/sessions");
+    const { getSessionMode } = await import("@/lib/runs/session-mode");
     const created = await createChatSession({ user: owner });
     expect(created.mode).toBe("chat_safe");
     expect(await agent.sessions.readSessionMode({ sessionId: created.id })).toBe("chat_safe");
@@ -55,7 +56,7 @@ describe.each(dbTargets())("agent loop (%s)", (_kind, make) => {
     expect(types).not.toContain("tool-output-available");
     // Live parts match the reloaded transcript: the denied call is a denial only, never a running tool card.
     expect(types).not.toContain("tool-input-available");
-    const { toUIMessages } = await import("@/lib/agent/transcript");
+    const { toUIMessages } = await import("@/lib/runs/transcript");
     const reloaded = toUIMessages(await agent.messages.listMessages({ sessionId: s.id })).flatMap((m) => m.parts.map((p) => p.type));
     expect(reloaded.filter((t) => t !== "text")).toEqual(["data-tool_denied"]);
     const after = types.slice(types.indexOf("data-tool_denied"));
@@ -134,7 +135,7 @@ describe.each(dbTargets())("agent loop (%s)", (_kind, make) => {
 
   it.each(["chat_safe", "coding"] as const)("declared == enforced in %s: prompt tools == model tools == tools the gate lets through", async (mode) => {
     const s = await agent.session(owner.id, mode);
-    const { getToolRegistry } = await import("@/lib/agent/tool-catalog");
+    const { getToolRegistry } = await import("@/lib/catalog/tool-catalog");
     const all = getToolRegistry().all().map((t) => t.name);
     // Every registered tool is called (ten per step, the per-step cap), with empty arguments so nothing with side effects runs.
     const steps = [all.slice(0, 10), all.slice(10)].map((names, step) => [...names.map((n) => toolCallPart(`s${step}_${n}`, n, "{}")), finishPart("tool-calls")]);

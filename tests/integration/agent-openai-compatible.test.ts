@@ -9,7 +9,7 @@ describe.each(dbTargets())("openai-compatible model through the loop (%s)", (_ki
   let agent: Agent;
   let drop: (() => Promise<void>) | undefined;
   let member: Awaited<ReturnType<Agent["user"]>>;
-  let createLanguageModel: typeof import("@/lib/agent/model-provider").createLanguageModel;
+  let createLanguageModel: typeof import("@/lib/runs/model-provider").createLanguageModel;
   const servers: FakeOpenAIServer[] = [];
 
   beforeAll(async () => {
@@ -17,7 +17,7 @@ describe.each(dbTargets())("openai-compatible model through the loop (%s)", (_ki
     drop = target.drop;
     agent = await loadAgent(target.url);
     member = await agent.user("member@example.com");
-    createLanguageModel = (await import("@/lib/agent/model-provider")).createLanguageModel;
+    createLanguageModel = (await import("@/lib/runs/model-provider")).createLanguageModel;
   });
 
   afterAll(async () => {

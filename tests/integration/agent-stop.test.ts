@@ -1,4 +1,4 @@
-// Stopping and disconnecting, through the real HTTP host of a turn (lib/agent/chat.ts) on a real database:
+// Stopping and disconnecting, through the real HTTP host of a turn (lib/runs/host.ts) on a real database:
 // Stop aborts a running `exec sleep 30` quickly and the transcript and run record it; a client that goes
 // away mid-stream does not stop the turn, and every message is still persisted in order.
 import fs from "node:fs";
@@ -21,7 +21,8 @@ describe.each(dbTargets())("stop and disconnect (%s)", (_kind, make) => {
   let agent: Agent;
   let drop: (() => Promise<void>) | undefined;
   let owner: Awaited<ReturnType<Agent["user"]>>;
-  let chat: typeof import("@/lib/agent/chat");
+  let chat: typeof import("@/lib/runs/host");
+  let runs: typeof import("@/lib/db/runs");
 
   beforeAll(async () => {
     // startChatTurn takes the workspace root from config: keep test files out of the repository.
@@ -30,7 +31,8 @@ describe.each(dbTargets())("stop and disconnect (%s)", (_kind, make) => {
     drop = target.drop;
     agent = await loadAgent(target.url);
     owner = await agent.user("owner@example.com");
-    chat = await import("@/lib/agent/chat");
+    chat = await import("@/lib/runs/host");
+    runs = await import("@/lib/db/runs");
   });
 
   afterAll(async () => {
@@ -49,7 +51,7 @@ describe.each(dbTargets())("stop and disconnect (%s)", (_kind, make) => {
       const seen: UIMessageChunk[] = [];
       await readUntil(reader, seen, (c) => c.type === "tool-input-available");
       await new Promise((r) => setTimeout(r, 300)); // let the command start
-      expect(chat.isTurnActive(s.id)).toBe(true);
+      expect((await runs.findActiveRun({ sessionId: s.id }))?.status).toBe("running");
       expect(await chat.stopChatTurn({ user: owner, sessionId: s.id })).toEqual({ stopped: true });
       const result = await done;
       expect(Date.now() - started).toBeLessThan(10_000);
@@ -61,7 +63,7 @@ describe.each(dbTargets())("stop and disconnect (%s)", (_kind, make) => {
       const transcript = await agent.messages.listMessages({ sessionId: s.id });
       expect(transcript.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
       expect(transcript[2]).toMatchObject({ toolName: "exec", parts: { status: "aborted" } });
-      expect(chat.isTurnActive(s.id)).toBe(false);
+      expect(await runs.findActiveRun({ sessionId: s.id })).toBeNull();
       expect(await chat.stopChatTurn({ user: owner, sessionId: s.id })).toEqual({ stopped: false });
     } finally {
       await agent.setPolicy({});

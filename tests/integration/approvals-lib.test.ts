@@ -26,6 +26,8 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     workspaceRoot = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-ws-"));
     process.env.DATABASE_URL = target.url;
     process.env.WORKSPACE_ROOT = workspaceRoot;
+    // These cases test the store's exactly-once mechanics with one owner; four eyes is tested over HTTP.
+    process.env.APPROVALS_SELF_DECISION = "allow";
     // The event tailer is a per-process singleton on globalThis: the previous target's one would tail its database.
     delete (globalThis as { toolgateTailer?: unknown }).toolgateTailer;
     store = await import("@/lib/db/approvals");
@@ -40,11 +42,12 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     await db?.$disconnect();
     vi.resetModules();
     delete process.env.WORKSPACE_ROOT;
+    delete process.env.APPROVALS_SELF_DECISION;
     await drop?.();
   });
 
   async function newSession() {
-    const { createChatSession } = await import("@/lib/agent/sessions");
+    const { createChatSession } = await import("@/lib/runs/sessions");
     return createChatSession({ user: owner });
   }
 
@@ -112,20 +115,10 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
   });
 
-  it("allow-always patterns never include a shell or interpreter", () => {
-    expect(rules.allowAlwaysPatterns("rm -rf data")).toEqual({ patterns: ["rm"], refused: [] });
-    for (const cmd of ["bash -c 'rm -rf /'", "python3 x.py", "/usr/bin/env node x.js", "sudo rm -rf data", "xargs rm", "sh x.sh", "python3.12 -c 1", "perl -e 1", "node -e 1"]) {
-      const { patterns, refused } = rules.allowAlwaysPatterns(cmd);
-      expect(patterns.some((p) => rules.isShellOrInterpreter(p)), cmd).toBe(false);
-      expect(refused.length, cmd).toBeGreaterThan(0);
-    }
-    expect(rules.allowAlwaysPatterns("ls > out.txt").patterns).toEqual([]);
-  });
-
   it("allow-once is consumed by exactly one execution: forcing the run back to waiting and resuming again is refused", async () => {
-    const { changeSessionMode } = await import("@/lib/agent/sessions");
-    const { startChatTurn } = await import("@/lib/agent/chat");
-    const { resumeRun } = await import("@/lib/agent/resume");
+    const { changeSessionMode } = await import("@/lib/runs/sessions");
+    const { startChatTurn } = await import("@/lib/runs/host");
+    const { resumeRun } = await import("@/lib/runs/resume");
     const session = await newSession();
     await changeSessionMode({ user: owner, sessionId: session.id, mode: "coding" });
     const turn = await startChatTurn({ user: owner, sessionId: session.id, text: `/tool exec ${JSON.stringify({ command: "echo once >> replay.txt" })}` });
@@ -156,11 +149,11 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
   });
 
   it("a decision made while the run is still busy with another call of the same step still resumes it (no worker here)", async () => {
-    const { changeSessionMode } = await import("@/lib/agent/sessions");
-    const { startChatTurn } = await import("@/lib/agent/chat");
-    const { resumeRun } = await import("@/lib/agent/resume");
-    const { addAllowlistEntry } = await import("@/lib/db/allowlist");
-    await addAllowlistEntry({ kind: "exec", pattern: "sleep", createdById: owner.id });
+    const { changeSessionMode } = await import("@/lib/runs/sessions");
+    const { startChatTurn } = await import("@/lib/runs/host");
+    const { resumeRun } = await import("@/lib/runs/resume");
+    const { createGrant } = await import("@/lib/db/allowlist");
+    await createGrant({ kind: "exec", pattern: "sleep *", words: ["sleep"], prefix: true, scope: "user", scopeId: owner.id, createdById: owner.id });
     try {
       const session = await newSession();
       await changeSessionMode({ user: owner, sessionId: session.id, mode: "coding" });
@@ -190,7 +183,7 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
       }
       expect(status).toBe("completed");
     } finally {
-      await db.allowlistEntry.deleteMany({ where: { pattern: "sleep" } });
+      await db.allowlistEntry.deleteMany({ where: { pattern: "sleep *" } });
     }
   });
 

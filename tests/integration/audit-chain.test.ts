@@ -30,7 +30,7 @@ describe.each(targets)("audit chain (%s)", (_kind, make) => {
   it("appends concurrently without forking the chain, and verifies", async () => {
     await Promise.all(Array.from({ length: 25 }, (_, i) => audit.appendAudit({ action: "test.event", toolName: `t${i}`, details: { i } })));
     const result = await audit.verifyAuditChain();
-    expect(result).toEqual({ ok: true, count: 25 });
+    expect(result).toMatchObject({ ok: true, count: 25, head: { count: 25 } });
   });
 
   it("detects an edited row", async () => {
@@ -47,5 +47,99 @@ describe.each(targets)("audit chain (%s)", (_kind, make) => {
     await db.auditLog.delete({ where: { seq: rows[10]!.seq } });
     const result = await audit.verifyAuditChain();
     expect(result).toMatchObject({ ok: false, seq: rows[11]!.seq });
+  });
+
+  // Issue 12: the chain was keyless, so an attacker with the database could delete a row and recompute it.
+  it("a row deleted and the chain recomputed with a keyless hash (or with AUTH_SECRET) does not verify", async () => {
+    const { canonicalJson, sha256Hex } = await import("@/lib/canonical-json");
+    const { createHmac } = await import("node:crypto");
+    type Row = Awaited<ReturnType<typeof db.auditLog.findMany>>[number];
+    const body = (r: Row) =>
+      canonicalJson({ at: r.at.toISOString(), action: r.action, actorId: r.actorId, sessionId: r.sessionId, toolName: r.toolName, callId: r.callId, decision: r.decision, layer: r.layer, rule: r.rule, details: r.details ?? null });
+    for (const recompute of [
+      (prev: string, r: Row) => sha256Hex(prev, body(r)),
+      (prev: string, r: Row) => createHmac("sha256", process.env.AUTH_SECRET ?? "toolgate-test-secret-0123456789abcdef").update(`${prev}\n${body(r)}`).digest("hex"),
+    ]) {
+      const kept = (await db.auditLog.findMany({ orderBy: { seq: "asc" } })).filter((r) => r.toolName !== "t5");
+      await db.auditLog.deleteMany({});
+      let prev = "0".repeat(64);
+      for (const r of kept) {
+        const hash = recompute(prev, r);
+        await db.auditLog.create({ data: { ...r, details: (r.details ?? undefined) as never, prevHash: prev, hash } });
+        prev = hash;
+      }
+      const result = await audit.verifyAuditChain();
+      expect(result.ok).toBe(false);
+      expect(result).toMatchObject({ problem: expect.stringMatching(/keyed hash/) });
+    }
+  });
+});
+
+describe.each(targets)("audit checkpoints (%s)", (_kind, make) => {
+  let drop: (() => Promise<void>) | undefined;
+  let audit: typeof import("@/lib/db/audit");
+  let db: import("@/lib/db/client").Db;
+  let url: string;
+
+  beforeAll(async () => {
+    vi.resetModules();
+    const target = await make();
+    drop = target.drop;
+    url = target.url;
+    prepareDatabase(target.url);
+    process.env.DATABASE_URL = target.url;
+    audit = await import("@/lib/db/audit");
+    db = (await import("@/lib/db/client")).createDb(target.url);
+    for (let i = 0; i < 12; i++) await audit.appendAudit({ action: "test.event", toolName: `t${i}`, details: { i, text: "nul\u0000 and \ud800 lone" } });
+  });
+
+  afterAll(async () => {
+    await db?.$disconnect();
+    vi.resetModules();
+    await drop?.();
+  });
+
+  it("stores text without NUL bytes or lone surrogates and still verifies", async () => {
+    const row = await db.auditLog.findFirstOrThrow({ where: { toolName: "t0" } });
+    expect((row.details as { text: string }).text).toBe("nul and \ufffd lone");
+    expect((await audit.verifyAuditChain()).ok).toBe(true);
+  });
+
+  it("cutting off the tail is detected by the signed checkpoint, and by an exported one", async () => {
+    const exported = (await audit.exportAuditCheckpoint())!;
+    expect(exported).toMatchObject({ count: 12 });
+    const last = await db.auditLog.findFirstOrThrow({ orderBy: { seq: "desc" } });
+    const { ...saved } = last;
+    await db.auditLog.delete({ where: { seq: last.seq } });
+    const cut = await audit.verifyAuditChain();
+    expect(cut).toMatchObject({ ok: false, problem: expect.stringMatching(/signed checkpoint/) });
+    // Also deleting the stored checkpoint does not help, and forging one needs the key.
+    const head = await db.auditCheckpoint.findUniqueOrThrow({ where: { id: "head" } });
+    await db.auditCheckpoint.delete({ where: { id: "head" } });
+    expect(await audit.verifyAuditChain()).toMatchObject({ ok: false, problem: expect.stringMatching(/checkpoint is missing/) });
+    await db.auditCheckpoint.create({ data: { ...head, count: 11, seq: last.seq - 1, headHash: (await db.auditLog.findFirstOrThrow({ orderBy: { seq: "desc" } })).hash } });
+    expect(await audit.verifyAuditChain()).toMatchObject({ ok: false, problem: expect.stringMatching(/signature is not valid/) });
+    await db.auditCheckpoint.update({ where: { id: "head" }, data: head });
+    expect(await audit.verifyAuditChain({ checkpoints: [exported] })).toMatchObject({ ok: false });
+    await db.auditLog.create({ data: { ...saved, details: (saved.details ?? undefined) as never } });
+    expect(await audit.verifyAuditChain({ checkpoints: [exported] })).toMatchObject({ ok: true, count: 12 });
+    expect(await audit.verifyAuditChain({ checkpoints: [{ ...exported, signature: "0".repeat(64) }] })).toMatchObject({ ok: false, problem: expect.stringMatching(/exported checkpoint/) });
+  });
+
+  it("npm run audit:verify exits 0 on an intact log, exports a checkpoint, and exits 1 after a rewrite", async () => {
+    const { execFileSync, spawnSync } = await import("node:child_process");
+    const fs = await import("node:fs");
+    const os = await import("node:os");
+    const path = await import("node:path");
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "audit-cp-")), "checkpoints.jsonl");
+    const env = { ...process.env, DATABASE_URL: url };
+    const out = execFileSync("npm", ["run", "-s", "audit:verify", "--", "--export", file], { env, encoding: "utf8" });
+    expect(out).toMatch(/"ok":true/);
+    expect(fs.readFileSync(file, "utf8")).toMatch(/"count":12/);
+    const row = await db.auditLog.findFirstOrThrow({ where: { toolName: "t4" } });
+    await db.auditLog.update({ where: { seq: row.seq }, data: { decision: "allow" } });
+    const bad = spawnSync("npm", ["run", "-s", "audit:verify", "--", "--checkpoint", file], { env, encoding: "utf8" });
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toMatch(/"ok":false/);
   });
 });

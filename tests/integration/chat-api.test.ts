@@ -1,5 +1,5 @@
-// The chat JSON API against the running app, on every app target: the "Done when" path (A7, A8, C4),
-// mode grants and switches, the transcript surviving a reload and a restart, and bad input.
+// The chat JSON API against the running app, on every app target: a denial as the browser sees it (rows A7,
+// A8, C4 of docs/requirements.md), mode grants and switches, the transcript surviving a reload and a restart, and bad input.
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -34,12 +34,25 @@ describe.each(appTargets())("MCP plugin tools through chat (%s)", (_kind, app) =
   let http: HttpFixture;
   let dying: HttpFixture;
   let member: HttpClient;
+  let admin: HttpClient;
   let memberId: string;
   let sessionId: string;
 
   async function setPolicy(document: Record<string, unknown>) {
     const last = await db.policyVersion.findFirst({ orderBy: { version: "desc" }, select: { version: true } });
     await db.policyVersion.create({ data: { version: (last?.version ?? 0) + 1, document: document as never, createdById: null, comment: "mcp test" } });
+  }
+
+  /** Discovery runs in the background (turns never wait on it): wait until the admin's view shows the servers ready. */
+  async function ready(ids: string[]) {
+    const until = Date.now() + 20_000;
+    for (;;) {
+      const view = await admin.json("/api/mcp/servers", { method: "GET" });
+      const states = new Map((view.body.servers as Array<{ id: string; state: string }>).map((s) => [s.id, s.state]));
+      if (ids.every((id) => states.get(id) === "ready")) return;
+      if (Date.now() > until) throw new Error(`MCP servers not ready: ${JSON.stringify([...states])}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 
   function policy({ enabled = true, timeoutMs = 5000, destructive = false } = {}) {
@@ -68,6 +81,8 @@ describe.each(appTargets())("MCP plugin tools through chat (%s)", (_kind, app) =
     memberId = row!.id;
     await setPolicy(policy());
     member = await signedIn(app.url, "member@example.com");
+    admin = await signedIn(app.url, "admin@example.com");
+    await ready(["fixture", "fixture-http", "dying-http"]);
     const created = await member.json("/api/sessions", { method: "POST", body: {} });
     expect(created.status).toBe(201);
     sessionId = created.body.id;
@@ -118,7 +133,8 @@ describe.each(appTargets())("MCP plugin tools through chat (%s)", (_kind, app) =
     },
   );
 
-  it("after the stdio server died, the next call reconnects and works", async () => {
+  it("after the stdio server died, it is restarted in the background and the next call works", async () => {
+    await ready(["fixture"]);
     const { chunks } = await chat(member, sessionId, `/tool mcp__fixture__add {"a":40,"b":2}`);
     expect(ofType(chunks, "tool-output-available")).toEqual([expect.objectContaining({ output: "42" })]);
   });
@@ -128,6 +144,8 @@ describe.each(appTargets())("MCP plugin tools through chat (%s)", (_kind, app) =
     const { chunks } = await chat(member, sessionId, `/tool mcp__fixture__delete_everything {}`);
     expect(ofType(chunks, "data-approval_pending")).toHaveLength(1);
     expect(ofType(chunks, "tool-output-available")).toEqual([]);
+    // The session's turn waits for that owner; Stop ends it so the next tests can chat here again.
+    expect((await member.json(`/api/sessions/${sessionId}/stop`, { method: "POST", body: {} })).body).toEqual({ stopped: true });
     await setPolicy(policy());
   });
 

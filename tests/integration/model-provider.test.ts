@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { stepCountIs, streamText, tool } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { createLanguageModel } from "@/lib/agent/model-provider";
+import { createLanguageModel } from "@/lib/runs/model-provider";
 import { AppError } from "@/lib/errors";
 import type { ToolRunContext } from "@/lib/tools/context";
 import { writeTool } from "@/lib/tools/builtin";
@@ -70,7 +70,7 @@ describe("createLanguageModel with an OpenAI-compatible server", () => {
     expect(first!.path).toBe("/v1/chat/completions");
     expect(first!.headers.authorization).toBe("Bearer sk-test");
     expect(first!.body).toMatchObject({ model: "fake-model", stream: true });
-    const offered = first!.body.tools as Array<{ type: string; function: { name: string; parameters: any } }>;
+    const offered = first!.body.tools as Array<{ type: string; function: { name: string; parameters: unknown } }>;
     expect(offered.map((t) => t.function.name)).toEqual(["write"]);
     expect(offered[0]!.function.parameters).toMatchObject({
       type: "object",

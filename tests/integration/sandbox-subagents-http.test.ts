@@ -14,7 +14,7 @@ const say = (sessionId: string, text: string) => ({ sessionId, message: { role: 
 const probe = await probeSandbox();
 if (!probe.ok) console.warn(`[sandbox http tests] skipped: bwrap cannot start here (${probe.reason})`);
 
-type Row = { role: string; toolName: string | null; content: string; parts: { status?: string; output?: Record<string, any> } | null };
+type Row = { role: string; toolName: string | null; content: string; parts: { status?: string; output?: Record<string, unknown> } | null };
 
 describe.skipIf(!probe.ok).each(appTargets())("sandboxed sessions and subagents over HTTP (%s)", (_kind, app) => {
   let db: Db;

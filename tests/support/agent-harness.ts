@@ -22,14 +22,15 @@ export function dbTargets(): DbTarget[] {
 export async function loadAgent(url: string) {
   prepareDatabase(url);
   process.env.DATABASE_URL = url;
-  const runTurnModule = await import("@/lib/agent/run-turn");
+  const runTurnModule = await import("@/lib/runs/engine");
   const db = (await import("@/lib/db/client")).getDb();
   const users = await import("@/lib/db/users");
   const messages = await import("@/lib/db/messages");
   const sessions = await import("@/lib/db/sessions");
   const policies = await import("@/lib/db/policies");
-  const { createOfflineModel } = await import("@/lib/agent/offline-model");
-  const workspaceRoot = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-ws-"));
+  const { createOfflineModel } = await import("@/lib/runs/offline-model");
+  // The same root lib/config uses when a test set WORKSPACE_ROOT (turns hosted by lib/runs/host.ts read it there).
+  const workspaceRoot = process.env.WORKSPACE_ROOT ?? fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-ws-"));
 
   async function user(email: string) {
     const row = await users.findUserByEmail({ email });
@@ -57,7 +58,7 @@ export async function loadAgent(url: string) {
     model?: LanguageModelV3;
     provider?: string;
     abortSignal?: AbortSignal;
-    hooks?: import("@/lib/agent/hooks").ToolHooks;
+    hooks?: import("@/lib/runs/hooks").ToolHooks;
     execLimits?: { timeoutMs: number; maxOutputBytes: number };
   }) {
     await messages.appendMessage({ sessionId: args.sessionId, message: { role: "user", content: args.text } });

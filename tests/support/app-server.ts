@@ -36,6 +36,9 @@ export async function startApp({ databaseUrl, env = {} }: { databaseUrl: string;
       DATABASE_URL: databaseUrl,
       AUTH_SECRET: TEST_AUTH_SECRET,
       DEMO_PASSWORD,
+      // Shared test apps serve every test file's users at once: the per-user limits are tested on their own app.
+      CHAT_TURNS_PER_MINUTE: "100000",
+      APPROVAL_REQUESTS_PER_MINUTE: "100000",
       ...env,
       WORKSPACE_ROOT: workspaceRoot,
     },

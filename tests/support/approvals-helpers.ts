@@ -78,6 +78,7 @@ export async function until<T>(what: string, probe: () => Promise<T | null | und
   }
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- stored message parts: JSON of the shape the part type gives
 export type TranscriptRow = { role: string; content: string; toolCallId: string | null; toolName: string | null; parts: any };
 
 export async function transcript(client: HttpClient, sessionId: string): Promise<TranscriptRow[]> {
@@ -97,6 +98,7 @@ export async function settledTranscript(client: HttpClient, sessionId: string, c
   }, timeoutMs);
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- event data is JSON whose shape depends on the event name
 export type SseEvent = { id: string | null; event: string; data: any };
 
 /** Reads an SSE endpoint with the client's cookies; `events` fills as they arrive. */

@@ -9,6 +9,7 @@ export type RecordedRequest = {
   path: string;
   headers: IncomingHttpHeaders;
   // The parsed JSON body, as the provider sent it.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON as the provider sent it; tests assert its shape with expect
   body: any;
 };
 
@@ -103,6 +104,7 @@ export async function startFakeOpenAIServer(script: FakeOpenAIScript): Promise<F
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON of unknown shape, checked field by field below
       let body: any = null;
       try {
         body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : null;

@@ -28,10 +28,13 @@ export class HttpClient {
     return res;
   }
 
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response JSON; a test names T or asserts the shape with expect
   async json<T = any>(path: string, init: Omit<RequestInit, "body"> & { body?: unknown } = {}): Promise<{ status: number; body: T }> {
     const body = init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body);
     const headers = new Headers(init.headers);
-    if (body !== undefined) headers.set("content-type", "application/json");
+    // State changes must be JSON (the server answers 415 otherwise), with or without a body.
+    const changes = body !== undefined || (init.method !== undefined && !["GET", "HEAD"].includes(init.method.toUpperCase()));
+    if (changes && !headers.has("content-type")) headers.set("content-type", "application/json");
     const res = await this.fetch(path, { ...init, body, headers });
     const text = await res.text();
     let parsed: unknown = text;

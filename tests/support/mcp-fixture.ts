@@ -13,8 +13,8 @@ export function stdioFixtureTransport() {
 
 export type HttpFixture = { url: string; process: ChildProcess; stop: () => Promise<void>; exited: Promise<number | null> };
 
-export async function startHttpFixture(env: Record<string, string> = {}): Promise<HttpFixture> {
-  const child = spawn(process.execPath, [MCP_FIXTURE, "--http", "0"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+export async function startHttpFixture(env: Record<string, string> = {}, mode: "--http" | "--http-sessions" = "--http"): Promise<HttpFixture> {
+  const child = spawn(process.execPath, [MCP_FIXTURE, mode, "0"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   let output = "";
   const port = await new Promise<number>((resolve, reject) => {

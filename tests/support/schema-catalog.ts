@@ -1,5 +1,7 @@
 // Reads a database's structure (tables, columns, indexes, foreign keys) into a normalised, comparable form.
-// Used to prove that the migrations build exactly the schema that schema.base.prisma describes.
+// Used to prove that the migrations build exactly the schema that schema.base.prisma describes. Columns are
+// compared as a set: ALTER TABLE appends a column where CREATE TABLE would list it in the model's order, and
+// the order of columns means nothing to Prisma or to a query.
 import Database from "better-sqlite3";
 import { Client } from "pg";
 
@@ -23,7 +25,7 @@ export function sqliteCatalog(file: string): Catalog {
       const foreignKeys = (db.prepare(`PRAGMA foreign_key_list("${name}")`).all() as Array<Record<string, unknown>>).map(
         (f) => `${f.from} -> ${f.table}.${f.to} on delete ${f.on_delete} on update ${f.on_update}`,
       );
-      catalog[name] = { columns, indexes: indexes.sort(), foreignKeys: foreignKeys.sort() };
+      catalog[name] = { columns: columns.sort(), indexes: indexes.sort(), foreignKeys: foreignKeys.sort() };
     }
     return catalog;
   } finally {
@@ -61,6 +63,7 @@ export async function postgresCatalog(url: string): Promise<Catalog> {
     for (const i of idx.rows) entry(i.tablename).indexes.push(`${i.indexname}: ${i.indexdef}`);
     for (const f of fks.rows) entry(f.table_name).foreignKeys.push(`${f.conname}: ${f.def}`);
     for (const t of Object.values(catalog)) {
+      t.columns.sort();
       t.indexes.sort();
       t.foreignKeys.sort();
     }

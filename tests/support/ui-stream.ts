@@ -1,4 +1,5 @@
 // Reads an AI SDK UI message stream (server-sent events, one JSON chunk per `data:` line) from a Response.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- UI stream chunks carry per-type fields; tests assert them with expect
 export type StreamChunk = { type: string; [key: string]: any };
 
 export function parseUiStream(text: string): StreamChunk[] {

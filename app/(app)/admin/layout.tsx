@@ -9,6 +9,7 @@ const SECTIONS = [
   { href: "/admin/policy", label: "Policy" },
   { href: "/admin/audit", label: "Audit" },
   { href: "/admin/users", label: "Users" },
+  { href: "/admin/mcp", label: "MCP servers" },
 ];
 
 export default async function AdminLayout({ children }: { children: ReactNode }) {

@@ -2,7 +2,7 @@
 import { redirect } from "next/navigation";
 import { revalidatePath } from "next/cache";
 import { requireUser } from "@/lib/auth/guards";
-import { changeSessionMode, createChatSession } from "@/lib/agent/sessions";
+import { changeSessionMode, createChatSession } from "@/lib/runs/sessions";
 import { isAppError } from "@/lib/errors";
 
 export async function newChatAction() {

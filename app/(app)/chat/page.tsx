@@ -1,5 +1,5 @@
 import { requireUser } from "@/lib/auth/guards";
-import { listChatSessions } from "@/lib/agent/sessions";
+import { listChatSessions } from "@/lib/runs/sessions";
 import { SessionList } from "@/components/chat/session-list";
 import { newChatAction } from "./actions";
 
@@ -10,7 +10,7 @@ export default async function ChatIndexPage() {
   const sessions = await listChatSessions({ user });
   return (
     <div className="flex flex-1 max-md:flex-col">
-      <SessionList sessions={sessions} />
+      <SessionList sessions={sessions} newChat={newChatAction} />
       <main className="flex flex-1 flex-col items-center justify-center gap-3 p-6 text-center">
         <h1 className="text-xl font-semibold">Chat</h1>
         <p className="max-w-md text-slate-600 dark:text-slate-400">

@@ -1,25 +1,30 @@
 import { NextResponse } from "next/server";
 import { requireRole, requireUser } from "@/lib/auth/guards";
+import { consumeUserQuota } from "@/lib/auth/throttle";
 import { requestApproval } from "@/lib/approvals/service";
 import { listApprovalViews } from "@/lib/approvals/views";
-import { requireOwnedSession } from "@/lib/agent/sessions";
-import { analyzeShellCommand, normalizeToolName } from "@/lib/policy";
+import { requireOwnedSession } from "@/lib/runs/sessions";
+import { normalizeToolName } from "@/lib/policy";
+import { analyzeShellCommand, loadShellParser } from "@/lib/exec/shell-parser";
 import { handle, parseJsonBody, parseSearchParams } from "@/lib/http/respond";
+import { BODY_LIMITS } from "@/lib/http/body";
 import { ListApprovalsQuery, RequestApprovalBody } from "@/lib/http/approval-schemas";
 
 export const GET = handle(async (request: Request) => {
-  const query = parseSearchParams(request, ListApprovalsQuery);
   await requireRole("owner");
+  const query = parseSearchParams(request, ListApprovalsQuery);
   return NextResponse.json({ approvals: await listApprovalViews(query) });
 });
 
 /** Two-phase request: registered first, answered `accepted` with the id; the decision comes later. */
 export const POST = handle(async (request: Request) => {
-  const body = await parseJsonBody(request, RequestApprovalBody);
   const user = await requireUser();
+  await consumeUserQuota("approvals", user.id);
+  const body = await parseJsonBody(request, RequestApprovalBody, BODY_LIMITS.approval);
   await requireOwnedSession({ user, sessionId: body.sessionId });
   const toolName = normalizeToolName(body.toolName);
   const command = toolName === "exec" && typeof body.args.command === "string" ? body.args.command : null;
+  await loadShellParser();
   const { approval } = await requestApproval({
     kind: toolName === "exec" ? "exec" : "tool",
     sessionId: body.sessionId,

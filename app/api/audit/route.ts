@@ -5,7 +5,7 @@ import { AuditQuery } from "@/lib/admin/schemas";
 import { handle, parseSearchParams } from "@/lib/http/respond";
 
 export const GET = handle(async (request: Request) => {
-  const query = parseSearchParams(request, AuditQuery);
   await requireRole("admin");
+  const query = parseSearchParams(request, AuditQuery);
   return NextResponse.json(await searchAudit(query));
 });

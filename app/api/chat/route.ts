@@ -1,14 +1,18 @@
 import { createUIMessageStreamResponse } from "ai";
 import { requireUser } from "@/lib/auth/guards";
-import { startChatTurn } from "@/lib/agent/chat";
+import { consumeUserQuota } from "@/lib/auth/throttle";
+import { startChatTurn } from "@/lib/runs/host";
 import { handle, parseJsonBody } from "@/lib/http/respond";
+import { chatBodyLimit } from "@/lib/http/body";
+import { loadConfig } from "@/lib/config";
 import { ChatBody, messageText } from "@/lib/http/schemas";
 
 export const maxDuration = 300;
 
 export const POST = handle(async (request: Request) => {
-  const body = await parseJsonBody(request, ChatBody, 2_000_000);
   const user = await requireUser();
+  await consumeUserQuota("chat", user.id);
+  const body = await parseJsonBody(request, ChatBody, chatBodyLimit(loadConfig().MAX_MESSAGE_CHARS));
   const { stream } = await startChatTurn({ user, sessionId: body.sessionId, text: messageText(body.message) });
   return createUIMessageStreamResponse({ stream });
 });

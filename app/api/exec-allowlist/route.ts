@@ -1,9 +1,9 @@
 import { NextResponse } from "next/server";
 import { requireRole } from "@/lib/auth/guards";
-import { listAllowlistEntries } from "@/lib/db/allowlist";
+import { listGrantViews } from "@/lib/approvals/grants";
 import { handle } from "@/lib/http/respond";
 
 export const GET = handle(async () => {
   await requireRole("owner");
-  return NextResponse.json({ entries: await listAllowlistEntries() });
+  return NextResponse.json({ grants: await listGrantViews() });
 });

@@ -1,18 +1,26 @@
 import { NextResponse } from "next/server";
 import { requireRole } from "@/lib/auth/guards";
+import { refreshPluginTools, syncPluginTools } from "@/lib/admin/mcp-service";
 import { getPolicy, savePolicy } from "@/lib/admin/policy-service";
 import { SavePolicyBody } from "@/lib/admin/schemas";
 import { handle, parseJsonBody } from "@/lib/http/respond";
-import { encryptMcpHeaders } from "@/lib/tools/mcp";
+import { BODY_LIMITS } from "@/lib/http/body";
+import { encryptMcpSecrets, maskMcpSecrets } from "@/lib/tools/mcp";
 
+// MCP secrets (HTTP headers, stdio env) are write-only: shown masked, stored encrypted, never as submitted.
 export const GET = handle(async () => {
   await requireRole("admin");
-  return NextResponse.json(await getPolicy());
+  await refreshPluginTools();
+  const { version, document } = await getPolicy();
+  return NextResponse.json({ version, document: maskMcpSecrets(document) });
 });
 
 export const PUT = handle(async (request: Request) => {
-  const body = await parseJsonBody(request, SavePolicyBody);
   const actor = await requireRole("admin");
-  // MCP server headers (API tokens) are stored encrypted, never as submitted.
-  return NextResponse.json(await savePolicy({ actor, ...body, document: encryptMcpHeaders(body.document) }));
+  const body = await parseJsonBody(request, SavePolicyBody, BODY_LIMITS.policy);
+  const document = encryptMcpSecrets(body.document, (await getPolicy()).document);
+  const saved = await savePolicy({ actor, ...body, document });
+  // Plugin tools of new servers show in the tools list and matrix right away, without waiting for a chat.
+  await syncPluginTools();
+  return NextResponse.json(saved);
 });

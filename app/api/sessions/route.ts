@@ -1,12 +1,12 @@
 import { NextResponse } from "next/server";
 import { requireUser } from "@/lib/auth/guards";
-import { createChatSession, listChatSessions } from "@/lib/agent/sessions";
+import { createChatSession, listChatSessions } from "@/lib/runs/sessions";
 import { handle, parseJsonBody } from "@/lib/http/respond";
 import { CreateSessionBody } from "@/lib/http/schemas";
 
 export const POST = handle(async (request: Request) => {
-  const body = await parseJsonBody(request, CreateSessionBody);
   const user = await requireUser();
+  const body = await parseJsonBody(request, CreateSessionBody);
   return NextResponse.json(await createChatSession({ user, title: body?.title }), { status: 201 });
 });
 

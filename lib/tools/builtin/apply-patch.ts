@@ -4,7 +4,7 @@ import { getToolContext, type ToolRunContext } from "../context";
 import { defineBuiltinTool } from "../define-tool";
 import { applyHunks, parsePatch, type PatchOperation } from "../patch-format";
 import { resolveWorkspacePath, type ResolvedWorkspacePath } from "../workspace";
-import { assertWritable, deleteResolvedFile, readWorkspaceText, writeResolvedText } from "../workspace-files";
+import { assertNotRepositoryMetadata, assertWritable, deleteResolvedFile, readWorkspaceText, writeResolvedText } from "../workspace-files";
 
 const inputSchema = z.object({
   patch: z
@@ -58,6 +58,7 @@ export const applyPatchTool = defineBuiltinTool({
     // Every operation is resolved, read, matched and size-checked before the first write.
     const changes: PlannedChange[] = [];
     for (const op of ops) changes.push(...(await plan(ctx, op)));
+    for (const change of changes) assertNotRepositoryMetadata(change.file);
     const touched = changes.map((c) => c.file.absolutePath);
     const duplicate = touched.find((p, i) => touched.indexOf(p) !== i);
     if (duplicate !== undefined) {

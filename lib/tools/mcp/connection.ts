@@ -1,55 +1,73 @@
 import "server-only";
-// One MCP server as the app sees it: connected lazily on first use, reconnected after a failure with exponential
-// back-off, and every operation bounded by the server's timeout and the caller's abort signal. Whatever the
-// server does (hang, exit, refuse), the caller gets an AppError naming the server within the timeout, so a turn
-// never waits on a plugin longer than the admin allowed.
+// One MCP server as the app sees it: connected on demand, every operation bounded by the server's timeout and the
+// caller's abort signal. Whatever the server does (hang, exit, refuse, restart), the caller gets an AppError naming
+// the server and what happened: a stdio exit carries the tail of the server's stderr, an HTTP server that dies
+// mid-call is noticed when its stream breaks (not when the deadline passes), and an HTTP server that restarted and
+// forgot our session is re-initialised once, transparently. Health, back-off and discovery scheduling live in
+// sync.ts; this class only reports.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type ReadResourceResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "@/lib/policy";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { decryptHeaders } from "./secrets";
+import { decryptEnv, decryptHeaders } from "./secrets";
 
 export type McpTool = Tool;
 
 export const BACKOFF_BASE_MS = 500;
 export const BACKOFF_MAX_MS = 30_000;
-const STDERR_TAIL_CHARS = 400;
+/** Enough for a stack trace's first lines or a "missing API key" message; shown to the admin, cut for the model. */
+export const STDERR_TAIL_CHARS = 2000;
+/** How long a suspected HTTP death is probed before the pending calls are failed. */
+const LIVENESS_PROBE_MS = 2000;
 
 export function backoffDelay(failures: number): number {
   return Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, failures - 1));
 }
 
 class TimedOut extends Error {}
+/** The transport reported the server gone while something was pending (HTTP stream broken and ping failed). */
+class ConnectionLost extends Error {}
+
+type Live = { client: Client; lost: Promise<never>; markLost: (reason: string) => void };
+
+export type McpConnectionEvents = {
+  /** The server said its tool list changed (notifications/tools/list_changed). */
+  onToolsChanged?: () => void;
+  /** The connection ended without us closing it (process exit, HTTP server gone). */
+  onDisconnected?: (reason: string) => void;
+};
 
 export class McpConnection {
-  private client: Client | undefined;
-  private connecting: Promise<Client> | undefined;
-  private failures = 0;
-  private retryAt = 0;
-  private lastError = "";
-  private tools: McpTool[] | undefined;
-  private stderrTail = "";
+  private live: Live | undefined;
+  private connecting: Promise<Live> | undefined;
+  private stderr = "";
   private closed = false;
 
-  constructor(readonly config: McpServerConfig) {}
+  constructor(
+    readonly config: McpServerConfig,
+    private readonly events: McpConnectionEvents = {},
+  ) {}
 
   get id(): string {
     return this.config.id;
   }
 
-  /** Tools from the last successful discovery, kept across reconnects (a crash does not change the catalog). */
-  cachedTools(): McpTool[] | undefined {
-    return this.tools;
+  get connected(): boolean {
+    return this.live !== undefined;
+  }
+
+  /** The last lines the stdio server wrote to stderr (kept across its exit, reset when it is started again). */
+  stderrTail(): string {
+    return this.stderr;
   }
 
   async listTools(signal?: AbortSignal): Promise<McpTool[]> {
-    if (this.tools) return this.tools;
-    const tools = await this.run("listing tools", signal, async (client, options) => {
+    return this.run("listing tools", signal, async (client, options) => {
       const all: McpTool[] = [];
       let cursor: string | undefined;
       do {
@@ -59,34 +77,59 @@ export class McpConnection {
       } while (cursor);
       return all;
     });
-    this.tools = tools;
-    return tools;
   }
 
   async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
     return this.run(`calling ${name}`, signal, (client, options) => client.callTool({ name, arguments: args }, undefined, options) as Promise<CallToolResult>);
   }
 
+  async readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
+    return this.run(`reading ${uri}`, signal, (client, options) => client.readResource({ uri }, options));
+  }
+
+  async ping(signal?: AbortSignal): Promise<void> {
+    await this.run("answering a ping", signal, (client, options) => client.ping(options));
+  }
+
   /** Ends the connection for good (the server was removed or its settings changed). */
   async close(): Promise<void> {
     this.closed = true;
-    const client = this.client;
-    this.client = undefined;
-    await client?.close().catch(() => undefined);
+    const live = this.live;
+    this.live = undefined;
+    await live?.client.close().catch(() => undefined);
   }
 
-  private async run<R>(what: string, signal: AbortSignal | undefined, fn: (client: Client, options: RequestOptions) => Promise<R>): Promise<R> {
+  /** Drops the current connection (a reconnect from the admin view, or a failed health check). */
+  async reset(): Promise<void> {
+    const live = this.live;
+    this.live = undefined;
+    await live?.client.close().catch(() => undefined);
+  }
+
+  private async run<R>(what: string, signal: AbortSignal | undefined, fn: (client: Client, options: RequestOptions) => Promise<R>, retried = false): Promise<R> {
     const { timeoutMs } = this.config;
     const timer = new AbortController();
     const handle = setTimeout(() => timer.abort(new TimedOut()), timeoutMs);
     const combined = signal ? AbortSignal.any([timer.signal, signal]) : timer.signal;
     try {
-      // The race guarantees the deadline even where the SDK would wait longer (a spawn that never initializes).
+      // The race guarantees the deadline even where the SDK would wait longer (a spawn that never initializes),
+      // and ends the wait as soon as the connection is known to be lost.
       return await raceAbort(
-        (async () => fn(await this.getClient(), { signal: combined, timeout: timeoutMs }))(),
+        (async () => {
+          const live = await this.getLive(combined);
+          return Promise.race([fn(live.client, { signal: combined, timeout: timeoutMs }), live.lost]);
+        })(),
         combined,
       );
     } catch (error) {
+      if (!retried && isSessionGone(error) && !combined.aborted) {
+        // The HTTP server restarted and no longer knows our session: the request never ran, so start a new
+        // session and send it once more.
+        log("info", "mcp_session_reinitialized", { server: this.id });
+        await this.reset();
+        clearTimeout(handle);
+        return this.run(what, signal, fn, true);
+      }
       throw this.explain(error, what, { timedOut: timer.signal.aborted, stopped: signal?.aborted === true });
     } finally {
       clearTimeout(handle);
@@ -101,13 +144,17 @@ export class McpConnection {
       return new AppError("TOOL_FAILED", `${prefix}: ${what} timed out after ${this.config.timeoutMs} ms`);
     }
     const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-      const tail = this.stderrTail.trim();
-      return new AppError("TOOL_FAILED", `${prefix}: server exited while ${what}${tail ? ` (stderr: ${tail.slice(-200)})` : ""}`);
+    if (error instanceof ConnectionLost || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
+      void this.reset();
+      return new AppError("TOOL_FAILED", `${prefix}: server exited while ${what}${this.stderrSuffix()}`);
+    }
+    if (error instanceof StreamableHTTPError) {
+      // The server answered, with an HTTP error: it is up, so this is not an exit.
+      return new AppError("TOOL_FAILED", `${prefix}: HTTP ${error.code} while ${what}: ${message.replace(/^Streamable HTTP error: /, "").slice(0, 300)}`);
     }
     if (!(error instanceof McpError)) {
       // Network-level failures (HTTP server gone mid-request, refused connection): start over on the next use.
-      this.dropClient();
+      void this.reset();
       const cause = (error as { cause?: { message?: string; code?: string } }).cause;
       const detail = cause?.code ?? cause?.message ?? message;
       return new AppError("TOOL_FAILED", `${prefix}: server exited or is unreachable while ${what} (${detail})`);
@@ -115,55 +162,58 @@ export class McpConnection {
     return new AppError("TOOL_FAILED", `${prefix}: ${message}`);
   }
 
-  private dropClient(): void {
-    const client = this.client;
-    this.client = undefined;
-    void client?.close().catch(() => undefined);
+  private stderrSuffix(): string {
+    const tail = this.stderr.trim();
+    return tail ? ` (stderr: ${tail.slice(-300)})` : "";
   }
 
-  private getClient(): Promise<Client> {
+  private getLive(signal: AbortSignal): Promise<Live> {
     if (this.closed) return Promise.reject(new AppError("TOOL_FAILED", `MCP server ${this.id} is no longer configured`));
-    if (this.client) return Promise.resolve(this.client);
-    if (this.connecting) return this.connecting;
-    const wait = this.retryAt - Date.now();
-    if (wait > 0) {
-      return Promise.reject(new AppError("TOOL_FAILED", `MCP server ${this.id} is unavailable (${this.lastError}); next attempt in ${wait} ms`));
-    }
-    this.connecting = this.connect()
-      .then(
-        (client) => {
-          this.failures = 0;
-          this.client = client;
-          return client;
-        },
-        (error: unknown) => {
-          this.failures += 1;
-          this.retryAt = Date.now() + backoffDelay(this.failures);
-          this.lastError = error instanceof Error ? error.message : String(error);
-          log("warn", "mcp_connect_failed", { server: this.id, failures: this.failures, error: this.lastError });
-          throw new AppError("TOOL_FAILED", `MCP server ${this.id} could not be connected: ${this.lastError}`);
-        },
-      )
+    if (this.live) return Promise.resolve(this.live);
+    this.connecting ??= this.connect(signal)
+      .catch((error: unknown) => {
+        const message = error instanceof Error ? error.message : String(error);
+        throw new AppError("TOOL_FAILED", `MCP server ${this.id} could not be connected: ${message}${this.stderrSuffix()}`);
+      })
       .finally(() => {
         this.connecting = undefined;
       });
     return this.connecting;
   }
 
-  private async connect(): Promise<Client> {
+  private async connect(signal: AbortSignal): Promise<Live> {
     const client = new Client({ name: "toolgate", version: "1.0.0" });
+    let markLost: (reason: string) => void = () => undefined;
+    const lost = new Promise<never>((_resolve, reject) => {
+      markLost = (reason) => reject(new ConnectionLost(reason));
+    });
+    lost.catch(() => undefined);
+    const live: Live = { client, lost, markLost };
     const transport = this.createTransport();
     client.onclose = () => {
-      // The server went away (stdio process exited): the next use reconnects. Not a connect failure, so no back-off.
-      if (this.client === client) this.client = undefined;
-      log("warn", "mcp_connection_closed", { server: this.id });
+      // The server went away (stdio process exited) or we closed it: the next use reconnects.
+      const wasCurrent = this.live === live;
+      if (wasCurrent) this.live = undefined;
+      live.markLost("connection closed");
+      if (wasCurrent && !this.closed) {
+        log("warn", "mcp_connection_closed", { server: this.id });
+        this.events.onDisconnected?.(`connection closed${this.stderrSuffix()}`);
+      }
     };
     client.onerror = (error) => {
       // Aborts are ours (timeouts, Stop, closing); the call that caused them already reports it.
-      if (!/AbortError|aborted/i.test(error.message)) log("warn", "mcp_transport_error", { server: this.id, error: error.message });
+      if (/AbortError|aborted/i.test(error.message)) return;
+      log("warn", "mcp_transport_error", { server: this.id, error: error.message });
+      // A broken HTTP stream is how a dead server shows; confirm with a short ping before failing what is pending.
+      if (this.config.transport.type === "http" && /SSE stream disconnected|reconnect|fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(error.message)) {
+        void this.probe(live, error.message);
+      }
     };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (this.live === live) this.events.onToolsChanged?.();
+    });
     try {
-      await client.connect(transport, { timeout: this.config.timeoutMs });
+      await client.connect(transport, { timeout: this.config.timeoutMs, signal });
     } catch (error) {
       await client.close().catch(() => undefined);
       throw error;
@@ -172,17 +222,30 @@ export class McpConnection {
       await client.close().catch(() => undefined);
       throw new AppError("TOOL_FAILED", `MCP server ${this.id} is no longer configured`);
     }
-    return client;
+    this.live = live;
+    return live;
+  }
+
+  private async probe(live: Live, reason: string): Promise<void> {
+    try {
+      await live.client.ping({ timeout: Math.min(LIVENESS_PROBE_MS, this.config.timeoutMs) });
+    } catch {
+      if (this.live !== live) return;
+      this.live = undefined;
+      live.markLost(reason);
+      void live.client.close().catch(() => undefined);
+      this.events.onDisconnected?.(`server unreachable (${reason})`);
+    }
   }
 
   private createTransport(): Transport {
     const t = this.config.transport;
     if (t.type === "stdio") {
-      const transport = new StdioClientTransport({ command: t.command, args: t.args, env: t.env, cwd: t.cwd, stderr: "pipe" });
-      this.stderrTail = "";
-      // Kept short: only to tell the model (and the admin in the log) why a server died.
+      const env = t.envEncrypted || t.env ? { ...(t.envEncrypted ? decryptEnv(this.id, t.envEncrypted) : {}), ...t.env } : undefined;
+      const transport = new StdioClientTransport({ command: t.command, args: t.args, env, cwd: t.cwd, stderr: "pipe" });
+      this.stderr = "";
       transport.stderr?.on("data", (chunk: Buffer) => {
-        this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
+        this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
       });
       return transport;
     }
@@ -191,8 +254,15 @@ export class McpConnection {
       log("warn", "mcp_plaintext_headers", { server: this.id, hint: "save the policy through the admin API so headers are encrypted" });
       Object.assign(headers, t.headers);
     }
-    return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers } });
+    // Reconnecting a broken stream is pointless when the server died; probe() decides instead.
+    return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers }, reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 } });
   }
+}
+
+/** A server that restarted answers our old session id with 404 (spec) or 400 "No valid session ID" (common). */
+function isSessionGone(error: unknown): boolean {
+  if (!(error instanceof StreamableHTTPError)) return false;
+  return error.code === 404 || (error.code === 400 && /session/i.test(error.message));
 }
 
 function raceAbort<R>(work: Promise<R>, signal: AbortSignal): Promise<R> {

@@ -1,19 +1,28 @@
 import "server-only";
-// Keeps the registry's plugin tools in line with the policy document: tools of configured servers are registered
-// as `mcp__<server>__<tool>` (pluginId = server id), tools of servers no longer configured are removed and their
-// connections closed. Only servers the system settings allow (mcp.enabled and allowedServers) are contacted;
-// the others keep the names already known, so the policy answers a call to them with TOOL_NOT_AVAILABLE.
+// Keeps the registry's plugin tools in line with the policy document, off the turn path. Each configured server
+// has a supervisor (supervisor.ts) that discovers its tools in the background, checks its health and opens a
+// circuit when it fails; a turn only calls refreshMcpTools, which reconciles the configured servers with what is
+// registered and returns at once. A turn therefore never waits on a server that is down, hanging or still
+// connecting: its tools are either not known yet or fail at once with the reason. syncMcpTools is the awaiting
+// variant for the admin (tools visible right after saving) and tests; it waits at most each server's timeout.
 import type { McpServerConfig, PolicyDocument, ToolDefinition, ToolRegistry } from "@/lib/policy";
-import { log } from "@/lib/log";
-import { McpConnection } from "./connection";
-import { buildMcpToolDefinitions, configuredToolStubs, type DiscoveredTool } from "./tool-definitions";
+import { McpServerSupervisor, type McpServerStatus } from "./supervisor";
 
-type ServerState = { connection: McpConnection; connectionKey: string; definitionsKey: string; names: string[] };
-type McpState = { servers: Map<string, ServerState>; queue: Promise<void> };
+type Registry = ToolRegistry<ToolDefinition>;
 
-// On globalThis: Next may load this module more than once per process, and there must be one connection per server.
-const globalForMcp = globalThis as unknown as { toolgateMcp?: McpState };
-const state = (globalForMcp.toolgateMcp ??= { servers: new Map(), queue: Promise.resolve() });
+// On globalThis: Next may load this module more than once per process, and there must be one connection per
+// server. Keyed by registry so tests with their own registry do not share supervisors with the app's.
+const globalForMcp = globalThis as unknown as { toolgateMcpSupervisors?: Map<Registry, Map<string, McpServerSupervisor>> };
+const byRegistry = (globalForMcp.toolgateMcpSupervisors ??= new Map());
+
+function supervisorsOf(registry: Registry): Map<string, McpServerSupervisor> {
+  let map = byRegistry.get(registry);
+  if (!map) {
+    map = new Map();
+    byRegistry.set(registry, map);
+  }
+  return map;
+}
 
 /** Whether the system settings let the app contact this server at all. */
 export function isServerInUse(document: PolicyDocument, serverId: string): boolean {
@@ -21,72 +30,69 @@ export function isServerInUse(document: PolicyDocument, serverId: string): boole
   return enabled && allowedServers.some((id) => id.trim().toLowerCase() === serverId.toLowerCase());
 }
 
-/** Serialized: concurrent turns must not register the same tool twice. Never throws; problems are logged. */
-export function syncMcpTools(document: PolicyDocument, registry: ToolRegistry<ToolDefinition>): Promise<void> {
-  const run = state.queue.then(() => syncNow(document, registry));
-  state.queue = run.catch((error: unknown) => log("error", "mcp_sync_failed", { error: String(error) }));
-  return state.queue;
-}
+const connectionKeyOf = (config: McpServerConfig) => JSON.stringify([config.transport, config.timeoutMs]);
 
-async function syncNow(document: PolicyDocument, registry: ToolRegistry<ToolDefinition>): Promise<void> {
+/**
+ * Synchronous reconciliation: removed servers are closed and their tools unregistered, changed ones restarted,
+ * known tools (discovered before, or named in the config) registered, and discovery started in the background for
+ * servers in use. Returns without waiting on any server. Safe to call on every turn: unchanged servers cost a
+ * string comparison.
+ */
+export function refreshMcpTools(document: PolicyDocument, registry: Registry): void {
+  const supervisors = supervisorsOf(registry);
   const configured = new Set(document.mcpServers.map((server) => server.id));
-  for (const [id, server] of state.servers) {
+  for (const [id, supervisor] of supervisors) {
     if (configured.has(id)) continue;
-    for (const name of server.names) registry.unregister(name);
-    state.servers.delete(id);
-    await server.connection.close();
+    supervisors.delete(id);
+    supervisor.dispose();
   }
-  for (const config of document.mcpServers) await syncServer(config, isServerInUse(document, config.id), registry);
+  for (const config of document.mcpServers) {
+    let supervisor = supervisors.get(config.id);
+    if (supervisor && supervisor.connectionKey !== connectionKeyOf(config)) {
+      // New command, URL, headers or timeout: the old process/connection and its catalog no longer apply.
+      supervisors.delete(config.id);
+      supervisor.dispose();
+      supervisor = undefined;
+    }
+    if (!supervisor) {
+      supervisor = new McpServerSupervisor(config, connectionKeyOf(config), registry);
+      supervisors.set(config.id, supervisor);
+    }
+    supervisor.update(config, isServerInUse(document, config.id));
+  }
 }
 
-async function syncServer(config: McpServerConfig, inUse: boolean, registry: ToolRegistry<ToolDefinition>): Promise<void> {
-  const connectionKey = JSON.stringify([config.transport, config.timeoutMs]);
-  let server = state.servers.get(config.id);
-  if (server && server.connectionKey !== connectionKey) {
-    // New command, URL, headers or timeout: the old process/connection and its catalog no longer apply.
-    await server.connection.close();
-    for (const name of server.names) registry.unregister(name);
-    server = undefined;
-  }
-  if (!server) {
-    server = { connection: new McpConnection(config), connectionKey, definitionsKey: "", names: [] };
-    state.servers.set(config.id, server);
-  }
-  const connection = server.connection;
-  let discovered: readonly DiscoveredTool[] = connection.cachedTools() ?? [];
-  if (inUse) {
-    try {
-      discovered = await connection.listTools();
-    } catch (error) {
-      // The turn goes on with what is known; calling one of these tools retries (with back-off) and explains.
-      log("warn", "mcp_discovery_failed", { server: config.id, error: error instanceof Error ? error.message : String(error) });
-    }
-  }
-  const known = new Set(discovered.map((tool) => tool.name));
-  const tools = [...discovered, ...configuredToolStubs(config).filter((tool) => !known.has(tool.name))];
-  const definitionsKey = JSON.stringify([config, tools]);
-  if (definitionsKey === server.definitionsKey) return;
-  for (const name of server.names) registry.unregister(name);
-  const { definitions, skipped } = buildMcpToolDefinitions(config, tools, (name, args, options) => connection.callTool(name, args, options.abortSignal));
-  if (skipped.length > 0) log("warn", "mcp_tool_name_collision", { server: config.id, skipped });
-  const names: string[] = [];
-  for (const definition of definitions) {
-    try {
-      registry.register(definition);
-      names.push(definition.name);
-    } catch (error) {
-      log("warn", "mcp_tool_not_registered", { server: config.id, tool: definition.name, error: String(error) });
-    }
-  }
-  server.names = names;
-  server.definitionsKey = definitionsKey;
+/** refreshMcpTools, then waits for the discoveries it started (each bounded by its server's timeout). Never throws. */
+export async function syncMcpTools(document: PolicyDocument, registry: Registry): Promise<void> {
+  refreshMcpTools(document, registry);
+  await Promise.all([...supervisorsOf(registry).values()].map((supervisor) => supervisor.settled()));
+}
+
+/** What the admin's MCP servers view shows, in configuration order. */
+export function listMcpServerStatus(registry: Registry): McpServerStatus[] {
+  return [...supervisorsOf(registry).values()].map((supervisor) => supervisor.status());
+}
+
+/** Drops the server's connection and rediscovers now (admin "reconnect"); undefined when it is not configured. */
+export async function reconnectMcpServer(registry: Registry, serverId: string): Promise<McpServerStatus | undefined> {
+  const supervisor = supervisorsOf(registry).get(serverId);
+  if (!supervisor) return undefined;
+  await supervisor.reconnect();
+  return supervisor.status();
+}
+
+/** The supervisor of a configured server (resource reads from the chat go through its connection). */
+export function mcpSupervisor(registry: Registry, serverId: string): McpServerSupervisor | undefined {
+  return supervisorsOf(registry).get(serverId);
 }
 
 /** Closes every connection (tests, shutdown). */
-export async function closeMcpConnections(registry?: ToolRegistry<ToolDefinition>): Promise<void> {
-  for (const [id, server] of state.servers) {
-    if (registry) for (const name of server.names) registry.unregister(name);
-    state.servers.delete(id);
-    await server.connection.close();
+export async function closeMcpConnections(registry?: Registry): Promise<void> {
+  const maps = registry ? [supervisorsOf(registry)] : [...byRegistry.values()];
+  for (const map of maps) {
+    for (const [id, supervisor] of map) {
+      map.delete(id);
+      await supervisor.dispose();
+    }
   }
 }

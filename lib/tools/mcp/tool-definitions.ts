@@ -3,21 +3,22 @@
 // every tool the server does not mark as safe asks for approval.
 import { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { McpServerConfig, ToolDefinition, ToolExecuteOptions } from "@/lib/policy";
-import { AppError } from "@/lib/errors";
+import { DEFAULT_MAX_READ_BYTES, type McpServerConfig, type ToolDefinition, type ToolExecuteOptions } from "@/lib/policy";
 import { jsonSchemaToZod } from "./json-schema";
 import { mcpToolName, sanitizeMcpToolPart } from "./naming";
+import { toToolOutput } from "./output";
 
 export type DiscoveredTool = {
   name: string;
   description?: string;
   inputSchema?: unknown;
   annotations?: ToolDefinition["annotations"];
+  execution?: { taskSupport?: string };
 };
 
 export type McpToolCaller = (serverToolName: string, args: Record<string, unknown>, options: ToolExecuteOptions) => Promise<CallToolResult>;
 
-export type McpToolDefinition = ToolDefinition<Record<string, unknown>> & { pluginId: string; serverToolName: string };
+export type McpToolDefinition = ToolDefinition<Record<string, unknown>> & { pluginId: string; serverToolName: string; approvalReason?: string };
 
 /**
  * MCP defaults (spec): a tool is destructive unless it says readOnlyHint: true or destructiveHint: false. Annotations
@@ -36,16 +37,31 @@ function overrideFor(config: McpServerConfig, toolName: string) {
   return undefined;
 }
 
-/** What the model receives: structured content when the server gives it, else its text, else the raw content. */
-export function toToolOutput(serverId: string, toolName: string, result: CallToolResult): unknown {
-  const content = Array.isArray(result.content) ? result.content : [];
-  const texts = content.flatMap((part) => (part.type === "text" ? [part.text] : []));
-  if (result.isError) {
-    throw new AppError("TOOL_FAILED", `MCP server ${serverId}: ${toolName} reported an error: ${texts.join("\n") || "no details"}`);
-  }
-  if (result.structuredContent !== undefined) return result.structuredContent;
-  if (texts.length === content.length) return texts.join("\n");
-  return content;
+/** Tools that can only run as MCP tasks, which Toolgate does not drive: offering them would fail every call. */
+export function requiresTasks(tool: DiscoveredTool): boolean {
+  return tool.execution?.taskSupport === "required";
+}
+
+/** The per-call output cap: tool override, then server, then the run's fs read limit. */
+export function outputCapFor(config: McpServerConfig, toolName: string, options: ToolExecuteOptions): number {
+  const override = overrideFor(config, toolName)?.maxOutputBytes ?? config.maxOutputBytes;
+  if (override !== undefined) return override;
+  const limits = (options.context as { limits?: { maxReadBytes?: number } } | undefined)?.limits;
+  const fsLimit = limits?.maxReadBytes;
+  return typeof fsLimit === "number" && fsLimit > 0 ? fsLimit : DEFAULT_MAX_READ_BYTES;
+}
+
+/**
+ * Why a plugin tool asks for approval, naming what decided it: the server's own annotation (or its absence, since
+ * MCP reads a missing hint as destructive) under the admin's requireApprovalForDestructive.
+ */
+export function mcpApprovalReason(config: McpServerConfig, annotations: ToolDefinition["annotations"] | undefined): string | undefined {
+  if (!config.requireApprovalForDestructive || !isDestructive(annotations)) return undefined;
+  const hint =
+    annotations?.destructiveHint === true
+      ? "the server marks it destructiveHint: true"
+      : "the server does not mark it readOnlyHint: true or destructiveHint: false (MCP treats it as destructive)";
+  return `MCP server ${config.id} requires approval for destructive tools and ${hint}`;
 }
 
 export function buildMcpToolDefinitions(
@@ -57,6 +73,7 @@ export function buildMcpToolDefinitions(
   const skipped: string[] = [];
   const seen = new Set<string>();
   for (const tool of discovered) {
+    if (requiresTasks(tool)) continue;
     const name = mcpToolName(config.id, tool.name);
     if (seen.has(name)) {
       // Two server names that sanitize alike: registering either would make the other unreachable by name.
@@ -76,8 +93,8 @@ export function buildMcpToolDefinitions(
       allowedModes: [...(override?.allowedModes ?? config.allowedModes)],
       ownerOnly: override?.ownerOnly ?? config.ownerOnly,
       ...(annotations ? { annotations } : {}),
-      ...(config.requireApprovalForDestructive && isDestructive(annotations) ? { requiresApproval: true } : {}),
-      execute: async (input, options) => toToolOutput(config.id, tool.name, await call(tool.name, input, options)),
+      ...(config.requireApprovalForDestructive && isDestructive(annotations) ? { requiresApproval: true, approvalReason: mcpApprovalReason(config, annotations) } : {}),
+      execute: async (input, options) => toToolOutput(config.id, tool.name, await call(tool.name, input, options), outputCapFor(config, tool.name, options)),
     });
   }
   return { definitions, skipped };

@@ -1,5 +1,7 @@
+// A row id at the start of a test name (a letter and a number) names a row of docs/requirements.md.
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig } from "@/lib/config";
+import { createLanguageModel } from "@/lib/runs/model-provider";
+import { ConfigError, DEFAULT_MODEL_NAMES, parseConfig } from "@/lib/config";
 
 function problems(env: Record<string, string>): string[] {
   try {
@@ -28,6 +30,7 @@ describe("configuration", () => {
     [{ MODEL_PROVIDER: "gpt" }, "MODEL_PROVIDER"],
     [{ MODEL_PROVIDER: "openai" }, "OPENAI_API_KEY"],
     [{ MODEL_PROVIDER: "openai-compatible" }, "OPENAI_COMPATIBLE_BASE_URL"],
+    [{ MODEL_PROVIDER: "openai-compatible", OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:11434/v1" }, "MODEL_NAME"],
     [{ NODE_ENV: "production" }, "AUTH_SECRET"],
     [{ DEMO_PASSWORD: "short" }, "DEMO_PASSWORD"],
   ])("an invalid value (%j) names %s", (env, name) => {
@@ -37,5 +40,62 @@ describe("configuration", () => {
   it("picks the provider from DATABASE_URL", () => {
     expect(parseConfig({}).databaseProvider).toBe("sqlite");
     expect(parseConfig({ DATABASE_URL: "postgresql://u@h/db" }).databaseProvider).toBe("postgres");
+  });
+
+  // A hosted provider without MODEL_NAME used to pass start-up and then answer 422 on the first chat.
+  it.each([
+    ["openai", { OPENAI_API_KEY: "sk-test" }, "gpt-4o-mini"],
+    ["anthropic", { ANTHROPIC_API_KEY: "k" }, "claude-sonnet-4-5"],
+  ] as const)("%s without MODEL_NAME builds a model with the provider default", (provider, keys, expected) => {
+    const c = parseConfig({ MODEL_PROVIDER: provider, ...keys });
+    expect(c.MODEL_NAME).toBe(expected);
+    expect(DEFAULT_MODEL_NAMES[provider]).toBe(expected);
+    const apiKey = provider === "openai" ? c.OPENAI_API_KEY : c.ANTHROPIC_API_KEY;
+    // The same call lib/agent/model.ts makes; it throws VALIDATION_FAILED (422) when the name is missing.
+    expect(createLanguageModel({ provider: c.MODEL_PROVIDER, model: c.MODEL_NAME, apiKey }).modelId).toBe(expected);
+  });
+
+  it("an explicit MODEL_NAME wins over the default; the offline model needs none", () => {
+    expect(parseConfig({ MODEL_PROVIDER: "openai", OPENAI_API_KEY: "k", MODEL_NAME: "gpt-x" }).MODEL_NAME).toBe("gpt-x");
+    expect(parseConfig({}).MODEL_NAME).toBeUndefined();
+  });
+
+  // Issue 12: a hosted key went to OPENAI_COMPATIBLE_BASE_URL when MODEL_PROVIDER=openai/anthropic.
+  it.each([
+    [{ MODEL_PROVIDER: "openai", OPENAI_API_KEY: "k", OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:1/v1" }, "OPENAI_COMPATIBLE_BASE_URL"],
+    [{ MODEL_PROVIDER: "anthropic", ANTHROPIC_API_KEY: "k", OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:1/v1" }, "OPENAI_COMPATIBLE_BASE_URL"],
+    [{ MODEL_PROVIDER: "anthropic", ANTHROPIC_API_KEY: "k", OPENAI_BASE_URL: "http://127.0.0.1:1/v1" }, "OPENAI_BASE_URL"],
+    [{ MODEL_PROVIDER: "openai-compatible", OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:1/v1", ANTHROPIC_BASE_URL: "http://127.0.0.1:2" }, "ANTHROPIC_BASE_URL"],
+    [{ OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:1/v1" }, "OPENAI_COMPATIBLE_BASE_URL"],
+  ])("start-up refuses another provider's base URL (%j names %s)", (env, name) => {
+    expect(problems(env as Record<string, string>).some((p) => p.startsWith(`${name}:`) && p.includes("MODEL_PROVIDER"))).toBe(true);
+  });
+
+  it("each provider reads only its own base URL", () => {
+    expect(parseConfig({ MODEL_PROVIDER: "openai", OPENAI_API_KEY: "k", OPENAI_BASE_URL: "https://proxy.example/v1" }).modelBaseUrl).toBe("https://proxy.example/v1");
+    expect(parseConfig({ MODEL_PROVIDER: "anthropic", ANTHROPIC_API_KEY: "k" }).modelBaseUrl).toBeUndefined();
+    expect(parseConfig({ MODEL_PROVIDER: "openai-compatible", OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:1/v1", MODEL_NAME: "llama3.1" }).modelBaseUrl).toBe("http://127.0.0.1:1/v1");
+  });
+
+  it("the audit key must not be the session secret", () => {
+    const same = "x".repeat(40);
+    expect(problems({ AUTH_SECRET: same, AUDIT_KEY: same }).some((p) => p.startsWith("AUDIT_KEY:"))).toBe(true);
+    expect(problems({ AUDIT_KEY: "short" }).some((p) => p.startsWith("AUDIT_KEY:"))).toBe(true);
+  });
+});
+
+describe("WORKSPACE_ROOT", () => {
+  const base = { NODE_ENV: "test" };
+  it("is refused inside the application's git checkout (commands there would see the app's repository)", () => {
+    expect(() => parseConfig({ ...base, WORKSPACE_ROOT: "data/workspaces" })).toThrow(/WORKSPACE_ROOT: .* inside the application's git checkout/);
+    expect(() => parseConfig({ ...base, WORKSPACE_ROOT: process.cwd() })).toThrow(/WORKSPACE_ROOT/);
+  });
+  it("defaults outside the checkout: /var/lib/toolgate/workspaces for root, else the user's data directory", () => {
+    const root = parseConfig({ ...base, XDG_DATA_HOME: "/tmp/xdg-test" }).workspaceRoot;
+    expect(root).toBe(process.getuid?.() === 0 ? "/var/lib/toolgate/workspaces" : "/tmp/xdg-test/toolgate/workspaces");
+    expect(root.startsWith(process.cwd())).toBe(false);
+  });
+  it("accepts a directory outside the checkout", () => {
+    expect(parseConfig({ ...base, WORKSPACE_ROOT: "/tmp/toolgate-ws-ok" }).workspaceRoot).toBe("/tmp/toolgate-ws-ok");
   });
 });

@@ -1,3 +1,4 @@
+// A row id at the start of a test name (a letter and a number) names a row of docs/requirements.md.
 import { describe, expect, it } from "vitest";
 import { buildDenial, resolveEffectiveToolPolicy, type PolicyContext, type PolicyDocumentInput } from "@/lib/policy";
 import { ctx, openDoc, TOOLS } from "./fixtures";

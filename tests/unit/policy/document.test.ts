@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_POLICY_DOCUMENT, DEFAULT_SUBAGENT_TOOL_DENY, parsePolicyDocument, PolicyDocumentSchema } from "@/lib/policy";
+import { DEFAULT_POLICY_DOCUMENT, SUBAGENT_TOOL_DENY_ALWAYS, parsePolicyDocument, PolicyDocumentSchema } from "@/lib/policy";
 
 function issuesOf(input: unknown) {
   const result = parsePolicyDocument(input);
@@ -24,11 +24,12 @@ describe("PolicyDocument defaults", () => {
       users: {},
     });
     expect(DEFAULT_POLICY_DOCUMENT.subagents).toEqual({ maxSpawnDepth: 1, tools: {} });
-    expect(DEFAULT_POLICY_DOCUMENT.sandbox.tools).toEqual({ allow: ["group:fs", "group:runtime"], deny: ["gateway", "nodes"] });
+    // Nothing configured: the sandbox layer uses DEFAULT_SANDBOX_TOOL_POLICY (resolveSandboxToolPolicy).
+    expect(DEFAULT_POLICY_DOCUMENT.sandbox.tools).toEqual({});
     expect(DEFAULT_POLICY_DOCUMENT.system.mcp).toEqual({ enabled: false, allowedServers: [] });
     expect(DEFAULT_POLICY_DOCUMENT.mcpServers).toEqual([]);
     expect(DEFAULT_POLICY_DOCUMENT.exec).toMatchObject({ security: "allowlist", ask: "on-miss", askFallback: "deny" });
-    expect(DEFAULT_SUBAGENT_TOOL_DENY.length).toBeGreaterThan(0);
+    expect(SUBAGENT_TOOL_DENY_ALWAYS.length).toBeGreaterThan(0);
   });
 
   it("the default document is frozen and defaults are not shared between parses", () => {

@@ -1,3 +1,4 @@
+// A row id at the start of a test name (a letter and a number) names a row of docs/requirements.md.
 import { describe, expect, it } from "vitest";
 import {
   compilePolicy,
@@ -33,10 +34,10 @@ const rows: Row[] = [
   ["agent_provider", { agents: { a1: { name: "A1", tools: { byProvider: { mock: { deny: ["memory_get"] } } } } } }, { agentId: "a1" }, "memory_get", { layer: "agent_provider", rule: "deny: memory_get", source: "agents.a1.tools.byProvider.mock", errorCode: "POLICY_DENIED" }],
   ["group: team", { teams: { ops: { deny: ["bash"] } } }, { teamIds: ["ops"] }, "exec", { layer: "group", rule: "deny: exec", source: "teams.ops", errorCode: "POLICY_DENIED" }],
   ["group: sender", { senders: { u1: { allow: ["current_time"] } } }, { senderId: "u1" }, "read", { layer: "group", rule: "not in allow: current_time", source: "senders.u1", errorCode: "POLICY_DENIED" }],
-  ["sandbox: context flag, default policy", {}, { sandboxed: true }, "web_search", { layer: "sandbox", rule: "not in allow: group:fs, group:runtime", source: "sandbox.tools", errorCode: "POLICY_DENIED" }],
+  ["sandbox: context flag, default policy", {}, { sandboxed: true }, "web_search", { layer: "sandbox", rule: "not in allow: group:fs, group:runtime, image, group:sessions, +3 more", source: "sandbox.tools (default)", errorCode: "POLICY_DENIED" }],
   ["sandbox: listed user", { sandbox: { sandboxed: { users: ["u9"] } } }, { senderId: "u9" }, "web_search", { layer: "sandbox", rule: /^not in allow/, errorCode: "POLICY_DENIED" }],
   ["sandbox: listed team", { sandbox: { tools: { deny: ["read"] }, sandboxed: { teams: ["ops"] } } }, { teamIds: ["ops"] }, "read", { layer: "sandbox", rule: "deny: read", errorCode: "POLICY_DENIED" }],
-  ["subagent: default deny", {}, { subagentDepth: 1 }, "memory_search", { layer: "subagent", rule: "deny: memory_search", source: "DEFAULT_SUBAGENT_TOOL_DENY", errorCode: "POLICY_DENIED" }],
+  ["subagent: hard deny", {}, { subagentDepth: 1 }, "cron", { layer: "subagent", rule: "deny: cron", source: "SUBAGENT_TOOL_DENY_ALWAYS", errorCode: "POLICY_DENIED" }],
   ["subagent: configured deny", { subagents: { tools: { deny: ["web_fetch"] } } }, { subagentDepth: 1 }, "web_fetch", { layer: "subagent", rule: "deny: web_fetch", source: "subagents.tools", errorCode: "POLICY_DENIED" }],
   ["subagent: depth limit strips spawning", { subagents: { maxSpawnDepth: 2, tools: { alsoAllow: ["subagents"] } } }, { subagentDepth: 2 }, "subagents", { layer: "subagent", rule: "maxSpawnDepth: 2", source: "subagents.maxSpawnDepth", errorCode: "POLICY_DENIED" }],
   ["system: fs disabled", { system: { fs: { enabled: false } } }, {}, "read", { layer: "system", rule: "fs.enabled: false", errorCode: "TOOL_NOT_AVAILABLE" }],
@@ -113,7 +114,8 @@ describe("resolveEffectiveToolPolicy: behaviour", () => {
 
   it("allowedTools keeps registration order and equals the allowed decisions", () => {
     const policy = resolve(openDoc({ tools: { deny: ["memory_get", "write"] } }));
-    const expected = TOOLS.map((t) => t.name).filter((name) => name !== "memory_get" && name !== "write");
+    // Denying write also removes apply_patch (README: apply_patch pairing).
+    const expected = TOOLS.map((t) => t.name).filter((name) => name !== "memory_get" && name !== "write" && name !== "apply_patch");
     expect(policy.allowedTools).toEqual(expected);
     expect(Object.values(policy.tools).filter((d) => d.allowed).map((d) => d.name)).toEqual(expected);
   });

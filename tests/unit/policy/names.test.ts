@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  DEFAULT_SUBAGENT_TOOL_DENY,
+  SUBAGENT_TOOL_DENY_ALWAYS,
   expandToolGroups,
   buildPluginToolGroups,
   normalizeToolName,
@@ -88,9 +88,9 @@ describe("profiles", () => {
     expect(resolveToolProfilePolicy("readonly", { readonly: { allow: ["read"] } })).toEqual({ allow: ["read"] });
   });
 
-  it("the subagent default deny list is the reference list", () => {
-    expect([...DEFAULT_SUBAGENT_TOOL_DENY].sort()).toEqual(
-      ["sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "gateway", "agents_list", "whatsapp_login", "session_status", "cron", "memory_search", "memory_get"].sort(),
+  it("the subagent hard-deny list is the reference's newest list (message included, memory tools not)", () => {
+    expect([...SUBAGENT_TOOL_DENY_ALWAYS].sort()).toEqual(
+      ["gateway", "agents_list", "whatsapp_login", "session_status", "cron", "message", "sessions_send"].sort(),
     );
   });
 });

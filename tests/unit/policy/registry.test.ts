@@ -1,3 +1,4 @@
+// A row id at the start of a test name (a letter and a number) names a row of docs/requirements.md.
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { resolveEffectiveToolPolicy, TOOL_MODES, ToolRegistry, type ToolMode } from "@/lib/policy";
@@ -87,9 +88,25 @@ describe("tool modes: registry and mode gate", () => {
       function: {
         name: "read",
         description: "read tool",
-        parameters: { type: "object", properties: { path: { type: "string" }, offset: { type: "integer" } }, required: ["path"] },
+        // Constraints stay for OpenAI/Anthropic-style providers; only the Gemini profile strips them (below).
+        parameters: {
+          type: "object",
+          properties: { path: { type: "string", minLength: 1 }, offset: { type: "integer", minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } },
+          required: ["path"],
+        },
       },
     });
+  });
+
+  it("schemas for a Gemini context drop the keywords Gemini rejects; other providers keep them; each profile is cached", () => {
+    const { registry } = builtins();
+    const policyFor = (provider: string, model?: string) => ({ allowedTools: ["read"], context: { provider, model } });
+    const gemini = registry.getToolsSchemaFor(policyFor("google"))[0]!.function.parameters;
+    expect(gemini).toEqual({ type: "object", properties: { path: { type: "string" }, offset: { type: "integer" } }, required: ["path"] });
+    expect(registry.getToolsSchemaFor(policyFor("openrouter", "google/gemini-2.5-pro"))[0]!.function.parameters).toBe(gemini);
+    const openai = registry.getToolsSchemaFor(policyFor("openai"))[0]!.function.parameters;
+    expect(openai.properties).toMatchObject({ path: { minLength: 1 } });
+    expect(registry.getToolsSchemaFor(policyFor("anthropic"))[0]!.function.parameters).toBe(openai);
   });
 
   it("F5 listTools(mode) and getToolsSchema(mode) filter identically", () => {

@@ -41,7 +41,7 @@ describe("normalizeToolParameters", () => {
     expect(normalizeToolParameters({ type: "string" })).toEqual({ type: "object", properties: {} });
   });
 
-  it("removes keywords Gemini rejects, at every depth", () => {
+  it("removes keywords Gemini rejects, at every depth (Gemini profile)", () => {
     const out = normalizeToolParameters({
       $schema: "https://json-schema.org/draft/2020-12/schema",
       type: "object",
@@ -51,7 +51,7 @@ describe("normalizeToolParameters", () => {
         tags: { type: "array", items: { type: "string", minLength: 2 }, minItems: 1, uniqueItems: true },
         n: { type: "integer", minimum: 0, maximum: 9, multipleOf: 3 },
       },
-    });
+    }, { provider: "google" });
     expect(out).toEqual({
       type: "object",
       properties: { name: { type: "string" }, tags: { type: "array", items: { type: "string" } }, n: { type: "integer" } },
@@ -67,12 +67,13 @@ describe("normalizeToolParameters", () => {
         count: { type: ["integer", "null"] },
         fixed: { const: 3 },
       },
-    });
+    }, { provider: "google" });
     expect(out.properties).toEqual({
       kind: { type: "string", enum: ["a", "b"] },
       note: { type: "string" },
       count: { type: "integer" },
-      fixed: { enum: [3] },
+      // Gemini takes enum values as strings only.
+      fixed: { enum: ["3"] },
     });
   });
 
@@ -81,7 +82,7 @@ describe("normalizeToolParameters", () => {
       type: "object",
       properties: { node: { $ref: "#/$defs/Node" } },
       $defs: { Node: { type: "object", properties: { child: { $ref: "#/$defs/Node" }, v: { type: "string" } } } },
-    });
+    }, { provider: "google" });
     expect(out).toEqual({
       type: "object",
       properties: { node: { type: "object", properties: { child: { type: "object" }, v: { type: "string" } } } },

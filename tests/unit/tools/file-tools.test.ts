@@ -1,10 +1,11 @@
+import { spawnSync } from "node:child_process";
 import { mkdir, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/lib/errors";
 import { editTool, readTool, writeTool } from "@/lib/tools/builtin";
 import { resolveWorkspacePath } from "@/lib/tools/workspace";
-import { writeResolvedText } from "@/lib/tools/workspace-files";
+import { deleteResolvedFile, readResolvedText, writeResolvedText } from "@/lib/tools/workspace-files";
 import { callOptions, makeContext, makeSandboxDirs } from "./support/tool-context";
 
 async function failure(run: () => unknown): Promise<AppError> {
@@ -142,6 +143,63 @@ describe("file access hardening", () => {
     const err = await failure(() => writeResolvedText(checked, "pwned"));
     expect(err.code).toBe("INVALID_ARGUMENTS");
     expect(await readFile(path.join(outside, "target.txt"), "utf8")).toBe("untouched");
+  });
+
+  // A command still running in another session of the same user (workspaces are per user) can swap a directory
+  // for a symlink between the server's path check and its open/mkdir/unlink: the server (root) must not follow it.
+  it("does not write, create directories or delete through a parent directory swapped for a symlink after the check", async () => {
+    const { workspace, outside } = await makeSandboxDirs();
+    await mkdir(path.join(workspace, "d"));
+    await writeFile(path.join(workspace, "d", "old.txt"), "inside");
+    await writeFile(path.join(outside, "old.txt"), "untouched");
+    const fresh = await resolveWorkspacePath(workspace, "d/new.txt", { forWrite: true });
+    const nested = await resolveWorkspacePath(workspace, "d/sub/new.txt", { forWrite: true });
+    const existing = await resolveWorkspacePath(workspace, "d/old.txt", { forWrite: true });
+    await rm(path.join(workspace, "d"), { recursive: true });
+    await symlink(outside, path.join(workspace, "d"));
+    for (const file of [fresh, nested, existing]) {
+      expect((await failure(() => writeResolvedText(file, "pwned"))).code).toBe("INVALID_ARGUMENTS");
+    }
+    expect((await failure(() => deleteResolvedFile(existing))).code).toBe("INVALID_ARGUMENTS");
+    expect((await readdir(outside)).sort()).toEqual(["old.txt"]);
+    expect(await readFile(path.join(outside, "old.txt"), "utf8")).toBe("untouched");
+  });
+
+  it("does not read through a parent directory swapped for a symlink after the check", async () => {
+    const { workspace, outside } = await makeSandboxDirs();
+    await mkdir(path.join(workspace, "d"));
+    await writeFile(path.join(workspace, "d", "secret.txt"), "decoy");
+    await writeFile(path.join(outside, "secret.txt"), "host secret");
+    const checked = await resolveWorkspacePath(workspace, "d/secret.txt");
+    await rm(path.join(workspace, "d"), { recursive: true });
+    await symlink(outside, path.join(workspace, "d"));
+    const err = await failure(() => readResolvedText(makeContext(workspace), checked));
+    expect(err.code).toBe("INVALID_ARGUMENTS");
+    expect(JSON.stringify(err)).not.toContain("host secret");
+  });
+
+  // A FIFO (made by any approved command, e.g. mkfifo or tar) has no writer: a blocking open would hang one of
+  // the server's four libuv threads for ever, and four such reads stop every file operation of the server.
+  it("refuses a FIFO or other special file at once instead of blocking on it", async () => {
+    const { workspace } = await makeSandboxDirs();
+    expect(spawnSync("mkfifo", [path.join(workspace, "pipe")]).status).toBe(0);
+    const ctx = makeContext(workspace);
+    const started = Date.now();
+    expect((await failure(() => readTool.execute({ path: "pipe" }, callOptions(ctx)))).code).toBe("INVALID_ARGUMENTS");
+    expect((await failure(() => writeTool.execute({ path: "pipe", content: "x" }, callOptions(ctx)))).code).toBe("INVALID_ARGUMENTS");
+    expect(Date.now() - started).toBeLessThan(2_000);
+  }, 10_000);
+
+  it("never writes, edits or deletes inside a repository's metadata (.git)", async () => {
+    const { workspace } = await makeSandboxDirs();
+    await mkdir(path.join(workspace, ".git"));
+    await writeFile(path.join(workspace, ".git", "config"), "[core]\n");
+    const ctx = makeContext(workspace);
+    expect((await failure(() => editTool.execute({ path: ".git/config", oldText: "[core]", newText: "[filter \"x\"]" }, callOptions(ctx)))).code).toBe("INVALID_ARGUMENTS");
+    expect((await failure(() => writeTool.execute({ path: "a/.git/config", content: "x" }, callOptions(ctx)))).code).toBe("INVALID_ARGUMENTS");
+    const metadata = await resolveWorkspacePath(workspace, ".git/config", { forWrite: true });
+    expect((await failure(() => deleteResolvedFile(metadata))).code).toBe("INVALID_ARGUMENTS");
+    expect(await readFile(path.join(workspace, ".git", "config"), "utf8")).toBe("[core]\n");
   });
 
   it("creates a session workspace that does not exist yet, and refuses binary files", async () => {

@@ -8,12 +8,21 @@ import {
   configuredToolStubs,
   decryptHeaders,
   encryptHeaders,
-  encryptMcpHeaders,
+  encryptMcpSecrets,
+  decryptEnv,
+  maskMcpSecrets,
+  SECRET_MASK,
   isDestructive,
   jsonSchemaToZod,
   mcpServerOfToolName,
   mcpToolName,
+  isMcpContentOutput,
+  mcpApprovalReason,
+  mcpOutputToModelContent,
+  outputCapFor,
   toToolOutput,
+  TRUNCATION_MARKER,
+  type McpContentOutput,
   validateJsonSchema,
 } from "@/lib/tools/mcp";
 
@@ -150,13 +159,68 @@ describe("definitions from config and discovery", () => {
   });
 });
 
+describe("task-required tools, output caps and approval reasons", () => {
+  it("hides tools that need MCP tasks", () => {
+    const { definitions } = buildMcpToolDefinitions(serverConfig(), [{ name: "research", execution: { taskSupport: "required" } }, { name: "maybe", execution: { taskSupport: "optional" } }], async () => ({ content: [] }));
+    expect(definitions.map((d) => d.name)).toEqual(["mcp__fixture__maybe"]);
+  });
+
+  it("caps by tool override, then server, then the run's fs read limit", () => {
+    const ctx = (maxReadBytes: number) => ({ callId: "c", context: { limits: { maxReadBytes } } });
+    expect(outputCapFor(serverConfig(), "read", ctx(4096))).toBe(4096);
+    expect(outputCapFor(serverConfig({ maxOutputBytes: 2048 }), "read", ctx(4096))).toBe(2048);
+    expect(outputCapFor(serverConfig({ maxOutputBytes: 2048, tools: { read: { maxOutputBytes: 8192 } } }), "read", ctx(4096))).toBe(8192);
+    expect(outputCapFor(serverConfig(), "read", { callId: "c" })).toBe(512 * 1024);
+  });
+
+  it("names the annotation that made a tool ask", () => {
+    const config = serverConfig({ requireApprovalForDestructive: true });
+    expect(mcpApprovalReason(config, { destructiveHint: true })).toMatch(/marks it destructiveHint: true/);
+    expect(mcpApprovalReason(config, undefined)).toMatch(/does not mark it readOnlyHint: true/);
+    expect(mcpApprovalReason(config, { readOnlyHint: true })).toBeUndefined();
+    expect(mcpApprovalReason(serverConfig(), { destructiveHint: true })).toBeUndefined();
+  });
+});
+
 describe("tool output", () => {
-  it("prefers structured content, then text, then raw content; an error result throws TOOL_FAILED", () => {
-    expect(toToolOutput("s", "t", { content: [{ type: "text", text: "x" }], structuredContent: { v: 1 } })).toEqual({ v: 1 });
-    expect(toToolOutput("s", "t", { content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] })).toBe("a\nb");
+  const cap = 1024;
+  it("prefers structured content, then text, then content parts; an error result throws TOOL_FAILED", () => {
+    expect(toToolOutput("s", "t", { content: [{ type: "text", text: "x" }], structuredContent: { v: 1 } }, cap)).toEqual({ v: 1 });
+    expect(toToolOutput("s", "t", { content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] }, cap)).toBe("a\nb");
     const image = { type: "image", data: "AA==", mimeType: "image/png" } as const;
-    expect(toToolOutput("s", "t", { content: [image] })).toEqual([image]);
-    expect(() => toToolOutput("s", "t", { content: [{ type: "text", text: "boom" }], isError: true })).toThrow(/MCP server s: t reported an error: boom/);
+    expect(toToolOutput("s", "t", { content: [image] }, cap)).toEqual({ type: "mcp-content", server: "s", tool: "t", parts: [{ type: "image", mimeType: "image/png", data: "AA==" }] });
+    expect(() => toToolOutput("s", "t", { content: [{ type: "text", text: "boom" }], isError: true }, cap)).toThrow(/MCP server s: t reported an error: boom/);
+  });
+
+  it("cuts text at the cap on a character boundary and says so", () => {
+    const out = toToolOutput("s", "t", { content: [{ type: "text", text: "é".repeat(1000) }] }, cap) as string;
+    expect(out.startsWith("é".repeat(512))).toBe(true);
+    expect(out).not.toContain("\uFFFD");
+    expect(out).toContain(`${TRUNCATION_MARKER}: 2000 bytes, cap 1024 bytes]`);
+    expect(toToolOutput("s", "t", { content: [{ type: "text", text: "short" }] }, cap)).toBe("short");
+  });
+
+  it("bounds structured content, images and embedded resources by the same cap", () => {
+    const big = { rows: "x".repeat(5000) };
+    const structured = toToolOutput("s", "t", { content: [], structuredContent: big }, cap) as string;
+    expect(typeof structured).toBe("string");
+    expect(structured.length).toBeLessThan(cap + 100);
+    const bigImage = { type: "image", data: "A".repeat(4000), mimeType: "image/png" } as const;
+    const parts = toToolOutput("s", "t", { content: [{ type: "text", text: "see:" }, bigImage, { type: "resource", resource: { uri: "file:///a", text: "y".repeat(3000) } }] }, cap);
+    expect(isMcpContentOutput(parts)).toBe(true);
+    const output = parts as McpContentOutput;
+    expect(output.truncated).toBe(true);
+    expect(output.parts.some((p) => p.type === "image")).toBe(false);
+    expect(JSON.stringify(output).length).toBeLessThan(cap + 600);
+    expect(mcpOutputToModelContent(output).map((p) => p.type)).toEqual(["text", "text", "text"]);
+  });
+
+  it("turns images into model image parts and resource links into text naming the uri", () => {
+    const output = toToolOutput("s", "t", { content: [{ type: "image", data: "AA==", mimeType: "image/png" }, { type: "resource_link", uri: "demo://r/1", name: "One" }] }, cap) as McpContentOutput;
+    expect(mcpOutputToModelContent(output)).toEqual([
+      { type: "image-data", data: "AA==", mediaType: "image/png" },
+      { type: "text", text: '[resource link demo://r/1 "One"]' },
+    ]);
   });
 });
 
@@ -182,7 +246,7 @@ describe("header secrets", () => {
         { id: "local", transport: { type: "stdio", command: "node" } },
       ],
     };
-    const stored = encryptMcpHeaders(input, secret);
+    const stored = encryptMcpSecrets(input, undefined, secret);
     expect(JSON.stringify(stored)).not.toContain("t0k3n");
     expect(stored.mcpServers[1]).toEqual(input.mcpServers[1]);
     expect(stored.mcpServers[2]).toEqual(input.mcpServers[2]);
@@ -190,6 +254,32 @@ describe("header secrets", () => {
     expect(parsed.ok).toBe(true);
     const transport = parsed.ok ? parsed.document.mcpServers[0]?.transport : undefined;
     expect(transport?.type === "http" && decryptHeaders("remote", transport.headersEncrypted!, secret)).toEqual({ authorization: "Bearer t0k3n" });
-    expect(encryptMcpHeaders(null)).toBeNull();
+    expect(encryptMcpSecrets(null)).toBeNull();
+  });
+
+  it("stdio env is encrypted at rest, bound to its server and field, and shown only masked", () => {
+    const input = { mcpServers: [{ id: "local", transport: { type: "stdio", command: "node", env: { GITHUB_TOKEN: "ghp_s3cret", LOG: "1" } } }] };
+    const stored = encryptMcpSecrets(input, undefined, secret);
+    expect(JSON.stringify(stored)).not.toContain("ghp_s3cret");
+    const t = stored.mcpServers[0]!.transport as { envEncrypted?: string; env?: unknown };
+    expect(t.env).toBeUndefined();
+    expect(decryptEnv("local", t.envEncrypted!, secret)).toEqual({ GITHUB_TOKEN: "ghp_s3cret", LOG: "1" });
+    // The env ciphertext does not open as another server's env, nor as this server's headers.
+    expect(() => decryptEnv("other", t.envEncrypted!, secret)).toThrow(/cannot be decrypted/);
+    expect(() => decryptHeaders("local", t.envEncrypted!, secret)).toThrow(/cannot be decrypted/);
+    expect(parsePolicyDocument(stored).ok).toBe(true);
+    const shown = maskMcpSecrets(stored, secret);
+    expect(shown.mcpServers[0]!.transport).toEqual({ type: "stdio", command: "node", env: { GITHUB_TOKEN: SECRET_MASK, LOG: SECRET_MASK } });
+    expect(JSON.stringify(shown)).not.toContain(t.envEncrypted!);
+  });
+
+  it("a masked value sent back keeps the stored secret; a new value replaces it; an unknown masked one is refused", () => {
+    const first = encryptMcpSecrets({ mcpServers: [{ id: "local", transport: { type: "stdio", command: "node", env: { TOKEN: "old-token", LOG: "1" } } }] }, undefined, secret);
+    const edited = { mcpServers: [{ id: "local", transport: { type: "stdio", command: "node", env: { TOKEN: SECRET_MASK, LOG: "2" } } }] };
+    const second = encryptMcpSecrets(edited, first, secret);
+    const sealed = (second.mcpServers[0]!.transport as unknown as { envEncrypted: string }).envEncrypted;
+    expect(decryptEnv("local", sealed, secret)).toEqual({ TOKEN: "old-token", LOG: "2" });
+    const unknown = { mcpServers: [{ id: "local", transport: { type: "stdio", command: "node", env: { OTHER: SECRET_MASK } } }] };
+    expect(() => encryptMcpSecrets(unknown, first, secret)).toThrow(/masked but no stored value/);
   });
 });

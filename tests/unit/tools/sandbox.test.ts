@@ -28,6 +28,11 @@ async function sandboxed(command: string, options: { timeoutMs?: number; bwrapPa
   return { result, workspace, outside, elapsedMs: Date.now() - started };
 }
 
+// The sandbox and attack suites skip where bwrap cannot start (a developer's laptop); on CI that would hide them.
+it.runIf(process.env.CI)("bubblewrap starts on CI, so the sandbox and exec attack suites cannot be skipped there", () => {
+  expect(probe).toMatchObject({ ok: true });
+});
+
 describe("buildSandboxArgv", () => {
   it("unshares everything, binds only the workspace read-write and never binds the project, /work or /root", () => {
     const argv = buildSandboxArgv({ command: "echo hi", workspaceDir: "/srv/ws/u1" });
@@ -93,6 +98,17 @@ describe.skipIf(!probe.ok)("sandboxed exec (bubblewrap)", () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain(workspace);
     expect(await readFile(`${workspace}/out.txt`, "utf8")).toBe("hi\n");
+  });
+
+  // bwrap's --dev is a tmpfs as large as half the host's memory, writable by the sandbox uid: without a cap a
+  // command could park gigabytes of RAM in /dev or /dev/shm, past the /tmp size, the disk quota and RLIMIT_AS.
+  it("cannot fill the host's memory through /dev or /dev/shm", async () => {
+    const { result } = await sandboxed(
+      "touch /dev/x; echo dev=$?; for i in 1 2; do head -c 40M /dev/zero > /dev/shm/f$i; done; echo shm=$(du -sm /dev/shm | cut -f1); test -w /dev/null && echo null=ok",
+    );
+    expect(result.stdout).toMatch(/dev=[1-9]/);
+    expect(Number(/shm=(\d+)/.exec(result.stdout)?.[1])).toBeLessThanOrEqual(64);
+    expect(result.stdout).toContain("null=ok");
   });
 
   it("sees a fresh /tmp and its own /proc: host files and processes are invisible", async () => {

@@ -1,8 +1,10 @@
+import { spawn } from "node:child_process";
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/lib/errors";
 import { resolveWorkspacePath } from "@/lib/tools/workspace";
+import { workspaceUsage } from "@/lib/tools/workspace-quota";
 import { makeSandboxDirs } from "./support/tool-context";
 
 async function rejection(promise: Promise<unknown>): Promise<AppError> {
@@ -92,4 +94,25 @@ describe("resolveWorkspacePath", () => {
     expect((await rejection(resolveWorkspacePath(workspace, "dir", { forWrite: true }))).message).toContain("directory");
     expect((await rejection(resolveWorkspacePath(workspace, ".", { forWrite: true }))).message).toContain("root");
   });
+});
+
+describe("workspaceUsage (the disk quota walk)", () => {
+  // The walk runs every half second while a command runs; that command can swap a directory for a symlink to a
+  // large tree outside between the walk's lstat and its opendir. The walk must never descend there.
+  it("never walks into a directory swapped for a symlink while it measures", async () => {
+    const { workspace, outside } = await makeSandboxDirs();
+    for (let i = 0; i < 100; i++) await writeFile(path.join(outside, `big${i}.bin`), Buffer.alloc(100 * 1024, 1));
+    await mkdir(path.join(workspace, "d"));
+    await symlink(outside, path.join(workspace, "l"));
+    // Swaps d (a real, empty directory) and l (a symlink to outside) as fast as it can, in another process.
+    const swapper = spawn("python3", ["-c", "import os,sys\nw=sys.argv[1]\nwhile True: os.rename(w+'/d', w+'/t'); os.rename(w+'/l', w+'/d'); os.rename(w+'/t', w+'/l')", workspace], { stdio: "ignore" });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500)); // python is swapping by now
+      let worst = 0;
+      for (let i = 0; i < 1000; i++) worst = Math.max(worst, await workspaceUsage(workspace, 64 * 1024 * 1024));
+      expect(worst).toBeLessThan(1024 * 1024);
+    } finally {
+      swapper.kill("SIGKILL");
+    }
+  }, 30_000);
 });

@@ -1,9 +1,10 @@
 import { notFound } from "next/navigation";
 import { requireUser } from "@/lib/auth/guards";
-import { getChatSession, listChatSessions } from "@/lib/agent/sessions";
+import { getChatSession, listChatSessions } from "@/lib/runs/sessions";
 import { isAppError } from "@/lib/errors";
 import { SessionList } from "@/components/chat/session-list";
 import { ChatView } from "@/components/chat/chat-view";
+import { newChatAction, switchModeAction } from "../actions";
 
 export const dynamic = "force-dynamic";
 
@@ -20,7 +21,7 @@ export default async function ChatSessionPage({ params }: { params: Promise<{ id
   const sessions = await listChatSessions({ user });
   return (
     <div className="flex min-h-0 flex-1 max-md:flex-col">
-      <SessionList sessions={sessions} activeId={session.id} />
+      <SessionList sessions={sessions} activeId={session.id} newChat={newChatAction} />
       <ChatView
         key={`${session.id}:${session.mode}`}
         sessionId={session.id}
@@ -28,6 +29,8 @@ export default async function ChatSessionPage({ params }: { params: Promise<{ id
         mode={session.mode}
         grantedModes={session.grantedModes}
         initialMessages={session.uiMessages}
+        activeRun={session.activeRun}
+        switchMode={switchModeAction}
       />
     </div>
   );

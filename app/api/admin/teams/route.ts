@@ -10,7 +10,7 @@ export const GET = handle(async () => {
 });
 
 export const POST = handle(async (request: Request) => {
-  const body = await parseJsonBody(request, CreateTeamBody);
   const actor = await requireRole("admin");
+  const body = await parseJsonBody(request, CreateTeamBody);
   return NextResponse.json({ team: await addTeam({ actor, ...body }) }, { status: 201 });
 });

@@ -5,7 +5,7 @@ import { RollbackBody } from "@/lib/admin/schemas";
 import { handle, parseJsonBody } from "@/lib/http/respond";
 
 export const POST = handle(async (request: Request) => {
-  const body = await parseJsonBody(request, RollbackBody);
   const actor = await requireRole("admin");
+  const body = await parseJsonBody(request, RollbackBody);
   return NextResponse.json(await rollbackPolicy({ actor, version: body.version }), { status: 201 });
 });

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { requireUser } from "@/lib/auth/guards";
-import { changeSessionMode, getChatSession } from "@/lib/agent/sessions";
+import { changeSessionMode, getChatSession } from "@/lib/runs/sessions";
 import { handle, parseJsonBody, parseWith } from "@/lib/http/respond";
 import { PatchSessionBody, SessionIdSchema } from "@/lib/http/schemas";
 
@@ -13,8 +13,8 @@ export const GET = handle(async (_request: Request, { params }: Params) => {
 });
 
 export const PATCH = handle(async (request: Request, { params }: Params) => {
+  const user = await requireUser();
   const sessionId = parseWith(SessionIdSchema, (await params).id);
   const body = await parseJsonBody(request, PatchSessionBody);
-  const user = await requireUser();
   return NextResponse.json(await changeSessionMode({ user, sessionId, mode: body.mode }));
 });

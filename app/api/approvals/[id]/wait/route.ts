@@ -7,9 +7,9 @@ import { IdSchema, WaitQuery } from "@/lib/http/approval-schemas";
 
 /** Long-poll: `{ decision: null }` on timeout, the decision when there is one (also long after it was made). */
 export const GET = handle(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
+  const user = await requireUser();
   const approvalId = parseWith(IdSchema, (await params).id);
   const { timeoutMs } = parseSearchParams(request, WaitQuery);
-  const user = await requireUser();
   await getApprovalView({ user, approvalId });
   const result = await waitForDecision({ approvalId, timeoutMs });
   return NextResponse.json(result ?? { decision: null, status: "pending" });

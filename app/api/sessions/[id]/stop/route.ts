@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { requireUser } from "@/lib/auth/guards";
-import { stopChatTurn } from "@/lib/agent/chat";
+import { stopChatTurn } from "@/lib/runs/host";
 import { handle, parseWith } from "@/lib/http/respond";
 import { SessionIdSchema } from "@/lib/http/schemas";
 

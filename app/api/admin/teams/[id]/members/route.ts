@@ -8,9 +8,9 @@ import { handle, parseJsonBody, parseWith } from "@/lib/http/respond";
 type Params = { params: Promise<{ id: string }> };
 
 export const POST = handle(async (request: Request, { params }: Params) => {
+  const actor = await requireRole("admin");
   const teamId = parseWith(z.string().trim().min(1).max(64), (await params).id);
   const body = await parseJsonBody(request, TeamMemberBody);
-  const actor = await requireRole("admin");
   await changeTeamMember({ actor, teamId, ...body });
   return NextResponse.json({ ok: true });
 });

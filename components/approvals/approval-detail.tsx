@@ -1,0 +1,196 @@
+"use client";
+import Link from "next/link";
+import { useEffect, useRef, useState } from "react";
+import { visibleText } from "@/lib/exec/visible-text";
+import { useApprovalDetail, useDecide, type Approval, type Scope } from "./use-approvals";
+
+const STATUS_LABEL: Record<Approval["status"], string> = { pending: "pending", approved: "approved", denied: "denied", expired: "expired" };
+const SCOPE_LABEL: Record<Scope, string> = { user: "only the requester", team: "the requester's team", agent: "this agent", everyone: "everyone" };
+
+/** What allow-always would store, exactly as the server will store it (never guessed here). */
+function allowAlwaysRules(a: Approval): { rules: string[]; refused: string[]; scopes: Scope[] | null } {
+  if (a.allowAlways) return { rules: a.allowAlways.rules, refused: a.allowAlways.refused, scopes: a.allowAlways.scopes };
+  return { rules: [], refused: ["what would be stored is not known yet"], scopes: null };
+}
+
+function AllowAlwaysConfirm({ approval, onConfirm, onCancel, busy }: { approval: Approval; onConfirm: (scope?: Scope) => void; onCancel: () => void; busy: boolean }) {
+  const { rules, refused, scopes } = allowAlwaysRules(approval);
+  const [scope, setScope] = useState<Scope>(scopes?.[0] ?? "user");
+  const cancel = useRef<HTMLButtonElement>(null);
+  useEffect(() => cancel.current?.focus(), []);
+  return (
+    <div
+      role="alertdialog"
+      aria-modal="false"
+      aria-labelledby="allow-always-title"
+      data-testid="allow-always-confirm"
+      onKeyDown={(e) => {
+        if (e.key === "Escape") onCancel();
+        e.stopPropagation(); // no shortcut acts while this question is open
+      }}
+      className="space-y-2 rounded-md border-2 border-amber-500 bg-amber-50 p-3 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-100"
+    >
+      <h3 id="allow-always-title" className="font-semibold">
+        Allow always? This stores a rule; matching calls will run without asking anyone.
+      </h3>
+      {rules.length ? (
+        <ul data-testid="allow-always-rules" className="list-disc pl-5 font-mono text-xs">
+          {rules.map((r) => (
+            <li key={r}>{visibleText(r)}</li>
+          ))}
+        </ul>
+      ) : (
+        <p>Nothing can be stored for this request; it will be allowed this once only.</p>
+      )}
+      {refused.length ? <p>Not stored: {refused.join("; ")}</p> : null}
+      {scopes?.length ? (
+        <fieldset>
+          <legend className="font-medium">Applies to</legend>
+          {scopes.map((s) => (
+            <label key={s} className="mr-3 inline-flex items-center gap-1">
+              <input type="radio" name="allow-always-scope" value={s} checked={scope === s} onChange={() => setScope(s)} /> {SCOPE_LABEL[s]}
+            </label>
+          ))}
+        </fieldset>
+      ) : null}
+      <div className="flex gap-2">
+        <button type="button" disabled={busy} onClick={() => onConfirm(scopes?.length ? scope : undefined)} className="rounded-md bg-amber-700 px-3 py-2 font-medium text-white">
+          Confirm allow always
+        </button>
+        <button ref={cancel} type="button" onClick={onCancel} className="rounded-md border border-slate-400 px-3 py-2">
+          Cancel
+        </button>
+      </div>
+    </div>
+  );
+}
+
+export function ApprovalDetail({ approval }: { approval: Approval }) {
+  const decide = useDecide();
+  const detail = useApprovalDetail(approval.id);
+  const [reason, setReason] = useState("");
+  const [confirming, setConfirming] = useState(false);
+  const shown = { ...approval, ...(detail.data ?? {}) };
+  const pending = shown.status === "pending";
+  const send = (decision: "allow-once" | "allow-always" | "deny", scope?: Scope) => decide.mutate({ id: shown.id, decision, reason, scope });
+
+  useEffect(() => {
+    if (!pending || confirming) return;
+    // Shortcuts act on this request only — the one open and visible here; the pane never switches by itself
+    // and never advances after a decision. "a" only opens the allow-always question, it never decides.
+    const onKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement | null;
+      if (target && (["TEXTAREA", "INPUT", "SELECT"].includes(target.tagName) || target.isContentEditable)) return;
+      if (e.metaKey || e.ctrlKey || e.altKey || e.repeat || decide.isPending || document.visibilityState !== "visible") return;
+      if (e.key === "o") send("allow-once");
+      if (e.key === "d") send("deny");
+      if (e.key === "a") setConfirming(true);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  });
+
+  return (
+    <section aria-label="Approval detail" data-testid="approval-detail" data-approval-id={shown.id} className="space-y-3">
+      <h2 className="text-lg font-semibold">
+        <span className="font-mono">{shown.toolName}</span> requested by {shown.requester.email ?? shown.requester.id}
+      </h2>
+      <dl className="grid grid-cols-[8rem_1fr] gap-x-3 gap-y-1 text-sm">
+        <dt className="text-slate-500">Session</dt>
+        <dd className="font-mono text-xs">
+          {shown.sessionId}{" "}
+          <Link href={`/approvals/sessions/${shown.sessionId}`} className="ml-1 font-sans text-sky-700 underline dark:text-sky-300">
+            open the conversation (read-only)
+          </Link>
+        </dd>
+        <dt className="text-slate-500">Why approval</dt>
+        <dd>{shown.reason}</dd>
+        <dt className="text-slate-500">Status</dt>
+        <dd data-testid="approval-status">
+          {STATUS_LABEL[shown.status]}
+          {shown.decision ? ` (${shown.decision})` : ""}
+          {shown.resolvedBy ? ` by ${shown.resolvedBy.email}` : ""}
+          {shown.resolveReason ? ` — ${shown.resolveReason}` : ""}
+        </dd>
+        <dt className="text-slate-500">Requested</dt>
+        <dd>{new Date(shown.createdAt).toLocaleString()}</dd>
+        {pending ? (
+          <>
+            <dt className="text-slate-500">Expires</dt>
+            <dd>{new Date(shown.expiresAt).toLocaleString()}</dd>
+          </>
+        ) : shown.resolvedAt ? (
+          <>
+            <dt className="text-slate-500">{shown.status === "expired" ? "Expired" : "Decided"}</dt>
+            <dd>{new Date(shown.resolvedAt).toLocaleString()}</dd>
+          </>
+        ) : null}
+      </dl>
+      {detail.data?.context?.length ? (
+        <div>
+          <div className="text-xs font-semibold uppercase text-slate-500">Conversation before this request</div>
+          <ol data-testid="approval-context" className="mt-1 space-y-1 rounded bg-slate-50 p-2 text-sm dark:bg-slate-900">
+            {detail.data.context.map((m, i) => (
+              <li key={i} className="whitespace-pre-wrap [overflow-wrap:anywhere]">
+                <span className="font-semibold">{m.role === "user" ? "Requester" : "Agent"}: </span>
+                {m.content}
+              </li>
+            ))}
+          </ol>
+        </div>
+      ) : null}
+      {shown.command !== null ? (
+        <div>
+          <div className="text-xs font-semibold uppercase text-slate-500">Command</div>
+          {/* Wrapped, never scrolled sideways: every character of the command is in view when deciding. */}
+          <pre data-testid="approval-command" className="whitespace-pre-wrap break-all rounded bg-slate-900 p-3 font-mono text-sm text-slate-100">{visibleText(shown.command)}</pre>
+          <div className="mt-1 text-xs text-slate-600 dark:text-slate-400">
+            Analysis:{" "}
+            {!shown.analysis
+              ? "not analysed"
+              : shown.analysis.ok
+                ? `ok — executables: ${(shown.analysis.segments ?? []).map((s) => s.executable).join(", ")}`
+                : `not analysable: ${shown.analysis.reason ?? "unknown reason"}`}
+          </div>
+        </div>
+      ) : null}
+      <div>
+        <div className="text-xs font-semibold uppercase text-slate-500">Arguments</div>
+        <pre className="whitespace-pre-wrap break-all rounded bg-slate-100 p-3 font-mono text-xs dark:bg-slate-900">{JSON.stringify(shown.args, null, 2)}</pre>
+      </div>
+      {pending ? (
+        <div className="space-y-2">
+          <label className="block text-sm">
+            <span className="font-medium">Reason (optional, shown to the requester on deny)</span>
+            <textarea value={reason} onChange={(e) => setReason(e.target.value)} rows={2} className="mt-1 w-full rounded-md border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900" />
+          </label>
+          {confirming ? (
+            <AllowAlwaysConfirm
+              approval={shown}
+              busy={decide.isPending}
+              onCancel={() => setConfirming(false)}
+              onConfirm={(scope) => {
+                setConfirming(false);
+                send("allow-always", scope);
+              }}
+            />
+          ) : (
+            <div className="flex flex-wrap gap-2">
+              <button type="button" disabled={decide.isPending} onClick={() => send("allow-once")} className="rounded-md bg-emerald-700 px-3 py-2 text-sm font-medium text-white">
+                Allow once <kbd className="ml-1 text-xs opacity-80">o</kbd>
+              </button>
+              <button type="button" disabled={decide.isPending} onClick={() => setConfirming(true)} className="rounded-md border border-emerald-700 px-3 py-2 text-sm font-medium text-emerald-800 dark:text-emerald-300">
+                Allow always… <kbd className="ml-1 text-xs opacity-80">a</kbd>
+              </button>
+              <button type="button" disabled={decide.isPending} onClick={() => send("deny")} className="rounded-md bg-red-700 px-3 py-2 text-sm font-medium text-white">
+                Deny <kbd className="ml-1 text-xs opacity-80">d</kbd>
+              </button>
+            </div>
+          )}
+          {decide.error ? <p role="alert" className="text-sm text-red-700 dark:text-red-300">{decide.error.message}</p> : null}
+        </div>
+      ) : null}
+      {decide.data?.refused.length ? <p className="text-sm text-amber-800 dark:text-amber-300">Not added to the allowlist: {decide.data.refused.join("; ")}</p> : null}
+    </section>
+  );
+}

@@ -1,0 +1,58 @@
+"use client";
+import type { UIMessage } from "ai";
+import { DenialCard, PendingApprovalCard, StoppedCard, ToolCallCard, type ApprovalPendingData, type ToolDeniedData, type ToolStoppedData } from "./tool-cards";
+
+/** The parts of one message as cards; with onStop, running and waiting calls get a Stop button. */
+export function MessageParts({ message, onStop, stoppedBy = "you", sessionId }: { message: UIMessage; onStop?: () => void; stoppedBy?: string; sessionId?: string }) {
+  return (
+    <>
+      {message.parts.map((part, i) => {
+        if (part.type === "text") return <p key={i} className="whitespace-pre-wrap [overflow-wrap:anywhere]">{part.text}</p>;
+        if (part.type === "dynamic-tool")
+          return (
+            <ToolCallCard
+              key={i}
+              toolName={part.toolName}
+              state={part.state}
+              input={part.input}
+              output={part.state === "output-available" ? part.output : undefined}
+              errorText={part.state === "output-error" ? part.errorText : undefined}
+              onStop={onStop}
+              sessionId={sessionId}
+            />
+          );
+        if (part.type === "data-tool_denied") return <DenialCard key={i} denial={(part as { data: ToolDeniedData }).data} />;
+        if (part.type === "data-tool_stopped") return <StoppedCard key={i} stopped={(part as { data: ToolStoppedData }).data} by={stoppedBy} />;
+        if (part.type === "data-approval_pending") return <PendingApprovalCard key={i} pending={(part as { data: ApprovalPendingData }).data} onStop={onStop} />;
+        return null;
+      })}
+    </>
+  );
+}
+
+export function RunNotice({ message }: { message: UIMessage }) {
+  return (
+    <li role="status" data-testid="run-notice" className="mx-auto max-w-[90%] rounded-md border border-slate-300 bg-slate-100 px-3 py-2 text-center text-sm dark:border-slate-700 dark:bg-slate-900">
+      {message.parts.map((p) => (p.type === "text" ? p.text : "")).join("")}
+    </li>
+  );
+}
+
+/** A transcript without a composer or Stop: what an owner reads to judge a request in context. */
+export function ReadOnlyTranscript({ messages }: { messages: UIMessage[] }) {
+  return (
+    <ol aria-label="Transcript (read-only)" data-testid="review-transcript" className="space-y-4 px-4 py-4">
+      {messages.map((m) =>
+        m.role === "system" ? (
+          <RunNotice key={m.id} message={m} />
+        ) : (
+          <li key={m.id} className={m.role === "user" ? "flex justify-end" : ""}>
+            <div className={m.role === "user" ? "max-w-[80%] rounded-2xl bg-sky-700 px-4 py-2 text-white" : "max-w-[90%]"}>
+              <MessageParts message={m} stoppedBy="the requester" />
+            </div>
+          </li>
+        ),
+      )}
+    </ol>
+  );
+}

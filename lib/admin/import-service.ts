@@ -1,0 +1,26 @@
+import "server-only";
+// POST /api/policy/import: the OpenClaw text (JSON5) merged into the draft the admin is editing (or the saved
+// document), checked against the tool catalog including plugin tools. Nothing is saved: the editor shows the
+// result as a draft with its cell changes, and the admin saves it like any other edit.
+import { parsePolicyDocument } from "@/lib/policy";
+import { AppError } from "@/lib/errors";
+import { loadPolicyDocument } from "@/lib/catalog/policy-source";
+import { getToolRegistry } from "@/lib/catalog/tool-catalog";
+import { refreshPluginTools } from "./mcp-service";
+import { importOpenClawConfig, parseOpenClawText } from "./openclaw-import";
+import type { ImportBodyInput } from "./schemas";
+
+export async function importPolicy({ text, base }: ImportBodyInput) {
+  const input = parseOpenClawText(text);
+  let document;
+  if (base === undefined) document = (await loadPolicyDocument()).document;
+  else {
+    const parsed = parsePolicyDocument(base);
+    if (!parsed.ok) {
+      throw new AppError("VALIDATION_FAILED", `the draft to import into is invalid: ${parsed.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, { issues: parsed.issues });
+    }
+    document = parsed.document;
+  }
+  await refreshPluginTools();
+  return importOpenClawConfig(input, document, getToolRegistry().meta());
+}

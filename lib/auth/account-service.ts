@@ -1,0 +1,28 @@
+import "server-only";
+// Changes that end a user's sessions: a new password (by the user, who proves the old one) and deactivation
+// (by an admin). Both increment the session version in the same write (lib/db/users.ts), and are audited.
+import { AppError } from "@/lib/errors";
+import { appendAudit } from "@/lib/db/audit";
+import { changeUserPassword, findUserByEmail, getUserWithRoles, setUserDisabled } from "@/lib/db/users";
+import { hashPassword, verifyPasswordConstantWork } from "./password";
+import { beginSignInAttempt, signInSucceeded } from "./throttle";
+
+/** Guessing the current password through this route counts against the same sign-in limit. */
+export async function changeOwnPassword({ user, address, currentPassword, newPassword }: { user: { id: string; email: string }; address: string; currentPassword: string; newPassword: string }) {
+  const attempt = { email: user.email, address };
+  await beginSignInAttempt(attempt);
+  const row = await findUserByEmail({ email: user.email });
+  if (!(await verifyPasswordConstantWork(currentPassword, row?.passwordHash))) throw new AppError("FORBIDDEN", "the current password is wrong");
+  await signInSucceeded(attempt);
+  await changeUserPassword({ userId: user.id, passwordHash: await hashPassword(newPassword) });
+  await appendAudit({ action: "user.password_changed", actorId: user.id, decision: "allow", details: { userId: user.id } });
+}
+
+export async function setUserActive({ actor, userId, active }: { actor: { id: string }; userId: string; active: boolean }) {
+  const target = await getUserWithRoles({ userId });
+  if (!target) throw new AppError("NOT_FOUND", `there is no user ${userId}`);
+  if (!active && userId === actor.id) throw new AppError("CONFLICT", "you cannot deactivate yourself; ask another admin to do it");
+  await setUserDisabled({ userId, disabled: !active });
+  await appendAudit({ action: active ? "user.reactivated" : "user.deactivated", actorId: actor.id, decision: "allow", details: { userId, email: target.email } });
+  return { id: userId, active };
+}

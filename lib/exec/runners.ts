@@ -1,0 +1,110 @@
+// Which executables must never be covered by a grant, an allowlist rule or a safe-bin profile, kept as data.
+// A "command runner" runs other programs or code that its arguments name or contain (shells, interpreters,
+// wrappers such as env/nice/timeout, find -exec, sed's e command, tar's checkpoint actions, make, package
+// runners, loaders, debuggers, editors with shell escapes), or changes how later words of the same command line
+// resolve (export, hash, cd-less state builtins). Allowing one "always" would allow every command, so each use
+// needs its own approval. Multi-command tools (git, npm, cargo, ...) may be granted only with their subcommand,
+// and only subcommands that do not themselves run arbitrary programs.
+
+/** Executables (by base name) that run what their arguments say. Each has a test in tests/unit/exec/runners.test.ts. */
+export const COMMAND_RUNNERS: ReadonlySet<string> = new Set([
+  // shells and multi-call binaries
+  "sh", "bash", "rbash", "dash", "zsh", "ksh", "mksh", "fish", "csh", "tcsh", "busybox", "toybox",
+  // shell builtins that run code or change how later words resolve
+  "eval", "exec", "source", ".", "command", "builtin", "trap", "enable", "export", "alias", "hash", "set", "declare",
+  "typeset", "readonly", "local", "unset", "read", "mapfile", "readarray", "let", "coproc", "time", "printf",
+  // wrappers that run their arguments
+  "env", "sudo", "su", "doas", "runuser", "setpriv", "setsid", "nohup", "nice", "ionice", "chrt", "taskset", "timeout",
+  "stdbuf", "unbuffer", "script", "flock", "chroot", "unshare", "nsenter", "xargs", "parallel", "watch", "systemd-run",
+  "start-stop-daemon", "at", "batch", "crontab", "ssh", "expect", "dbus-launch", "xdg-open",
+  // interpreters and compilers-that-run
+  "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "deno", "bun", "perl", "ruby", "irb", "php", "lua",
+  "luajit", "tclsh", "wish", "R", "Rscript", "julia", "java", "jshell", "groovy", "scala", "kotlin", "osascript",
+  "pwsh", "powershell", "awk", "gawk", "mawk", "nawk", "sed", "ed", "ex", "m4", "bc", "dc",
+  // tools with an execute option or subcommand
+  "find", "tar", "zip", "rsync", "make", "gmake", "cmake", "ninja", "git", "npx", "pnpx", "bunx", "npm", "pnpm", "yarn",
+  "corepack", "pip", "pip3", "pipx", "uv", "uvx", "poetry", "cargo", "go", "docker", "podman", "kubectl",
+  // loaders, debuggers, tracers
+  "ld.so", "ldd", "gdb", "lldb", "strace", "ltrace", "valgrind", "perf",
+  // editors and pagers with shell escapes (editor, pager and sensible-* are Debian's alternatives for them)
+  "vi", "vim", "nvim", "view", "emacs", "nano", "less", "more", "man", "sqlite3", "psql", "mysql",
+  "editor", "pager", "sensible-editor", "sensible-pager", "sensible-browser", "vimdiff", "rview", "rvim", "gvim", "mail", "mailx",
+  // an option runs a program or loads code: sort --compress-program, split --filter, sdiff/diff3 --diff-program,
+  // rg --pre, fd -x, cc -wrapper/-fplugin, ld -plugin, scp/sftp -S, wget --use-askpass, groff -U, openssl -engine,
+  // gpg's photo viewer, ssh-keygen -D (PKCS#11 library), cpio --rsh-command, socat EXEC:, tmux/screen commands
+  "sort", "split", "sdiff", "diff3", "rg", "fd", "fdfind", "gcc", "g++", "cc", "c++", "clang", "clang++", "cpp", "ld",
+  "rustc", "javac", "scp", "sftp", "wget", "groff", "nroff", "troff", "openssl", "gpg", "ssh-keygen", "cpio", "socat",
+  "nc", "ncat", "netcat", "tmux", "screen", "git-shell", "pydoc", "pydoc3", "apt", "apt-get", "dpkg",
+  // wrappers that run their arguments (util-linux, moreutils and friends)
+  "prlimit", "setarch", "linux32", "linux64", "i386", "x86_64", "uname26", "run-parts", "scriptlive", "capsh", "sg",
+  "newgrp", "pkexec", "bwrap", "firejail", "fakeroot", "fakeroot-sysv", "fakeroot-tcp", "faketime", "eatmydata",
+  "catchsegv", "dbus-run-session", "ssh-agent", "sshpass", "rlwrap", "torsocks", "proxychains", "proxychains4",
+  "ifne", "chronic", "vipe", "pee", "lckdo", "entr", "tini", "dumb-init", "runcon", "numactl", "cgexec", "chpst",
+  "proot", "xvfb-run", "ip", "c89", "c99", "c89-gcc", "c99-gcc", "gold", "jexec", "jrunscript", "escript", "run_erl",
+  "msgexec", "optscript", "lessfile", "lesspipe", "zless", "zmore", "bzless", "bzmore", "xzless", "xzmore", "lzless",
+  "lzmore", "zstdless", "perldoc", "perlbug", "cpan", "select-editor", "vimtutor", "gdbtui", "vgdb", "pldd", "gprofng",
+  "pg_virtualenv", "make-first-existing-target", "dpkg-buildpackage", "mysqld_safe", "xdg-screensaver", "lli",
+]);
+
+const RUNNER_PATTERNS: readonly RegExp[] = [
+  /^python\d+(\.\d+)*$/, // python3.11
+  /^ld-linux.*\.so(\.\d+)*$/, // the dynamic loader runs any file it is given
+  /^(perl|ruby|php|lua|node)\d+(\.\d+)*$/,
+  /^(tclsh|wish|luajit|pypy)\d+(\.\d+)*$/, // tclsh8.6, the real path of tclsh
+  /^g?vim\.\w+$/, // vim.basic, vim.tiny: the real path of vi, vim and editor on Debian
+  // compilers and linkers under their real, versioned or target-prefixed names (x86_64-linux-gnu-gcc-12, ld.bfd)
+  /^([\w.-]+-)?(gcc|g\+\+|cc|c\+\+|cpp|clang|clang\+\+|gold|lli|gp-collect-app)(-\d+(\.\d+)*)?$/,
+  /^([\w.-]+-)?ld(\.(bfd|gold|lld))?$/,
+  /^cpan\d/, // cpan5.36-x86_64-linux-gnu
+];
+
+/**
+ * Multi-command tools: a grant must name the tool and one of these subcommands, nothing before it (no global
+ * options such as git's -c or -C), and the subcommand must not run programs of the user's choosing.
+ */
+export const SUBCOMMAND_TOOLS: Readonly<Record<string, ReadonlySet<string>>> = {
+  // Not add/commit/checkout/diff/show...: they run hooks, filter or textconv drivers from the workspace's own
+  // config. The sandbox also neutralises hooks, fsmonitor, pager and editor for every command (GIT_CONFIG_*).
+  git: new Set(["status", "log", "rev-parse", "ls-files", "branch", "tag", "describe", "shortlog"]),
+  // Not install/ci/run/exec/test: they run package scripts.
+  npm: new Set(["ls", "list", "outdated", "view", "audit", "pack"]),
+  pnpm: new Set(["list", "outdated", "audit"]),
+  yarn: new Set(["list", "outdated", "audit"]),
+  // Not build/check/test/run/clippy: they run build scripts.
+  cargo: new Set(["tree", "metadata", "fmt"]),
+  // Not run/test/generate.
+  go: new Set(["build", "vet", "fmt", "list", "version"]),
+  docker: new Set(["ps", "images", "version", "info"]),
+  kubectl: new Set(["get", "describe", "version"]),
+  pip: new Set(["list", "show", "freeze"]),
+  pip3: new Set(["list", "show", "freeze"]),
+};
+
+function baseName(executable: string): string {
+  return executable.slice(executable.lastIndexOf("/") + 1);
+}
+
+/** Whether this executable (as written, or as it resolves) is a command runner. */
+export function isCommandRunner(executable: string): boolean {
+  const base = baseName(executable);
+  return COMMAND_RUNNERS.has(base) || RUNNER_PATTERNS.some((p) => p.test(base));
+}
+
+/**
+ * Whether a rule (the fixed words a grant or allowlist rule requires, before any trailing `*`) may cover
+ * commands at all: never a command runner, except a multi-command tool followed directly by a harmless subcommand.
+ * Returns the reason when it may not.
+ */
+export function ruleRefusal(words: readonly string[]): string | null {
+  const [executable, subcommand] = words;
+  if (executable === undefined) return "a rule needs at least an executable";
+  const base = baseName(executable);
+  const subcommands = Object.hasOwn(SUBCOMMAND_TOOLS, base) ? SUBCOMMAND_TOOLS[base] : undefined;
+  if (subcommands) {
+    if (subcommand === undefined) return `${base} runs many commands: a rule must name the subcommand too (e.g. "${base} ${[...subcommands][0]} *")`;
+    if (!subcommands.has(subcommand)) return `"${base} ${subcommand}" can run programs of the caller's choosing (or is an alias or option); it needs an approval each time`;
+    return null;
+  }
+  if (isCommandRunner(executable)) return `${base} runs other programs or code given in its arguments; it needs an approval each time`;
+  return null;
+}

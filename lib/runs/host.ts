@@ -1,0 +1,82 @@
+import "server-only";
+// Hosting a turn for HTTP: the turn runs detached from the response, so a client that disconnects mid-stream
+// does not stop it (every message is still persisted); only Stop aborts it — from any instance, because the
+// run, its lease and the stop request live in the database (lib/db/runs.ts, lib/runs/stop.ts).
+import type { UIMessageChunk } from "ai";
+import { AppError } from "@/lib/errors";
+import { loadConfig } from "@/lib/config";
+import { log } from "@/lib/log";
+import { updateSessionTitle } from "@/lib/db/sessions";
+import type { CurrentUser } from "@/lib/auth/guards";
+import { getConfiguredModel } from "./model";
+import { beginTurn, runTurn, type TurnResult } from "./engine";
+import { resumeWhenReady } from "./resume";
+import { requestStop } from "./stop";
+import type { ModelChoice } from "./turn-setup";
+import { requireOwnedSession } from "./sessions";
+import { publicErrorMessage } from "@/lib/http/public-error";
+
+export async function startChatTurn({
+  user,
+  sessionId,
+  text,
+  model,
+}: {
+  user: CurrentUser;
+  sessionId: string;
+  text: string;
+  model?: ModelChoice;
+}): Promise<{ stream: ReadableStream<UIMessageChunk>; done: Promise<TurnResult>; runId: string }> {
+  const config = loadConfig();
+  if (text.length > config.MAX_MESSAGE_CHARS) throw new AppError("PAYLOAD_TOO_LARGE", `message is longer than ${config.MAX_MESSAGE_CHARS} characters`);
+  if (text.trim() === "") throw new AppError("VALIDATION_FAILED", "message text is empty");
+  const session = await requireOwnedSession({ user, sessionId });
+  // The run, the session's claim on it and the user's message commit together; CONFLICT (409) while another
+  // run of this session is active on any instance, including one waiting for an approval.
+  const { runId } = await beginTurn({ sessionId, text });
+  const chosen = model ?? getConfiguredModel();
+
+  let sink = null as ReadableStreamDefaultController<UIMessageChunk> | null;
+  const stream = new ReadableStream<UIMessageChunk>({
+    start(c) {
+      sink = c;
+    },
+    cancel() {
+      sink = null; // the client went away; the turn goes on
+    },
+  });
+  const emit = (chunk: UIMessageChunk) => {
+    try {
+      sink?.enqueue(chunk);
+    } catch {
+      sink = null;
+    }
+  };
+
+  const done = (async () => {
+    try {
+      if (session.title === "New chat") await updateSessionTitle({ sessionId, title: text.slice(0, 60) });
+      const result = await runTurn({ runId, sessionId, user, model: chosen, emit, workspaceRoot: config.workspaceRoot });
+      if (result.status === "waiting_approval") void resumeWhenReady(runId, model);
+      return result;
+    } catch (error) {
+      log("error", "turn_crashed", { sessionId, error: String(error) });
+      emit({ type: "error", errorText: publicErrorMessage(error, { event: "turn_crashed" }).message });
+      return { runId, status: "failed" as const, steps: 0, error: String(error) };
+    } finally {
+      try {
+        sink?.close();
+      } catch {
+        // already closed
+      }
+    }
+  })();
+  return { stream, done, runId };
+}
+
+/** Stop: aborts the model stream and every running tool wherever the run is held; a paused run ends here. */
+export async function stopChatTurn({ user, sessionId }: { user: CurrentUser; sessionId: string }): Promise<{ stopped: boolean }> {
+  await requireOwnedSession({ user, sessionId });
+  const { stopped } = await requestStop({ sessionId, by: user.id });
+  return { stopped };
+}

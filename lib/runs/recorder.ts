@@ -1,0 +1,105 @@
+import "server-only";
+// recordOutcome: everything one outcome of a call or a run changes commits in one transaction or not at all —
+// the call's state (its idempotency row), the approval, the transcript message, the run's state, the event
+// rows (the outbox) and the audit rows, written last because on PostgreSQL the audit lock is held until
+// commit. The events fan out only after the commit. A conditional step that loses (the call is no longer in
+// the state this outcome expects, an allow-once approval already consumed, a run no longer ours) rolls the
+// whole outcome back and says so.
+import { insertAuditRow, type AuditEntry } from "@/lib/db/audit";
+import { consumeApproval } from "@/lib/db/approvals";
+import { transact, type Tx } from "@/lib/db/client";
+import { insertEvent, type NewEvent } from "@/lib/db/events";
+import { appendMessageTx, updateToolMessage, type MessageRow, type NewMessage } from "@/lib/db/messages";
+import { moveRun, type RunStatus } from "@/lib/db/runs";
+import { insertToolCall, moveToolCall, type CallStatus } from "@/lib/db/tool-calls";
+import { registerApprovalInTx } from "@/lib/approvals/service";
+import { eventsCommitted } from "@/lib/events/bus";
+
+type ApprovalRequest = Parameters<typeof registerApprovalInTx>[1];
+type Approval = Awaited<ReturnType<typeof registerApprovalInTx>>["approval"];
+
+export type Outcome = {
+  sessionId: string;
+  runId: string;
+  /**
+   * The call's state change; `required` (the default) makes a lost conditional update roll everything back.
+   * From ["new"] the row is inserted: a call id seen before (any instance) loses, always rolling back.
+   */
+  call?: { callId: string; toolName: string; argsHash?: string; from: CallStatus[]; to: CallStatus; data?: Parameters<typeof moveToolCall>[0]["data"]; required?: boolean };
+  /** An allow-once approval consumed by this execution (exactly once). */
+  consume?: { approvalId: string };
+  approval?: ApprovalRequest;
+  /** A new transcript line, or the settling of a tool line written as pending (kept in place). */
+  message?: MessageWrite | ((approval: Approval | undefined) => MessageWrite);
+  run?: { from: RunStatus[]; to: RunStatus; error?: string | null; owner?: string; required?: boolean };
+  audit?: AuditEntry[];
+  events?: NewEvent[];
+};
+
+export type MessageWrite = { append: NewMessage } | { settle: { toolCallId: string; content: string; parts: unknown } };
+
+export type Recorded = { ok: true; approval?: Approval; message?: MessageRow } | { ok: false; lost: "call" | "consume" | "run" };
+
+class Lost extends Error {
+  constructor(readonly what: "call" | "consume" | "run") {
+    super(`outcome lost: ${what}`);
+  }
+}
+
+async function write(tx: Tx, o: Outcome): Promise<{ approval?: Approval; message?: MessageRow; audit: AuditEntry[]; events: NewEvent[] }> {
+  // The audit row is written last (lock order) but stamped first: what is recorded happened before its lines.
+  const at = new Date();
+  const audit = [...(o.audit ?? [])];
+  const events = [...(o.events ?? [])];
+  let approval: Approval | undefined;
+  if (o.approval) {
+    const r = await registerApprovalInTx(tx, o.approval);
+    approval = r.approval;
+    audit.unshift(...r.audit);
+    events.unshift(...r.events);
+  }
+  if (o.consume && !(await consumeApproval({ id: o.consume.approvalId, tx }))) throw new Lost("consume");
+  if (o.call) {
+    const data = { ...o.call.data, ...(approval ? { approvalId: approval.id } : {}) };
+    // From "new": the call id is claimed here, by inserting its row (the unique key refuses a second one).
+    const moved =
+      o.call.from.length === 1 && o.call.from[0] === "new"
+        ? await insertToolCall({ tx, sessionId: o.sessionId, runId: o.runId, callId: o.call.callId, toolName: o.call.toolName, argsHash: o.call.argsHash ?? "", status: o.call.to, data }).catch((error) => {
+            if ((error as { code?: string }).code === "P2002") throw new Lost("call");
+            throw error;
+          })
+        : await moveToolCall({ tx, sessionId: o.sessionId, callId: o.call.callId, from: o.call.from, to: o.call.to, data });
+    if (!moved && o.call.required !== false) throw new Lost("call");
+    if (moved) events.push({ type: "call.updated", scope: "session", sessionId: o.sessionId, payload: { runId: o.runId, callId: o.call.callId, toolName: o.call.toolName, status: o.call.to } });
+  }
+  let message: MessageRow | undefined;
+  const m = typeof o.message === "function" ? o.message(approval) : o.message;
+  if (m && "append" in m) message = await appendMessageTx({ tx, sessionId: o.sessionId, message: m.append });
+  else if (m) {
+    const { toolCallId, content, parts } = m.settle;
+    // Settling a line that was never written (the server died before it) appends it instead.
+    if ((await updateToolMessage({ tx, sessionId: o.sessionId, toolCallId, content, parts })) === 0) {
+      message = await appendMessageTx({ tx, sessionId: o.sessionId, message: { role: "tool", content, parts, toolCallId, runId: o.runId } });
+    }
+  }
+  if (o.run) {
+    const moved = await moveRun({ tx, runId: o.runId, from: o.run.from, to: o.run.to, error: o.run.error, owner: o.run.owner });
+    if (!moved && o.run.required !== false) throw new Lost("run");
+    if (moved) events.push({ type: "run.updated", scope: "session", sessionId: o.sessionId, payload: { runId: o.runId, status: o.run.to } });
+  }
+  for (const event of events) await insertEvent({ ...event, tx });
+  for (const entry of audit) await insertAuditRow(tx, entry, at);
+  return { approval, message, audit, events };
+}
+
+export async function recordOutcome(o: Outcome): Promise<Recorded> {
+  let result: Awaited<ReturnType<typeof write>>;
+  try {
+    result = await transact((tx) => write(tx, o));
+  } catch (error) {
+    if (error instanceof Lost) return { ok: false, lost: error.what };
+    throw error;
+  }
+  if (result.events.length) await eventsCommitted();
+  return { ok: true, approval: result.approval, message: result.message };
+}

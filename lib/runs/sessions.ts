@@ -1,0 +1,104 @@
+import "server-only";
+// Chat sessions as the API and pages see them. A member only ever reaches their own sessions: another
+// member's id answers exactly like a missing one (404), so nothing leaks.
+import { isToolMode, resolveGrantedModes, type ToolMode } from "@/lib/policy";
+import { AppError } from "@/lib/errors";
+import { loadConfig } from "@/lib/config";
+import { log } from "@/lib/log";
+import { appendAudit } from "@/lib/db/audit";
+import { listMessages } from "@/lib/db/messages";
+import { findActiveRun } from "@/lib/db/runs";
+import { createSession, findOwnedSession, findSessionById, listOwnedSessions, updateSessionMode } from "@/lib/db/sessions";
+import { listSessionToolCalls } from "@/lib/db/tool-calls";
+import { findUserEmails } from "@/lib/db/users";
+import type { CurrentUser } from "@/lib/auth/guards";
+import { loadPolicyDocument } from "@/lib/catalog/policy-source";
+import { getSessionMode } from "./session-mode";
+import { toUIMessages } from "./transcript";
+
+/** Fail-closed: an unreadable stored policy grants chat_safe only, so transcripts stay readable while no switch to coding is allowed. */
+export async function grantedModesFor(user: CurrentUser): Promise<ToolMode[]> {
+  try {
+    const { document } = await loadPolicyDocument();
+    return resolveGrantedModes({ roles: user.roles, teamIds: user.teamIds, senderId: user.id }, document);
+  } catch (error) {
+    log("error", "policy_unavailable", { userId: user.id, error: error instanceof Error ? error.message : String(error) });
+    return ["chat_safe"];
+  }
+}
+
+export async function createChatSession({ user, title }: { user: CurrentUser; title?: string }) {
+  const mode = loadConfig().SESSION_DEFAULT_MODE as ToolMode;
+  const session = await createSession({ ownerId: user.id, mode, title });
+  await appendAudit({ action: "session.created", actorId: user.id, sessionId: session.id, details: { mode } });
+  return { id: session.id, mode, title: session.title, createdAt: session.createdAt };
+}
+
+export async function requireOwnedSession({ user, sessionId }: { user: CurrentUser; sessionId: string }) {
+  const session = await findOwnedSession({ sessionId, ownerId: user.id });
+  if (!session) throw new AppError("NOT_FOUND", "no such session");
+  return session;
+}
+
+export async function listChatSessions({ user }: { user: CurrentUser }) {
+  const sessions = await listOwnedSessions({ ownerId: user.id });
+  return sessions.map((s) => ({ id: s.id, title: s.title, mode: s.mode, updatedAt: s.updatedAt }));
+}
+
+async function uiTranscript(sessionId: string, viewerId: string) {
+  const rows = await listMessages({ sessionId });
+  const calls = await listSessionToolCalls({ sessionId });
+  const emails = await findUserEmails({ userIds: calls.map((c) => c.decidedBy ?? "").filter(Boolean) });
+  // "Stopped by you" and "approved by owner@…": the reader sees who decided, never an id to guess with.
+  const states = new Map(calls.map((c) => [c.callId, { status: c.status, decidedBy: c.decidedBy ? (c.decidedBy === viewerId ? "you" : (emails.get(c.decidedBy) ?? "an owner")) : null, decidedAt: c.decidedAt }]));
+  return { rows, uiMessages: toUIMessages(rows, states) };
+}
+
+/**
+ * An owner or admin reads someone's session to judge a request in it: read-only, and every reading is audited
+ * (who read which session). Members get 404 as for any session not theirs.
+ */
+export async function reviewSession({ user, sessionId }: { user: CurrentUser; sessionId: string }) {
+  if (!user.roles.includes("owner") && !user.roles.includes("admin")) throw new AppError("NOT_FOUND", "no such session");
+  const session = await findSessionById({ sessionId });
+  if (!session) throw new AppError("NOT_FOUND", "no such session");
+  await appendAudit({ action: "session.reviewed", actorId: user.id, sessionId, details: { ownerId: session.ownerId } });
+  const owner = (await findUserEmails({ userIds: [session.ownerId] })).get(session.ownerId) ?? null;
+  const { uiMessages } = await uiTranscript(sessionId, user.id);
+  return { id: session.id, title: session.title, mode: session.mode, ownerEmail: owner, uiMessages };
+}
+
+export async function getChatSession({ user, sessionId }: { user: CurrentUser; sessionId: string }) {
+  const session = await requireOwnedSession({ user, sessionId });
+  const grantedModes = await grantedModesFor(user);
+  const { mode } = await getSessionMode({ sessionId, grantedModes });
+  const { rows, uiMessages } = await uiTranscript(sessionId, user.id);
+  const active = await findActiveRun({ sessionId });
+  return {
+    id: session.id,
+    title: session.title,
+    mode,
+    storedMode: session.mode,
+    grantedModes,
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+    transcript: rows.map((m) => ({ id: m.id, seq: m.seq, role: m.role, content: m.content, toolCallId: m.toolCallId, toolName: m.toolName, parts: m.parts, createdAt: m.createdAt })),
+    uiMessages,
+    /** The session's active run, if any: the composer refuses new messages while one runs or waits. */
+    activeRun: active && ["running", "waiting_approval"].includes(active.status) ? { id: active.id, status: active.status } : null,
+  };
+}
+
+/** The only way a mode changes: a signed-in user, on their own session, to a mode an admin granted them. */
+export async function changeSessionMode({ user, sessionId, mode }: { user: CurrentUser; sessionId: string; mode: string }) {
+  if (!isToolMode(mode)) throw new AppError("VALIDATION_FAILED", `mode must be one of chat_safe, coding (got "${mode}")`);
+  const session = await requireOwnedSession({ user, sessionId });
+  const granted = await grantedModesFor(user);
+  if (!granted.includes(mode)) {
+    await appendAudit({ action: "session.mode_change_refused", actorId: user.id, sessionId, decision: "deny", details: { from: session.mode, to: mode, granted } });
+    throw new AppError("FORBIDDEN", `you have not been granted the ${mode} mode; ask an admin`);
+  }
+  await updateSessionMode({ sessionId, mode });
+  await appendAudit({ action: "session.mode_changed", actorId: user.id, sessionId, decision: "allow", details: { from: session.mode, to: mode } });
+  return { id: sessionId, mode };
+}

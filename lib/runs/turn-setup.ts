@@ -1,0 +1,143 @@
+import "server-only";
+// Everything a run needs, resolved once per turn (or per resume): the session, the effective policy (the one
+// call every gate, the prompt and the schemas share), the tools the model may see, and the tool context.
+import path from "node:path";
+import { jsonSchema, tool as aiTool, type ToolSet, type UIMessageChunk } from "ai";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { isSandboxed, resolveEffectiveToolPolicy, resolveGrantedModes, type EffectiveToolPolicy, type PolicyContext, type Role, type ToolMode, type ToolSchema } from "@/lib/policy";
+import { AppError } from "@/lib/errors";
+import { log } from "@/lib/log";
+import { listActiveGrants } from "@/lib/db/allowlist";
+import { compileAllowlist, grantRules } from "@/lib/exec/decide";
+import type { SourcedRule } from "@/lib/exec/rules";
+import { loadShellParser } from "@/lib/exec/shell-parser";
+import { findOwnedSession, type SessionRow } from "@/lib/db/sessions";
+import type { ToolRunContext } from "@/lib/tools/context";
+import type { SandboxConfig } from "@/lib/tools/sandbox";
+import { ToolHooks } from "./hooks";
+import { loadPolicyDocument } from "@/lib/catalog/policy-source";
+import { buildSystemPrompt } from "./prompt";
+import { createToolServices } from "./services";
+import { getSessionMode } from "./session-mode";
+import { getToolRegistry } from "@/lib/catalog/tool-catalog";
+import { limitToAncestors } from "./parent-policy";
+import { refreshMcpTools } from "@/lib/tools/mcp";
+import { publicErrorMessage } from "@/lib/http/public-error";
+
+export type TurnUser = { id: string; roles: Role[]; teamIds: string[] };
+export type ModelChoice = { model: LanguageModelV3; info: { provider: string; model?: string } };
+export type DurableApprovals = { execRules: SourcedRule[]; tools: Set<string> };
+
+export type TurnEnv = {
+  user: TurnUser;
+  model: ModelChoice;
+  emit: (chunk: UIMessageChunk) => void;
+  abortSignal?: AbortSignal;
+  hooks?: ToolHooks;
+  workspaceRoot: string;
+  execLimits?: { timeoutMs: number; maxOutputBytes: number };
+  /** bubblewrap settings for sandboxed exec (tests point bwrapPath at a missing binary to see the refusal). */
+  sandbox?: SandboxConfig;
+};
+
+export type Turn = {
+  env: TurnEnv;
+  session: SessionRow;
+  runId: string;
+  mode: ToolMode;
+  policy: EffectiveToolPolicy | null;
+  policyError?: string;
+  grantedModes: ToolMode[];
+  registry: ReturnType<typeof getToolRegistry>;
+  system: string;
+  sdkTools: ToolSet;
+  hooks: ToolHooks;
+  toolContext: ToolRunContext;
+  durable: DurableApprovals;
+};
+
+function toSdkTools(schemas: ToolSchema[]): ToolSet {
+  // No execute: the SDK only reports calls; the loop runs them after the execution gate. The schemas are the
+  // registry's (normalised once per tool and cached), for exactly the tools the prompt lists.
+  return Object.fromEntries(schemas.map(({ function: f }) => [f.name, aiTool({ description: f.description, inputSchema: jsonSchema(f.parameters as never) })]));
+}
+
+/** Host execution is an admin's explicit per-agent or per-team setting; the reason is audited with each command. */
+function hostExecution(host: { agents: string[]; teams: string[] }, agentId: string | null, teamIds: readonly string[]) {
+  if (agentId && host.agents.includes(agentId)) return { reason: `exec.host.agents: ${agentId}` };
+  const team = teamIds.find((t) => host.teams.includes(t));
+  return team ? { reason: `exec.host.teams: ${team}` } : null;
+}
+
+export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string): Promise<Turn> {
+  const session = await findOwnedSession({ sessionId, ownerId: env.user.id });
+  if (!session) throw new AppError("NOT_FOUND", "no such session");
+  const registry = getToolRegistry();
+  let policy: EffectiveToolPolicy | null = null;
+  let policyError: string | undefined;
+  let grantedModes: ToolMode[] = ["chat_safe"];
+  let durable: DurableApprovals = { execRules: [], tools: new Set() };
+  try {
+    const { document } = await loadPolicyDocument();
+    refreshMcpTools(document, registry); // never waits on a server: discovery and health run in the background
+    const base = { roles: env.user.roles, teamIds: env.user.teamIds, senderId: env.user.id };
+    grantedModes = resolveGrantedModes(base, document);
+    const { mode } = await getSessionMode({ sessionId, grantedModes });
+    const context: PolicyContext = {
+      ...base,
+      senderIsOwner: env.user.roles.includes("owner"),
+      mode,
+      provider: env.model.info.provider,
+      model: env.model.info.model,
+      agentId: session.agentId ?? undefined,
+      subagentDepth: session.depth,
+    };
+    // Said explicitly (not only derived inside the engine) so the tool context below knows exec must be sandboxed.
+    context.sandboxed = isSandboxed(context, document);
+    const resolve = (c: PolicyContext) => resolveEffectiveToolPolicy(c, { document, tools: registry.meta() });
+    policy = resolve(context);
+    // A subagent never has more tools than its ancestors (a parent-denied tool is denied with layer "parent").
+    if (session.parentId) policy = await limitToAncestors({ session, policy, context, grantedModes, resolve });
+    // Grants in force for this requester only (their own, their teams', this agent's, everyone's), not expired.
+    const [grants] = await Promise.all([listActiveGrants({ userId: env.user.id, teamIds: env.user.teamIds, agentId: session.agentId }), loadShellParser()]);
+    durable = {
+      execRules: [...compileAllowlist(policy.exec.allowlist), ...grantRules(grants.filter((g) => g.kind === "exec"))],
+      tools: new Set(grants.filter((g) => g.kind === "tool").map((g) => g.pattern)),
+    };
+  } catch (error) {
+    // Fail closed: without a readable policy the model gets no tools and every call is refused.
+    policy = null;
+    policyError = publicErrorMessage(error, { event: "policy_unavailable" }).message;
+    log("error", "policy_unavailable", { sessionId, error: policyError });
+  }
+  const mode = policy?.mode ?? "chat_safe";
+  const prompt = policy ? buildSystemPrompt({ mode, policy, registry }) : { system: "No tools are available: the tool policy could not be read.", tools: [] };
+  const turn: Turn = {
+    env,
+    session,
+    runId,
+    mode,
+    policy,
+    policyError,
+    grantedModes,
+    registry,
+    system: prompt.system,
+    sdkTools: toSdkTools(policy ? registry.getToolsSchemaFor(policy) : []),
+    hooks: env.hooks ?? new ToolHooks(),
+    durable,
+    toolContext: {
+      userId: env.user.id,
+      sessionId,
+      workspaceDir: path.join(env.workspaceRoot, env.user.id),
+      limits: { maxReadBytes: policy?.limits.fs.maxReadBytes ?? 0, maxWriteBytes: policy?.limits.fs.maxWriteBytes ?? 0 },
+      exec: env.execLimits ?? { timeoutMs: policy?.exec.timeoutMs ?? 30_000, maxOutputBytes: policy?.exec.maxOutputBytes ?? 200_000 },
+      services: createToolServices({ userId: env.user.id }),
+      // Fail closed: without a readable policy nothing runs anyway; with one, the document decides.
+      sandboxed: policy?.sandboxed ?? true,
+      sandbox: env.sandbox,
+      execHost: policy ? hostExecution(policy.exec.host, session.agentId, env.user.teamIds) : null,
+      disk: { workspaceQuotaBytes: policy?.exec.workspaceQuotaBytes ?? 0, maxFileBytes: policy?.exec.maxFileBytes ?? 0 },
+    },
+  };
+  return turn;
+}

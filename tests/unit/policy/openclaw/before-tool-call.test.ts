@@ -1,0 +1,80 @@
+// Cases from openclaw/openclaw src/agents/pi-tools.before-tool-call.test.ts (and its .e2e variant), plus its hook runner's newer rule that a
+// block is terminal (first block wins). The merge is lib/policy/hooks.ts; ToolHooks (lib/agent/hooks.ts) runs it.
+import { describe, expect, it } from "vitest";
+import { ToolHooks, type ToolCallInfo } from "@/lib/runs/hooks";
+import { applyHookParams, mergeBeforeToolCallHookResults } from "@/lib/policy";
+
+const call = (params: Record<string, unknown>, callId = "call-1"): ToolCallInfo => ({ callId, toolName: "exec", params, sessionId: "s", userId: "u", mode: "coding" });
+
+describe("pi-tools.before-tool-call.test.ts: before_tool_call hook integration", () => {
+  it("executes tool normally when no hook is registered", async () => {
+    const params = { path: "/tmp/file" };
+    expect(await new ToolHooks().runBefore(call(params))).toEqual({ blocked: false, params });
+  });
+
+  it("allows hook to modify parameters", async () => {
+    const hooks = new ToolHooks().onBeforeToolCall(() => ({ params: { mode: "safe" } }));
+    expect(await hooks.runBefore(call({ cmd: "ls" }))).toEqual({ blocked: false, params: { cmd: "ls", mode: "safe" } });
+  });
+
+  it("blocks tool execution when hook returns block=true", async () => {
+    const hooks = new ToolHooks().onBeforeToolCall(() => ({ block: true, blockReason: "blocked" }));
+    expect(await hooks.runBefore(call({ cmd: "rm -rf /" }))).toEqual({ blocked: true, reason: "blocked" });
+  });
+
+  it("continues execution when hook throws: ours blocks (fail closed)", async () => {
+    const hooks = new ToolHooks().onBeforeToolCall(() => {
+      throw new Error("boom");
+    });
+    const out = await hooks.runBefore(call({ path: "/tmp/file" }));
+    expect(out.blocked).toBe(true);
+    expect(out.blocked && out.reason).toContain("boom");
+  });
+});
+
+describe("pi-tools.before-tool-call.e2e.test.ts: before_tool_call hook deduplication (#15502)", () => {
+  it("fires each hook exactly once per call", async () => {
+    let calls = 0;
+    const hooks = new ToolHooks().onBeforeToolCall(() => {
+      calls += 1;
+      return undefined;
+    });
+    await hooks.runBefore(call({ url: "https://example.com" }, "call-dedup"));
+    expect(calls).toBe(1);
+  });
+});
+
+describe("before_tool_call hook runner: first block wins", () => {
+  it("a later hook returning block: false does not clear an earlier block, and does not run", async () => {
+    let laterRan = false;
+    const hooks = new ToolHooks()
+      .onBeforeToolCall(() => ({ block: true, blockReason: "first" }))
+      .onBeforeToolCall(() => {
+        laterRan = true;
+        return { block: false, params: { cmd: "rm -rf /" } };
+      });
+    expect(await hooks.runBefore(call({ cmd: "ls" }))).toEqual({ blocked: true, reason: "first" });
+    expect(laterRan).toBe(false);
+  });
+
+  it("the merge alone makes the first block final, with its own reason", () => {
+    expect(mergeBeforeToolCallHookResults([{ block: true, blockReason: "first" }, { block: false }, { block: true, blockReason: "second" }])).toEqual({ block: true, blockReason: "first" });
+    expect(mergeBeforeToolCallHookResults([{ blockReason: "stray reason" }, { block: true }, { params: { a: 1 } }])).toEqual({ block: true });
+    expect(mergeBeforeToolCallHookResults([{ params: { a: 1 } }, { block: false }])).toEqual({ params: { a: 1 } });
+  });
+
+  it("params set before the block are not applied", async () => {
+    const hooks = new ToolHooks().onBeforeToolCall(() => ({ params: { cmd: "echo hi" } })).onBeforeToolCall(() => ({ block: true }));
+    expect(await hooks.runBefore(call({ cmd: "ls" }, "c9"))).toEqual({ blocked: true, reason: "blocked by a beforeToolCall hook" });
+    expect(hooks.adjustedParams("c9")).toBeUndefined();
+  });
+
+  it("a rewrite naming __proto__ adds a plain key and never changes a prototype", () => {
+    const rewrite = JSON.parse('{"__proto__": {"polluted": true}, "cmd": "ls"}') as Record<string, unknown>;
+    const out = applyHookParams({ cmd: "rm" }, { params: rewrite });
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.hasOwn(out, "__proto__")).toBe(true);
+    expect(out.cmd).toBe("ls");
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});

@@ -1,0 +1,134 @@
+// The execution gate (checkToolCall) and the denial it hands the model and the browser: rows S1, S2, C1, C2 of
+// docs/requirements.md, invalid and raw-string arguments, and exec decisions, over the real registry and policy engine.
+import { describe, expect, it } from "vitest";
+import { checkToolCall, type GateVerdict } from "@/lib/runs/gate";
+import { getToolRegistry } from "@/lib/catalog/tool-catalog";
+import { toolDeniedData } from "@/lib/runs/transcript";
+import type { PolicyDocument, ToolMode } from "@/lib/policy";
+import { documentOf, MEMBER, policyFor } from "./support/policy";
+import { loadShellParser } from "@/lib/exec/shell-parser";
+
+// Exec decisions read the shell grammar, which the turn loads before any call; without it every command asks.
+await loadShellParser();
+
+function check(mode: ToolMode, toolName: string, input: unknown, opts: { document?: PolicyDocument; roles?: typeof MEMBER } = {}): GateVerdict {
+  const { policy, grantedModes } = policyFor(mode, opts);
+  return checkToolCall({ policy, registry: getToolRegistry(), toolName, input, grantedModes });
+}
+
+function denied(v: GateVerdict) {
+  if (v.verdict !== "deny") throw new Error(`expected a denial, got ${v.verdict}`);
+  return v;
+}
+
+describe("checkToolCall", () => {
+  it("S1 an unknown tool name is TOOL_NOT_FOUND, not MODE_DENIED", () => {
+    for (const mode of ["chat_safe", "coding"] as const) {
+      const v = denied(check(mode, "write_file", { path: "x" }));
+      expect(v.denial.error_code).toBe("TOOL_NOT_FOUND");
+      expect(v.layer).toBe("not_found");
+    }
+  });
+
+  it("S2 a registered tool outside the session's mode is MODE_DENIED from the mode layer", () => {
+    const v = denied(check("chat_safe", "read", { path: "README.md" }));
+    expect(v.denial).toMatchObject({ ok: false, error_code: "MODE_DENIED", tool_name: "read", mode: "chat_safe" });
+    expect(v.layer).toBe("mode");
+    expect(v.rule).toBeTruthy();
+  });
+
+  it("a member's MODE_DENIED next_action asks for a grant; an owner's says switch the mode", () => {
+    const member = denied(check("chat_safe", "read", { path: "a" }, { roles: MEMBER }));
+    expect(member.denial.next_action).toMatch(/ask an admin to grant the coding mode/i);
+    const owner = denied(check("chat_safe", "read", { path: "a" }));
+    expect(owner.denial.next_action).toMatch(/switch this session to coding/i);
+  });
+
+  it("aliases and case resolve before the check (BASH → exec)", () => {
+    expect(denied(check("chat_safe", "BASH", { command: "ls" })).denial).toMatchObject({ error_code: "MODE_DENIED", tool_name: "exec" });
+  });
+
+  it("arguments that fail the tool's schema are INVALID_ARGUMENTS naming the problem", () => {
+    const v = denied(check("coding", "read", { path: 42 }));
+    expect(v.denial.error_code).toBe("INVALID_ARGUMENTS");
+    expect(v.denial.message).toMatch(/path/);
+    expect(v.layer).toBe("arguments");
+  });
+
+  it.each([
+    ["a raw JSON string", '{"path":"README.md"}'],
+    ["malformed JSON text", '{"path": "READ'],
+    ["null", null],
+    ["an array", [{ path: "README.md" }]],
+  ])("%s as arguments is INVALID_ARGUMENTS, never parsed into a call", (_label, input) => {
+    expect(denied(check("coding", "read", input)).denial.error_code).toBe("INVALID_ARGUMENTS");
+  });
+
+  it("a mode denial wins over bad arguments (the model learns the real reason)", () => {
+    expect(denied(check("chat_safe", "read", "not json")).denial.error_code).toBe("MODE_DENIED");
+  });
+
+  it("a valid allowed call runs with the parsed input and the deciding layer", () => {
+    const v = check("chat_safe", "current_time", { timezone: "UTC" });
+    expect(v).toMatchObject({ verdict: "run", input: { timezone: "UTC" }, decision: { allowed: true, layer: "allowed" } });
+  });
+
+  describe("exec", () => {
+    it("security deny refuses any command with the exec layer and rule", () => {
+      const v = denied(check("coding", "exec", { command: "ls" }, { document: documentOf({ exec: { security: "deny" } }) }));
+      expect(v.denial.error_code).toBe("POLICY_DENIED");
+      expect(v.layer).toBe("exec");
+      expect(v.rule).toBe("exec.security: deny");
+    });
+
+    it("security full runs a command", () => {
+      expect(check("coding", "exec", { command: "sleep 1" }, { document: documentOf({ exec: { security: "full" } }) }).verdict).toBe("run");
+    });
+
+    it("the default allowlist security does not run an unlisted command", () => {
+      expect(check("coding", "exec", { command: "rm -rf /tmp/x" }).verdict).not.toBe("run");
+    });
+
+    it("an allowlisted safe bin runs under allowlist security", () => {
+      expect(check("coding", "exec", { command: "wc -l" }).verdict).toBe("run");
+    });
+  });
+
+  it("an askRules match needs approval (ask), it does not run", () => {
+    expect(check("chat_safe", "current_time", {}, { document: documentOf({ askRules: ["current_time"] }) }).verdict).toBe("ask");
+  });
+});
+
+describe("the tool_denied event (C rows)", () => {
+  it("C1 carries all six fields, each non-empty", () => {
+    const v = denied(check("chat_safe", "read", { path: "README.md" }, { roles: MEMBER }));
+    const event = toolDeniedData("call_1", v.denial);
+    expect(Object.keys(event).sort()).toEqual(["callId", "errorCode", "message", "mode", "nextAction", "toolName"]);
+    for (const [key, value] of Object.entries(event)) expect({ key, empty: typeof value !== "string" || value.trim() === "" }).toEqual({ key, empty: false });
+    expect(event).toMatchObject({ callId: "call_1", toolName: "read", mode: "chat_safe", errorCode: "MODE_DENIED" });
+  });
+
+  it("C2 the same refused call always yields the same denial", () => {
+    const outputs = Array.from({ length: 5 }, () => JSON.stringify(toolDeniedData("call_x", denied(check("chat_safe", "read", { path: "a" }, { roles: MEMBER })).denial)));
+    expect(new Set(outputs).size).toBe(1);
+    const other = JSON.stringify(toolDeniedData("call_x", denied(check("chat_safe", "exec", { command: "ls" }, { roles: MEMBER })).denial));
+    expect(other).not.toBe(outputs[0]);
+  });
+});
+
+describe("the reason a plugin call waits for an owner", () => {
+  it("names the server's annotation when the tool itself asks, and the ask rule otherwise", async () => {
+    const { ToolRegistry, resolveEffectiveToolPolicy } = await import("@/lib/policy");
+    const { z } = await import("zod");
+    const registry = new ToolRegistry();
+    const base = { group: "plugins", allowedModes: ["chat_safe", "coding"] as ToolMode[], inputSchema: z.object({}), execute: async () => ({ ok: true }) };
+    registry.register({ ...base, name: "mcp__fx__drop", description: "drop", pluginId: "fx", requiresApproval: true, approvalReason: "MCP server fx requires approval for destructive tools and the server marks it destructiveHint: true" } as never);
+    registry.register({ ...base, name: "mcp__fx__list", description: "list", pluginId: "fx" } as never);
+    const document = documentOf({ askRules: ["mcp__fx__list"], system: { mcp: { enabled: true, allowedServers: ["fx"] } } } as never);
+    const policy = resolveEffectiveToolPolicy({ roles: MEMBER, senderIsOwner: false, mode: "chat_safe", provider: "offline" }, { document, tools: registry.meta() });
+    const drop = checkToolCall({ policy, registry, toolName: "mcp__fx__drop", input: {}, grantedModes: ["chat_safe"] });
+    expect(drop).toMatchObject({ verdict: "ask", reason: expect.stringMatching(/destructiveHint: true/) });
+    const list = checkToolCall({ policy, registry, toolName: "mcp__fx__list", input: {}, grantedModes: ["chat_safe"] });
+    expect(list).toMatchObject({ verdict: "ask", reason: expect.stringMatching(/an ask rule matches/) });
+  });
+});
