@@ -18,23 +18,57 @@ function lastEventId(request: Request): number | null {
   return Number.isInteger(n) && n >= 0 ? n : null;
 }
 
-function frame(event: AppEvent): string {
-  return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify({ seq: event.seq, type: event.type, sessionId: event.sessionId, payload: event.payload, at: event.createdAt })}\n\n`;
+const encoder = new TextEncoder();
+const PING = encoder.encode(`: ping\n\n`);
+
+// The bus hands the same event object to every subscriber: it is serialised and encoded once, not once per stream.
+const frames = new WeakMap<AppEvent, Uint8Array>();
+function frame(event: AppEvent): Uint8Array {
+  let bytes = frames.get(event);
+  if (!bytes) {
+    bytes = encoder.encode(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify({ seq: event.seq, type: event.type, sessionId: event.sessionId, payload: event.payload, at: event.createdAt })}\n\n`);
+    frames.set(event, bytes);
+  }
+  return bytes;
 }
 
+/** One timer for all open streams instead of one per connection (each costs memory and a wake-up). */
+class SharedTicker {
+  private readonly members = new Set<() => void>();
+  private timer: NodeJS.Timeout | null = null;
+  constructor(private readonly ms: number) {}
+
+  add(tick: () => void): () => void {
+    this.members.add(tick);
+    if (!this.timer) {
+      this.timer = setInterval(() => this.members.forEach((m) => m()), this.ms);
+      this.timer.unref();
+    }
+    return () => {
+      this.members.delete(tick);
+      if (this.members.size === 0 && this.timer) {
+        clearInterval(this.timer);
+        this.timer = null;
+      }
+    };
+  }
+}
+
+const heartbeats = new SharedTicker(HEARTBEAT_MS);
+const rechecks = new SharedTicker(RECHECK_MS);
+
 export async function eventStreamResponse(request: Request, visible: (event: AppEvent) => boolean, options: StreamOptions = {}): Promise<Response> {
-  const encoder = new TextEncoder();
   const since = lastEventId(request);
   let unsubscribe: (() => void) | null = null;
-  let heartbeat: NodeJS.Timeout | null = null;
-  let recheck: NodeJS.Timeout | null = null;
+  let stopHeartbeat: (() => void) | null = null;
+  let stopRecheck: (() => void) | null = null;
   let closed = false;
   const cleanup = () => {
     closed = true;
     unsubscribe?.();
     unsubscribe = null;
-    if (heartbeat) clearInterval(heartbeat);
-    if (recheck) clearInterval(recheck);
+    stopHeartbeat?.();
+    stopRecheck?.();
   };
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
@@ -57,7 +91,7 @@ export async function eventStreamResponse(request: Request, visible: (event: App
           if (closed) return;
           if (!(await allowed())) return close();
           try {
-            controller.enqueue(encoder.encode(frame(event)));
+            controller.enqueue(frame(event));
           } catch {
             cleanup();
           }
@@ -71,6 +105,7 @@ export async function eventStreamResponse(request: Request, visible: (event: App
       };
       // Subscribe before reading the backlog, so nothing falls between the two.
       unsubscribe = await subscribeEvents((event) => (replaying ? buffered.push(event) : send(event)));
+      if (closed) return cleanup(); // the client left while we subscribed
       controller.enqueue(encoder.encode(`retry: 2000\n: connected\n\n`));
       if (since === null) {
         cursor = await latestEventSeq(); // a fresh client starts from now and loads current state itself
@@ -80,20 +115,22 @@ export async function eventStreamResponse(request: Request, visible: (event: App
       }
       replaying = false;
       buffered.sort((a, b) => a.seq - b.seq).forEach(send);
-      heartbeat = setInterval(() => {
+      if (closed) return;
+      stopHeartbeat = heartbeats.add(() => {
         try {
-          controller.enqueue(encoder.encode(`: ping\n\n`));
+          controller.enqueue(PING);
         } catch {
           cleanup();
         }
-      }, HEARTBEAT_MS);
+      });
       if (options.stillAllowed) {
-        recheck = setInterval(() => {
+        stopRecheck = rechecks.add(() => {
           chain = chain.then(async () => {
             if (!closed && !(await allowed())) close();
           });
-        }, RECHECK_MS);
+        });
       }
+      if (request.signal.aborted) return close();
       request.signal.addEventListener("abort", close);
     },
     cancel() {

@@ -64,20 +64,17 @@ const RUNNER_PATTERNS: readonly RegExp[] = [
  */
 export const SUBCOMMAND_TOOLS: Readonly<Record<string, ReadonlySet<string>>> = {
   // Not add/commit/checkout/diff/show...: they run hooks, filter or textconv drivers from the workspace's own
-  // config. The sandbox also neutralises hooks, fsmonitor, pager and editor for every command (GIT_CONFIG_*).
+  // config. The sandbox also neutralises hooks, fsmonitor, pager, editor, external diff and signature programs for
+  // every command (GIT_CONFIG_*), and the repository's metadata is read-only to any command no owner approved.
   git: new Set(["status", "log", "rev-parse", "ls-files", "branch", "tag", "describe", "shortlog"]),
-  // Not install/ci/run/exec/test: they run package scripts.
-  npm: new Set(["ls", "list", "outdated", "view", "audit", "pack"]),
-  pnpm: new Set(["list", "outdated", "audit"]),
-  yarn: new Set(["list", "outdated", "audit"]),
-  // Not build/check/test/run/clippy: they run build scripts.
-  cargo: new Set(["tree", "metadata", "fmt"]),
-  // Not run/test/generate.
-  go: new Set(["build", "vet", "fmt", "list", "version"]),
-  docker: new Set(["ps", "images", "version", "info"]),
-  kubectl: new Set(["get", "describe", "version"]),
-  pip: new Set(["list", "show", "freeze"]),
-  pip3: new Set(["list", "show", "freeze"]),
+  // Not install/ci/run/exec/test/pack: they run package scripts (pack runs prepack/prepare).
+  npm: new Set(["ls", "list", "outdated", "view", "audit"]),
+  // Not build/vet/list/run/test/generate: build flags (-toolexec, -vettool, cgo) run programs.
+  go: new Set(["fmt", "version"]),
+  // Deliberately absent, so every use of them needs an owner, because a file in the workspace ($HOME there) makes
+  // any subcommand run a program: yarn (yarnPath / yarn-path), pnpm (.pnpmfile.cjs), cargo (rust-toolchain.toml
+  // toolchain paths, rustc-wrapper), pip (usercustomize.py and .pth files in the user site), kubectl (kubeconfig
+  // exec credential plugins), docker (a context with an ssh:// endpoint runs ssh).
 };
 
 function baseName(executable: string): string {

@@ -19,7 +19,7 @@ import { holdRun, INSTANCE_ID, leaseMs } from "./lease";
 import { recordOutcome } from "./recorder";
 import { subagentServices } from "./subagents";
 import { prepareTurn, type Turn, type TurnEnv } from "./turn-setup";
-import { assistantParts, toModelMessages, toolResultOutput, type StoredToolCall } from "./transcript";
+import { assistantParts, takesImagesInToolResults, toModelMessages, toolResultOutput, type StoredToolCall } from "./transcript";
 import { publicErrorMessage } from "@/lib/http/public-error";
 
 export { MAX_CALLS_PER_STEP } from "./calls";
@@ -107,7 +107,8 @@ export function ownHistory(rows: MessageRow[], run: { id: string; userSeq: numbe
 export async function runSteps(turn: Turn, stepsSoFar: number): Promise<TurnResult> {
   const { env, session, runId } = turn;
   const run = await findRun({ runId });
-  const messages: ModelMessage[] = toModelMessages(ownHistory(await listMessages({ sessionId: session.id }), { id: runId, userSeq: run?.userSeq ?? null }));
+  const resultOptions = { imagesInToolResults: takesImagesInToolResults(env.model.info.provider) };
+  const messages: ModelMessage[] = toModelMessages(ownHistory(await listMessages({ sessionId: session.id }), { id: runId, userSeq: run?.userSeq ?? null }), resultOptions);
   let steps = stepsSoFar;
   let status: TurnResult["status"] = "completed";
   let failure: string | undefined;
@@ -147,7 +148,7 @@ export async function runSteps(turn: Turn, stepsSoFar: number): Promise<TurnResu
         }
         const outcome = await handleCall(turn, call, index);
         if (outcome.status === "pending") pending = true;
-        else messages.push({ role: "tool", content: [{ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output: toolResultOutput(outcome.output) }] });
+        else messages.push({ role: "tool", content: [{ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output: toolResultOutput(outcome.output, resultOptions) }] });
         if (outcome.status === "aborted") status = "aborted";
       }
       env.emit({ type: "finish-step" });

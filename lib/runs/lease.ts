@@ -9,15 +9,25 @@ import { log } from "@/lib/log";
 import { renewLeases } from "@/lib/db/runs";
 import { subscribeEvents } from "@/lib/events/bus";
 
-/** This instance's name in leases: host and pid first, so a restarted server can tell its dead predecessor. */
-export const INSTANCE_ID = `${os.hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
+type Held = { controller: AbortController; done?: Promise<unknown> };
+const globalForLease = globalThis as unknown as {
+  toolgateInstanceId?: string;
+  toolgateHeldRuns?: Map<string, Held>;
+  toolgateHeartbeat?: NodeJS.Timeout;
+  toolgateStopListener?: Promise<unknown>;
+};
+
+/**
+ * This instance's name in leases: host and pid first, so a restarted server can tell its dead predecessor. Kept on
+ * globalThis like the held runs: Next.js bundles this module into several chunks (routes, instrumentation), and a
+ * name per copy made the shared heartbeat take a run claimed by another copy for lost, and abort it.
+ */
+export const INSTANCE_ID = (globalForLease.toolgateInstanceId ??= `${os.hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`);
 
 export function leaseMs(): number {
   return loadConfig().RUN_LEASE_SECONDS * 1000;
 }
 
-type Held = { controller: AbortController; done?: Promise<unknown> };
-const globalForLease = globalThis as unknown as { toolgateHeldRuns?: Map<string, Held>; toolgateHeartbeat?: NodeJS.Timeout; toolgateStopListener?: Promise<unknown> };
 const held = (globalForLease.toolgateHeldRuns ??= new Map<string, Held>());
 
 /** Registers a run this instance now holds; the returned function lets go of it. */

@@ -35,7 +35,7 @@ function toolOutputOf(m: StoredMessage): { status: ToolStatus; output: unknown }
 }
 
 /** Model-ready history. Tool calls without a stored result get one saying so, as providers require. */
-export function toModelMessages(rows: StoredMessage[]): ModelMessage[] {
+export function toModelMessages(rows: StoredMessage[], options: ToolResultOptions = {}): ModelMessage[] {
   const out: ModelMessage[] = [];
   const answered = new Set(rows.filter((r) => r.role === "tool" && r.toolCallId).map((r) => r.toolCallId!));
   for (const m of rows) {
@@ -62,7 +62,7 @@ export function toModelMessages(rows: StoredMessage[]): ModelMessage[] {
       const { output } = toolOutputOf(m);
       out.push({
         role: "tool",
-        content: [{ type: "tool-result", toolCallId: m.toolCallId, toolName: m.toolName ?? "unknown", output: toolResultOutput(output) }],
+        content: [{ type: "tool-result", toolCallId: m.toolCallId, toolName: m.toolName ?? "unknown", output: toolResultOutput(output, options) }],
       });
     }
   }
@@ -133,10 +133,27 @@ export function toUIMessages(rows: StoredMessage[], calls: ReadonlyMap<string, C
 }
 
 /**
- * A tool's result as the model receives it: a plugin's images and resources as content parts (providers that take
- * images get an image, not base64 inside JSON text), everything else as JSON.
+ * Whether the provider's wire format carries images inside tool results (OpenAI's Responses API and Anthropic's
+ * Messages API do). Chat-completions servers take text only: the AI SDK would send the parts as JSON text, base64
+ * and all, so they get a text result instead.
  */
-export function toolResultOutput(output: unknown) {
-  if (isMcpContentOutput(output)) return { type: "content" as const, value: mcpOutputToModelContent(output) };
+export function takesImagesInToolResults(provider: string): boolean {
+  return provider === "openai" || provider === "anthropic";
+}
+
+export type ToolResultOptions = { imagesInToolResults?: boolean };
+
+/**
+ * A tool's result as the model receives it: a plugin's images and resources as content parts where the provider
+ * takes images (an image, not base64 inside JSON text), else as text with each image named but not included;
+ * everything else as JSON.
+ */
+export function toolResultOutput(output: unknown, { imagesInToolResults = true }: ToolResultOptions = {}) {
+  if (isMcpContentOutput(output)) {
+    const parts = mcpOutputToModelContent(output);
+    if (imagesInToolResults) return { type: "content" as const, value: parts };
+    const text = parts.map((p) => (p.type === "text" ? p.text : `[image ${p.mediaType}, ${Math.floor((p.data.length * 3) / 4)} bytes: shown to the user; this model does not take images in tool results]`));
+    return { type: "text" as const, value: text.join("\n") };
+  }
   return { type: "json" as const, value: (output ?? null) as never };
 }

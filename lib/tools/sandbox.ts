@@ -62,6 +62,13 @@ const GIT_NEUTRALISED: ReadonlyArray<[string, string]> = [
   ["core.sshCommand", "false"],
   ["core.askPass", ""],
   ["credential.helper", ""],
+  // Programs a repository's config could name for read-only commands: an external diff (log -p --ext-diff) and
+  // signature checks (log --show-signature, tag -v). Empty / false: git refuses or reports, and runs nothing.
+  ["diff.external", ""],
+  ["gpg.program", "false"],
+  ["gpg.openpgp.program", "false"],
+  ["gpg.x509.program", "false"],
+  ["gpg.ssh.program", "false"],
   // A workspace laid out as a bare repository (HEAD, objects/, refs/, config written with the file tools) is
   // never picked up by discovery: only a .git directory, which the file tools do not write, is.
   ["safe.bareRepository", "explicit"],

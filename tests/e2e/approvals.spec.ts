@@ -190,3 +190,41 @@ test("the inbox is usable on a phone in dark mode: no horizontal scrolling, the 
   await expect(owner.getByTestId("pending-list").getByTestId("approval-row").filter({ hasText: "phone-" })).toHaveCount(0);
   await Promise.all([memberCtx.close(), ownerCtx.close()]);
 });
+
+// Issue 11, card states: pending → approved (by whom, when) → running with Stop → "Stopped by you", live on every
+// open tab of the session, and the same after a reload (never a raw failure).
+test("card states follow the call live on two tabs of the session: running with Stop, then Stopped by you", async ({ browser }) => {
+  const { member, owner, close } = await twoUsers(browser);
+  await newCodingChat(member);
+  const second = await member.context().newPage();
+  await second.goto(member.url());
+  await markNoReload(second);
+  const marker = `e2e-stop-${Date.now().toString(36)}`;
+  const command = `sleep 20 && echo ${marker} >> ${marker}.txt`;
+  await ask(member, command);
+  for (const tab of [member, second]) await expect(tab.getByTestId("approval-pending")).toHaveAttribute("data-call-status", "pending", { timeout: 20_000 });
+
+  await owner.goto("/approvals");
+  await owner.getByTestId("pending-list").getByTestId("approval-row").filter({ hasText: marker }).click();
+  await expect(owner.getByTestId("approval-command")).toHaveText(command);
+  await owner.keyboard.press("o");
+
+  for (const tab of [member, second]) {
+    const card = tab.getByTestId("approval-pending");
+    await expect(card).toHaveAttribute("data-call-status", "running", { timeout: 20_000 });
+    await expect(card).toContainText("approved by owner@example.com");
+    await expect(card.getByRole("button", { name: /stop/i })).toBeVisible();
+  }
+  await second.screenshot({ path: path.join(SHOTS, "card-running-second-tab.png"), fullPage: true });
+  await member.getByTestId("approval-pending").getByRole("button", { name: /stop/i }).click();
+  for (const tab of [member, second]) {
+    await expect(tab.getByText("Stopped by you").first()).toBeVisible({ timeout: 20_000 });
+    await expect(tab.getByText(/SIGKILL|"signal"/)).toHaveCount(0);
+  }
+  await expectNotReloaded(second);
+  await member.reload();
+  await expect(member.getByText("Stopped by you").first()).toBeVisible();
+  await expect(member.getByText(/SIGKILL|"signal"/)).toHaveCount(0);
+  expect(fs.existsSync(path.join(process.env.E2E_WORKSPACE_ROOT!, memberId, `${marker}.txt`))).toBe(false);
+  await close();
+});

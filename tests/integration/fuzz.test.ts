@@ -3,6 +3,8 @@
 // lone surrogates, deep nesting), wrong content types, broken JSON, oversize bodies, odd path escapes and query
 // values. Nothing may answer 5xx, and no body may carry SQL, Prisma text or a host path. Reproducible: the
 // seed is printed and can be set with FUZZ_SEED.
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../support/app-server";
@@ -60,6 +62,10 @@ function routes(ids: { session: string }): Route[] {
     { method: "GET", path: "/api/approvals/stream", stream: true },
     { method: "GET", path: "/api/exec-allowlist" },
     { method: "DELETE", path: "/api/exec-allowlist/:id" },
+    { method: "GET", path: "/api/mcp/servers" },
+    { method: "POST", path: "/api/mcp/servers/:id/reconnect" },
+    { method: "GET", path: "/api/mcp/resource", query: ["session", "server", "uri"] },
+    { method: "POST", path: "/api/policy/import", body: () => ({ format: "openclaw", text: "{ tools: { deny: ['exec'] }, // json5\n }" }) },
     { method: "GET", path: "/api/auth/csrf" },
     { method: "GET", path: "/api/auth/session" },
     { method: "POST", path: "/api/auth/callback/credentials", form: true },
@@ -150,6 +156,28 @@ describe.each(targets)("fuzz (%s)", (_kind, make) => {
   afterAll(async () => {
     await app?.stop();
     await target?.drop?.();
+  });
+
+  // The table above is written by hand: it must name every handler the app has (method and path), so a new route
+  // cannot be left out of the fuzzing unnoticed.
+  it("the fuzzed table names every API route handler in app/api", () => {
+    const table = new Set(routes({ session: "x" }).map((r) => `${r.method} ${r.path}`));
+    const missing: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const file = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(file);
+        else if (entry.name === "route.ts" && !file.includes("[...nextauth]")) {
+          const route = `/${path.relative("app", path.dirname(file))}`.replace(/\[[^\]]+\]/g, ":id");
+          for (const [, method] of readFileSync(file, "utf8").matchAll(/^export (?:const|async function) (GET|POST|PUT|PATCH|DELETE)\b/gm)) {
+            if (!table.has(`${method} ${route}`)) missing.push(`${method} ${route}`);
+          }
+        }
+      }
+    };
+    walk("app/api");
+    expect(missing).toEqual([]);
+    expect(table.size).toBeGreaterThan(35);
   });
 
   it(`${REQUESTS} generated requests across every route: no 5xx, no leaked internals (seed ${SEED})`, async () => {

@@ -6,6 +6,8 @@ import path from "node:path";
 import { stepCountIs, streamText, tool } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLanguageModel } from "@/lib/runs/model-provider";
+import { takesImagesInToolResults, toolResultOutput } from "@/lib/runs/transcript";
+import type { McpContentOutput } from "@/lib/tools/mcp/output";
 import { AppError } from "@/lib/errors";
 import type { ToolRunContext } from "@/lib/tools/context";
 import { writeTool } from "@/lib/tools/builtin";
@@ -101,5 +103,48 @@ describe("createLanguageModel with an OpenAI-compatible server", () => {
     expect(createLanguageModel({ provider: "offline" })).toMatchObject({ provider: "toolgate", modelId: "offline" });
     expect(createLanguageModel({ provider: "anthropic", apiKey: "k", model: "claude-x" }).modelId).toBe("claude-x");
     expect(createLanguageModel({ provider: "openai", apiKey: "k", model: "gpt-x" }).modelId).toBe("gpt-x");
+  });
+});
+
+// Issue 14: a plugin's image reaches a provider as an image where its wire format has images in tool results, and
+// never as base64 inside JSON text where it has not (chat completions: the SDK would stringify the parts).
+describe("plugin images in tool results, per provider", () => {
+  const pixel = Buffer.alloc(3000, 7).toString("base64");
+  const output: McpContentOutput = { type: "mcp-content", server: "everything", tool: "get_tiny_image", parts: [{ type: "text", text: "Here is an image:" }, { type: "image", mimeType: "image/png", data: pixel }] };
+
+  async function toolMessageSent(imagesInToolResults: boolean) {
+    const fake = await server("{}", "I see it.");
+    const model = createLanguageModel({ provider: "openai-compatible", baseUrl: fake.baseUrl, model: "fake-model" });
+    const result = streamText({
+      model,
+      messages: [
+        { role: "user", content: "show me the image" },
+        { role: "assistant", content: [{ type: "tool-call", toolCallId: "call_i1", toolName: "mcp__everything__get_tiny_image", input: {} }] },
+        { role: "tool", content: [{ type: "tool-result", toolCallId: "call_i1", toolName: "mcp__everything__get_tiny_image", output: toolResultOutput(output, { imagesInToolResults }) }] },
+      ],
+    });
+    await result.consumeStream();
+    return fake.requests[0]!.body.messages.at(-1) as { role: string; content: string };
+  }
+
+  it("an OpenAI-compatible server gets text naming the image, without its bytes", async () => {
+    expect(takesImagesInToolResults("openai-compatible")).toBe(false);
+    const sent = await toolMessageSent(takesImagesInToolResults("openai-compatible"));
+    expect(sent.role).toBe("tool");
+    expect(sent.content).toContain("Here is an image:");
+    expect(sent.content).toMatch(/\[image image\/png, 3000 bytes/);
+    expect(sent.content).not.toContain(pixel.slice(0, 64));
+    // The same output as content parts would have carried the base64 inside JSON text: the check above can fail.
+    expect((await toolMessageSent(true)).content).toContain(pixel.slice(0, 64));
+  });
+
+  it("OpenAI (Responses) and Anthropic get the image as an image part", () => {
+    for (const provider of ["openai", "anthropic"]) {
+      expect(takesImagesInToolResults(provider)).toBe(true);
+      expect(toolResultOutput(output, { imagesInToolResults: takesImagesInToolResults(provider) })).toEqual({
+        type: "content",
+        value: [{ type: "text", text: "Here is an image:" }, { type: "image-data", mediaType: "image/png", data: pixel }],
+      });
+    }
   });
 });

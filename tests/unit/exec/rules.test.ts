@@ -34,6 +34,25 @@ describe("command runners are data, each refused as a rule on its own", () => {
   it.each([["git", "commit"], ["git", "x"], ["npm", "exec"], ["npm", "run"], ["npm", "install"], ["cargo", "run"], ["go", "run"], ["pnpm", "dlx"], ["yarn", "exec"]])("%s %s runs the caller's programs", (tool, sub) => {
     expect(ruleRefusal([tool, sub])).toMatch(/approval each time/);
   });
+  // Subcommands that look read-only but run a program the member wrote: by a flag a prefix grant lets through,
+  // by the package's own scripts, or by a config file in the workspace (which is $HOME in the sandbox).
+  it.each([
+    ["go", "build"], // go build -toolexec ./p.sh, cgo
+    ["go", "vet"], // go vet -vettool=./p.sh
+    ["go", "list"], // go list -export -toolexec ./p.sh
+    ["npm", "pack"], // prepack / prepare scripts from package.json
+    ["yarn", "list"], // .yarnrc yarn-path / .yarnrc.yml yarnPath runs that file for every command
+    ["pnpm", "list"], // .pnpmfile.cjs
+    ["cargo", "tree"], // rust-toolchain.toml with a toolchain path, build.rustc-wrapper
+    ["cargo", "metadata"],
+    ["kubectl", "get"], // a kubeconfig user with an exec credential plugin
+    ["docker", "ps"], // a docker context with an ssh:// endpoint runs ssh
+    ["pip", "list"], // usercustomize.py and .pth files in the user site run on start-up
+    ["pip3", "freeze"],
+  ])("%s %s can be made to run the member's program: never granted", (tool, sub) => {
+    expect(ruleRefusal([tool, sub])).toMatch(/approval each time/);
+    expect(ruleRefusal([`/usr/bin/${tool}`, sub, "x"])).toMatch(/approval each time/);
+  });
   // Programs in a stock /usr/bin that run a program or load code named by an option, so that a prefix grant an
   // owner would plausibly give ("sort *", "rg *", "cc *") lets a member run anything they wrote into the workspace.
   it.each([

@@ -175,6 +175,25 @@ describe.skipIf(!probe.ok)("exec attacks, sandboxed (every session)", () => {
     expect(existsSync(path.join(where.workspace, "pwned"))).toBe(false);
   }, 30_000);
 
+  // A repository config written earlier (by a command an owner approved, or cloned in) names programs that
+  // read-only git commands would run: an external diff and the signature checker. A granted 'git log *' runs neither.
+  it("a granted 'git log *' runs no program the repository's config names (diff.external, gpg.program)", async () => {
+    const where = layout();
+    const git = "git -c user.email=a@b -c user.name=a";
+    await run(`git init -q . && echo one > f.txt && ${git} add f.txt && ${git} commit -qm one && echo two > f.txt && ${git} commit -qam two && echo ok`, {}, where);
+    writeFileSync(path.join(where.workspace, "p.sh"), "#!/bin/sh\nid > pwned\n");
+    chmodSync(path.join(where.workspace, "p.sh"), 0o755);
+    const config = path.join(where.workspace, ".git", "config");
+    writeFileSync(config, `${readFileSync(config, "utf8")}[diff]\n\texternal = ./p.sh\n[gpg]\n\tprogram = ./p.sh\n[gpg \"ssh\"]\n\tprogram = ./p.sh\n`);
+    const { result } = await run("git log -p --ext-diff -1; git log --show-signature -1; git tag -s -m x v1; git tag -v v1; echo done", { protectRepositories: true }, where);
+    expect(result.stdout).toContain("done");
+    expect(existsSync(path.join(where.workspace, "pwned"))).toBe(false);
+    // The same config outside the sandbox's environment does run it: the test would notice if git changed.
+    const plain = spawnSync("git", ["-c", "safe.directory=*", "log", "-p", "--ext-diff", "-1"], { cwd: where.workspace, env: { ...process.env, PATH: "/usr/bin:/bin", HOME: where.workspace, GIT_CONFIG_GLOBAL: "/dev/null" } });
+    expect(plain.status).toBe(0);
+    expect(existsSync(path.join(where.workspace, "pwned"))).toBe(true);
+  }, 30_000);
+
   it("a .git that is a gitdir file or a link makes the whole workspace read-only for an unapproved call", async () => {
     const where = layout();
     await run("mkdir meta && ln -s meta .git && echo ok", {}, where);

@@ -8,6 +8,28 @@ import { allows, policyFor } from "./helpers";
 const stub = (name: string) => ({ name });
 
 describe("agent-tools.policy.test.ts: agent-tools.policy", () => {
+  // The coding profile names no plugin tool; alsoAllow beside it (globally or on the agent) adds the plugin group
+  // to that scope's allow list instead of replacing the profile.
+  it.each([
+    { name: "global", input: { tools: { profile: "coding", alsoAllow: ["group:plugins"] } } satisfies PolicyDocumentInput },
+    { name: "agent", input: { agents: { main: { name: "Main", tools: { profile: "coding", alsoAllow: ["group:plugins"] } } } } satisfies PolicyDocumentInput },
+  ])("merges $name profile alsoAllow in configured policy resolution", ({ input }) => {
+    const policy = policyFor(input, { agentId: "main" });
+    expect(policy.check("lobster").allowed).toBe(true);
+    expect(policy.check("workflow_tool").allowed).toBe(true);
+    expect(policy.check("read").allowed).toBe(true);
+    expect(policy.check("gateway").allowed).toBe(false); // the coding profile still applies
+    // Without alsoAllow the same profile leaves the plugin tools out: the case above is not vacuous.
+    expect(allows({ tools: { profile: "coding" } }, { agentId: "main" }, "lobster")).toBe(false);
+  });
+
+  it("merges agent profile alsoAllow: ours cannot widen past a global profile (every layer only removes)", () => {
+    // OpenClaw lets the agent's profile replace the global one; here the global profile is its own layer.
+    const input: PolicyDocumentInput = { tools: { profile: "coding" }, agents: { main: { name: "Main", tools: { profile: "coding", alsoAllow: ["group:plugins"] } } } };
+    const decision = policyFor(input, { agentId: "main" }).check("lobster");
+    expect(decision).toMatchObject({ allowed: false, layer: "profile" });
+  });
+
   it("treats * in allow as allow-all", () => {
     expect(filterToolsByPolicy([stub("read"), stub("exec")], { allow: ["*"] }).map((t) => t.name)).toEqual(["read", "exec"]);
   });
