@@ -46,6 +46,8 @@ export function proxy(request: NextRequest) {
   const csp = pageCsp(nonce);
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set("x-nonce", nonce);
+  // The page asked for, so a signed-out visitor comes back to it after signing in (app/(app)/layout.tsx).
+  requestHeaders.set("x-toolgate-path", `${request.nextUrl.pathname}${request.nextUrl.search}`);
   requestHeaders.set("content-security-policy", csp);
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set("content-security-policy", csp);

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { AppNav, type NavItem } from "@/components/app-nav";
 import { getCurrentUser, hasRole } from "@/lib/auth/guards";
@@ -8,7 +9,10 @@ export const dynamic = "force-dynamic";
 
 export default async function AppLayout({ children }: { children: ReactNode }) {
   const user = await getCurrentUser();
-  if (!user) redirect("/login");
+  if (!user) {
+    const wanted = (await headers()).get("x-toolgate-path");
+    redirect(wanted && wanted !== "/chat" ? `/login?${new URLSearchParams({ next: wanted })}` : "/login");
+  }
   const items: NavItem[] = [{ href: "/chat", label: "Chat" }];
   if (hasRole(user, "owner")) items.push({ href: "/approvals", label: "Approvals", badge: "approvals" }, { href: "/grants", label: "Grants" });
   if (hasRole(user, "admin")) items.push({ href: "/admin", label: "Admin" });

@@ -2,10 +2,12 @@
 import { AuthError } from "next-auth";
 import { signIn, signOut, ThrottledSignIn } from "@/lib/auth/auth";
 
-export type LoginState = { error?: string };
+/** `email` comes back with an error so the form keeps what was typed (React resets a form after its action). */
+export type LoginState = { error?: string; email?: string };
 
 export async function loginAction(_prev: LoginState, formData: FormData): Promise<LoginState> {
   const next = String(formData.get("next") ?? "/chat");
+  const email = String(formData.get("email") ?? "").slice(0, 320);
   try {
     await signIn("credentials", {
       email: formData.get("email"),
@@ -16,8 +18,8 @@ export async function loginAction(_prev: LoginState, formData: FormData): Promis
     return {};
   } catch (error) {
     if (error instanceof ThrottledSignIn || (error instanceof AuthError && (error as { code?: string }).code === "rate_limited"))
-      return { error: "Too many failed sign-ins for this account. Wait 15 minutes and try again." };
-    if (error instanceof AuthError) return { error: "Wrong e-mail or password. Check both and try again." };
+      return { error: "Too many failed sign-ins for this account. Wait 15 minutes and try again.", email };
+    if (error instanceof AuthError) return { error: "Wrong e-mail or password. Check both and try again.", email };
     throw error; // the redirect after a successful sign-in is thrown too
   }
 }

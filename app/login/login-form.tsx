@@ -1,9 +1,14 @@
 "use client";
-import { useActionState } from "react";
+import { useActionState, useEffect, useRef } from "react";
 import { loginAction, type LoginState } from "./actions";
 
 export function LoginForm({ next }: { next: string }) {
   const [state, action, pending] = useActionState<LoginState, FormData>(loginAction, {});
+  const password = useRef<HTMLInputElement>(null);
+  // After a failed attempt the e-mail is kept (state.email) and the cursor waits where the fix usually is.
+  useEffect(() => {
+    if (state.error) password.current?.focus();
+  }, [state]);
   return (
     <form action={action} className="space-y-4" aria-describedby={state.error ? "login-error" : undefined}>
       <input type="hidden" name="next" value={next} />
@@ -13,6 +18,8 @@ export function LoginForm({ next }: { next: string }) {
           name="email"
           type="email"
           autoComplete="username"
+          defaultValue={state.email}
+          autoFocus
           required
           className="mt-1 w-full rounded-md border border-slate-300 bg-white px-3 py-2 dark:border-slate-700 dark:bg-slate-900"
         />
@@ -23,6 +30,7 @@ export function LoginForm({ next }: { next: string }) {
           name="password"
           type="password"
           autoComplete="current-password"
+          ref={password}
           required
           className="mt-1 w-full rounded-md border border-slate-300 bg-white px-3 py-2 dark:border-slate-700 dark:bg-slate-900"
         />

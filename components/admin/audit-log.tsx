@@ -1,12 +1,13 @@
 "use client";
 // /admin/audit: filters, the table (server-side cursor pagination) and the hash-chain check.
 import Link from "next/link";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { POLICY_LAYERS } from "@/lib/policy";
-import { EMPTY_FILTERS, useAuditPage, useVerifyChain, type AuditFilters } from "./use-audit";
+import { auditExportHref, EMPTY_FILTERS, filtersFromParams, filtersToParams, useAuditPage, useVerifyChain, type AuditFilters } from "./use-audit";
 
 const input = "rounded-md border border-slate-300 bg-white px-2 py-1 text-xs dark:border-slate-700 dark:bg-slate-900 dark:[color-scheme:dark]";
-const ACTIONS = ["tool.call", "policy.saved", "policy.rolled_back", "session.created", "session.mode_changed", "session.mode_change_refused", "user.role_added", "user.role_removed", "team.created", "team.member_added", "team.member_removed"];
+const ACTIONS = ["tool.call", "approval.requested", "approval.resolved", "approval.expired", "grant.created", "grant.revoked", "session.reviewed", "audit.exported", "policy.saved", "policy.rolled_back", "session.created", "session.mode_changed", "session.mode_change_refused", "user.role_added", "user.role_removed", "team.created", "team.member_added", "team.member_removed"];
 const LAYERS = [...POLICY_LAYERS, "allowed", "not_found", "exec", "approval", "hook", "limits", "policy"];
 
 /** A one-line summary that opens to the full JSON (keyboard reachable, unlike a title tooltip). */
@@ -25,9 +26,20 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
   return <label className="flex flex-col text-xs">{label}{children}</label>;
 }
 
+/** The filters live in the URL (shareable, kept on reload and by Back); a new URL starts a fresh view at page one. */
 export function AuditLog() {
-  const [draft, setDraft] = useState<AuditFilters>(EMPTY_FILTERS);
-  const [filters, setFilters] = useState<AuditFilters>(EMPTY_FILTERS);
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const apply = (filters: AuditFilters) => {
+    const query = filtersToParams(filters);
+    router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
+  };
+  return <AuditView key={params.toString()} filters={filtersFromParams(params)} onApply={apply} />;
+}
+
+function AuditView({ filters, onApply }: { filters: AuditFilters; onApply: (filters: AuditFilters) => void }) {
+  const [draft, setDraft] = useState<AuditFilters>(filters);
   // Cursors of the pages before the current one, so "Newer" can go back.
   const [cursors, setCursors] = useState<Array<number | undefined>>([]);
   const [cursor, setCursor] = useState<number>();
@@ -42,12 +54,10 @@ export function AuditLog() {
         aria-label="Audit filters"
         onSubmit={(e) => {
           e.preventDefault();
-          setFilters(draft);
-          setCursor(undefined);
-          setCursors([]);
+          onApply(draft);
         }}
       >
-        <Field label="User (e-mail or id)"><input className={`${input} w-44`} value={draft.user} onChange={set("user")} /></Field>
+        <Field label="User (part of an e-mail, or an id)"><input className={`${input} w-44`} value={draft.user} onChange={set("user")} /></Field>
         <Field label="Session id"><input className={`${input} w-40`} value={draft.session} onChange={set("session")} /></Field>
         <Field label="Tool"><input className={`${input} w-32`} value={draft.tool} onChange={set("tool")} /></Field>
         <Field label="Decision">
@@ -72,7 +82,7 @@ export function AuditLog() {
         <Field label="From"><input type="datetime-local" className={input} value={draft.from} onChange={set("from")} /></Field>
         <Field label="To"><input type="datetime-local" className={input} value={draft.to} onChange={set("to")} /></Field>
         <button type="submit" className="rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white">Apply filters</button>
-        <button type="button" className="rounded-md border border-slate-300 px-3 py-1.5 text-sm dark:border-slate-700" onClick={() => { setDraft(EMPTY_FILTERS); setFilters(EMPTY_FILTERS); setCursor(undefined); setCursors([]); }}>
+        <button type="button" className="rounded-md border border-slate-300 px-3 py-1.5 text-sm dark:border-slate-700" onClick={() => onApply(EMPTY_FILTERS)}>
           Clear
         </button>
       </form>
@@ -81,6 +91,9 @@ export function AuditLog() {
         <button type="button" onClick={() => verify.mutate()} disabled={verify.isPending} className="rounded-md border border-slate-300 px-3 py-1.5 text-sm dark:border-slate-700">
           {verify.isPending ? "Verifying…" : "Verify chain"}
         </button>
+        <span className="text-sm text-slate-600 dark:text-slate-400">Export what these filters match:</span>
+        <a href={auditExportHref(filters, "csv")} download className="rounded-md border border-slate-300 px-3 py-1.5 text-sm dark:border-slate-700">CSV</a>
+        <a href={auditExportHref(filters, "json")} download className="rounded-md border border-slate-300 px-3 py-1.5 text-sm dark:border-slate-700">JSON</a>
         <span role="status" aria-live="polite" data-testid="verify-result" className="text-sm">
           {verify.error && <span className="text-rose-700 dark:text-rose-300">✕ {verify.error.message}</span>}
           {verify.data?.ok === true && <span className="text-emerald-700 dark:text-emerald-300">✓ Chain intact: {verify.data.count} rows verified.</span>}
@@ -107,7 +120,7 @@ export function AuditLog() {
                   <td className="px-2 py-1" title={e.actorId ?? undefined}>{e.actorEmail ?? e.actorId ?? "—"}</td>
                   <td className="px-2 py-1">
                     {e.sessionId ? (
-                      <Link href={`/chat/${e.sessionId}`} className="font-mono text-sky-700 underline dark:text-sky-400" title="Opens the session (only its owner can see the transcript)">
+                      <Link href={`/approvals/sessions/${e.sessionId}`} className="font-mono text-sky-700 underline dark:text-sky-400" title="Opens the conversation read-only (the reading is audited)">
                         {e.sessionId}
                       </Link>
                     ) : "—"}

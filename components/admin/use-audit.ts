@@ -19,6 +19,29 @@ export function auditQueryString(filters: AuditFilters, cursor: number | undefin
   return params.toString();
 }
 
+const FILTER_KEYS = Object.keys(EMPTY_FILTERS) as Array<keyof AuditFilters>;
+
+/** The filters as the page's URL keeps them (as typed, so they round-trip into the form). */
+export function filtersFromParams(params: URLSearchParams): AuditFilters {
+  const filters = { ...EMPTY_FILTERS };
+  for (const key of FILTER_KEYS) filters[key] = params.get(key) ?? "";
+  return filters;
+}
+
+export function filtersToParams(filters: AuditFilters): string {
+  const params = new URLSearchParams();
+  for (const key of FILTER_KEYS) if (filters[key]) params.set(key, filters[key]);
+  return params.toString();
+}
+
+/** The download of every row these filters match (the API's own query, without paging). */
+export function auditExportHref(filters: AuditFilters, format: "csv" | "json"): string {
+  const params = new URLSearchParams(auditQueryString(filters, undefined, 1));
+  params.delete("limit");
+  params.set("format", format);
+  return `/api/audit/export?${params.toString()}`;
+}
+
 export function useAuditPage(filters: AuditFilters, cursor: number | undefined, limit = 50) {
   return useQuery({
     queryKey: ["audit", filters, cursor, limit],

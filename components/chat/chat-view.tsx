@@ -33,15 +33,31 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
     const res = await fetch(`/api/sessions/${sessionId}`);
     if (res.ok) setActiveRun((await res.json()).activeRun ?? null);
   }, [sessionId]);
+  // A send that never reached the server (offline, refused) gives the text back for a retry; one that started
+  // streaming was stored there, so it is not offered again.
+  const unsent = useRef<{ text: string; streamed: boolean } | null>(null);
+  const [restored, setRestored] = useState(false);
   const { messages, sendMessage, status, stop, error, setMessages } = useChat({
     id: sessionId,
     messages: initialMessages,
     transport,
     onFinish: () => {
+      unsent.current = null;
       router.refresh();
       void refreshRun();
     },
+    onError: () => {
+      const failed = unsent.current;
+      unsent.current = null;
+      if (!failed || failed.streamed) return;
+      setInput((current) => current || failed.text);
+      setRestored(true);
+      setMessages((current) => (current.at(-1)?.role === "user" ? current.slice(0, -1) : current));
+    },
   });
+  useEffect(() => {
+    if (status === "streaming" && unsent.current) unsent.current.streamed = true;
+  }, [status]);
   const busy = status === "submitted" || status === "streaming";
   const busyRef = useRef(busy);
   useEffect(() => {
@@ -81,6 +97,8 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
     const text = input.trim();
     if (!text || busy || blocked) return;
     setInput("");
+    unsent.current = { text, streamed: false };
+    setRestored(false);
     void sendMessage({ text });
   }
 
@@ -119,7 +137,9 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
         )}
         {error ? (
           <li role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
-            {error.message || "The request failed."}
+            {restored
+              ? `Not sent: ${error.message || "the request failed"}. Your message is back in the box below; press Send to try again.`
+              : error.message || "The request failed."}
           </li>
         ) : null}
         <div ref={bottom} />
@@ -144,6 +164,7 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
               if (e.key === "Enter" && !e.shiftKey) onSubmit(e);
             }}
             rows={2}
+            autoFocus
             aria-disabled={blocked}
             placeholder={blocked ? "Waiting for the current turn…" : "Message the agent…"}
             className="min-h-[44px] flex-1 resize-y rounded-md border border-slate-300 bg-white px-3 py-2 text-sm dark:border-slate-700 dark:bg-slate-900"

@@ -73,6 +73,11 @@ export const AuditQuery = z
   })
   .strict();
 
+/** The same filters, for a download of every matching row (newest first, up to AUDIT_EXPORT_MAX_ROWS). */
+export const AuditExportQuery = AuditQuery.omit({ cursor: true, limit: true })
+  .extend({ format: z.enum(["csv", "json"]).default("csv") })
+  .strict();
+
 export const RoleChangeBody = z.object({ role: z.enum(ROLES), action: z.enum(["add", "remove"]) }).strict();
 
 export const CreateTeamBody = z

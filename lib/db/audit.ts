@@ -81,8 +81,10 @@ async function insertChained(entry: AuditEntry): Promise<void> {
  * commits with).
  */
 export async function insertAuditRow(tx: Tx, raw: AuditEntry, at = new Date()): Promise<void> {
-  // Hash exactly what is stored: the database layer strips NUL bytes and lone surrogates.
-  const entry = sanitizeDeep(raw);
+  // Hash exactly what is stored: details as the JSON column will hold them (a Date becomes its ISO string, an
+  // undefined key disappears), and the database layer strips NUL bytes and lone surrogates.
+  const details = raw.details === undefined || raw.details === null ? raw.details : (JSON.parse(JSON.stringify(raw.details)) as Record<string, unknown>);
+  const entry = sanitizeDeep({ ...raw, details });
   if (isPostgres()) await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${AUDIT_LOCK_KEY})`);
   const last = await tx.auditLog.findFirst({ orderBy: { seq: "desc" }, select: { hash: true } });
   const prevHash = last?.hash ?? GENESIS;
@@ -117,7 +119,8 @@ export async function exportAuditCheckpoint(): Promise<AuditCheckpoint | null> {
 }
 
 export type AuditFilter = {
-  actorId?: string;
+  /** One user id, or any of several (a partial e-mail search). */
+  actorId?: string | string[];
   sessionId?: string;
   toolName?: string;
   decision?: string;
@@ -130,7 +133,7 @@ export type AuditFilter = {
 export async function listAuditEntries({ filter = {}, cursor, limit = 50 }: { filter?: AuditFilter; cursor?: number; limit?: number }) {
   const rows = await getDb().auditLog.findMany({
     where: {
-      actorId: filter.actorId,
+      actorId: Array.isArray(filter.actorId) ? { in: filter.actorId } : filter.actorId,
       sessionId: filter.sessionId,
       toolName: filter.toolName,
       decision: filter.decision,

@@ -138,3 +138,9 @@ export async function findUserEmails({ userIds }: { userIds: string[] }): Promis
   const users = await getDb().user.findMany({ where: { id: { in: [...new Set(userIds)] } }, select: { id: true, email: true } });
   return new Map(users.map((u) => [u.id, u.email]));
 }
+
+/** Ids of users whose e-mail contains the text (e-mails are stored lower-case, so this is case-insensitive). */
+export async function findUserIdsByEmailPart({ part, limit = 200 }: { part: string; limit?: number }): Promise<string[]> {
+  const users = await getDb().user.findMany({ where: { email: { contains: part.toLowerCase() } }, select: { id: true }, take: limit });
+  return users.map((u) => u.id);
+}

@@ -42,6 +42,41 @@ test("the MCP servers view shows state, tools, the stderr tail and reconnects", 
   await page.screenshot({ path: "playwright-report/screens/mcp-servers.png", fullPage: true });
 });
 
+// Issue 14: a plugin's image is shown in the chat as an image (allowed by the page's CSP, actually decoded), its
+// resource link opens through the server, and neither the card nor the model's answer prints the base64.
+test("a plugin tool's image renders inline in the chat and its resource link goes through the server", async ({ page }) => {
+  await signInAs(page, "admin@example.com");
+  const current = await (await page.request.get("/api/policy")).json();
+  const document = {
+    ...current.document,
+    system: { ...current.document.system, mcp: { enabled: true, allowedServers: ["fx"] } },
+    mcpServers: [{ id: "fx", transport: { type: "stdio", command: process.execPath, args: [FIXTURE] }, allowedModes: ["coding"], timeoutMs: 10_000 }],
+  };
+  expect((await page.request.put("/api/policy", { data: { baseVersion: current.version, document } })).status()).toBe(200);
+  await page.goto("/admin/mcp");
+  await expect(page.getByTestId("mcp-server-fx")).toContainText("mcp__fx__picture");
+
+  await page.goto("/chat");
+  await page.getByRole("button", { name: /new chat/i }).first().click();
+  await expect(page).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
+  await page.getByLabel("Mode").selectOption("coding");
+  await expect(page.getByLabel("Mode")).toHaveValue("coding");
+  await page.getByLabel("Message").fill("/tool mcp__fx__picture {}");
+  await page.getByLabel("Message").press("Enter");
+  const card = page.getByTestId("tool-call").filter({ hasText: "mcp__fx__picture" }).last();
+  await expect(card).toBeVisible({ timeout: 20_000 });
+  await expect(card.locator("summary")).toContainText("done", { timeout: 20_000 });
+  await card.locator("summary").click();
+  const image = card.getByRole("img", { name: "image returned by the tool" });
+  await expect(image).toBeVisible();
+  await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(8);
+  const link = card.getByRole("link", { name: "readme.txt" });
+  await expect(link).toHaveAttribute("href", /^\/api\/mcp\/resource\?session=.+&server=fx&uri=fixture%3A%2F%2Fnotes%2Freadme.txt$/);
+  await expect(page.getByTestId("message-assistant").last()).not.toContainText("iVBORw0KGgo");
+  await expect(card).not.toContainText("iVBORw0KGgo");
+  await page.screenshot({ path: "playwright-report/screens/chat-mcp-image.png", fullPage: true });
+});
+
 test("an OpenClaw JSON5 import is previewed with its cell changes before it reaches the draft", async ({ page }) => {
   await signInAs(page, "admin@example.com");
   await page.goto("/admin/policy");

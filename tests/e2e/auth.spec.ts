@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { signInAs } from "./helpers";
+import { DEMO_PASSWORD, signInAs } from "./helpers";
 
 const cases = [
   { email: "admin@example.com", nav: ["Chat", "Approvals", "Admin"], hidden: [] as string[] },
@@ -34,8 +34,28 @@ test("a wrong password shows an error and no session", async ({ page }) => {
   await page.getByLabel("Password").fill("wrong-password");
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.locator("#login-error")).toContainText("Wrong e-mail or password");
+  // The e-mail stays as typed and the cursor waits in the password field.
+  await expect(page.getByLabel("E-mail")).toHaveValue("member@example.com");
+  await expect(page.getByLabel("Password")).toBeFocused();
   await page.goto("/chat");
   await expect(page).toHaveURL(/\/login/);
+});
+
+test("a signed-out deep link comes back after sign-in (and only to this site)", async ({ page }) => {
+  await page.goto("/admin/audit?user=member&action=session.created");
+  await expect(page).toHaveURL(/\/login\?next=/);
+  await page.getByLabel("E-mail").fill("admin@example.com");
+  await page.getByLabel("Password").fill(DEMO_PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/admin\/audit\?user=member&action=session\.created$/);
+  await expect(page.getByRole("form", { name: "Audit filters" }).getByLabel(/User/)).toHaveValue("member");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.goto("/login?next=//evil.example/x");
+  await page.getByLabel("E-mail").fill("member@example.com");
+  await page.getByLabel("Password").fill(DEMO_PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/chat/);
+  expect(new URL(page.url()).host).toBe(new URL(process.env.E2E_BASE_URL!).host);
 });
 
 test("sign out ends the session", async ({ page }) => {

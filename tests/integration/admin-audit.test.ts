@@ -75,6 +75,50 @@ describe.each(appTargets())("admin audit API (%s)", (_kind, app) => {
     expect([...seen].sort((a, b) => b - a)).toEqual(seen);
   });
 
+  it("finds a user by any part of the e-mail, case-insensitively", async () => {
+    const part = await admin.json<AuditPage>(`/api/audit?user=MEMBER&action=session.created&from=${encodeURIComponent(startedAt)}`);
+    expect(part.body.entries.map((e) => e.sessionId)).toEqual([...sessions].reverse());
+    const domain = await admin.json<AuditPage>(`/api/audit?user=${encodeURIComponent("@example.com")}&action=session.created&from=${encodeURIComponent(startedAt)}`);
+    expect(domain.body.entries).toHaveLength(5);
+    expect((await admin.json<AuditPage>(`/api/audit?user=ember@ex&action=session.created&from=${encodeURIComponent(startedAt)}`)).body.entries).toHaveLength(5);
+    expect((await admin.json<AuditPage>(`/api/audit?user=owner&action=session.created&from=${encodeURIComponent(startedAt)}`)).body.entries).toEqual([]);
+  });
+
+  it("exports what the filters match as CSV and JSON, audits the export, and is for admins only", async () => {
+    const query = `user=member&action=session.created&from=${encodeURIComponent(startedAt)}`;
+    const csv = await admin.fetch(`/api/audit/export?format=csv&${query}`);
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-type")).toContain("text/csv");
+    expect(csv.headers.get("content-disposition")).toMatch(/^attachment; filename="toolgate-audit-.+\.csv"$/);
+    const lines = (await csv.text()).trimEnd().split("\r\n");
+    expect(lines[0]).toBe("seq,at,action,actorEmail,actorId,sessionId,toolName,callId,decision,layer,rule,details");
+    expect(lines.slice(1).map((l) => l.split(",")[5])).toEqual([...sessions].reverse());
+    const json = await admin.json<{ entries: AuditPage["entries"]; truncated: boolean }>(`/api/audit/export?format=json&${query}`);
+    expect(json.body.truncated).toBe(false);
+    expect(json.body.entries.map((e) => e.sessionId)).toEqual([...sessions].reverse());
+    const exported = await admin.json<{ entries: Array<{ details: { format: string; rows: number } }> }>("/api/audit?action=audit.exported&limit=2");
+    expect(exported.body.entries.map((e) => e.details)).toEqual([expect.objectContaining({ format: "json", rows: 5 }), expect.objectContaining({ format: "csv", rows: 5 })]);
+    expect((await member.fetch(`/api/audit/export?${query}`)).status).toBe(403);
+    expect((await fetch(`${app.url}/api/audit/export?${query}`)).status).toBe(401);
+    expect((await admin.fetch("/api/audit/export?format=xml")).status).toBe(422);
+  });
+
+  it("a CSV cell a spreadsheet would run as a formula is defused", async () => {
+    // A hostile model names a tool "=1+2": the denial's audit row carries that name into the export.
+    const session = (await member.json("/api/sessions", { method: "POST", body: {} })).body.id as string;
+    const res = await member.fetch("/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ sessionId: session, message: { role: "user", parts: [{ type: "text", text: "/tool =1+2 {}" }] } }),
+    });
+    await readUiStream(res);
+    const page = await admin.json<{ entries: Array<{ toolName: string | null }> }>(`/api/audit?session=${session}&action=tool.call`);
+    expect(page.body.entries.map((e) => e.toolName)).toContain("=1+2");
+    const rows = (await (await admin.fetch(`/api/audit/export?format=csv&session=${session}&action=tool.call`)).text()).trimEnd().split("\r\n").slice(1);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row.split(",")[6]).toBe("'=1+2");
+  });
+
   it("rejects a bad filter with 422 naming it", async () => {
     const res = await admin.json("/api/audit?from=yesterday");
     expect(res.status).toBe(422);

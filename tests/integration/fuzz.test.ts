@@ -45,6 +45,7 @@ function routes(ids: { session: string }): Route[] {
     { method: "POST", path: "/api/policy/replay", body: () => ({ document: {}, limit: 5 }) },
     { method: "GET", path: "/api/policy/tools" },
     { method: "GET", path: "/api/audit", query: ["user", "session", "tool", "decision", "layer", "action", "from", "to", "cursor", "limit"] },
+    { method: "GET", path: "/api/audit/export", query: ["format", "user", "session", "tool", "decision", "layer", "action", "from", "to"] },
     { method: "POST", path: "/api/audit/verify" },
     { method: "GET", path: "/api/audit/checkpoint" },
     { method: "POST", path: "/api/sessions", body: () => ({ title: "fuzz" }) },

@@ -1,3 +1,4 @@
+import { Suspense } from "react";
 import { AuditLog } from "@/components/admin/audit-log";
 
 export const dynamic = "force-dynamic";
@@ -9,7 +10,9 @@ export default function AdminAuditPage() {
       <p className="max-w-3xl text-sm text-slate-600 dark:text-slate-400">
         Every gate decision, approval event and policy change, newest first. The log is append-only and hash-chained: “Verify chain” finds an edited or deleted row.
       </p>
-      <AuditLog />
+      <Suspense>
+        <AuditLog />
+      </Suspense>
     </main>
   );
 }

@@ -1,0 +1,39 @@
+// Issue 15, the composer: a new chat puts the cursor in the message box, and a send that never reaches the server
+// (offline: the request fails in the browser) keeps the text for a retry instead of losing it; the retry then works.
+// At desktop and phone width, light and dark.
+import { expect, test } from "@playwright/test";
+import { signInAs } from "./helpers";
+
+const SIZES = [
+  { name: "desktop", width: 1280, height: 800 },
+  { name: "phone", width: 390, height: 844 },
+];
+
+for (const scheme of ["light", "dark"] as const) {
+  for (const size of SIZES) {
+    test(`composer at ${size.name} width in ${scheme} mode: focus on a new chat, a failed send keeps the text`, async ({ browser }) => {
+      const ctx = await browser.newContext({ viewport: { width: size.width, height: size.height }, colorScheme: scheme });
+      const page = await ctx.newPage();
+      await signInAs(page, "member@example.com");
+      await page.getByRole("button", { name: /new chat/i }).first().click();
+      await expect(page).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
+      const box = page.getByLabel("Message");
+      await expect(box).toBeFocused();
+
+      await page.route("**/api/chat", (route) => route.abort("internetdisconnected"));
+      await page.keyboard.type("what time is it?");
+      await page.keyboard.press("Enter");
+      await expect(page.getByRole("alert").filter({ hasText: "Not sent" })).toContainText("Your message is back in the box");
+      await expect(box).toHaveValue("what time is it?");
+      await expect(page.getByTestId("message-user")).toHaveCount(0);
+      await page.screenshot({ path: `playwright-report/screens/chat-send-failed-${size.name}-${scheme}.png`, fullPage: false });
+
+      await page.unroute("**/api/chat");
+      await box.press("Enter");
+      await expect(page.getByTestId("message-assistant").last()).toBeVisible({ timeout: 20_000 });
+      await expect(page.getByTestId("message-user")).toHaveCount(1);
+      await expect(box).toHaveValue("");
+      await ctx.close();
+    });
+  }
+}
