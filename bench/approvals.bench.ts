@@ -67,9 +67,11 @@ async function ownSession(client: HttpClient): Promise<string> {
 
 /** Decision-to-event latency: decide on `decideOn`, observe on `observeOn`'s inbox stream. */
 async function decisionLatency(decideOn: RunningApp, observeOn: RunningApp, samples: number): Promise<Stats> {
+  // Four eyes: the member asks, an owner decides (an owner may not decide their own request).
+  const member = await signedIn(decideOn.url, "member@example.com");
   const ownerA = await signedIn(decideOn.url, "owner@example.com");
   const ownerB = await signedIn(observeOn.url, "owner@example.com");
-  const sessionId = await ownSession(ownerA);
+  const sessionId = await ownSession(member);
   const waiters = new Map<string, (t: number) => void>();
   const seen = new Map<string, number>();
   const conn = await sseConnection(observeOn.url, cookieOf(ownerB), (type, id) => {
@@ -82,7 +84,7 @@ async function decisionLatency(decideOn: RunningApp, observeOn: RunningApp, samp
   const out: number[] = [];
   try {
     for (let i = 0; i < samples + 10; i++) {
-      const req = await ownerA.json("/api/approvals", { method: "POST", body: { sessionId, toolName: "exec", callId: `bench-${Date.now()}-${i}`, args: { command: "rm -rf data" } } });
+      const req = await member.json("/api/approvals", { method: "POST", body: { sessionId, toolName: "exec", callId: `bench-${Date.now()}-${i}`, args: { command: "rm -rf data" } } });
       if (req.status !== 202) throw new Error(`request: ${req.status}`);
       const id = req.body.id as string;
       const arrived = new Promise<number>((resolve, reject) => {
@@ -210,10 +212,15 @@ export async function runApprovalsBench(): Promise<string> {
       "",
     );
 
-    const sub = await manySubscribers(one, SUBSCRIBERS);
+    // A fresh app: after the latency runs the heap has room to spare, which hides what each connection costs.
+    const freshUrl = newSqliteUrl();
+    prepareDatabase(freshUrl);
+    const fresh = await startApp({ databaseUrl: freshUrl });
+    apps.push(fresh);
+    const sub = await manySubscribers(fresh, SUBSCRIBERS);
     const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
     lines.push(
-      `Concurrent SSE subscribers on one instance (SQLite): ${sub.count} inbox streams opened in batches of 50 on separate sockets (${sub.connectSeconds.toFixed(1)} s to open all). Memory is the RSS of the server's process group, median of five readings.`,
+      `Concurrent SSE subscribers on one freshly started instance (SQLite): ${sub.count} inbox streams of one owner opened in batches of 50 on separate sockets (${sub.connectSeconds.toFixed(1)} s to open all). Memory is the RSS of the server's process group, median of five readings.`,
       "",
       "| Subscribers | RSS before | RSS with all open | per connection | one event reaches all | RSS after closing |",
       "|---:|---:|---:|---:|---:|---:|",

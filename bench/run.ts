@@ -46,7 +46,7 @@ async function main() {
   if (only.length > 0) {
     // A rerun section says when and where it was measured, since the header's date is the full run's.
     const stamp = `_Measured ${new Date().toISOString().slice(0, 10)} on ${cpus[0]?.model ?? "unknown CPU"}, ${cpus.length} cores, Node ${process.version}._\n`;
-    const markdown = sections.reduce((md, section) => spliceSection(md, `${section.trimEnd()}\n\n${stamp}`), readFileSync(file, "utf8"));
+    const markdown = sections.reduce((md, section) => spliceSection(md, `${section.trimEnd()}\n\n${stamp}\n`), readFileSync(file, "utf8"));
     writeFileSync(file, markdown);
     console.log(sections.join("\n"));
     return;

@@ -19,9 +19,22 @@ export async function currentClaim(): Promise<SessionClaim | null> {
   return { userId, sessionVersion: typeof session.user.sv === "number" ? session.user.sv : -1 };
 }
 
+// When one event fans out to many open streams of one user, each stream re-checks its claim at once: they share the
+// lookup already in flight (it started after the event arrived, so it is as fresh as one query each would be)
+// instead of sending one query per stream.
+const lookups = new Map<string, ReturnType<typeof getUserForSession>>();
+function lookupUser(userId: string): ReturnType<typeof getUserForSession> {
+  let lookup = lookups.get(userId);
+  if (!lookup) {
+    lookup = getUserForSession({ userId }).finally(() => lookups.delete(userId));
+    lookups.set(userId, lookup);
+  }
+  return lookup;
+}
+
 /** The user behind a claim, or null when the claim was revoked (or the user deactivated or deleted). */
 export async function userForClaim(claim: SessionClaim): Promise<CurrentUser | null> {
-  const found = await getUserForSession({ userId: claim.userId });
+  const found = await lookupUser(claim.userId);
   if (!found || found.disabled || found.sessionVersion !== claim.sessionVersion) return null;
   return found.user;
 }
