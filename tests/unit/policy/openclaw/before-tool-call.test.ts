@@ -78,3 +78,36 @@ describe("before_tool_call hook runner: first block wins", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
+
+// The same file's after_tool_call cases. The loop (lib/runs/calls.ts) calls runAfter with the canonical tool name
+// and the validated arguments: a non-object argument never reaches a hook here, the gate refuses it first
+// (INVALID_ARGUMENTS), where OpenClaw normalises it to {} for the hook ("normalizes non-object params").
+describe("pi-tools.before-tool-call.test.ts: after_tool_call hook integration", () => {
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  it("fires after_tool_call on successful execution", async () => {
+    const seen: unknown[] = [];
+    const hooks = new ToolHooks().onAfterToolCall((c) => void seen.push(c));
+    hooks.runAfter({ ...call({ path: "/tmp/file" }, "call-a1"), toolName: "read", ok: true, result: { content: [] }, durationMs: 3 });
+    await settle();
+    expect(seen).toEqual([expect.objectContaining({ toolName: "read", params: { path: "/tmp/file" }, ok: true, result: { content: [] }, durationMs: 3 })]);
+  });
+
+  it("fires after_tool_call on failed execution with error", async () => {
+    const seen: Array<{ ok: boolean; error?: string }> = [];
+    const hooks = new ToolHooks().onAfterToolCall((c) => void seen.push(c));
+    hooks.runAfter({ ...call({ cmd: "fail" }, "call-a2"), ok: false, error: "Error: kaboom", durationMs: 1 });
+    await settle();
+    expect(seen).toEqual([expect.objectContaining({ toolName: "exec", ok: false, error: expect.stringContaining("kaboom") })]);
+  });
+
+  it("does not fire after_tool_call when no hooks registered, and a failing after hook changes nothing", async () => {
+    const hooks = new ToolHooks();
+    expect(() => hooks.runAfter({ ...call({}, "call-a3"), ok: true, durationMs: 0 })).not.toThrow();
+    const failing = new ToolHooks().onAfterToolCall(() => {
+      throw new Error("after failed");
+    });
+    expect(() => failing.runAfter({ ...call({}, "call-a4"), ok: true, durationMs: 0 })).not.toThrow();
+    await settle();
+  });
+});
