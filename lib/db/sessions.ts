@@ -37,6 +37,14 @@ export async function listOwnedSessions({ ownerId, limit = 100, topLevelOnly = t
   });
 }
 
+/** The owner's newest untouched top-level session (default title, this mode, no message, no run), if any. */
+export async function findUntouchedSession({ ownerId, mode, title }: { ownerId: string; mode: string; title: string }): Promise<SessionRow | null> {
+  return getDb().chatSession.findFirst({
+    where: { ownerId, parentId: null, mode, title, activeRunId: null, messages: { none: {} }, runs: { none: {} } },
+    orderBy: { createdAt: "desc" },
+  });
+}
+
 /** A session's subagent sessions (children spawned by its runs), oldest first; only the owner's. */
 export async function listChildSessions({ parentId, ownerId }: { parentId: string; ownerId: string }): Promise<SessionRow[]> {
   return getDb().chatSession.findMany({ where: { parentId, ownerId }, orderBy: { createdAt: "asc" } });

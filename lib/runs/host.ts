@@ -13,7 +13,7 @@ import { beginTurn, runTurn, type TurnResult } from "./engine";
 import { resumeWhenReady } from "./resume";
 import { requestStop } from "./stop";
 import type { ModelChoice } from "./turn-setup";
-import { requireOwnedSession } from "./sessions";
+import { DEFAULT_TITLE, requireOwnedSession } from "./sessions";
 import { publicErrorMessage } from "@/lib/http/public-error";
 
 export async function startChatTurn({
@@ -55,7 +55,7 @@ export async function startChatTurn({
 
   const done = (async () => {
     try {
-      if (session.title === "New chat") await updateSessionTitle({ sessionId, title: text.slice(0, 60) });
+      if (session.title === DEFAULT_TITLE) await updateSessionTitle({ sessionId, title: text.slice(0, 60) });
       const result = await runTurn({ runId, sessionId, user, model: chosen, emit, workspaceRoot: config.workspaceRoot });
       if (result.status === "waiting_approval") void resumeWhenReady(runId, model);
       return result;

@@ -8,13 +8,16 @@ import { log } from "@/lib/log";
 import { appendAudit } from "@/lib/db/audit";
 import { listMessages } from "@/lib/db/messages";
 import { findActiveRun } from "@/lib/db/runs";
-import { createSession, findOwnedSession, findSessionById, listOwnedSessions, updateSessionMode } from "@/lib/db/sessions";
+import { createSession, findOwnedSession, findSessionById, findUntouchedSession, listOwnedSessions, updateSessionMode } from "@/lib/db/sessions";
 import { listSessionToolCalls } from "@/lib/db/tool-calls";
 import { findUserEmails } from "@/lib/db/users";
 import type { CurrentUser } from "@/lib/auth/guards";
 import { loadPolicyDocument } from "@/lib/catalog/policy-source";
 import { getSessionMode } from "./session-mode";
 import { toUIMessages } from "./transcript";
+
+/** The title a chat has until its first message names it (lib/runs/host.ts). */
+export const DEFAULT_TITLE = "New chat";
 
 /** Fail-closed: an unreadable stored policy grants chat_safe only, so transcripts stay readable while no switch to coding is allowed. */
 export async function grantedModesFor(user: CurrentUser): Promise<ToolMode[]> {
@@ -32,6 +35,16 @@ export async function createChatSession({ user, title }: { user: CurrentUser; ti
   const session = await createSession({ ownerId: user.id, mode, title });
   await appendAudit({ action: "session.created", actorId: user.id, sessionId: session.id, details: { mode } });
   return { id: session.id, mode, title: session.title, createdAt: session.createdAt };
+}
+
+/**
+ * "New chat" in the UI: an untouched chat the user already has (no message yet, the default mode) is opened again
+ * instead of leaving one more empty chat behind each click. The API's POST /api/sessions always creates.
+ */
+export async function openNewChatSession({ user }: { user: CurrentUser }) {
+  const mode = loadConfig().SESSION_DEFAULT_MODE as ToolMode;
+  const untouched = await findUntouchedSession({ ownerId: user.id, mode, title: DEFAULT_TITLE });
+  return untouched ? { id: untouched.id, mode, title: untouched.title, createdAt: untouched.createdAt } : createChatSession({ user });
 }
 
 export async function requireOwnedSession({ user, sessionId }: { user: CurrentUser; sessionId: string }) {

@@ -37,3 +37,31 @@ for (const scheme of ["light", "dark"] as const) {
     });
   }
 }
+
+test("New chat does not leave empty chats behind: an untouched chat is opened again, a used one is not", async ({ browser }) => {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await signInAs(page, "member@example.com");
+  // The button posts a server action that redirects; wait for that answer, not just for a /chat/<id> URL (the page
+  // may already be on one).
+  const newChat = async () => {
+    const answered = page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname.startsWith("/chat"));
+    await page.getByRole("button", { name: /new chat/i }).first().click();
+    await answered;
+    await page.waitForLoadState();
+    await expect(page).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
+    return page.url();
+  };
+  const first = await newChat();
+  const count = await page.getByRole("complementary", { name: "Chat sessions" }).getByRole("link").count();
+  expect(await newChat()).toBe(first);
+  expect(await newChat()).toBe(first);
+  await expect(page.getByRole("complementary", { name: "Chat sessions" }).getByRole("link")).toHaveCount(count);
+  await page.getByLabel("Message").fill("what time is it?");
+  await page.getByLabel("Message").press("Enter");
+  await expect(page.getByTestId("message-assistant").last()).toBeVisible({ timeout: 20_000 });
+  await page.getByRole("button", { name: /new chat/i }).first().click();
+  await expect(page).not.toHaveURL(first);
+  await expect(page).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
+  await ctx.close();
+});

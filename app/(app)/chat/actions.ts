@@ -2,12 +2,12 @@
 import { redirect } from "next/navigation";
 import { revalidatePath } from "next/cache";
 import { requireUser } from "@/lib/auth/guards";
-import { changeSessionMode, createChatSession } from "@/lib/runs/sessions";
+import { changeSessionMode, openNewChatSession } from "@/lib/runs/sessions";
 import { isAppError } from "@/lib/errors";
 
 export async function newChatAction() {
   const user = await requireUser();
-  const session = await createChatSession({ user });
+  const session = await openNewChatSession({ user });
   redirect(`/chat/${session.id}`);
 }
 
