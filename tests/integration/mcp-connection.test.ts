@@ -151,7 +151,7 @@ describe("syncMcpTools", () => {
 
   it("registers a configured, allowed server's tools as plugin tools, with admin-chosen modes", async () => {
     await syncMcpTools(parseDoc({ ...enabled, mcpServers: [server] }), registry);
-    expect(names()).toEqual(["mcp__fx-sync__add", "mcp__fx-sync__crash", "mcp__fx-sync__delete_everything", "mcp__fx-sync__echo", "mcp__fx-sync__grow", "mcp__fx-sync__hang"]);
+    expect(names()).toEqual(["mcp__fx-sync__add", "mcp__fx-sync__crash", "mcp__fx-sync__delete_everything", "mcp__fx-sync__echo", "mcp__fx-sync__grow", "mcp__fx-sync__hang", "mcp__fx-sync__picture"]);
     expect(registry.meta().find((m) => m.name === "mcp__fx-sync__add")).toEqual({ name: "mcp__fx-sync__add", group: "plugin", allowedModes: ["coding"], ownerOnly: false, pluginId: "fx-sync" });
     expect(registry.getEffectiveModes("mcp__fx-sync__hang")).toEqual([]);
     await expect(registry.get("mcp__fx-sync__add")!.execute({ a: 20, b: 22 }, { callId: "c" })).resolves.toBe("42");
