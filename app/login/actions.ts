@@ -1,6 +1,7 @@
 "use server";
 import { AuthError } from "next-auth";
 import { signIn, signOut, ThrottledSignIn } from "@/lib/auth/auth";
+import { safeRedirectPath } from "@/lib/http/request-guard";
 
 /** `email` comes back with an error so the form keeps what was typed (React resets a form after its action). */
 export type LoginState = { error?: string; email?: string };
@@ -13,7 +14,7 @@ export async function loginAction(_prev: LoginState, formData: FormData): Promis
       email: formData.get("email"),
       password: formData.get("password"),
       // Only same-site paths: an open redirect would let a link send people elsewhere after sign-in.
-      redirectTo: next.startsWith("/") && !next.startsWith("//") ? next : "/chat",
+      redirectTo: safeRedirectPath(next),
     });
     return {};
   } catch (error) {

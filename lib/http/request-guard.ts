@@ -46,3 +46,19 @@ export function assertStateChangeAllowed(request: Request): void {
   if (hasBody(request.headers) && !isJsonContentType(request.headers))
     throw new AppError("UNSUPPORTED_MEDIA_TYPE", "state-changing requests must send their body as Content-Type: application/json");
 }
+
+const LOCAL = "http://toolgate.invalid";
+
+/**
+ * Where to send someone after sign-in: a path of this site, or /chat. Parsed as a URL, not checked as text, because
+ * browsers read "/\evil.example" (and tabs or newlines inside it) as "//evil.example", another site.
+ */
+export function safeRedirectPath(next: unknown, fallback = "/chat"): string {
+  if (typeof next !== "string" || !next.startsWith("/")) return fallback;
+  try {
+    const url = new URL(next, LOCAL);
+    return url.origin === LOCAL && !url.pathname.startsWith("//") ? `${url.pathname}${url.search}` : fallback;
+  } catch {
+    return fallback;
+  }
+}

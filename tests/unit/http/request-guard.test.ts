@@ -1,6 +1,6 @@
 // CSRF guard and body helpers, without a server: the integration and browser tests cover them end to end.
 import { describe, expect, it } from "vitest";
-import { assertStateChangeAllowed, isSameOrigin } from "@/lib/http/request-guard";
+import { assertStateChangeAllowed, isSameOrigin, safeRedirectPath } from "@/lib/http/request-guard";
 import { jsonDepthExceeds, readBodyText, readJsonBody } from "@/lib/http/body";
 import { sanitizeDeep, sanitizeText } from "@/lib/text-sanitize";
 import { redactHostPaths, publicErrorMessage } from "@/lib/http/public-error";
@@ -78,5 +78,21 @@ describe("public error text", () => {
     expect(publicErrorMessage(new AppError("NOT_FOUND", "no such file /srv/x/y")).message).toBe("no such file <path>");
     // Our own wording is not mistaken for SQL.
     expect(publicErrorMessage(new AppError("FORBIDDEN", "select a mode you were granted; update it in settings")).message).toMatch(/^select a mode/);
+  });
+});
+
+describe("safeRedirectPath (after sign-in)", () => {
+  it.each([
+    ["/admin/audit?user=member", "/admin/audit?user=member"],
+    ["/chat/abc", "/chat/abc"],
+    ["//evil.example/x", "/chat"],
+    ["/\\evil.example/x", "/chat"],
+    ["/\t/evil.example", "/chat"],
+    ["https://evil.example/", "/chat"],
+    ["javascript:alert(1)", "/chat"],
+    ["", "/chat"],
+    [undefined, "/chat"],
+  ])("%s → %s", (next, expected) => {
+    expect(safeRedirectPath(next)).toBe(expected);
   });
 });
