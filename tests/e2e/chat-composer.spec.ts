@@ -65,3 +65,28 @@ test("New chat does not leave empty chats behind: an untouched chat is opened ag
   await expect(page).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
   await ctx.close();
 });
+
+for (const scheme of ["light", "dark"] as const) {
+  test(`on a phone (${scheme}) the chat list folds away behind a toggle; on a desktop it is always shown`, async ({ browser }) => {
+    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: scheme });
+    const page = await ctx.newPage();
+    await signInAs(page, "member@example.com");
+    await page.getByRole("button", { name: /new chat/i }).first().click();
+    await expect(page).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
+    const list = page.getByRole("complementary", { name: "Chat sessions" });
+    const toggle = list.getByRole("button", { name: /^Chats \(\d+\)$/ });
+    await expect(toggle).toHaveAttribute("aria-expanded", "false");
+    await expect(list.getByRole("link").first()).toBeHidden();
+    // The conversation has the screen: the composer sits in the lower half, the aside takes a strip at the top.
+    expect((await list.boundingBox())!.height).toBeLessThan(100);
+    await page.screenshot({ path: `playwright-report/screens/chat-phone-folded-${scheme}.png` });
+    await toggle.click();
+    await expect(list.getByRole("button", { name: "Hide chats" })).toHaveAttribute("aria-expanded", "true");
+    await expect(list.getByRole("link").first()).toBeVisible();
+    await page.screenshot({ path: `playwright-report/screens/chat-phone-open-${scheme}.png` });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await expect(list.getByRole("link").first()).toBeVisible();
+    await expect(list.getByRole("button", { name: /Chats|Hide chats/ })).toBeHidden();
+    await ctx.close();
+  });
+}
