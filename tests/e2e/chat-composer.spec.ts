@@ -57,6 +57,9 @@ test("New chat does not leave empty chats behind: an untouched chat is opened ag
   expect(await newChat()).toBe(first);
   expect(await newChat()).toBe(first);
   await expect(page.getByRole("complementary", { name: "Chat sessions" }).getByRole("link")).toHaveCount(count);
+  // A fresh load of that chat, so typing does not race the redirect's re-render.
+  await page.goto(first);
+  await expect(page.getByLabel("Message")).toBeFocused();
   await page.getByLabel("Message").fill("what time is it?");
   await page.getByLabel("Message").press("Enter");
   await expect(page.getByTestId("message-assistant").last()).toBeVisible({ timeout: 20_000 });
