@@ -1,16 +1,5 @@
 import type { NextConfig } from "next";
-
-// Headers on every response. Pages get their CSP (with a nonce) from proxy.ts; everything the proxy does
-// not render (API JSON and streams, static files, prefetches) gets a CSP that allows nothing and no framing.
-const common = [
-  { key: "X-Content-Type-Options", value: "nosniff" },
-  { key: "X-Frame-Options", value: "DENY" },
-  { key: "Referrer-Policy", value: "same-origin" },
-  { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()" },
-  { key: "Cross-Origin-Opener-Policy", value: "same-origin" },
-];
-// `sandbox` too: a response opened as a page (an MCP resource, a JSON body) runs nothing and has no origin.
-const lockedCsp = { key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'; sandbox" };
+import { COMMON_HEADERS, LOCKED_CSP } from "./lib/http/security-headers";
 
 const nextConfig: NextConfig = {
   // Native and driver packages stay as runtime requires instead of being bundled.
@@ -25,9 +14,9 @@ const nextConfig: NextConfig = {
   },
   async headers() {
     return [
-      { source: "/:path*", headers: common },
-      { source: "/api/:path*", headers: [lockedCsp] },
-      { source: "/_next/:path*", headers: [lockedCsp] },
+      { source: "/:path*", headers: COMMON_HEADERS },
+      { source: "/api/:path*", headers: [LOCKED_CSP] },
+      { source: "/_next/:path*", headers: [LOCKED_CSP] },
     ];
   },
 };

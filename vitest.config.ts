@@ -12,7 +12,7 @@ const alias = {
  * Integration files split by what they share. Files that test the apps global-setup starts (they reach them
  * through appTargets() / inject("apps")) share those apps and their databases, and some change the global
  * policy: they run one at a time ("integration"). Every other file makes its own databases and servers
- * ("integration-isolated"); npm test runs that project in a second process beside the first.
+ * ("integration-isolated"), two files at a time; npm test runs that project beside the first.
  */
 const integrationFiles = fs
   .readdirSync(path.join(__dirname, "tests/integration"))
@@ -39,7 +39,8 @@ export default defineConfig({
       },
       {
         resolve: { alias },
-        test: { name: "integration-isolated", include: isolatedFiles, ...integration },
+        // Each of these files makes its own databases and servers, so two run at once (each in its own process).
+        test: { name: "integration-isolated", include: isolatedFiles, ...integration, fileParallelism: true, maxWorkers: 2 },
       },
     ],
   },

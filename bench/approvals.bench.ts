@@ -31,7 +31,7 @@ function cookieOf(client: HttpClient): string {
 }
 
 /** A raw SSE connection (own socket) that reports `approval.*` events by approval id. */
-function sseConnection(baseUrl: string, cookie: string, onEvent: (type: string, id: string) => void): Promise<{ close: () => void }> {
+export function sseConnection(baseUrl: string, cookie: string, onEvent: (type: string, id: string) => void): Promise<{ close: () => void }> {
   return new Promise((resolve, reject) => {
     const req = http.get(`${baseUrl}/api/approvals/stream`, { headers: { cookie, accept: "text/event-stream" }, agent: false }, (res) => {
       if (res.statusCode !== 200) return reject(new Error(`SSE status ${res.statusCode}`));
@@ -125,7 +125,7 @@ function groupRss(pid: number): number {
   return total;
 }
 
-async function settleRss(pid: number): Promise<number> {
+export async function settleRss(pid: number): Promise<number> {
   // RSS moves with GC; take the median of a few readings over two seconds.
   const readings: number[] = [];
   for (let i = 0; i < 5; i++) {
@@ -135,7 +135,7 @@ async function settleRss(pid: number): Promise<number> {
   return readings.sort((a, b) => a - b)[2]!;
 }
 
-async function manySubscribers(app: RunningApp, count: number) {
+export async function manySubscribers(app: RunningApp, count: number, batchSize = 50) {
   const owner = await signedIn(app.url, "owner@example.com");
   const cookie = cookieOf(owner);
   const sessionId = await ownSession(owner);
@@ -147,9 +147,9 @@ async function manySubscribers(app: RunningApp, count: number) {
   let done: (() => void) | null = null;
   const conns: Array<{ close: () => void }> = [];
   const t0 = performance.now();
-  for (let i = 0; i < count; i += 50) {
+  for (let i = 0; i < count; i += batchSize) {
     const batch = await Promise.all(
-      Array.from({ length: Math.min(50, count - i) }, () =>
+      Array.from({ length: Math.min(batchSize, count - i) }, () =>
         sseConnection(app.url, cookie, (type, id) => {
           if (type !== "approval.requested") return;
           received.set(id, (received.get(id) ?? 0) + 1); // counted before the request's answer names the id
@@ -167,7 +167,7 @@ async function manySubscribers(app: RunningApp, count: number) {
   const req = await owner.json("/api/approvals", { method: "POST", body: { sessionId, toolName: "exec", callId: `fanout-${Date.now()}`, args: { command: "rm -rf data" } } });
   target = req.body.id;
   if (received.get(target!) === count) done!();
-  await Promise.race([allReceived, new Promise((_, reject) => setTimeout(() => reject(new Error(`fan-out incomplete: ${received.get(target!) ?? 0}/${count}`)), 30_000))]);
+  await Promise.race([allReceived, new Promise((_, reject) => setTimeout(() => reject(new Error(`fan-out incomplete: ${received.get(target!) ?? 0}/${count}`)), 60_000))]);
   const fanOutMs = performance.now() - tFan;
   for (const c of conns) c.close();
   await new Promise((r) => setTimeout(r, 1_000));

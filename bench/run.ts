@@ -6,13 +6,19 @@ import { runPolicyBench } from "./policy.bench";
 import { runAgentBench } from "./agent.bench";
 import { runApprovalsBench } from "./approvals.bench";
 import { runExecBench } from "./exec.bench";
+import { runSseBench } from "./sse.bench";
+import { runClusterBench } from "./cluster.bench";
 
 const BENCHES: Array<[string, () => Promise<string>]> = [
   ["policy", runPolicyBench],
   ["agent", runAgentBench],
   ["approvals", runApprovalsBench],
   ["exec", runExecBench],
+  ["sse", runSseBench],
+  ["cluster", runClusterBench],
 ];
+/** Long runs (10,000 streams; three instances behind nginx): only when named, e.g. `npm run bench:cluster`. */
+const OPT_IN = new Set(["sse", "cluster"]);
 
 /** Replaces one "## " section of an existing BENCHMARKS.md (matched by its heading), or appends it. */
 function spliceSection(markdown: string, section: string): string {
@@ -39,7 +45,7 @@ async function main() {
   ].join("\n");
   const sections: string[] = [];
   for (const [name, run] of BENCHES) {
-    if (only.length > 0 && !only.includes(name)) continue;
+    if (only.length > 0 ? !only.includes(name) : OPT_IN.has(name)) continue;
     console.error(`running ${name}…`);
     sections.push(await run());
   }
@@ -51,7 +57,11 @@ async function main() {
     console.log(sections.join("\n"));
     return;
   }
-  const markdown = `${header}\n${sections.join("\n")}`;
+  // Sections this run did not produce (the opt-in ones) stay as they were measured.
+  const kept = readFileSync(file, "utf8")
+    .split(/\n(?=## )/)
+    .filter((part) => part.startsWith("## ") && !sections.some((section) => section.startsWith(`${part.split("\n", 1)[0]}\n`)));
+  const markdown = `${header}\n${[...sections, ...kept.map((part) => `${part.trimEnd()}\n`)].join("\n")}`;
   console.log(markdown);
   writeFileSync(file, markdown);
 }

@@ -9,7 +9,7 @@ function PendingBadge() {
   const count = usePendingCount(true);
   if (count === 0) return null;
   return (
-    <span data-testid="nav-pending-count" className="ml-1 rounded-full bg-amber-500 px-1.5 text-xs font-semibold text-white">
+    <span data-testid="nav-pending-count" className="ml-1 rounded-full bg-amber-700 px-1.5 text-xs font-semibold text-white">
       {count}
       <span className="sr-only"> pending</span>
     </span>
@@ -19,7 +19,7 @@ function PendingBadge() {
 export function AppNav({ items }: { items: NavItem[] }) {
   const pathname = usePathname();
   return (
-    <nav aria-label="Main" className="flex gap-1">
+    <nav aria-label="Main" className="flex flex-wrap gap-1">
       {items.map((item) => {
         const active = pathname === item.href || pathname.startsWith(`${item.href}/`);
         return (

@@ -6,10 +6,10 @@ import { useEffect, useRef } from "react";
  * Last-Event-ID, so the server replays what was missed. `onOpen` runs on every (re)connection, which is
  * the moment to refetch current state.
  */
-export function useEventSource(url: string | null, onEvent: (type: string, data: unknown) => void, onOpen?: () => void) {
-  const handlers = useRef({ onEvent, onOpen });
+export function useEventSource(url: string | null, onEvent: (type: string, data: unknown) => void, onOpen?: () => void, onError?: () => void) {
+  const handlers = useRef({ onEvent, onOpen, onError });
   useEffect(() => {
-    handlers.current = { onEvent, onOpen };
+    handlers.current = { onEvent, onOpen, onError };
   });
   useEffect(() => {
     if (!url) return;
@@ -23,9 +23,11 @@ export function useEventSource(url: string | null, onEvent: (type: string, data:
       }
       handlers.current.onEvent(e.type, data);
     };
-    const types = ["approval.requested", "approval.resolved", "approval.expired", "run.updated", "call.updated", "message"];
+    const types = ["approval.requested", "approval.resolved", "approval.expired", "run.updated", "call.updated", "session.updated", "account.changed", "message"];
     types.forEach((t) => source.addEventListener(t, listener as EventListener));
     source.onopen = () => handlers.current.onOpen?.();
+    // A dropped or refused connection (the browser retries a dropped one by itself; a refused one stays closed).
+    source.onerror = () => handlers.current.onError?.();
     return () => source.close();
   }, [url]);
 }

@@ -48,11 +48,15 @@ const ConfigSchema = z.object({
   APPROVAL_TTL_SECONDS: z.coerce.number().int().min(5).max(86_400).default(300),
   /** How long a run's lease lasts without a heartbeat before another instance fails the run as abandoned. */
   RUN_LEASE_SECONDS: z.coerce.number().int().min(2).max(3_600).default(30),
+  /** The event tailer's safety poll (events another instance committed reach this one by NOTIFY at once). */
+  EVENT_POLL_MS: z.coerce.number().int().min(100).max(600_000).default(2_000),
   // Key of the audit chain's HMAC and checkpoint signatures; never AUTH_SECRET (see lib/db/audit-key.ts).
   AUDIT_KEY: z.string().min(32, "must be at least 32 characters").optional(),
   // Session cookies: short-lived, renewed while in use (sliding), revocable through the user's session version.
   SESSION_MAX_AGE_SECONDS: z.coerce.number().int().min(300).max(30 * 86_400).default(8 * 3600),
   SIGNIN_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(10),
+  /** Proxies in front of the app whose X-Forwarded-For is trusted (scripts/server.mjs applies it to every request). */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   CHAT_TURNS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
   APPROVAL_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
   // Four eyes: by default an owner cannot decide an approval they requested themselves.

@@ -9,4 +9,5 @@ await ensureDependencies();
 ensureAuthSecret();
 generateClients();
 await ensureBuild();
-run(path.join(root, "node_modules/.bin/tsx"), ["--conditions=react-server", "bench/run.ts"]);
+// `npm run bench -- sse` (or `npm run bench:cluster`) runs named sections only and splices them into BENCHMARKS.md.
+run(path.join(root, "node_modules/.bin/tsx"), ["--conditions=react-server", "bench/run.ts", ...process.argv.slice(2)]);

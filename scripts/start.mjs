@@ -3,7 +3,7 @@
 // configuration, prepare the database (migrations + demo users on the embedded SQLite), build when the sources
 // changed since the last build, and serve on PORT (default 3000). Each phase prints its elapsed time. Running it
 // again keeps data and skips what is already done.
-import { ensureAuthSecret, ensureBubblewrap, ensureBuild, ensureDependencies, generateClients, log, migrate, nextBin, phase, run, tsx } from "./lib/bootstrap.mjs";
+import { ensureAuthSecret, ensureBubblewrap, ensureBuild, ensureDependencies, generateClients, log, migrate, phase, run, tsx } from "./lib/bootstrap.mjs";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 await ensureDependencies();
@@ -18,4 +18,4 @@ phase("seed", () => tsx("scripts/seed.ts"));
 await ensureBuild();
 const port = process.env.PORT || "3000";
 log(`▶ serve on http://localhost:${port}`);
-run(nextBin(), ["start", "-p", port]);
+run(process.execPath, ["scripts/server.mjs", "-p", port]);

@@ -2,11 +2,12 @@
 // `npm test`: the whole suite on a fresh clone. Lock check, then type check, lint and unit tests side by side
 // with the production build (skipped when the sources match the last build), then integration tests against the
 // running app on SQLite (and PostgreSQL when TEST_DATABASE_URL_PG is set), then browser tests in Debian's
-// Chromium. Ends with one "N passed, N failed" line. Steps that can overlap do (two cores): see below.
+// Chromium (installed while the build runs). Ends with one "N passed, N failed" line. Steps that can overlap do
+// (two cores): see below.
 // `npm run test:fast` (--fast): lock check, types, lint and unit tests only.
 import fs from "node:fs";
 import path from "node:path";
-import { ensureBubblewrap, ensureBuild, ensureDependencies, generateClients, log, phase, root, run, runAsync, which } from "./lib/bootstrap.mjs";
+import { ensureBubblewrap, ensureBuild, ensureDependencies, generateClients, log, phase, root, runAsync, which } from "./lib/bootstrap.mjs";
 
 const fast = process.argv.includes("--fast");
 process.env.NEXT_TELEMETRY_DISABLED = "1";
@@ -15,13 +16,14 @@ delete process.env.DATABASE_URL; // tests choose their own databases
 const bin = (name) => path.join(root, "node_modules/.bin", name);
 const results = path.join(root, "test-results");
 
-function ensureChromium() {
+/** Debian's Chromium for the browser tests: installed (apt-get, as root) while the build runs, when missing. */
+async function ensureChromium() {
   const wanted = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
   if (fs.existsSync(wanted)) return wanted;
   if (process.getuid?.() === 0 && which("apt-get")) {
     log("installing Debian's chromium for the browser tests (apt-get)…");
-    run("apt-get", ["update", "-qq"], { allowFail: true });
-    run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "chromium"], { env: { DEBIAN_FRONTEND: "noninteractive" } });
+    await runAsync("apt-get", ["update", "-qq"], { allowFail: true, capture: true });
+    await runAsync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "chromium"], { allowFail: true, capture: true, env: { DEBIAN_FRONTEND: "noninteractive" } });
     if (fs.existsSync(wanted)) return wanted;
   }
   throw new Error(
@@ -84,6 +86,8 @@ const checks = Promise.all([
   step("lint", () => runAsync(bin("eslint"), ["."], { allowFail: true, capture: true })),
   step("unit tests", vitest("unit", true), () => countVitest(`${results}/unit.json`)),
 ]);
+const chromiumReady = fast ? Promise.resolve(null) : ensureChromium();
+chromiumReady.catch(() => undefined); // awaited (and reported) before the browser tests
 const build = fast
   ? Promise.resolve(null)
   : ensureBuild({ allowFail: true }).then((status) => {
@@ -93,23 +97,20 @@ const build = fast
 const [, built] = await Promise.all([checks, build]);
 
 if (built === 0) {
-  // Files on the shared apps run one at a time; the files that make their own databases and servers run in a
-  // second process beside them (vitest runs projects one after the other, so two processes, not two projects).
+  // The integration files on the shared apps run one at a time; the files that make their own databases and
+  // servers run in a second process beside them (vitest runs projects one after the other, so two processes).
+  const chromium = await chromiumReady.catch((error) => {
+    console.error(`[toolgate] ${error.message}`);
+    failedSteps.push("browser tests (no Chromium)");
+    return null;
+  });
   await Promise.all([
     step("integration tests (shared apps)", vitest("integration"), () => countVitest(`${results}/integration.json`)),
     step("integration tests (isolated)", vitest("integration-isolated", true), () => countVitest(`${results}/integration-isolated.json`)),
   ]);
-  let chromium;
-  try {
-    chromium = ensureChromium();
-  } catch (error) {
-    console.error(`[toolgate] ${error.message}`);
-    failedSteps.push("browser tests (no Chromium)");
-  }
+  // After them, not beside: run together, the latency checks of both (MCP turn latency, live tabs) missed on two cores.
   if (chromium) {
-    await step("browser tests", () => runAsync(bin("playwright"), ["test"], { allowFail: true, env: { CHROMIUM_PATH: chromium } }), () =>
-      countPlaywright(`${results}/e2e.json`),
-    );
+    await step("browser tests", () => runAsync(bin("playwright"), ["test"], { allowFail: true, env: { CHROMIUM_PATH: chromium } }), () => countPlaywright(`${results}/e2e.json`));
   }
 }
 

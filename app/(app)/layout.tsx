@@ -1,7 +1,10 @@
-import type { ReactNode } from "react";
+import { Suspense, type ReactNode } from "react";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
+import { AccountLive } from "@/components/account-live";
 import { AppNav, type NavItem } from "@/components/app-nav";
+import { LiveEvents } from "@/components/live-events";
+import { RedirectNotice } from "@/components/redirect-notice";
 import { getCurrentUser, hasRole } from "@/lib/auth/guards";
 import { logoutAction } from "@/app/login/actions";
 
@@ -18,25 +21,31 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
   if (hasRole(user, "admin")) items.push({ href: "/admin", label: "Admin" });
   return (
     // The shell fills the viewport; pages scroll inside it (the chat keeps its composer in view).
-    <div className="flex h-dvh flex-col">
-      <header className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1 border-b border-slate-200 px-4 py-2 dark:border-slate-800">
-        <div className="flex items-center gap-4">
-          <span className="font-semibold tracking-tight">Toolgate</span>
-          <AppNav items={items} />
-        </div>
-        <div className="flex items-center gap-3 text-sm">
-          <span data-testid="current-user" className="text-slate-600 dark:text-slate-400">
-            <span className="max-sm:sr-only">{user.email}</span> <span className="sr-only">roles:</span>
-            <span className="ml-1 rounded bg-slate-100 px-1.5 py-0.5 text-xs dark:bg-slate-800">{user.roles.join(", ")}</span>
-          </span>
-          <form action={logoutAction}>
-            <button type="submit" className="rounded-md border border-slate-300 px-2 py-1 dark:border-slate-700">
-              Sign out
-            </button>
-          </form>
-        </div>
-      </header>
-      <div className="flex min-h-0 flex-1 flex-col overflow-y-auto">{children}</div>
-    </div>
+    <LiveEvents>
+      <div className="flex h-dvh flex-col">
+        <AccountLive />
+        <header className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1 border-b border-slate-200 px-4 py-2 dark:border-slate-800">
+          <div className="flex items-center gap-4">
+            <span className="font-semibold tracking-tight">Toolgate</span>
+            <AppNav items={items} />
+          </div>
+          <div className="flex items-center gap-3 text-sm">
+            <span data-testid="current-user" className="text-slate-600 dark:text-slate-400">
+              <span className="max-sm:sr-only">{user.email}</span> <span className="sr-only">roles:</span>
+              <span className="ml-1 rounded bg-slate-100 px-1.5 py-0.5 text-xs dark:bg-slate-800">{user.roles.join(", ")}</span>
+            </span>
+            <form action={logoutAction}>
+              <button type="submit" className="rounded-md border border-slate-300 px-2 py-1 dark:border-slate-700">
+                Sign out
+              </button>
+            </form>
+          </div>
+        </header>
+        <Suspense fallback={null}>
+          <RedirectNotice />
+        </Suspense>
+        <div className="flex min-h-0 flex-1 flex-col overflow-y-auto">{children}</div>
+      </div>
+    </LiveEvents>
   );
 }

@@ -6,15 +6,20 @@ import { providerLoginAction } from "./actions";
 
 export const dynamic = "force-dynamic";
 
-export default async function LoginPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
+export default async function LoginPage({ searchParams }: { searchParams: Promise<{ next?: string; ended?: string }> }) {
   if (await getCurrentUser()) redirect("/chat");
-  const { next = "/chat" } = await searchParams;
+  const { next = "/chat", ended } = await searchParams;
   const providers = enabledProviders();
   return (
     <main className="flex min-h-screen items-center justify-center p-4">
       <div className="w-full max-w-sm rounded-xl border border-slate-200 p-6 shadow-sm dark:border-slate-800">
         <h1 className="text-2xl font-semibold">Sign in to Toolgate</h1>
         <p className="mt-1 mb-6 text-sm text-slate-600 dark:text-slate-400">Chat with an agent whose every tool is governed by policy.</p>
+        {ended ? (
+          <p role="status" data-testid="session-ended" className="mb-4 rounded-md bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
+            You were signed out: your session ended (an admin changed your account, or it was ended elsewhere). Sign in again if you still may.
+          </p>
+        ) : null}
         <LoginForm next={next} />
         {providers.length > 0 ? (
           <div className="mt-6 space-y-2 border-t border-slate-200 pt-4 dark:border-slate-800">

@@ -29,3 +29,15 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   }
   return body as T;
 }
+
+/** The issues an error names by path (the server's VALIDATION_FAILED details), for markers in the JSON editor. */
+export function issuesOf(error: unknown): Array<{ path: string; message: string }> {
+  if (!(error instanceof ApiError)) return [];
+  const issues = (error.details as { issues?: unknown } | undefined)?.issues;
+  if (!Array.isArray(issues)) return [];
+  return issues.flatMap((issue: unknown) => {
+    const { path, message } = (issue ?? {}) as { path?: unknown; message?: unknown };
+    const text = Array.isArray(path) ? path.map(String).join(".") : typeof path === "string" ? path : undefined;
+    return text !== undefined && typeof message === "string" ? [{ path: text, message }] : [];
+  });
+}

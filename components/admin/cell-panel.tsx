@@ -13,6 +13,7 @@ const OUTCOME_STYLE = {
 } as const;
 
 function layerName(layer: string): string {
+  if (layer === "exec") return "exec settings (security, ask)";
   return LAYER_LABELS[layer as LayerId] ?? layer;
 }
 
@@ -50,7 +51,7 @@ export function CellPanel({ selected, cell, flip, onClose }: { selected?: Select
           </>
         )}
       </dl>
-      <p>{cell.reason}</p>
+      <p data-testid="cell-reason">{cell.reason}</p>
       <div>
         <h3 className="mb-1 font-semibold">Chain</h3>
         <ol className="space-y-0.5">

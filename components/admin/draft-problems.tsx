@@ -1,11 +1,12 @@
-// What is wrong with the draft, as you type: JSON syntax, schema issues with paths, refused overrides (errors),
-// unknown tool names and plugin-only allow lists (warnings).
+// What is wrong with the draft, as you type: JSON syntax (with line and column), schema issues with paths, refused
+// overrides and deny lists naming nothing (errors), unknown names in allow lists and plugin-only allow lists (warnings).
 import type { DraftState } from "./use-policy-draft";
 
 export function DraftProblems({ draft }: { draft: DraftState }) {
   const issues = draft.check?.issues ?? [];
   const warnings = draft.check?.warnings ?? [];
-  if (!draft.jsonError && issues.length === 0 && warnings.length === 0) {
+  const unknownDenies = draft.check?.unknownDenies ?? [];
+  if (!draft.jsonError && issues.length === 0 && warnings.length === 0 && unknownDenies.length === 0) {
     return <p className="text-sm text-emerald-700 dark:text-emerald-300" role="status">✓ The draft is valid.</p>;
   }
   return (
@@ -18,6 +19,20 @@ export function DraftProblems({ draft }: { draft: DraftState }) {
             {issues.map((issue) => (
               <li key={`${issue.path}|${issue.message}`}>
                 <code className="font-mono">{issue.path}</code>: {issue.message}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {unknownDenies.length > 0 && (
+        <div>
+          <p className="font-semibold text-rose-700 dark:text-rose-300">
+            ✕ {unknownDenies.length} deny list{unknownDenies.length === 1 ? "" : "s"} name{unknownDenies.length === 1 ? "s" : ""} nothing: fix the name, or save anyway
+          </p>
+          <ul className="ml-5 list-disc" data-testid="draft-deny-errors">
+            {unknownDenies.map((d) => (
+              <li key={d.path}>
+                <code className="font-mono">{d.path}</code>: {d.message}
               </li>
             ))}
           </ul>

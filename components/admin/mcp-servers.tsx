@@ -23,7 +23,7 @@ export function McpServersAdmin() {
     onSettled: () => client.invalidateQueries({ predicate: (q) => ["mcp-servers", "policy-tools"].includes(String(q.queryKey[0])) }),
   });
 
-  if (servers.isLoading) return <p className="text-sm text-slate-500">Loading…</p>;
+  if (servers.isLoading) return <p className="text-sm text-slate-600 dark:text-slate-400">Loading…</p>;
   if (servers.error) return <p role="alert" className="text-sm text-rose-700">✕ {servers.error.message}</p>;
   const list = servers.data?.servers ?? [];
   if (list.length === 0) return <p className="text-sm">No MCP servers are configured. Add them under <code>mcpServers</code> in the policy editor.</p>;
@@ -34,7 +34,7 @@ export function McpServersAdmin() {
           <div className="flex flex-wrap items-center gap-2">
             <h2 className="font-mono text-sm font-semibold">{server.id}</h2>
             <span className={`rounded px-1.5 py-0.5 text-xs ${STATE_STYLE[server.state]}`} data-testid="mcp-state">{server.state}</span>
-            <span className="text-xs text-slate-500">
+            <span className="text-xs text-slate-600 dark:text-slate-400">
               {server.transport} · timeout {server.timeoutMs} ms · modes {server.allowedModes.join(", ") || "none"}
               {server.lastReadyAt ? ` · last ready ${new Date(server.lastReadyAt).toLocaleTimeString()}` : ""}
               {server.nextAttemptAt ? ` · next attempt ${new Date(server.nextAttemptAt).toLocaleTimeString()}` : ""}

@@ -1,5 +1,6 @@
 "use client";
 // Which modes each role, team or user may switch to: the policy document's modeGrants, saved as a new version.
+// Users are keyed by e-mail: the admin API shows and takes per-user grants by e-mail (lib/admin/grant-emails.ts).
 import { useState } from "react";
 import { ROLES, TOOL_MODES, type PolicyDocument, type ToolMode } from "@/lib/policy";
 import { ApiError } from "./api";
@@ -52,7 +53,7 @@ export function ModeGrants({ users, teams }: { users: AdminUser[]; teams: AdminT
         <tbody>
           {ROLES.map((role) => row("roles", role, `role ${role}`))}
           {teams.map((team) => row("teams", team.id, `team ${team.id}`))}
-          {users.map((user) => row("users", user.id, user.email))}
+          {users.map((user) => row("users", user.email, user.email))}
         </tbody>
       </table>
       <div className="flex items-center gap-2">

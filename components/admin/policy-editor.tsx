@@ -16,8 +16,10 @@ import { SettingsControls } from "./settings-controls";
 import { DraftProblems } from "./draft-problems";
 import { Tabs } from "./tabs";
 import { useDebouncedValue } from "./use-debounced-value";
-import { useDirectory, useEffectiveMatrix, usePolicy, useTools } from "./use-policy-api";
+import { issuesOf } from "./api";
+import { useDirectory, useEffectiveMatrix, usePolicy, useSavePolicy, useTools } from "./use-policy-api";
 import { usePolicyDraft } from "./use-policy-draft";
+import { useUnsavedGuard } from "./use-unsaved-guard";
 import { VersionHistory } from "./version-history";
 
 type Tab = "settings" | "json" | "replay" | "history" | "import";
@@ -29,11 +31,14 @@ const TABS: Array<{ id: Tab; title: string }> = [
   { id: "import", title: "Import / export" },
 ];
 
-export function PolicyEditor() {
+export function PolicyEditor({ nonce }: { nonce?: string }) {
   const policy = usePolicy();
   const tools = useTools();
   const directory = useDirectory();
   const draft = usePolicyDraft(policy.data, tools.data?.tools);
+  const save = useSavePolicy();
+  const serverIssues = useMemo(() => issuesOf(save.error), [save.error]);
+  useUnsavedGuard(draft.dirty);
   const [context, setContext] = useState<MatrixContextInput>({ roles: ["member"], provider: "offline" });
   const [selected, setSelected] = useState<SelectedCell>();
   const [tab, setTab] = useState<Tab>("settings");
@@ -62,7 +67,7 @@ export function PolicyEditor() {
 
   return (
     <div className="space-y-4">
-      <SaveBar draft={draft} baseVersion={policy.data.version} onSaved={draft.reset} />
+      <SaveBar draft={draft} save={save} onSaved={draft.reset} />
       <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_22rem]">
         <div className="min-w-0 space-y-3">
           <ContextPicker value={context} onChange={setContext} agents={agents} teams={teams} users={directory.data?.users ?? []} />
@@ -105,7 +110,7 @@ export function PolicyEditor() {
               <DraftProblems draft={draft} />
             </div>
           ))}
-        {tab === "json" && <JsonEditor draft={draft} />}
+        {tab === "json" && <JsonEditor draft={draft} nonce={nonce} serverIssues={serverIssues} />}
         {tab === "replay" && <ReplayPanel draft={draft} />}
         {tab === "history" && <VersionHistory currentVersion={policy.data.version} />}
         {tab === "import" && <ImportExport draft={draft} />}

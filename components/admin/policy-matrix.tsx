@@ -3,13 +3,13 @@
 import type { CellFlip, MatrixCell, PolicyMatrix as Matrix } from "@/lib/admin/matrix";
 import { CELL_LABELS } from "@/lib/admin/matrix";
 import type { ToolMode } from "@/lib/policy";
-import { cellClass } from "./cell-badge";
+import { CellIcon, cellClass } from "./cell-badge";
 
 export type SelectedCell = { tool: string; mode: ToolMode };
 
-const ICONS = { allowed: "✓", denied: "✕", ask: "⏸" } as const;
 
 function layerLabel(cell: MatrixCell): string {
+  if (cell.execScope) return `exec: ${cell.execScope === "every" ? "every command" : "some commands"}`;
   if (cell.status === "denied") return cell.layer;
   if (cell.status === "ask") return "askRules";
   return "";
@@ -61,7 +61,7 @@ export function PolicyMatrix({
                   const cell = row.cells[mode];
                   const flip = flipped.get(`${row.name}|${mode}`);
                   const isSelected = selected?.tool === row.name && selected.mode === mode;
-                  const label = `${row.name} in ${mode}: ${CELL_LABELS[cell.status]}${cell.status === "denied" ? ` by ${cell.layer}` : ""}${flip ? ` (changed from ${CELL_LABELS[flip.from]})` : ""}`;
+                  const label = `${row.name} in ${mode}: ${CELL_LABELS[cell.status]}${cell.status === "denied" ? ` by ${cell.layer}` : ""}${cell.execScope ? ` (${cell.execScope === "every" ? "every command" : "some commands"}, exec settings)` : ""}${flip ? ` (changed from ${CELL_LABELS[flip.from]})` : ""}`;
                   return (
                     <td key={mode} className="border-b border-slate-100 p-1 dark:border-slate-800">
                       <button
@@ -75,7 +75,7 @@ export function PolicyMatrix({
                           flip ? "ring-2 ring-violet-500 ring-offset-1 dark:ring-offset-slate-950" : ""
                         } ${isSelected ? "outline outline-2 outline-sky-600" : ""} focus-visible:outline focus-visible:outline-2 focus-visible:outline-sky-600`}
                       >
-                        <span aria-hidden="true">{ICONS[cell.status]}</span>
+                        <CellIcon status={cell.status} />
                         <span className="font-medium">{CELL_LABELS[cell.status]}</span>
                         <span className="hidden truncate opacity-75 sm:inline">{layerLabel(cell)}</span>
                         {flip && (

@@ -17,6 +17,16 @@ export function useVersions() {
   return useQuery({ queryKey: ["policy-versions"], queryFn: () => api<{ versions: VersionEntry[] }>("/api/policy/versions") });
 }
 
+/** One version's document (0: the built-in default), for the diff view; versions never change once saved. */
+export function useVersionDocument(version: number | undefined) {
+  return useQuery({
+    queryKey: ["policy-version", version],
+    queryFn: () => api<PolicyResponse>(`/api/policy/versions/${version}`),
+    enabled: version !== undefined,
+    staleTime: Infinity,
+  });
+}
+
 export function useDirectory() {
   return useQuery({ queryKey: ["admin-users"], queryFn: () => api<UsersResponse>("/api/admin/users") });
 }

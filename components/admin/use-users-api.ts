@@ -2,7 +2,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api } from "./api";
 
-function useInvalidating<T>(fn: (arg: T) => Promise<unknown>) {
+function useInvalidating<T, R = unknown>(fn: (arg: T) => Promise<R>) {
   const client = useQueryClient();
   return useMutation({ mutationFn: fn, onSuccess: () => client.invalidateQueries({ queryKey: ["admin-users"] }) });
 }
@@ -25,4 +25,20 @@ export function useTeamMember() {
   return useInvalidating((a: { teamId: string; userId: string; action: "add" | "remove" }) =>
     api(`/api/admin/teams/${encodeURIComponent(a.teamId)}/members`, { body: { userId: a.userId, action: a.action } }),
   );
+}
+
+export type OneTimePassword = { email: string; temporaryPassword: string; reason: "created" | "reset" };
+
+export function useCreateUser() {
+  return useInvalidating((a: { email: string; name?: string; roles: string[] }) =>
+    api<{ user: { id: string; email: string }; temporaryPassword: string }>("/api/admin/users", { body: a }),
+  );
+}
+
+export function useResetPassword() {
+  return useInvalidating((userId: string) => api<{ userId: string; temporaryPassword: string }>(`/api/admin/users/${encodeURIComponent(userId)}/password`, { body: {} }));
+}
+
+export function useSetActive() {
+  return useInvalidating((a: { userId: string; active: boolean }) => api(`/api/admin/users/${encodeURIComponent(a.userId)}/active`, { body: { active: a.active } }));
 }

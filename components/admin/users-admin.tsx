@@ -1,16 +1,21 @@
 "use client";
-// /admin/users: roles per user, teams and their members, and mode grants. Changes apply on the next request.
+// /admin/users: accounts and roles, teams and their members, and mode grants. Changes are pushed to the
+// affected person's open pages.
 import { useState } from "react";
-import { ROLES } from "@/lib/policy";
+import { ConfirmDialog, type Confirmation } from "./confirm-dialog";
 import { ModeGrants } from "./mode-grants";
+import { NewUserForm } from "./new-user-form";
+import { OneTimePasswordPanel } from "./one-time-password";
+import { UsersTable } from "./users-table";
 import { useDirectory } from "./use-policy-api";
-import { useCreateTeam, useDeleteTeam, useRoleChange, useTeamMember } from "./use-users-api";
+import { useCreateTeam, useDeleteTeam, useTeamMember, type OneTimePassword } from "./use-users-api";
 
-const input = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm dark:border-slate-700 dark:bg-slate-900";
+const input = "rounded-md border border-slate-400 bg-white px-2 py-1 text-sm dark:border-slate-700 dark:bg-slate-900";
 
 export function UsersAdmin({ currentUserId }: { currentUserId: string }) {
   const directory = useDirectory();
-  const roleChange = useRoleChange();
+  const [question, setQuestion] = useState<Confirmation | null>(null);
+  const [secret, setSecret] = useState<OneTimePassword | null>(null);
   const createTeam = useCreateTeam();
   const deleteTeam = useDeleteTeam();
   const member = useTeamMember();
@@ -20,50 +25,15 @@ export function UsersAdmin({ currentUserId }: { currentUserId: string }) {
   if (!directory.data) return <p role="status">Loading users…</p>;
   const { users, teams } = directory.data;
   const email = (id: string) => users.find((u) => u.id === id)?.email ?? id;
-  const error = roleChange.error ?? createTeam.error ?? deleteTeam.error ?? member.error;
+  const error = createTeam.error ?? deleteTeam.error ?? member.error;
 
   return (
     <div className="space-y-8">
       {error && <p role="alert" className="rounded bg-rose-50 p-2 text-sm text-rose-800 dark:bg-rose-950 dark:text-rose-200">✕ {error.message}</p>}
-      <section aria-labelledby="roles-heading" className="space-y-2">
-        <h2 id="roles-heading" className="text-lg font-semibold">Roles</h2>
-        <div className="overflow-x-auto">
-          <table className="w-full max-w-4xl text-left text-sm">
-            <thead>
-              <tr className="border-b border-slate-200 dark:border-slate-800">
-                <th scope="col" className="py-2">E-mail</th>
-                {ROLES.map((r) => <th key={r} scope="col" className="px-3">{r}</th>)}
-                <th scope="col">Teams</th>
-              </tr>
-            </thead>
-            <tbody>
-              {users.map((u) => (
-                <tr key={u.id} className="border-b border-slate-100 dark:border-slate-900">
-                  <td className="py-2">{u.email}</td>
-                  {ROLES.map((role) => {
-                    const has = u.roles.includes(role);
-                    const self = u.id === currentUserId && role === "admin" && has;
-                    return (
-                      <td key={role} className="px-3">
-                        <input
-                          type="checkbox"
-                          aria-label={`${u.email} has role ${role}`}
-                          checked={has}
-                          disabled={self || roleChange.isPending}
-                          title={self ? "You cannot remove your own admin role" : undefined}
-                          onChange={(e) => roleChange.mutate({ userId: u.id, role, action: e.target.checked ? "add" : "remove" })}
-                        />
-                      </td>
-                    );
-                  })}
-                  <td className="text-xs">{u.teamIds.join(", ") || "—"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <p className="text-xs text-slate-500 dark:text-slate-400">Roles are read from the database on every request: a change applies without signing out. Your own admin role cannot be removed here.</p>
-      </section>
+      {secret ? <OneTimePasswordPanel secret={secret} onDone={() => setSecret(null)} /> : null}
+      <UsersTable users={users} currentUserId={currentUserId} ask={setQuestion} onSecret={setSecret} />
+      <NewUserForm ask={setQuestion} onCreated={setSecret} />
+      <ConfirmDialog question={question} onClose={() => setQuestion(null)} />
 
       <section aria-labelledby="teams-heading" className="space-y-3">
         <h2 id="teams-heading" className="text-lg font-semibold">Teams</h2>
@@ -84,7 +54,7 @@ export function UsersAdmin({ currentUserId }: { currentUserId: string }) {
             <li key={t.id} className="rounded-lg border border-slate-200 p-3 dark:border-slate-800">
               <div className="flex items-center justify-between gap-2">
                 <h3 className="font-semibold"><span className="font-mono">{t.id}</span> · {t.name}</h3>
-                <button type="button" className="rounded border border-slate-300 px-2 py-0.5 text-xs dark:border-slate-700" onClick={() => window.confirm(`Delete team ${t.id}?`) && deleteTeam.mutate(t.id)}>Delete team</button>
+                <button type="button" className="rounded border border-slate-300 px-2 py-0.5 text-xs dark:border-slate-700" onClick={() => setQuestion({ title: `Delete team ${t.id}?`, body: <p>Its members keep their accounts; rules and grants under this team stop applying.</p>, confirmLabel: "Delete team", danger: true, onConfirm: () => deleteTeam.mutate(t.id) })}>Delete team<span className="sr-only"> {t.id}</span></button>
               </div>
               <ul className="mt-2 flex flex-wrap gap-2">
                 {t.memberIds.map((id) => (
@@ -93,7 +63,7 @@ export function UsersAdmin({ currentUserId }: { currentUserId: string }) {
                     <button type="button" aria-label={`Remove ${email(id)} from ${t.id}`} onClick={() => member.mutate({ teamId: t.id, userId: id, action: "remove" })}>✕</button>
                   </li>
                 ))}
-                {t.memberIds.length === 0 && <li className="text-xs text-slate-500">No members.</li>}
+                {t.memberIds.length === 0 && <li className="text-xs text-slate-600 dark:text-slate-400">No members.</li>}
               </ul>
               <div className="mt-2 flex items-end gap-2">
                 <label className="flex flex-col text-xs">

@@ -2,6 +2,7 @@
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import { visibleText } from "@/lib/exec/visible-text";
+import { RiskBadges } from "./risk-badges";
 import { useApprovalDetail, useDecide, type Approval, type Scope } from "./use-approvals";
 
 const STATUS_LABEL: Record<Approval["status"], string> = { pending: "pending", approved: "approved", denied: "denied", expired: "expired" };
@@ -28,7 +29,7 @@ function AllowAlwaysConfirm({ approval, onConfirm, onCancel, busy }: { approval:
         if (e.key === "Escape") onCancel();
         e.stopPropagation(); // no shortcut acts while this question is open
       }}
-      className="space-y-2 rounded-md border-2 border-amber-500 bg-amber-50 p-3 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-100"
+      className="space-y-2 rounded-md border-2 border-amber-500 bg-amber-50 p-3 text-sm text-amber-950 max-md:sticky max-md:bottom-0 max-md:z-10 dark:bg-amber-950 dark:text-amber-100"
     >
       <h3 id="allow-always-title" className="font-semibold">
         Allow always? This stores a rule; matching calls will run without asking anyone.
@@ -95,40 +96,41 @@ export function ApprovalDetail({ approval }: { approval: Approval }) {
       <h2 className="text-lg font-semibold">
         <span className="font-mono">{shown.toolName}</span> requested by {shown.requester.email ?? shown.requester.id}
       </h2>
-      <dl className="grid grid-cols-[8rem_1fr] gap-x-3 gap-y-1 text-sm">
-        <dt className="text-slate-500">Session</dt>
-        <dd className="font-mono text-xs">
+      <RiskBadges risks={shown.risks} withDetail />
+      <dl className="grid grid-cols-[8rem_1fr] gap-x-3 gap-y-1 text-sm max-sm:grid-cols-[6rem_1fr]">
+        <dt className="text-slate-600 dark:text-slate-400">Session</dt>
+        <dd className="font-mono text-xs [overflow-wrap:anywhere]">
           {shown.sessionId}{" "}
           <Link href={`/approvals/sessions/${shown.sessionId}`} className="ml-1 font-sans text-sky-700 underline dark:text-sky-300">
             open the conversation (read-only)
           </Link>
         </dd>
-        <dt className="text-slate-500">Why approval</dt>
+        <dt className="text-slate-600 dark:text-slate-400">Why approval</dt>
         <dd>{shown.reason}</dd>
-        <dt className="text-slate-500">Status</dt>
+        <dt className="text-slate-600 dark:text-slate-400">Status</dt>
         <dd data-testid="approval-status">
           {STATUS_LABEL[shown.status]}
           {shown.decision ? ` (${shown.decision})` : ""}
           {shown.resolvedBy ? ` by ${shown.resolvedBy.email}` : ""}
           {shown.resolveReason ? ` — ${shown.resolveReason}` : ""}
         </dd>
-        <dt className="text-slate-500">Requested</dt>
+        <dt className="text-slate-600 dark:text-slate-400">Requested</dt>
         <dd>{new Date(shown.createdAt).toLocaleString()}</dd>
         {pending ? (
           <>
-            <dt className="text-slate-500">Expires</dt>
+            <dt className="text-slate-600 dark:text-slate-400">Expires</dt>
             <dd>{new Date(shown.expiresAt).toLocaleString()}</dd>
           </>
         ) : shown.resolvedAt ? (
           <>
-            <dt className="text-slate-500">{shown.status === "expired" ? "Expired" : "Decided"}</dt>
+            <dt className="text-slate-600 dark:text-slate-400">{shown.status === "expired" ? "Expired" : "Decided"}</dt>
             <dd>{new Date(shown.resolvedAt).toLocaleString()}</dd>
           </>
         ) : null}
       </dl>
       {detail.data?.context?.length ? (
         <div>
-          <div className="text-xs font-semibold uppercase text-slate-500">Conversation before this request</div>
+          <div className="text-xs font-semibold uppercase text-slate-600 dark:text-slate-400">Conversation before this request</div>
           <ol data-testid="approval-context" className="mt-1 space-y-1 rounded bg-slate-50 p-2 text-sm dark:bg-slate-900">
             {detail.data.context.map((m, i) => (
               <li key={i} className="whitespace-pre-wrap [overflow-wrap:anywhere]">
@@ -141,7 +143,7 @@ export function ApprovalDetail({ approval }: { approval: Approval }) {
       ) : null}
       {shown.command !== null ? (
         <div>
-          <div className="text-xs font-semibold uppercase text-slate-500">Command</div>
+          <div className="text-xs font-semibold uppercase text-slate-600 dark:text-slate-400">Command</div>
           {/* Wrapped, never scrolled sideways: every character of the command is in view when deciding. */}
           <pre data-testid="approval-command" className="whitespace-pre-wrap break-all rounded bg-slate-900 p-3 font-mono text-sm text-slate-100">{visibleText(shown.command)}</pre>
           <div className="mt-1 text-xs text-slate-600 dark:text-slate-400">
@@ -155,7 +157,7 @@ export function ApprovalDetail({ approval }: { approval: Approval }) {
         </div>
       ) : null}
       <div>
-        <div className="text-xs font-semibold uppercase text-slate-500">Arguments</div>
+        <div className="text-xs font-semibold uppercase text-slate-600 dark:text-slate-400">Arguments</div>
         <pre className="whitespace-pre-wrap break-all rounded bg-slate-100 p-3 font-mono text-xs dark:bg-slate-900">{JSON.stringify(shown.args, null, 2)}</pre>
       </div>
       {pending ? (
@@ -175,15 +177,16 @@ export function ApprovalDetail({ approval }: { approval: Approval }) {
               }}
             />
           ) : (
-            <div className="flex flex-wrap gap-2">
+            // On a phone the bar sticks to the bottom of the screen while this request is in view.
+            <div data-testid="decision-bar" className="flex flex-wrap gap-2 max-md:sticky max-md:bottom-0 max-md:z-10 max-md:-mx-4 max-md:border-t max-md:border-slate-200 max-md:bg-white max-md:px-4 max-md:py-2 max-md:dark:border-slate-800 max-md:dark:bg-slate-950">
               <button type="button" disabled={decide.isPending} onClick={() => send("allow-once")} className="rounded-md bg-emerald-700 px-3 py-2 text-sm font-medium text-white">
-                Allow once <kbd className="ml-1 text-xs opacity-80">o</kbd>
+                Allow once <kbd className="ml-1 text-xs">o</kbd>
               </button>
               <button type="button" disabled={decide.isPending} onClick={() => setConfirming(true)} className="rounded-md border border-emerald-700 px-3 py-2 text-sm font-medium text-emerald-800 dark:text-emerald-300">
-                Allow always… <kbd className="ml-1 text-xs opacity-80">a</kbd>
+                Allow always… <kbd className="ml-1 text-xs">a</kbd>
               </button>
               <button type="button" disabled={decide.isPending} onClick={() => send("deny")} className="rounded-md bg-red-700 px-3 py-2 text-sm font-medium text-white">
-                Deny <kbd className="ml-1 text-xs opacity-80">d</kbd>
+                Deny <kbd className="ml-1 text-xs">d</kbd>
               </button>
             </div>
           )}

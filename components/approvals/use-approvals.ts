@@ -1,6 +1,6 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEventSource } from "@/components/use-event-source";
+import { useLiveEvents } from "@/components/live-events";
 
 export type { GrantScope as Scope } from "@/lib/approvals/grant-choice";
 import type { GrantScope as Scope } from "@/lib/approvals/grant-choice";
@@ -25,6 +25,8 @@ export type Approval = {
   resolveReason: string | null;
   /** What allow-always would store (exact rule text) and the scopes it may be given, when the server says. */
   allowAlways?: { rules: string[]; refused: string[]; scopes: Scope[] };
+  /** Labelled risk cues (destructive, network, outside the workspace, first use), from the server. */
+  risks?: Array<{ kind: string; label: string; detail: string }>;
 };
 
 export type ApprovalWithContext = Approval & { context?: Array<{ role: string; content: string; createdAt: string }> };
@@ -39,7 +41,7 @@ async function getJson<T>(url: string): Promise<T> {
 export function useApprovals() {
   const client = useQueryClient();
   const invalidate = () => client.invalidateQueries({ queryKey: ["approvals"] });
-  useEventSource("/api/approvals/stream", invalidate, invalidate);
+  useLiveEvents({ onEvent: (type) => type.startsWith("approval.") && invalidate(), onOpen: invalidate });
   const pending = useQuery({ queryKey: ["approvals", "pending"], queryFn: () => getJson<{ approvals: Approval[] }>("/api/approvals?status=pending").then((r) => r.approvals) });
   const history = useQuery({
     queryKey: ["approvals", "history"],
@@ -72,8 +74,8 @@ export function useDecide() {
 
 export function usePendingCount(enabled: boolean) {
   const client = useQueryClient();
-  const invalidate = () => client.invalidateQueries({ queryKey: ["approvals", "pending"] });
-  useEventSource(enabled ? "/api/approvals/stream" : null, invalidate, invalidate);
+  const invalidate = () => enabled && client.invalidateQueries({ queryKey: ["approvals", "pending"] });
+  useLiveEvents({ onEvent: (type) => type.startsWith("approval.") && invalidate(), onOpen: invalidate });
   const q = useQuery({ queryKey: ["approvals", "pending"], enabled, queryFn: () => getJson<{ approvals: Approval[] }>("/api/approvals?status=pending").then((r) => r.approvals) });
   return q.data?.length ?? 0;
 }

@@ -3,8 +3,8 @@ import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport, type UIMessage } from "ai";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState, useTransition } from "react";
-import { ModeBadge } from "./mode-badge";
-import { useEventSource } from "@/components/use-event-source";
+import { ChatHeader } from "./chat-header";
+import { useLiveEvents } from "@/components/live-events";
 import { MessageParts, RunNotice } from "./read-only-transcript";
 
 type ActiveRun = { id: string; status: string } | null;
@@ -66,6 +66,10 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
 
   // A run paused for an approval continues on the server (maybe on another instance, maybe after a
   // restart); the session's event stream says when, and the transcript is reloaded from the database.
+  const shown = useRef({ title, mode });
+  useEffect(() => {
+    shown.current = { title, mode };
+  }, [title, mode]);
   const reload = useCallback(async () => {
     if (busyRef.current) return;
     const res = await fetch(`/api/sessions/${sessionId}`);
@@ -73,9 +77,23 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
     const body = await res.json();
     setMessages(body.uiMessages);
     setActiveRun(body.activeRun ?? null);
-  }, [sessionId, setMessages]);
-  useEventSource(`/api/sessions/${sessionId}/events`, () => void reload(), () => void reload());
-  const bottom = useRef<HTMLDivElement>(null);
+    // A rename or mode switch this tab missed (its stream was connecting or reconnecting): re-read the page.
+    if (body.title !== shown.current.title || body.mode !== shown.current.mode) router.refresh();
+  }, [sessionId, setMessages, router]);
+  // Another tab of this session (or another device) sent a message, renamed the chat, switched its mode or
+  // deleted it: the transcript is reloaded, and the page's title and mode re-read from the server.
+  const onSessionEvent = useCallback(
+    (type: string, data: unknown) => {
+      const change = type === "session.updated" ? (data as { payload?: { change?: string } } | null)?.payload?.change : undefined;
+      // Deleted here or in another tab: every tab lands on the list with the same Undo (nothing left to reload).
+      if (change === "deleted") return router.push(`/chat?deleted=${encodeURIComponent(sessionId)}`);
+      void reload();
+      if (change === "title" || change === "mode") router.refresh();
+    },
+    [reload, router, sessionId],
+  );
+  useLiveEvents({ onEvent: (type, data) => (data as { sessionId?: unknown } | null)?.sessionId === sessionId && onSessionEvent(type, data), onOpen: () => void reload(), sessionId });
+  const bottom = useRef<HTMLLIElement>(null);
   // Block body on purpose: newer Chromium returns a Promise from scrollIntoView, and an effect must not.
   useEffect(() => {
     void bottom.current?.scrollIntoView({ block: "end" });
@@ -113,10 +131,7 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
 
   return (
     <section aria-label="Chat" className="flex min-h-0 flex-1 flex-col">
-      <header className="flex items-center justify-between gap-3 border-b border-slate-200 px-4 py-2 dark:border-slate-800">
-        <h1 className="truncate text-base font-semibold">{title}</h1>
-        <ModeBadge mode={mode} />
-      </header>
+      <ChatHeader sessionId={sessionId} title={title} mode={mode} busy={busy || activeRun !== null} />
       <ol aria-label="Transcript" aria-live="polite" className="flex-1 space-y-4 overflow-y-auto px-4 py-4">
         {messages.length === 0 ? (
           <li className="text-sm text-slate-600 dark:text-slate-400">
@@ -142,7 +157,8 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
               : error.message || "The request failed."}
           </li>
         ) : null}
-        <div ref={bottom} />
+        {/* The scroll anchor is a list item too: an <ol> holds only <li> (axe "list"). */}
+        <li ref={bottom} aria-hidden="true" />
       </ol>
       <form onSubmit={onSubmit} className="border-t border-slate-200 p-3 dark:border-slate-800">
         {blocked ? (

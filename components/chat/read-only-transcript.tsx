@@ -1,5 +1,7 @@
 "use client";
 import type { UIMessage } from "ai";
+import { Markdown } from "./markdown";
+import { ModeBadge } from "./mode-badge";
 import { DenialCard, PendingApprovalCard, StoppedCard, ToolCallCard, type ApprovalPendingData, type ToolDeniedData, type ToolStoppedData } from "./tool-cards";
 
 /** The parts of one message as cards; with onStop, running and waiting calls get a Stop button. */
@@ -7,7 +9,9 @@ export function MessageParts({ message, onStop, stoppedBy = "you", sessionId }: 
   return (
     <>
       {message.parts.map((part, i) => {
-        if (part.type === "text") return <p key={i} className="whitespace-pre-wrap [overflow-wrap:anywhere]">{part.text}</p>;
+        if (part.type === "text")
+          // Only the model's text is Markdown; what a person typed is shown exactly as typed.
+          return message.role === "assistant" ? <Markdown key={i} text={part.text} /> : <p key={i} className="whitespace-pre-wrap [overflow-wrap:anywhere]">{part.text}</p>;
         if (part.type === "dynamic-tool")
           return (
             <ToolCallCard
@@ -30,10 +34,24 @@ export function MessageParts({ message, onStop, stoppedBy = "you", sessionId }: 
   );
 }
 
+/** A server notice (stopped, interrupted) or a mode switch's marker line, between the messages. */
 export function RunNotice({ message }: { message: UIMessage }) {
+  const text = message.parts.map((p) => (p.type === "text" ? p.text : "")).join("");
+  const mode = (message.metadata as { kind?: string; to?: string } | undefined)?.kind === "mode_changed" ? (message.metadata as { to?: string }).to : undefined;
+  if (mode) {
+    return (
+      <li data-testid="mode-marker" data-mode={mode} className="flex items-center gap-3 text-xs text-slate-600 dark:text-slate-400">
+        <span aria-hidden className="h-px flex-1 bg-slate-300 dark:bg-slate-700" />
+        <span className="flex items-center gap-1.5">
+          {text} <ModeBadge mode={mode} compact />
+        </span>
+        <span aria-hidden className="h-px flex-1 bg-slate-300 dark:bg-slate-700" />
+      </li>
+    );
+  }
   return (
     <li role="status" data-testid="run-notice" className="mx-auto max-w-[90%] rounded-md border border-slate-300 bg-slate-100 px-3 py-2 text-center text-sm dark:border-slate-700 dark:bg-slate-900">
-      {message.parts.map((p) => (p.type === "text" ? p.text : "")).join("")}
+      {text}
     </li>
   );
 }

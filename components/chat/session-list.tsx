@@ -1,8 +1,9 @@
 "use client";
 // The chat sessions beside the transcript. On a phone the list folds away behind a "Chats" toggle so the
-// conversation gets the screen; from the md breakpoint up it is always shown.
+// conversation gets the screen; from the md breakpoint up it is always shown. The search box filters the titles.
 import Link from "next/link";
 import { useState } from "react";
+import { SearchIcon } from "@/components/icons";
 import { ModeBadge } from "./mode-badge";
 
 export type SessionSummary = { id: string; title: string; mode: string };
@@ -10,6 +11,9 @@ export type SessionSummary = { id: string; title: string; mode: string };
 /** `newChat` is the page's server action (components never import app/: the page passes it down). */
 export function SessionList({ sessions, activeId, newChat }: { sessions: SessionSummary[]; activeId?: string; newChat: () => Promise<void> }) {
   const [open, setOpen] = useState(false);
+  const [query, setQuery] = useState("");
+  const needle = query.trim().toLocaleLowerCase();
+  const shown = needle === "" ? sessions : sessions.filter((s) => s.title.toLocaleLowerCase().includes(needle));
   return (
     <aside aria-label="Chat sessions" className="flex w-64 shrink-0 flex-col border-r border-slate-200 dark:border-slate-800 max-md:w-full max-md:border-r-0 max-md:border-b">
       <div className="flex gap-2 p-3">
@@ -31,22 +35,44 @@ export function SessionList({ sessions, activeId, newChat }: { sessions: Session
       {sessions.length === 0 ? (
         <p className="px-3 pb-3 text-sm text-slate-600 dark:text-slate-400">No chats yet. Start one with “New chat”.</p>
       ) : (
-        <ul id="session-list" className={`flex-1 overflow-y-auto px-2 pb-3 max-md:max-h-60 ${open ? "" : "max-md:hidden"}`}>
-          {sessions.map((s) => (
-            <li key={s.id}>
-              <Link
-                href={`/chat/${s.id}`}
-                aria-current={s.id === activeId ? "page" : undefined}
-                className={`flex items-center justify-between gap-2 rounded-md px-2 py-1.5 text-sm ${
-                  s.id === activeId ? "bg-slate-100 font-medium dark:bg-slate-800" : "hover:bg-slate-50 dark:hover:bg-slate-900"
-                }`}
-              >
-                <span className="truncate">{s.title}</span>
-                <ModeBadge mode={s.mode} compact />
-              </Link>
-            </li>
-          ))}
-        </ul>
+        <div id="session-list" className={`flex min-h-0 flex-1 flex-col ${open ? "" : "max-md:hidden"}`}>
+          <div className="relative px-3 pb-2">
+            <label htmlFor="session-search" className="sr-only">
+              Search chats
+            </label>
+            <SearchIcon className="pointer-events-none absolute top-2 left-5 h-4 w-4 text-slate-500" />
+            <input
+              id="session-search"
+              type="search"
+              value={query}
+              onChange={(e) => setQuery(e.target.value)}
+              placeholder="Search chats"
+              className="w-full rounded-md border border-slate-300 bg-white py-1 pr-2 pl-7 text-sm dark:border-slate-700 dark:bg-slate-900"
+            />
+          </div>
+          {shown.length === 0 ? (
+            <p role="status" className="px-3 pb-3 text-sm text-slate-600 dark:text-slate-400">
+              No chat title contains “{query.trim()}”.
+            </p>
+          ) : (
+            <ul aria-label="Chats" className="flex-1 overflow-y-auto px-2 pb-3 max-md:max-h-60">
+              {shown.map((s) => (
+                <li key={s.id}>
+                  <Link
+                    href={`/chat/${s.id}`}
+                    aria-current={s.id === activeId ? "page" : undefined}
+                    className={`flex items-center justify-between gap-2 rounded-md px-2 py-1.5 text-sm ${
+                      s.id === activeId ? "bg-slate-100 font-medium dark:bg-slate-800" : "hover:bg-slate-50 dark:hover:bg-slate-900"
+                    }`}
+                  >
+                    <span className="truncate">{s.title}</span>
+                    <ModeBadge mode={s.mode} compact />
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
       )}
     </aside>
   );

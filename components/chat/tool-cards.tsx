@@ -3,19 +3,9 @@ import { AlertIcon, BlockIcon, ClockIcon, SpinnerIcon, WrenchIcon } from "@/comp
 // Compact cards for tool calls and denials. A denial is its own card with an icon, a heading and the error
 // code in text, never colour alone.
 import { SubagentTranscript } from "./subagent-transcript";
-import { McpContent } from "@/components/mcp/mcp-content";
-import { isMcpContentOutput } from "@/lib/tools/mcp/output";
+import { pretty, summarizeCall, ToolResult } from "./tool-result";
 
 export type ToolDeniedData = { callId: string; toolName: string; mode: string; errorCode: string; message: string; nextAction: string };
-
-function pretty(value: unknown): string {
-  if (typeof value === "string") return value;
-  try {
-    return JSON.stringify(value, null, 2);
-  } catch {
-    return String(value);
-  }
-}
 
 /** A sessions_spawn result names the child session whose transcript is nested in the card. */
 function childSessionOf(output: unknown): string | null {
@@ -39,36 +29,33 @@ function StopButton({ onStop }: { onStop?: () => void }) {
   );
 }
 
+/** One tool call, collapsed to a summary line (name, status, what it worked on, exit status); opened, its arguments and result. */
 export function ToolCallCard({ toolName, state, input, output, errorText, onStop, sessionId }: { toolName: string; state: string; input: unknown; output?: unknown; errorText?: string; onStop?: () => void; sessionId?: string }) {
-  const failed = state === "output-error";
-  const pending = state === "input-available" || state === "input-streaming";
+  const { status, summary } = summarizeCall({ state, input, output, errorText });
+  const failed = status === "failed";
+  const pending = status === "running";
+  const command = (input as { command?: unknown } | null)?.command;
   return (
-    <details data-testid="tool-call" data-tool={toolName} className="my-2 rounded-lg border border-slate-200 bg-slate-50 text-sm dark:border-slate-800 dark:bg-slate-900" open={failed}>
+    <details data-testid="tool-call" data-tool={toolName} data-status={status} className={`my-2 rounded-lg border text-sm ${failed ? "border-red-300 bg-red-50/50 dark:border-red-900 dark:bg-red-950/40" : "border-slate-200 bg-slate-50 dark:border-slate-800 dark:bg-slate-900"}`}>
       <summary className="flex cursor-pointer items-center gap-2 px-3 py-2">
-        {failed ? <AlertIcon /> : pending ? <SpinnerIcon className="h-4 w-4 animate-spin" /> : <WrenchIcon />}
+        {failed ? <AlertIcon className="h-4 w-4 text-red-700 dark:text-red-300" /> : pending ? <SpinnerIcon className="h-4 w-4 animate-spin" /> : <WrenchIcon />}
         <span className="font-mono font-medium">{toolName}</span>
-        <span className="text-xs text-slate-600 dark:text-slate-400">{failed ? "failed" : pending ? "running" : "done"}</span>
+        <span data-testid="tool-status" className={`shrink-0 text-xs font-medium ${failed ? "text-red-700 dark:text-red-300" : "text-slate-600 dark:text-slate-400"}`}>
+          {status}
+        </span>
+        {summary ? (
+          <span data-testid="tool-summary" className="min-w-0 truncate font-mono text-xs text-slate-600 dark:text-slate-400">
+            {summary}
+          </span>
+        ) : null}
         {pending ? <StopButton onStop={onStop} /> : null}
       </summary>
       <div className="space-y-2 border-t border-slate-200 px-3 py-2 dark:border-slate-800">
         <div>
-          <div className="text-xs font-semibold uppercase text-slate-500">Arguments</div>
-          <pre className="overflow-x-auto whitespace-pre-wrap font-mono text-xs">{pretty(input)}</pre>
+          <div className="text-xs font-semibold text-slate-600 uppercase dark:text-slate-400">{typeof command === "string" ? "Command" : "Arguments"}</div>
+          <pre className="overflow-x-auto font-mono text-xs whitespace-pre-wrap">{typeof command === "string" ? command : pretty(input)}</pre>
         </div>
-        {output !== undefined || errorText ? (
-          <div>
-            <div className="text-xs font-semibold uppercase text-slate-500">{failed ? "Error" : "Result"}</div>
-            {!failed && isMcpContentOutput(output) ? (
-              <div data-testid="tool-result">
-                <McpContent output={output} sessionId={sessionId} />
-              </div>
-            ) : (
-              <pre data-testid="tool-result" className="max-h-64 overflow-auto whitespace-pre-wrap font-mono text-xs">
-                {failed ? errorText : pretty(output)}
-              </pre>
-            )}
-          </div>
-        ) : null}
+        {output !== undefined || errorText ? <ToolResult output={output} errorText={errorText} failed={state === "output-error"} sessionId={sessionId} /> : null}
         {toolName === "sessions_spawn" && childSessionOf(output) ? <SubagentTranscript sessionId={childSessionOf(output)!} /> : null}
       </div>
     </details>

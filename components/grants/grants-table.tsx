@@ -19,17 +19,17 @@ function when(d: Date | null): string {
 const cell = "px-3 py-2 max-sm:block max-sm:py-0.5";
 
 function PhoneLabel({ children }: { children: string }) {
-  return <span className="mr-1 text-xs font-medium uppercase text-slate-500 sm:hidden">{children}:</span>;
+  return <span className="mr-1 text-xs font-medium uppercase text-slate-600 dark:text-slate-400 sm:hidden">{children}:</span>;
 }
 
 function GrantRow({ grant }: { grant: GrantView }) {
   const revoke = useRevokeGrant();
   const [confirming, setConfirming] = useState(false);
   return (
-    <tr className={`border-b border-slate-100 align-top dark:border-slate-800 max-sm:block max-sm:py-2 ${grant.expired ? "text-slate-400" : ""}`} data-testid="grant-row">
+    <tr className={`border-b border-slate-100 align-top dark:border-slate-800 max-sm:block max-sm:py-2 ${grant.expired ? "text-slate-500 dark:text-slate-400" : ""}`} data-testid="grant-row">
       <td className={cell}>
         <code className="break-all rounded bg-slate-100 px-1.5 py-0.5 text-xs dark:bg-slate-800">{visibleText(grant.rule)}</code>
-        <div className="mt-1 text-xs text-slate-500">{grant.kind === "exec" ? "command rule" : "tool"}</div>
+        <div className="mt-1 text-xs text-slate-600 dark:text-slate-400">{grant.kind === "exec" ? "command rule" : "tool"}</div>
       </td>
       <td className={`${cell} text-sm`}>
         <PhoneLabel>For</PhoneLabel>
@@ -38,7 +38,7 @@ function GrantRow({ grant }: { grant: GrantView }) {
       <td className={`${cell} text-sm`}>
         <PhoneLabel>Granted by</PhoneLabel>
         {grant.createdBy ?? "?"}
-        <div className="text-xs text-slate-500">{when(grant.createdAt)}</div>
+        <div className="text-xs text-slate-600 dark:text-slate-400">{when(grant.createdAt)}</div>
       </td>
       <td className={`${cell} text-sm`}>
         <PhoneLabel>Expires</PhoneLabel>
@@ -47,7 +47,7 @@ function GrantRow({ grant }: { grant: GrantView }) {
       <td className={`${cell} text-sm`}>
         <PhoneLabel>Used</PhoneLabel>
         {grant.useCount} {grant.useCount === 1 ? "use" : "uses"}
-        <div className="text-xs text-slate-500">last: {when(grant.lastUsedAt)}</div>
+        <div className="text-xs text-slate-600 dark:text-slate-400">last: {when(grant.lastUsedAt)}</div>
       </td>
       <td className={`${cell} text-right max-sm:pt-2 max-sm:text-left`}>
         {confirming ? (
@@ -73,7 +73,7 @@ function GrantRow({ grant }: { grant: GrantView }) {
 /** Every allow-always grant, who it is for, who made it, when it ends and how often it was used; revocable. */
 export function GrantsTable() {
   const grants = useGrants();
-  if (grants.isPending) return <p className="p-4 text-sm text-slate-500">Loading grants…</p>;
+  if (grants.isPending) return <p className="p-4 text-sm text-slate-600 dark:text-slate-400">Loading grants…</p>;
   if (grants.error) return <p role="alert" className="p-4 text-sm text-red-700 dark:text-red-400">Could not load the grants: {grants.error.message}</p>;
   if (grants.data.length === 0) {
     return <p className="p-4 text-sm text-slate-600 dark:text-slate-400">No grants yet. Choosing “Allow always” in the approvals inbox stores one, for the scope you pick.</p>;
@@ -82,7 +82,7 @@ export function GrantsTable() {
     <div className="p-2 sm:overflow-x-auto">
       <table className="w-full text-left max-sm:block sm:min-w-[44rem]">
         <caption className="sr-only">Allow-always grants</caption>
-        <thead className="sticky top-0 bg-white text-xs uppercase text-slate-500 max-sm:hidden dark:bg-slate-950">
+        <thead className="sticky top-0 bg-white text-xs uppercase text-slate-600 dark:text-slate-400 max-sm:hidden dark:bg-slate-950">
           <tr>
             <th scope="col" className="px-3 py-2">Allows</th>
             <th scope="col" className="px-3 py-2">For</th>

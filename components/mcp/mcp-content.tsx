@@ -36,7 +36,7 @@ function Part({ part, server, sessionId }: { part: McpContentPart; server: strin
           ) : (
             <span title={part.uri}>🔗 <code className="font-mono">{label}</code></span>
           )}
-          {part.mimeType ? <span className="text-slate-500"> ({part.mimeType})</span> : null}
+          {part.mimeType ? <span className="text-slate-600 dark:text-slate-400"> ({part.mimeType})</span> : null}
           {part.type === "resource" && part.text !== undefined && <pre className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap break-words">{part.text}</pre>}
         </div>
       );

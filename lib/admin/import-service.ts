@@ -6,6 +6,7 @@ import { parsePolicyDocument } from "@/lib/policy";
 import { AppError } from "@/lib/errors";
 import { loadPolicyDocument } from "@/lib/catalog/policy-source";
 import { getToolRegistry } from "@/lib/catalog/tool-catalog";
+import { grantsByEmail, grantsById } from "./grant-emails";
 import { refreshPluginTools } from "./mcp-service";
 import { importOpenClawConfig, parseOpenClawText } from "./openclaw-import";
 import type { ImportBodyInput } from "./schemas";
@@ -15,12 +16,14 @@ export async function importPolicy({ text, base }: ImportBodyInput) {
   let document;
   if (base === undefined) document = (await loadPolicyDocument()).document;
   else {
-    const parsed = parsePolicyDocument(base);
+    const parsed = parsePolicyDocument(await grantsById(base));
     if (!parsed.ok) {
       throw new AppError("VALIDATION_FAILED", `the draft to import into is invalid: ${parsed.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, { issues: parsed.issues });
     }
     document = parsed.document;
   }
   await refreshPluginTools();
-  return importOpenClawConfig(input, document, getToolRegistry().meta());
+  const result = importOpenClawConfig(input, document, getToolRegistry().meta());
+  // The editor works with grants keyed by e-mail (grant-emails.ts).
+  return { ...result, document: await grantsByEmail(result.document) };
 }

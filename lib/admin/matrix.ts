@@ -1,9 +1,11 @@
 // The admin matrix: every tool (grouped) × every mode, each cell the decision of resolveEffectiveToolPolicy, the
 // same call both gates make, with its provenance. Pure, so the server and the editor (draft preview) share it.
 import {
+  decideExec,
   resolveEffectiveToolPolicy,
   TOOL_MODES,
   type ChainEntry,
+  type ExecSettings,
   type PolicyContext,
   type PolicyDocument,
   type PolicyWarning,
@@ -21,6 +23,8 @@ export type MatrixCell = {
   reason: string;
   errorCode?: string;
   chain: ChainEntry[];
+  /** exec only: whether every command or only some wait (or are refused) under the exec settings. */
+  execScope?: "every" | "some";
 };
 
 export type MatrixRow = { name: string; group: string; cells: Record<ToolMode, MatrixCell> };
@@ -39,6 +43,32 @@ function statusOf(decision: { allowed: boolean; effect: string }): CellStatus {
   return decision.effect === "ask" ? "ask" : "allowed";
 }
 
+export type ExecCellNote = { status: "ask" | "denied"; scope: "every" | "some"; reason: string; rule: string };
+
+/**
+ * What the exec settings do to an exec call the layers let through. The execution gate asks decideExec per command
+ * (lib/runs/gate.ts via lib/exec/decide.ts); the matrix has no command, so it asks the same function about the two
+ * commands that bound the answer: one every part of which is covered by a rule, a grant or a safe bin, and one
+ * that is not. If even the covered one waits, every command waits; if only the uncovered one does, some do.
+ */
+export function execCellNote(exec: Pick<ExecSettings, "security" | "ask">): ExecCellNote | undefined {
+  const settings = { security: exec.security, ask: exec.ask };
+  const rule = `exec.security: ${exec.security}, exec.ask: ${exec.ask}`;
+  const covered = decideExec({ settings, analysis: { ok: true }, coverage: { satisfied: true } });
+  const uncovered = decideExec({ settings, analysis: { ok: true }, coverage: { satisfied: false } });
+  if (covered.action === "deny") return { status: "denied", scope: "every", reason: `Every command is refused: ${covered.reason}.`, rule };
+  if (covered.action === "ask") return { status: "ask", scope: "every", reason: `Every command waits for an owner's approval: ${covered.reason}.`, rule };
+  if (uncovered.action === "ask") {
+    return {
+      status: "ask",
+      scope: "some",
+      reason: `Commands not covered by an exec allowlist rule, a grant or a safe bin wait for an owner's approval (${uncovered.reason}); covered ones run.`,
+      rule,
+    };
+  }
+  return undefined;
+}
+
 export function buildPolicyMatrix({ context, document, tools }: { context: MatrixContext; document: PolicyDocument; tools: readonly ToolMeta[] }): PolicyMatrix {
   const columns: MatrixColumn[] = [];
   const warnings = new Map<string, PolicyWarning>();
@@ -55,8 +85,23 @@ export function buildPolicyMatrix({ context, document, tools }: { context: Matri
     const cells = {} as Record<ToolMode, MatrixCell>;
     let name = tool.name;
     for (const mode of TOOL_MODES) {
-      const decision = byMode.get(mode)!.check(tool.name);
+      const policy = byMode.get(mode)!;
+      const decision = policy.check(tool.name);
       name = decision.name;
+      const exec = decision.allowed && decision.name === "exec" ? execCellNote(policy.exec) : undefined;
+      if (exec) {
+        cells[mode] = {
+          status: exec.status,
+          layer: "exec",
+          rule: exec.rule,
+          source: "exec",
+          reason: `${decision.reason} ${exec.reason}`.trim(),
+          ...(exec.status === "denied" ? { errorCode: "POLICY_DENIED" } : {}),
+          chain: [...decision.chain],
+          execScope: exec.scope,
+        };
+        continue;
+      }
       cells[mode] = {
         status: statusOf(decision),
         layer: decision.layer,

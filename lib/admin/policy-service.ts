@@ -8,7 +8,9 @@ import { getToolRegistry } from "@/lib/catalog/tool-catalog";
 import { appendAudit } from "@/lib/db/audit";
 import { getPolicyVersion, insertPolicyVersion, listPolicyVersionsWithDocuments } from "@/lib/db/policies";
 import { listUsersByIds } from "@/lib/db/users";
-import { checkDraft } from "./draft-checks";
+import { announceAccountChange } from "@/lib/events/account-events";
+import { checkDraft, type UnknownDeny } from "./draft-checks";
+import { grantsByEmail, grantsById } from "./grant-emails";
 import { buildPolicyMatrix, diffMatrices, type MatrixContext } from "./matrix";
 import { changedSections, diffPolicyPaths } from "./policy-diff";
 import type { MatrixContextInput } from "./schemas";
@@ -23,17 +25,26 @@ function invalid(issues: Array<{ path: string; message: string }>, what = "the p
   return new AppError("VALIDATION_FAILED", `${what}: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, { issues });
 }
 
-/** Validates like the gates will read it; refuses loosening overrides and unconfirmed plugin-only allow lists. */
-export function validateForSave(input: unknown, confirmPluginOnly: boolean): PolicyDocument {
+/**
+ * Validates like the gates will read it; refuses loosening overrides, unconfirmed plugin-only allow lists and,
+ * unless overridden for this save, deny lists naming nothing. Returns the overridden deny entries for the audit row.
+ */
+export function validateForSave(input: unknown, confirmPluginOnly: boolean, confirmUnknownDenies = false): { document: PolicyDocument; unknownDenies: UnknownDeny[] } {
   const check = checkDraft(input, getToolRegistry().meta());
   if (check.issues.length > 0 || !check.document) throw invalid(check.issues);
+  if (check.unknownDenies.length > 0 && !confirmUnknownDenies) {
+    throw invalid(
+      check.unknownDenies.map((d) => ({ path: d.path, message: `${d.message} (confirmUnknownDenies: true)` })),
+      "a deny list names no known tool",
+    );
+  }
   if (check.pluginOnly.length > 0 && !confirmPluginOnly) {
     throw invalid(
       check.pluginOnly.map((source) => ({ path: source, message: "allows only plugin tools, which removes every core tool here; confirm with confirmPluginOnly: true" })),
       "a plugin-only allow list needs confirmation",
     );
   }
-  return check.document;
+  return { document: check.document, unknownDenies: check.unknownDenies };
 }
 
 async function storeVersion({ actor, baseVersion, document, previous, comment, action, extra }: {
@@ -55,20 +66,25 @@ async function storeVersion({ actor, baseVersion, document, previous, comment, a
   }
   const changed = diffPolicyPaths(previous, document);
   await appendAudit({ action, actorId: actor.id, decision: "allow", details: { version: result.version, baseVersion, changed, ...(comment ? { comment } : {}), ...extra } });
+  // Mode grants decide which modes anyone may pick: open pages re-read them without a reload.
+  if (changed.some((p) => p === "(root)" || p === "modeGrants" || p.startsWith("modeGrants."))) await announceAccountChange({ userId: null, change: "mode-grants" });
   return { version: result.version, changed };
 }
 
-export async function savePolicy({ actor, baseVersion, document, comment, confirmPluginOnly }: {
+export async function savePolicy({ actor, baseVersion, document, comment, confirmPluginOnly, confirmUnknownDenies }: {
   actor: Actor;
   baseVersion: number;
   document: unknown;
   comment?: string;
   confirmPluginOnly?: boolean;
+  confirmUnknownDenies?: boolean;
 }) {
-  const parsed = validateForSave(document, confirmPluginOnly === true);
+  const { document: parsed, unknownDenies } = validateForSave(document, confirmPluginOnly === true, confirmUnknownDenies === true);
   // A stale baseVersion is refused by the insert (409); the diff is against what is in force now.
   const current = await loadPolicyDocument();
-  return storeVersion({ actor, baseVersion, document: parsed, previous: current.document, comment, action: "policy.saved" });
+  // "Save anyway" is recorded with what it let through, so the audit shows who saved a deny that denies nothing.
+  const extra = unknownDenies.length > 0 ? { unknownDenyOverride: unknownDenies.map(({ path, entries }) => ({ path, entries })) } : undefined;
+  return storeVersion({ actor, baseVersion, document: parsed, previous: current.document, comment, action: "policy.saved", ...(extra ? { extra } : {}) });
 }
 
 export async function rollbackPolicy({ actor, version }: { actor: Actor; version: number }) {
@@ -112,6 +128,14 @@ export async function listPolicyHistory({ limit = 50 }: { limit?: number } = {})
   });
 }
 
+/** One stored version's document for the diff view (defaults filled in, grants by e-mail; secrets masked by the route). */
+export async function getPolicyVersionDocument({ version }: { version: number }) {
+  if (version === 0) return { version, document: await grantsByEmail(DEFAULT_POLICY_DOCUMENT) };
+  const row = await getPolicyVersion({ version });
+  if (!row) throw new AppError("NOT_FOUND", `there is no policy version ${version}`);
+  return { version, document: await grantsByEmail(normalized(row.document)) };
+}
+
 export function toMatrixContext(input: MatrixContextInput & { roles: MatrixContext["roles"] }): MatrixContext {
   return {
     ...input,
@@ -125,7 +149,7 @@ export async function effectiveMatrix({ context, draft }: { context: MatrixConte
   const saved = await loadPolicyDocument();
   const savedMatrix = buildPolicyMatrix({ context, document: saved.document, tools });
   if (draft === undefined) return { version: saved.version, draft: false, matrix: savedMatrix, warnings: savedMatrix.warnings };
-  const parsed = parsePolicyDocument(draft);
+  const parsed = parsePolicyDocument(await grantsById(draft));
   if (!parsed.ok) throw invalid(parsed.issues, "the draft is invalid");
   const draftMatrix = buildPolicyMatrix({ context, document: parsed.document, tools });
   return { version: saved.version, draft: true, matrix: draftMatrix, warnings: draftMatrix.warnings, flips: diffMatrices(savedMatrix, draftMatrix) };

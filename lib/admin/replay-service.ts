@@ -7,10 +7,11 @@ import { getToolRegistry } from "@/lib/catalog/tool-catalog";
 import { listAuditEntries } from "@/lib/db/audit";
 import { listUsersByIds } from "@/lib/db/users";
 import { loadConfig } from "@/lib/config";
+import { grantsById } from "./grant-emails";
 import { replayCalls, type RecordedCall } from "./replay";
 
 export async function replayDraft({ document, limit, provider, model }: { document: unknown; limit: number; provider?: string; model?: string }) {
-  const parsed = parsePolicyDocument(document);
+  const parsed = parsePolicyDocument(await grantsById(document));
   if (!parsed.ok) throw new AppError("VALIDATION_FAILED", "the draft is invalid", { issues: parsed.issues });
   const { entries } = await listAuditEntries({ filter: { action: "tool.call" }, limit });
   const users = new Map((await listUsersByIds({ ids: [...new Set(entries.flatMap((e) => (e.actorId ? [e.actorId] : [])))] })).map((u) => [u.id, u]));

@@ -26,6 +26,8 @@ export const SavePolicyBody = z
     comment: z.string().trim().max(500).optional(),
     /** Saving a plugin-only allow list needs this explicit confirmation (it removes every core tool). */
     confirmPluginOnly: z.boolean().optional(),
+    /** "Save anyway": deny lists naming no known tool are saved once, and the override is audited. */
+    confirmUnknownDenies: z.boolean().optional(),
   })
   .strict();
 
@@ -99,3 +101,12 @@ export const ImportBody = z
   })
   .strict();
 export type ImportBodyInput = z.infer<typeof ImportBody>;
+
+/** POST /api/admin/users: a new account; the server makes its one-time password. */
+export const CreateUserBody = z
+  .object({
+    email: z.string().trim().toLowerCase().max(320).pipe(z.email("not an e-mail address")),
+    name: z.string().trim().max(200).optional().transform((v) => (v === "" ? undefined : v)),
+    roles: z.array(z.enum(ROLES)).min(1, "give at least one role").max(ROLES.length),
+  })
+  .strict();

@@ -4,7 +4,8 @@ import "server-only";
 // other tools the tool name. A grant belongs to the requester unless the owner widens it to one of the
 // requester's teams, the session's agent, or everyone; it may expire. Storing, using and revoking are audited.
 import { AppError } from "@/lib/errors";
-import { appendAudit } from "@/lib/db/audit";
+import { appendAudit, type AuditEntry } from "@/lib/db/audit";
+import type { Tx } from "@/lib/db/client";
 import { createGrant, deleteGrant, findGrant, listGrants } from "@/lib/db/allowlist";
 import { GRANT_SCOPES, type GrantChoice, type GrantScope, type GrantView } from "./grant-choice";
 import { findSessionById } from "@/lib/db/sessions";
@@ -53,43 +54,57 @@ function scopeIdFor(choice: GrantChoice, approval: ApprovalLike, ctx: { teamIds:
   }
 }
 
-/** Validates the owner's choice before the decision is recorded, so a bad scope never half-decides an approval. */
-export async function checkGrantChoice(approval: ApprovalLike, choice: GrantChoice): Promise<void> {
-  scopeIdFor(choice, approval, await requesterContext(approval));
+export type PreparedGrants = Awaited<ReturnType<typeof prepareGrants>>;
+
+/**
+ * Everything "allow always" will store, worked out (and the owner's scope validated) before the decision's
+ * transaction, so a bad scope never half-decides an approval and the transaction only writes.
+ */
+export async function prepareGrants(approval: ApprovalLike, choice: GrantChoice) {
   if (choice.prefixWords !== undefined && approval.kind !== "exec") throw new AppError("VALIDATION_FAILED", "prefixWords applies to exec commands only");
+  const scopeId = scopeIdFor(choice, approval, await requesterContext(approval));
+  const { rules, refused } = await rulesFor(approval, choice.prefixWords);
+  // Sorted: grants lock their keys in this order, so two decisions storing the same rules cannot deadlock.
+  rules.sort((a, b) => (a.pattern < b.pattern ? -1 : a.pattern > b.pattern ? 1 : 0));
+  const expiresAt = choice.expiresInHours ? new Date(Date.now() + choice.expiresInHours * 3_600_000) : null;
+  return { scope: choice.scope, scopeId, rules, refused, expiresAt };
 }
 
-export async function storeGrants({ approval, ownerId, choice }: { approval: ApprovalLike; ownerId: string; choice: GrantChoice }) {
-  const ctx = await requesterContext(approval);
-  const scopeId = scopeIdFor(choice, approval, ctx);
-  const { rules, refused } = await rulesFor(approval, choice.prefixWords);
-  const expiresAt = choice.expiresInHours ? new Date(Date.now() + choice.expiresInHours * 3_600_000) : null;
+/**
+ * Stores prepared grants inside the decision's transaction (the decision and what it grants commit together)
+ * and returns the audit rows for the caller to write last, after its own (the audit lock is taken last).
+ */
+export async function storeGrantsInTx(tx: Tx, { approval, ownerId, prepared }: { approval: ApprovalLike; ownerId: string; prepared: PreparedGrants }) {
   const allowlisted: string[] = [];
-  for (const rule of rules) {
-    const { entry, created } = await createGrant({
-      kind: approval.kind === "exec" ? "exec" : "tool",
-      pattern: rule.pattern,
-      words: "words" in rule ? rule.words : undefined,
-      prefix: "prefix" in rule ? rule.prefix : false,
-      scope: choice.scope,
-      scopeId,
-      createdById: ownerId,
-      approvalId: approval.id,
-      reason: `allow always on approval ${approval.id}`,
-      expiresAt,
-    });
+  const audit: AuditEntry[] = [];
+  for (const rule of prepared.rules) {
+    const { entry, created } = await createGrant(
+      {
+        kind: approval.kind === "exec" ? "exec" : "tool",
+        pattern: rule.pattern,
+        words: "words" in rule ? rule.words : undefined,
+        prefix: "prefix" in rule ? rule.prefix : false,
+        scope: prepared.scope,
+        scopeId: prepared.scopeId,
+        createdById: ownerId,
+        approvalId: approval.id,
+        reason: `allow always on approval ${approval.id}`,
+        expiresAt: prepared.expiresAt,
+      },
+      tx,
+    );
     allowlisted.push(rule.pattern);
     if (created) {
-      await appendAudit({
+      audit.push({
         action: "grant.created",
         actorId: ownerId,
         sessionId: approval.sessionId,
         toolName: approval.toolName,
-        details: { grantId: entry.id, kind: entry.kind, rule: entry.pattern, scope: entry.scope, scopeId: entry.scopeId, expiresAt: expiresAt?.toISOString() ?? null, approvalId: approval.id },
+        details: { grantId: entry.id, kind: entry.kind, rule: entry.pattern, scope: entry.scope, scopeId: entry.scopeId, expiresAt: prepared.expiresAt?.toISOString() ?? null, approvalId: approval.id },
       });
     }
   }
-  return { allowlisted, refused };
+  return { allowlisted, refused: prepared.refused, audit };
 }
 
 export async function listGrantViews(): Promise<GrantView[]> {

@@ -20,7 +20,7 @@ import {
 } from "@/lib/db/approvals";
 import { eventsCommitted, subscribeEvents } from "@/lib/events/bus";
 import type { GrantChoice } from "./grant-choice";
-import { checkGrantChoice, previewAllowAlways, storeGrants } from "./grants";
+import { prepareGrants, storeGrantsInTx } from "./grants";
 import { hashArguments } from "./rules";
 import { assertApprovalPayloadWithinCap, assertMayDecide, assertSameCallArguments } from "./limits";
 
@@ -111,17 +111,18 @@ export async function decideApproval({ approvalId, ownerId, decision, reason, gr
   const before = await findApproval({ id: approvalId });
   if (!before) throw new AppError("NOT_FOUND", "no such approval");
   assertMayDecide(before, ownerId);
-  // A scope that does not fit is refused before anything is decided; the event says what will be stored.
-  if (decision === "allow-always") await checkGrantChoice(before, grant);
-  const preview = decision === "allow-always" ? await previewAllowAlways(before, grant.prefixWords) : null;
-  const additions = { patterns: preview?.rules ?? [], refused: preview?.refused ?? [] };
+  // A scope that does not fit is refused before anything is decided; what will be stored is worked out here.
+  const prepared = decision === "allow-always" ? await prepareGrants(before, grant) : null;
   const now = new Date();
-  const approval = await transact(async (tx) => {
+  // The decision, the grants it stores, the call's card state, the event and the audit rows commit together:
+  // an "allow always" can never be decided without its grant, nor a grant stored without its decision.
+  const decided = await transact(async (tx) => {
     const won = await resolveApprovalRow({ id: approvalId, decision, resolvedById: ownerId, reason, now, tx });
     if (!won) return null;
     const row = (await findApproval({ id: approvalId, tx }))!;
     await markCallDecided({ tx, approvalId, approved: decision !== "deny", decidedBy: ownerId, at: now });
-    await insertEvent({ tx, type: "approval.resolved", scope: "approvals", sessionId: row.sessionId, payload: { ...summary(row), allowlisted: additions.patterns, refused: additions.refused } });
+    const grants = prepared ? await storeGrantsInTx(tx, { approval: row, ownerId, prepared }) : { allowlisted: [], refused: [], audit: [] };
+    await insertEvent({ tx, type: "approval.resolved", scope: "approvals", sessionId: row.sessionId, payload: { ...summary(row), allowlisted: grants.allowlisted, refused: grants.refused } });
     await insertAuditRow(tx, {
       action: "approval.resolved",
       actorId: ownerId,
@@ -131,15 +132,15 @@ export async function decideApproval({ approvalId, ownerId, decision, reason, gr
       decision,
       details: { approvalId, reason: reason ?? null },
     });
-    return row;
+    for (const entry of grants.audit) await insertAuditRow(tx, entry);
+    return { approval: row, allowlisted: grants.allowlisted, refused: grants.refused };
   });
-  if (!approval) {
+  if (!decided) {
     const now = await findApproval({ id: approvalId });
     throw new AppError("CONFLICT", `this approval is already ${now?.status === "pending" ? "expired" : now?.status ?? "gone"}`, { status: now?.status });
   }
   await eventsCommitted();
-  const { allowlisted, refused } = decision === "allow-always" ? await storeGrants({ approval, ownerId, choice: grant }) : { allowlisted: [], refused: [] };
-  return { approval, allowlisted, refused };
+  return decided;
 }
 
 /** Marks due approvals expired (each with its audit row and event, in one transaction); returns them. */

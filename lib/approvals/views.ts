@@ -6,11 +6,13 @@ import { findApproval, listApprovals, type ApprovalStatus } from "@/lib/db/appro
 import { listContextBeforeCall } from "@/lib/db/messages";
 import { findUserEmails } from "@/lib/db/users";
 import type { CurrentUser } from "@/lib/auth/guards";
+import type { RiskCue } from "@/lib/exec/risk";
 import { previewAllowAlways, type AllowAlwaysPreview } from "./grants";
+import { riskCues } from "./risk-view";
 
 type Row = NonNullable<Awaited<ReturnType<typeof findApproval>>>;
 
-function view(a: Row, emails: Map<string, string>, allowAlways?: AllowAlwaysPreview) {
+function view(a: Row, emails: Map<string, string>, allowAlways?: AllowAlwaysPreview, risks: RiskCue[] = []) {
   return {
     id: a.id,
     kind: a.kind,
@@ -33,6 +35,8 @@ function view(a: Row, emails: Map<string, string>, allowAlways?: AllowAlwaysPrev
     consumed: a.consumedAt !== null,
     /** Pending only: exactly what "allow always" would store, and the scopes it may be given. */
     allowAlways: allowAlways ?? null,
+    /** Labelled hints for the reader (destructive, network, outside the workspace, first use): lib/exec/risk.ts. */
+    risks,
   };
 }
 
@@ -41,8 +45,8 @@ export type ApprovalDetail = ReturnType<typeof view>;
 export async function listApprovalViews({ status, limit }: { status?: ApprovalStatus; limit?: number }): Promise<ApprovalDetail[]> {
   const rows = await listApprovals({ status, limit });
   const emails = await findUserEmails({ userIds: rows.flatMap((r) => [r.requesterId, r.resolvedById ?? ""]).filter(Boolean) });
-  const previews = await Promise.all(rows.map((r) => (r.status === "pending" ? previewAllowAlways(r) : undefined)));
-  return rows.map((r, i) => shortened(view(r, emails, previews[i])));
+  const [previews, risks] = await Promise.all([Promise.all(rows.map((r) => (r.status === "pending" ? previewAllowAlways(r) : undefined))), riskCues(rows)]);
+  return rows.map((r, i) => shortened(view(r, emails, previews[i], risks.get(r.id))));
 }
 
 /** In a list, long arguments and commands are cut (the inbox loads one approval whole when it is opened). */
@@ -72,8 +76,9 @@ export async function getApprovalView({ user, approvalId }: { user: CurrentUser;
   const isOwner = user.roles.includes("owner");
   if (!row || (!isOwner && row.requesterId !== user.id)) throw new AppError("NOT_FOUND", "no such approval");
   const emails = await findUserEmails({ userIds: [row.requesterId, row.resolvedById ?? ""].filter(Boolean) });
-  if (!isOwner) return view(row, emails);
+  const risks = (await riskCues([row])).get(row.id);
+  if (!isOwner) return view(row, emails, undefined, risks);
   const context = await listContextBeforeCall({ sessionId: row.sessionId, toolCallId: row.callId, limit: CONTEXT_MESSAGES });
   const allowAlways = row.status === "pending" ? await previewAllowAlways(row) : undefined;
-  return { ...view(row, emails, allowAlways), context: context.filter((m) => m.content.trim() !== "").map((m) => ({ role: m.role, content: m.content.slice(0, CONTEXT_CHARS), createdAt: m.createdAt })) };
+  return { ...view(row, emails, allowAlways, risks), context: context.filter((m) => m.content.trim() !== "").map((m) => ({ role: m.role, content: m.content.slice(0, CONTEXT_CHARS), createdAt: m.createdAt })) };
 }

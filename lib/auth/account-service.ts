@@ -3,7 +3,8 @@ import "server-only";
 // (by an admin). Both increment the session version in the same write (lib/db/users.ts), and are audited.
 import { AppError } from "@/lib/errors";
 import { appendAudit } from "@/lib/db/audit";
-import { changeUserPassword, findUserByEmail, getUserWithRoles, setUserDisabled } from "@/lib/db/users";
+import { changeUserPassword, countActiveAdmins, findUserByEmail, getUserWithRoles, setUserDisabled } from "@/lib/db/users";
+import { announceAccountChange } from "@/lib/events/account-events";
 import { hashPassword, verifyPasswordConstantWork } from "./password";
 import { beginSignInAttempt, signInSucceeded } from "./throttle";
 
@@ -22,7 +23,12 @@ export async function setUserActive({ actor, userId, active }: { actor: { id: st
   const target = await getUserWithRoles({ userId });
   if (!target) throw new AppError("NOT_FOUND", `there is no user ${userId}`);
   if (!active && userId === actor.id) throw new AppError("CONFLICT", "you cannot deactivate yourself; ask another admin to do it");
+  if (!active && target.roles.includes("admin") && (await countActiveAdmins({ exceptUserId: userId })) === 0) {
+    throw new AppError("CONFLICT", "this is the last active admin; make someone else admin first");
+  }
   await setUserDisabled({ userId, disabled: !active });
   await appendAudit({ action: active ? "user.reactivated" : "user.deactivated", actorId: actor.id, decision: "allow", details: { userId, email: target.email } });
+  // Their open tabs learn at once (the event makes each stream re-check the session, which now fails).
+  await announceAccountChange({ userId, change: active ? "reactivated" : "deactivated" });
   return { id: userId, active };
 }

@@ -59,7 +59,11 @@ export async function requireRole(role: Exclude<Role, "member">): Promise<Curren
 
 /** For long-lived responses: the user and the claim the stream must keep satisfying (see stillAuthorized). */
 export async function requireSession(role?: Exclude<Role, "member">): Promise<{ user: CurrentUser; claim: SessionClaim }> {
-  const claim = await currentClaim();
+  return sessionFromClaim(await currentClaim(), role);
+}
+
+/** requireSession for a claim read elsewhere (the lean stream handler reads it from the cookie itself). */
+export async function sessionFromClaim(claim: SessionClaim | null, role?: Exclude<Role, "member">): Promise<{ user: CurrentUser; claim: SessionClaim }> {
   const user = claim ? await userForClaim(claim) : null;
   if (!claim || !user) throw new AppError("UNAUTHENTICATED", "sign in first");
   if (role && !hasRole(user, role)) throw new AppError("FORBIDDEN", `this needs the ${role} role`);

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import bcrypt from "bcryptjs";
 
 const COST = 10;
@@ -19,4 +20,13 @@ export async function verifyPasswordConstantWork(password: string, hash: string 
   dummy ??= bcrypt.hash(`no-account-${Math.random()}`, COST);
   const ok = await bcrypt.compare(password, hash ?? (await dummy));
   return ok && Boolean(hash);
+}
+
+/**
+ * A one-time password an admin hands over (new account or reset): 144 random bits, URL-safe, shown once and
+ * never stored in clear or audited. Chosen over an invite link: the app sends no e-mail, and a link would need a
+ * new unauthenticated redeem endpoint (more surface) for the same secret-in-transit problem.
+ */
+export function newTemporaryPassword(): string {
+  return randomBytes(18).toString("base64url");
 }

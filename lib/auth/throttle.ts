@@ -46,7 +46,10 @@ async function take(name: LimiterName, key: string, message: string): Promise<vo
   }
 }
 
-/** The client address: the first X-Forwarded-For entry (Next.js sets it from the socket when absent). */
+/**
+ * The client address: X-Forwarded-For as the app's server (scripts/server.mjs) sets it on every request: the
+ * socket's address, or the address the outermost trusted proxy saw (TRUST_PROXY_HOPS); never a client's claim.
+ */
 export function clientAddress(headers: Headers | undefined): string {
   const forwarded = headers?.get("x-forwarded-for")?.split(",")[0]?.trim();
   return forwarded || headers?.get("x-real-ip") || "unknown";

@@ -2,7 +2,7 @@ import "server-only";
 // Allow-always grants (model AllowlistEntry): exec rules and tool names, each scoped to a user, a team, an agent
 // or everyone, optionally expiring. Lookups always filter by the requester's scopes and the current time, so a
 // grant never reaches anyone it was not given to, nor outlives its expiry.
-import { getDb } from "./client";
+import { getDb, isPostgres, type Tx } from "./client";
 
 export type GrantKind = "exec" | "tool";
 export type GrantScope = "user" | "team" | "agent" | "everyone";
@@ -20,17 +20,22 @@ export type NewGrant = {
   expiresAt?: Date | null;
 };
 
-/** Idempotent: the same rule for the same scope is stored once (a repeated allow-always returns the existing row). */
-export async function createGrant(grant: NewGrant) {
-  const db = getDb();
+/**
+ * Idempotent: the same rule for the same scope is stored once (a repeated allow-always returns the existing row).
+ * Inside a transaction (`tx`, the approval decision that stores it) a unique-key race cannot be caught and
+ * retried (PostgreSQL aborts the transaction), so identical grants are serialised by an advisory lock on their
+ * key first; SQLite has one writer at a time anyway.
+ */
+export async function createGrant(grant: NewGrant, tx?: Tx) {
+  const db = tx ?? getDb();
   const key = { kind: grant.kind, pattern: grant.pattern, scope: grant.scope, scopeId: grant.scopeId };
+  if (tx && isPostgres()) await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${JSON.stringify(key)}))`;
   const existing = await db.allowlistEntry.findUnique({ where: { kind_pattern_scope_scopeId: key } });
   if (existing) return { entry: existing, created: false };
+  const data = { ...key, words: grant.words ?? undefined, prefix: grant.prefix ?? false, createdById: grant.createdById, approvalId: grant.approvalId, reason: grant.reason ?? null, expiresAt: grant.expiresAt ?? null };
+  if (tx) return { entry: await tx.allowlistEntry.create({ data }), created: true };
   try {
-    const entry = await db.allowlistEntry.create({
-      data: { ...key, words: grant.words ?? undefined, prefix: grant.prefix ?? false, createdById: grant.createdById, approvalId: grant.approvalId, reason: grant.reason ?? null, expiresAt: grant.expiresAt ?? null },
-    });
-    return { entry, created: true };
+    return { entry: await db.allowlistEntry.create({ data }), created: true };
   } catch (error) {
     if ((error as { code?: string }).code === "P2002") {
       return { entry: (await db.allowlistEntry.findUnique({ where: { kind_pattern_scope_scopeId: key } }))!, created: false };

@@ -110,3 +110,13 @@ export async function expireApprovalRow({ tx, id, now = new Date(), reason = nul
 export async function listPendingRunApprovals({ runId, tx }: { runId: string; tx?: Tx }) {
   return (tx ?? getDb()).approval.findMany({ where: { runId, status: "pending" } });
 }
+
+/** The command analyses of a requester's approved exec requests, newest first (for the first-use risk cue). */
+export async function listApprovedExecAnalyses({ requesterId, limit = 500 }: { requesterId: string; limit?: number }) {
+  return getDb().approval.findMany({
+    where: { requesterId, kind: "exec", status: "approved" },
+    orderBy: { createdAt: "desc" },
+    take: limit,
+    select: { id: true, createdAt: true, analysis: true },
+  });
+}

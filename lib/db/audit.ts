@@ -86,9 +86,11 @@ export async function insertAuditRow(tx: Tx, raw: AuditEntry, at = new Date()): 
   const details = raw.details === undefined || raw.details === null ? raw.details : (JSON.parse(JSON.stringify(raw.details)) as Record<string, unknown>);
   const entry = sanitizeDeep({ ...raw, details });
   if (isPostgres()) await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${AUDIT_LOCK_KEY})`);
-  const last = await tx.auditLog.findFirst({ orderBy: { seq: "desc" }, select: { hash: true } });
-  const prevHash = last?.hash ?? GENESIS;
+  // The signed head names the last row's hash and the count (both move in every append's transaction), so one
+  // read serves; only a log without a head yet (older databases) is read from its rows.
   const head = await tx.auditCheckpoint.findUnique({ where: { id: HEAD_ID } });
+  const last = head ? null : await tx.auditLog.findFirst({ orderBy: { seq: "desc" }, select: { hash: true } });
+  const prevHash = head?.headHash ?? last?.hash ?? GENESIS;
   const count = (head?.count ?? (last ? await tx.auditLog.count() : 0)) + 1;
   const hash = hashAuditRow(prevHash, { ...entry, at });
   const row = await tx.auditLog.create({

@@ -19,6 +19,20 @@ export async function insertEvent({ type, scope, sessionId, payload, tx }: NewEv
   return row;
 }
 
+/**
+ * Several events of one transaction: one statement for the rows and one NOTIFY for all of them (listeners
+ * read every row after their last seq, so one wake-up per commit is enough; NOTIFY is delivered at commit).
+ */
+export async function insertEvents({ events, tx }: { events: NewEvent[]; tx: Tx }): Promise<void> {
+  if (events.length === 0) return;
+  if (events.length === 1) {
+    await insertEvent({ ...events[0]!, tx });
+    return;
+  }
+  await tx.eventLog.createMany({ data: events.map(({ type, scope, sessionId, payload }) => ({ type, scope, sessionId: sessionId ?? null, payload: payload as never })) });
+  if (isPostgres()) await tx.$executeRawUnsafe(`SELECT pg_notify('${EVENT_CHANNEL}', 'batch')`);
+}
+
 export async function listEventsAfter({ seq, limit = 500 }: { seq: number; limit?: number }): Promise<EventRow[]> {
   return getDb().eventLog.findMany({ where: { seq: { gt: seq } }, orderBy: { seq: "asc" }, take: limit });
 }

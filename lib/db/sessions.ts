@@ -1,5 +1,7 @@
 import "server-only";
-import { getDb } from "./client";
+import { getDb, transact } from "./client";
+import { insertEvent } from "./events";
+import { appendMessageTx } from "./messages";
 
 export type SessionRow = {
   id: string;
@@ -11,6 +13,7 @@ export type SessionRow = {
   depth: number;
   createdAt: Date;
   updatedAt: Date;
+  deletedAt: Date | null;
 };
 
 export async function createSession({ ownerId, mode, title, agentId, parentId, depth = 0 }: {
@@ -24,14 +27,14 @@ export async function createSession({ ownerId, mode, title, agentId, parentId, d
   return getDb().chatSession.create({ data: { ownerId, mode, title, agentId: agentId ?? null, parentId: parentId ?? null, depth } });
 }
 
-/** Only the owner's session: another member's id is indistinguishable from a missing one. */
+/** Only the owner's session, not deleted: another member's id is indistinguishable from a missing one. */
 export async function findOwnedSession({ sessionId, ownerId }: { sessionId: string; ownerId: string }): Promise<SessionRow | null> {
-  return getDb().chatSession.findFirst({ where: { id: sessionId, ownerId } });
+  return getDb().chatSession.findFirst({ where: { id: sessionId, ownerId, deletedAt: null } });
 }
 
 export async function listOwnedSessions({ ownerId, limit = 100, topLevelOnly = true }: { ownerId: string; limit?: number; topLevelOnly?: boolean }) {
   return getDb().chatSession.findMany({
-    where: { ownerId, ...(topLevelOnly ? { parentId: null } : {}) },
+    where: { ownerId, deletedAt: null, ...(topLevelOnly ? { parentId: null } : {}) },
     orderBy: { updatedAt: "desc" },
     take: limit,
   });
@@ -40,7 +43,7 @@ export async function listOwnedSessions({ ownerId, limit = 100, topLevelOnly = t
 /** The owner's newest untouched top-level session (default title, this mode, no message, no run), if any. */
 export async function findUntouchedSession({ ownerId, mode, title }: { ownerId: string; mode: string; title: string }): Promise<SessionRow | null> {
   return getDb().chatSession.findFirst({
-    where: { ownerId, parentId: null, mode, title, activeRunId: null, messages: { none: {} }, runs: { none: {} } },
+    where: { ownerId, parentId: null, deletedAt: null, mode, title, activeRunId: null, messages: { none: {} }, runs: { none: {} } },
     orderBy: { createdAt: "desc" },
   });
 }
@@ -56,12 +59,40 @@ export async function readSessionMode({ sessionId }: { sessionId: string }): Pro
   return row?.mode ?? null;
 }
 
-export async function updateSessionMode({ sessionId, mode }: { sessionId: string; mode: string }) {
-  return getDb().chatSession.update({ where: { id: sessionId }, data: { mode } });
+/**
+ * The mode, the transcript's marker line (a system line, which the model never reads) and the event that tells
+ * the session's other tabs commit together: no tab sees a switch without its marker, or a marker without it.
+ */
+export async function updateSessionMode({ sessionId, mode, marker }: { sessionId: string; mode: string; marker: { content: string; parts: unknown } }) {
+  return transact(async (tx) => {
+    const row = await tx.chatSession.update({ where: { id: sessionId }, data: { mode } });
+    await appendMessageTx({ tx, sessionId, message: { role: "system", content: marker.content, parts: marker.parts } });
+    await insertEvent({ tx, type: "session.updated", scope: "session", sessionId, payload: { change: "mode", mode } });
+    return row;
+  });
 }
 
+/** Renames a session and tells its open tabs, together. */
 export async function updateSessionTitle({ sessionId, title }: { sessionId: string; title: string }) {
-  await getDb().chatSession.update({ where: { id: sessionId }, data: { title } });
+  await transact(async (tx) => {
+    await tx.chatSession.update({ where: { id: sessionId }, data: { title } });
+    await insertEvent({ tx, type: "session.updated", scope: "session", sessionId, payload: { change: "title", title } });
+  });
+}
+
+/** Soft delete (Undo restores it): false when the owner has no such live session. Tells its open tabs. */
+export async function markSessionDeleted({ sessionId, ownerId }: { sessionId: string; ownerId: string }): Promise<boolean> {
+  return transact(async (tx) => {
+    const { count } = await tx.chatSession.updateMany({ where: { id: sessionId, ownerId, deletedAt: null, activeRunId: null }, data: { deletedAt: new Date() } });
+    if (count === 1) await insertEvent({ tx, type: "session.updated", scope: "session", sessionId, payload: { change: "deleted" } });
+    return count === 1;
+  });
+}
+
+/** Undo of a delete: false when the owner has no such deleted session. */
+export async function restoreDeletedSession({ sessionId, ownerId }: { sessionId: string; ownerId: string }): Promise<boolean> {
+  const { count } = await getDb().chatSession.updateMany({ where: { id: sessionId, ownerId, deletedAt: { not: null } }, data: { deletedAt: null } });
+  return count === 1;
 }
 
 export async function touchSession({ sessionId }: { sessionId: string }) {

@@ -113,7 +113,30 @@ export async function listUsers() {
     orderBy: { email: "asc" },
     include: { roles: true, teams: { select: { teamId: true } } },
   });
-  return users.map((u) => ({ id: u.id, email: u.email, name: u.name, roles: toRoles(u.roles), teamIds: u.teams.map((t) => t.teamId) }));
+  return users.map((u) => ({ id: u.id, email: u.email, name: u.name, roles: toRoles(u.roles), teamIds: u.teams.map((t) => t.teamId), active: u.disabledAt === null }));
+}
+
+/** A new account with a password; null when the e-mail is taken (checked by the unique key, not a read first). */
+export async function createUser({ email, name, passwordHash, roles }: { email: string; name?: string; passwordHash: string; roles: Role[] }): Promise<UserWithRoles | null> {
+  try {
+    const user = await getDb().user.create({
+      data: { email: email.toLowerCase(), name, passwordHash, roles: { create: roles.map((role) => ({ role })) } },
+    });
+    return { id: user.id, email: user.email, name: user.name, roles, teamIds: [] };
+  } catch (error) {
+    if ((error as { code?: string }).code === "P2002") return null;
+    throw error;
+  }
+}
+
+/** Users who hold the admin role and are not deactivated, other than `exceptUserId`. */
+export async function countActiveAdmins({ exceptUserId }: { exceptUserId: string }): Promise<number> {
+  return getDb().user.count({ where: { id: { not: exceptUserId }, disabledAt: null, roles: { some: { role: "admin" } } } });
+}
+
+export async function isUserActive({ userId }: { userId: string }): Promise<boolean> {
+  const row = await getDb().user.findUnique({ where: { id: userId }, select: { disabledAt: true } });
+  return row !== null && row.disabledAt === null;
 }
 
 export async function listUsersByIds({ ids }: { ids: string[] }) {
@@ -143,4 +166,12 @@ export async function findUserEmails({ userIds }: { userIds: string[] }): Promis
 export async function findUserIdsByEmailPart({ part, limit = 200 }: { part: string; limit?: number }): Promise<string[]> {
   const users = await getDb().user.findMany({ where: { email: { contains: part.toLowerCase() } }, select: { id: true }, take: limit });
   return users.map((u) => u.id);
+}
+
+/** E-mail (lower-cased) → id for the given addresses; addresses without a user are simply absent. */
+export async function findUserIdsByEmails({ emails }: { emails: string[] }): Promise<Map<string, string>> {
+  const wanted = [...new Set(emails.map((e) => e.toLowerCase()))];
+  if (wanted.length === 0) return new Map();
+  const users = await getDb().user.findMany({ where: { email: { in: wanted } }, select: { id: true, email: true } });
+  return new Map(users.map((u) => [u.email, u.id]));
 }

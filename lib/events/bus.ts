@@ -2,13 +2,13 @@ import "server-only";
 // Live events (approvals, run updates) with no state held by one process: every event is a row in the
 // event log first. One tailer per process reads new rows in order and fans them out to subscribers; it is
 // woken by local publishes, by PostgreSQL NOTIFY from other instances, and by a slow poll as a safety net.
+import { loadConfig } from "@/lib/config";
 import { insertEvent, latestEventSeq, listEventsAfter, listenForEvents, type EventRow } from "@/lib/db/events";
 import { log } from "@/lib/log";
 
 export type AppEvent = EventRow;
 export type EventListener = (event: AppEvent) => void;
 
-const POLL_MS = 2_000;
 const GAP_WAIT_MS = 2_000;
 const GAP_RETRY_MS = 25;
 
@@ -25,7 +25,7 @@ class EventTailer {
     this.started ??= (async () => {
       this.lastSeq = await latestEventSeq();
       await listenForEvents(() => this.wake()).catch((error) => log("warn", "event_listen_failed", { error: String(error) }));
-      this.timer = setInterval(() => this.wake(), POLL_MS);
+      this.timer = setInterval(() => this.wake(), loadConfig().EVENT_POLL_MS);
       this.timer.unref();
     })();
     return this.started;
@@ -95,7 +95,7 @@ function tailer(): EventTailer {
   return (globalForBus.toolgateTailer ??= new EventTailer());
 }
 
-export async function publishEvent(event: { type: string; scope: "approvals" | "session"; sessionId?: string | null; payload: unknown }): Promise<AppEvent> {
+export async function publishEvent(event: { type: string; scope: "approvals" | "session" | "account"; sessionId?: string | null; payload: unknown }): Promise<AppEvent> {
   const row = await insertEvent(event);
   const t = tailer();
   await t.start();

@@ -11,15 +11,9 @@ const RECHECK_MS = 5_000;
 
 export type StreamOptions = { stillAllowed?: () => Promise<boolean> };
 
-function lastEventId(request: Request): number | null {
-  const raw = request.headers.get("last-event-id") ?? new URL(request.url).searchParams.get("lastEventId");
-  if (raw === null || raw === "") return null;
-  const n = Number(raw);
-  return Number.isInteger(n) && n >= 0 ? n : null;
-}
-
 const encoder = new TextEncoder();
 const PING = encoder.encode(`: ping\n\n`);
+const CONNECTED = encoder.encode(`retry: 2000\n: connected\n\n`);
 
 // The bus hands the same event object to every subscriber: it is serialised and encoded once, not once per stream.
 const frames = new WeakMap<AppEvent, Uint8Array>();
@@ -57,8 +51,18 @@ class SharedTicker {
 const heartbeats = new SharedTicker(HEARTBEAT_MS);
 const rechecks = new SharedTicker(RECHECK_MS);
 
-export async function eventStreamResponse(request: Request, visible: (event: AppEvent) => boolean, options: StreamOptions = {}): Promise<Response> {
-  const since = lastEventId(request);
+/** Where a stream's bytes go: a Web ReadableStream (Next.js route) or a node:http response (lib/http/lean-streams.ts). */
+export type EventSink = { write: (bytes: Uint8Array) => void; close: () => void };
+
+export type EventStreamSpec = StreamOptions & { since: number | null; visible: (event: AppEvent) => boolean };
+
+/**
+ * Runs one stream into `sink`: the backlog after `since` (or nothing, for a fresh client), then live events, with the
+ * shared heartbeat and the session re-check. Returns the function that ends it (client gone); the stream ends itself
+ * through `sink.close` when the session no longer holds. A throwing `write` means the client is gone.
+ */
+export function openEventStream(spec: EventStreamSpec, sink: EventSink): () => void {
+  const { since, visible, stillAllowed } = spec;
   let unsubscribe: (() => void) | null = null;
   let stopHeartbeat: (() => void) | null = null;
   let stopRecheck: (() => void) | null = null;
@@ -70,74 +74,97 @@ export async function eventStreamResponse(request: Request, visible: (event: App
     stopHeartbeat?.();
     stopRecheck?.();
   };
+  const close = () => {
+    if (closed) return;
+    cleanup();
+    try {
+      sink.close();
+    } catch {
+      // already closed
+    }
+  };
+  const write = (bytes: Uint8Array) => {
+    try {
+      sink.write(bytes);
+    } catch {
+      cleanup();
+    }
+  };
+  let cursor = 0;
+  let replaying = true;
+  const buffered: AppEvent[] = [];
+  // Deliveries go through one chain, so the session check before each event keeps the order.
+  let chain: Promise<void> = Promise.resolve();
+  const allowed = async () => !stillAllowed || (await stillAllowed());
+  const deliver = (event: AppEvent) => {
+    chain = chain.then(async () => {
+      if (closed) return;
+      if (!(await allowed())) return close();
+      write(frame(event));
+    });
+  };
+  const send = (event: AppEvent) => {
+    if (event.seq <= cursor) return;
+    cursor = event.seq;
+    if (!visible(event)) return;
+    deliver(event);
+  };
+  const run = async () => {
+    // Subscribe before reading the backlog, so nothing falls between the two.
+    unsubscribe = await subscribeEvents((event) => (replaying ? buffered.push(event) : send(event)));
+    if (closed) return cleanup(); // the client left while we subscribed
+    write(CONNECTED);
+    if (since === null) {
+      cursor = await latestEventSeq(); // a fresh client starts from now and loads current state itself
+    } else {
+      cursor = since;
+      for (let page = await listEventsAfter({ seq: cursor }); page.length > 0; page = await listEventsAfter({ seq: cursor })) page.forEach(send);
+    }
+    replaying = false;
+    buffered.sort((a, b) => a.seq - b.seq).forEach(send);
+    if (closed) return;
+    stopHeartbeat = heartbeats.add(() => write(PING));
+    if (stillAllowed) {
+      stopRecheck = rechecks.add(() => {
+        chain = chain.then(async () => {
+          if (!closed && !(await allowed())) close();
+        });
+      });
+    }
+  };
+  run().catch(() => close());
+  return cleanup;
+}
+
+export const EVENT_STREAM_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no" } as const;
+
+export function lastEventIdOf(headers: Headers, url: URL): number | null {
+  const raw = headers.get("last-event-id") ?? url.searchParams.get("lastEventId");
+  if (raw === null || raw === "") return null;
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= 0 ? n : null;
+}
+
+/** The stream as a Web Response, for the Next.js route handlers (used when the lean handler is not serving). */
+export async function eventStreamResponse(request: Request, visible: (event: AppEvent) => boolean, options: StreamOptions = {}): Promise<Response> {
+  const since = lastEventIdOf(request.headers, new URL(request.url));
+  let stop: (() => void) | null = null;
   const stream = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      let cursor = 0;
-      let replaying = true;
-      const buffered: AppEvent[] = [];
-      const close = () => {
-        cleanup();
+    start(controller) {
+      stop = openEventStream({ since, visible, stillAllowed: options.stillAllowed }, { write: (bytes) => controller.enqueue(bytes), close: () => controller.close() });
+      if (request.signal.aborted) return stop();
+      request.signal.addEventListener("abort", () => {
+        stop?.();
         try {
           controller.close();
         } catch {
           // already closed
         }
-      };
-      // Deliveries go through one chain, so the session check before each event keeps the order.
-      let chain: Promise<void> = Promise.resolve();
-      const allowed = async () => !options.stillAllowed || (await options.stillAllowed());
-      const deliver = (event: AppEvent) => {
-        chain = chain.then(async () => {
-          if (closed) return;
-          if (!(await allowed())) return close();
-          try {
-            controller.enqueue(frame(event));
-          } catch {
-            cleanup();
-          }
-        });
-      };
-      const send = (event: AppEvent) => {
-        if (event.seq <= cursor) return;
-        cursor = event.seq;
-        if (!visible(event)) return;
-        deliver(event);
-      };
-      // Subscribe before reading the backlog, so nothing falls between the two.
-      unsubscribe = await subscribeEvents((event) => (replaying ? buffered.push(event) : send(event)));
-      if (closed) return cleanup(); // the client left while we subscribed
-      controller.enqueue(encoder.encode(`retry: 2000\n: connected\n\n`));
-      if (since === null) {
-        cursor = await latestEventSeq(); // a fresh client starts from now and loads current state itself
-      } else {
-        cursor = since;
-        for (let page = await listEventsAfter({ seq: cursor }); page.length > 0; page = await listEventsAfter({ seq: cursor })) page.forEach(send);
-      }
-      replaying = false;
-      buffered.sort((a, b) => a.seq - b.seq).forEach(send);
-      if (closed) return;
-      stopHeartbeat = heartbeats.add(() => {
-        try {
-          controller.enqueue(PING);
-        } catch {
-          cleanup();
-        }
       });
-      if (options.stillAllowed) {
-        stopRecheck = rechecks.add(() => {
-          chain = chain.then(async () => {
-            if (!closed && !(await allowed())) close();
-          });
-        });
-      }
-      if (request.signal.aborted) return close();
-      request.signal.addEventListener("abort", close);
     },
     cancel() {
-      cleanup();
+      stop?.();
     },
   });
-  return new Response(stream, {
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no" },
-  });
+  return new Response(stream, { headers: EVENT_STREAM_HEADERS });
 }

@@ -5,7 +5,19 @@ export const SessionIdSchema = z.string().trim().min(1).max(64).regex(/^[A-Za-z0
 
 export const CreateSessionBody = z.object({ title: z.string().trim().min(1).max(200).optional() }).strict().optional();
 
-export const PatchSessionBody = z.object({ mode: z.string().trim().min(1).max(32) }).strict();
+/** A chat's title as people type it: one line, no control characters. */
+export const SessionTitleSchema = z
+  .string()
+  .trim()
+  .min(1, "title is empty")
+  .max(200, "title is longer than 200 characters")
+  .regex(/^[^\u0000-\u001f\u007f]*$/, "title must be one line without control characters");
+
+/** One change at a time: the mode (the audited switch) or the title (rename). */
+export const PatchSessionBody = z
+  .object({ mode: z.string().trim().min(1).max(32).optional(), title: SessionTitleSchema.optional() })
+  .strict()
+  .refine((b) => (b.mode === undefined) !== (b.title === undefined), { message: "send exactly one of mode or title" });
 
 export const ChatBody = z
   .object({

@@ -1,7 +1,7 @@
 // Compiles a policy document against a tool list once; per-context units are built lazily and memoized, so a
 // resolution only picks units and walks precomputed arrays.
 import type { PolicyDocument, ScopedToolPolicy } from "./document";
-import { compileEntries, findMatchingEntry } from "./matching";
+import { compileEntries, findMatchingEntry, type CompiledEntry } from "./matching";
 import { computeEffectiveModes, findLoosenedModes } from "./modes";
 import { resolveSandboxToolPolicy, SUBAGENT_TOOL_DENY_ALWAYS, SUBAGENT_TOOL_DENY_LEAF } from "./layer-defaults";
 import { buildPluginToolGroups, CORE_TOOL_NAMES, normalizeToolName } from "./names";
@@ -33,6 +33,19 @@ export function resolveProviderKey(
   return keys.find((key) => key.toLowerCase() === full) ?? keys.find((key) => key.toLowerCase() === p);
 }
 
+// Tools declaring the same modes share one frozen array (thousands of plugin tools declare the same two).
+const modeArrays = new Map<string, readonly ToolMode[]>();
+function sharedModes(declared: readonly ToolMode[] | undefined): readonly ToolMode[] {
+  const key = declared ? declared.join(",") : "";
+  let modes = modeArrays.get(key);
+  if (!modes) {
+    modes = Object.freeze(computeEffectiveModes(declared));
+    // Keys are joined mode names, a handful in all; the bound only guards against a caller inventing many.
+    if (modeArrays.size < 64) modeArrays.set(key, modes);
+  }
+  return modes;
+}
+
 /** The ask rule reported for a tool whose own `requiresApproval` flag asks (no askRules entry matched). */
 export const ASK_BY_TOOL_RULE = "ask: requiresApproval";
 
@@ -41,7 +54,7 @@ export class PolicyCompilation {
   readonly indexByName: ReadonlyMap<string, number>;
   readonly staticWarnings: PolicyWarning[] = [];
   readonly ctx: UnitContext;
-  readonly askRules: ReadonlyArray<string | undefined>;
+  private readonly askEntries: CompiledEntry[];
   private readonly units = new Map<string, LayerUnit | undefined>();
   private readonly limitsByAgent = new Map<string, SystemToolSettings>();
 
@@ -76,7 +89,7 @@ export class PolicyCompilation {
         ownerOnly: meta.ownerOnly === true,
         requiresApproval: meta.requiresApproval === true,
         declaredModes: meta.allowedModes,
-        effectiveModes: Object.freeze(computeEffectiveModes(meta.allowedModes, override)),
+        effectiveModes: override ? Object.freeze(computeEffectiveModes(meta.allowedModes, override)) : sharedModes(meta.allowedModes),
       });
     }
     for (const name of overrides.keys()) {
@@ -90,13 +103,16 @@ export class PolicyCompilation {
     const knownNames = new Set([...CORE_TOOL_NAMES, ...indexByName.keys()]);
     const coreNames = new Set([...CORE_TOOL_NAMES, ...tools.filter((tool) => !tool.pluginId).map((tool) => tool.name)]);
     this.ctx = { tools, pluginGroups, knownNames, coreNames };
-    const ask = compileEntries(document.askRules, pluginGroups);
-    this.askRules = tools.map((tool) => {
-      const hit = findMatchingEntry(ask, tool.name);
-      if (hit) return `ask: ${hit.entry}`;
-      // The tool's own flag (e.g. a destructive MCP tool) asks exactly like a matching askRules entry would.
-      return tool.requiresApproval ? ASK_BY_TOOL_RULE : undefined;
-    });
+    this.askEntries = compileEntries(document.askRules, pluginGroups);
+  }
+
+  /** The ask rule of tool i, looked up when its decision is first built (most tools' decisions never are). */
+  askRuleAt(index: number): string | undefined {
+    const tool = this.tools[index]!;
+    const hit = findMatchingEntry(this.askEntries, tool.name);
+    if (hit) return `ask: ${hit.entry}`;
+    // The tool's own flag (e.g. a destructive MCP tool) asks exactly like a matching askRules entry would.
+    return tool.requiresApproval ? ASK_BY_TOOL_RULE : undefined;
   }
 
   private unit(key: string, build: () => LayerUnit | undefined): LayerUnit | undefined {
@@ -113,7 +129,7 @@ export class PolicyCompilation {
           : `allowedModes: [${tool.effectiveModes.join(", ") || "none"}]`;
         const where = tool.effectiveModes.length > 0 ? `only in ${tool.effectiveModes.join(", ")}` : "in no mode (fail closed)";
         return { rule, reason: `${tool.name} is not allowed in ${mode} mode; it is available ${where}.` };
-      }),
+      }, [], (tool) => !tool.effectiveModes.includes(mode)),
     ) as LayerUnit;
   }
 

@@ -3,7 +3,7 @@
 import { ASK_BY_TOOL_RULE, PolicyCompilation } from "./compiled-policy";
 import type { PolicyDocument } from "./document";
 import type { ExecSettings } from "./exec-approvals";
-import type { LayerUnit, Removal } from "./layer-units";
+import { bitWords, hasBit, type LayerUnit, type Removal } from "./layer-units";
 import { isToolMode } from "./modes";
 import { contextKey, errorCodeForLayer, isSandboxed, resolveGrantedModes } from "./policy-context";
 import { normalizeToolName } from "./names";
@@ -163,68 +163,69 @@ export class CompiledPolicy {
     return decisions;
   }
 
+  /**
+   * Which tools survive is one OR of the selected units' bitsets; each tool's decision (its chain, rule and reason) is
+   * built the first time it is read, by check() or the tools record. A policy over 5,000 tools of which a turn calls
+   * three builds three decisions, not 5,000.
+   */
   private buildDecisions(mode: ToolMode, layers: ReadonlyArray<readonly LayerUnit[]>): Decisions {
     const c = this.compilation;
     const count = c.tools.length;
     const kept = this.keptDecisions(mode, layers);
-    // Only removed tools need their own chain; the others reuse the kept decision for this mode and layer pattern.
-    const chains: Array<ChainEntry[] | undefined> = new Array(count);
-    const firstRemoval: Array<Removal | undefined> = new Array(count);
-    const firstLayer: Array<LayerId | undefined> = new Array(count);
-    for (let l = 0; l < layers.length; l += 1) {
-      const layer = POLICY_LAYERS[l]!;
-      for (const unit of layers[l]!) {
-        for (const index of unit.removedIndices) {
-          let chain = chains[index];
-          if (!chain) chains[index] = chain = kept.chain.slice();
-          if (chain[l]!.outcome === "removed") continue;
-          const removal = unit.removals[index]!;
+    const removed = new Uint32Array(bitWords(count));
+    for (const units of layers) for (const unit of units) for (let w = 0; w < removed.length; w += 1) removed[w]! |= unit.removed[w]!;
+    const allowedTools: string[] = [];
+    for (let i = 0; i < count; i += 1) if (!hasBit(removed, i)) allowedTools.push(c.tools[i]!.name);
+    const decisions: Array<ToolDecision | undefined> = new Array(count);
+    const decisionAt = (i: number): ToolDecision => {
+      let decision = decisions[i];
+      if (decision) return decision;
+      if (!hasBit(removed, i)) return (decisions[i] = kept.decisions[i] ??= this.keptDecision(i, mode, kept.chain));
+      // The first removing unit of each layer names the layer's outcome; the first one overall decides.
+      const chain = kept.chain.slice();
+      let first: Removal | undefined;
+      let firstLayer: LayerId | undefined;
+      for (let l = 0; l < layers.length; l += 1) {
+        for (const unit of layers[l]!) {
+          if (!hasBit(unit.removed, i)) continue;
+          const removal = unit.removalAt(i);
           chain[l] = removal.entry;
-          if (!firstRemoval[index]) {
-            firstRemoval[index] = removal;
-            firstLayer[index] = layer;
+          if (!first) {
+            first = removal;
+            firstLayer = POLICY_LAYERS[l]!;
           }
+          break;
         }
       }
-    }
-    const decisions: ToolDecision[] = new Array(count);
-    const allowedTools: string[] = [];
-    for (let i = 0; i < count; i += 1) {
-      const removal = firstRemoval[i];
-      const layer = firstLayer[i];
-      if (!removal || !layer) {
-        decisions[i] = kept.decisions[i] ??= this.keptDecision(i, mode, kept.chain);
-        allowedTools.push(c.tools[i]!.name);
-        continue;
-      }
       const tool = c.tools[i]!;
-      decisions[i] = Object.freeze({
+      decision = Object.freeze({
         name: tool.name,
         allowed: false,
         effect: "deny",
-        layer,
-        rule: removal.rule,
-        source: removal.entry.source,
-        reason: removal.reason,
-        errorCode: errorCodeForLayer(layer),
+        layer: firstLayer!,
+        rule: first!.rule,
+        source: first!.entry.source,
+        reason: first!.reason,
+        errorCode: errorCodeForLayer(firstLayer!),
         availableModes: tool.effectiveModes,
-        capability: removal.capability,
-        chain: Object.freeze(chains[i]!),
+        capability: first!.capability,
+        chain: Object.freeze(chain),
       });
-    }
+      return (decisions[i] = decision);
+    };
     let record: Readonly<Record<string, ToolDecision>> | undefined;
     const { indexByName } = c;
     return {
       // Built on first read: the gates only need check(), and a large record costs more than all decisions.
       // fromEntries defines own properties, so even a tool named "__proto__" becomes a plain key.
       get tools() {
-        record ??= Object.freeze(Object.fromEntries(decisions.map((decision) => [decision.name, decision])));
+        record ??= Object.freeze(Object.fromEntries(c.tools.map((tool, i) => [tool.name, decisionAt(i)])));
         return record;
       },
       allowedTools: Object.freeze(allowedTools),
       check(name: string): ToolDecision {
         const index = indexByName.get(name) ?? indexByName.get(normalizeToolName(name));
-        return index === undefined ? notFound(normalizeToolName(name)) : decisions[index]!;
+        return index === undefined ? notFound(normalizeToolName(name)) : decisionAt(index);
       },
     };
   }
@@ -244,7 +245,7 @@ export class CompiledPolicy {
 
   private keptDecision(index: number, mode: ToolMode, chain: readonly ChainEntry[]): ToolDecision {
     const tool = this.compilation.tools[index]!;
-    const ask = this.compilation.askRules[index];
+    const ask = this.compilation.askRuleAt(index);
     return Object.freeze({
       name: tool.name,
       allowed: true,

@@ -1,6 +1,6 @@
 // Building blocks of the compiled effective policy. A unit is one rule source inside a layer (e.g. the team "ops"
 // inside the group layer) with its verdict for every tool precomputed, so resolving a context only walks arrays.
-import { analyzeAllowlist, compileToolPolicy, evaluateCompiledPolicy, findUnknownEntries, type CompiledToolPolicy } from "./matching";
+import { analyzeAllowlist, compiledPolicyAllows, compileToolPolicy, evaluateCompiledPolicy, findUnknownEntries, type CompiledToolPolicy } from "./matching";
 import { isKnownProfile, resolveToolProfilePolicy, type PluginToolGroups } from "./names";
 import type { ChainEntry, LayerId, PolicyWarning, ToolMode, ToolPolicy } from "./types";
 
@@ -11,12 +11,15 @@ export type LayerUnit = {
   id: number;
   layer: LayerId;
   source: string;
-  /** Per tool index: why this unit removes the tool, or null when it keeps it. */
-  removals: ReadonlyArray<Removal | null>;
-  /** Indices of the tools this unit removes: resolutions walk removals, not every tool × layer. */
-  removedIndices: readonly number[];
+  /** Bit i set: this unit removes tool i. A resolution ORs the units it selects; nothing per tool is built up front. */
+  removed: Uint32Array;
+  /** Why this unit removes tool i (only asked for a set bit); built on first use, so a tool nobody checks costs nothing. */
+  removalAt(index: number): Removal;
   warnings: readonly PolicyWarning[];
 };
+
+export const bitWords = (count: number) => (count + 31) >>> 5;
+export const hasBit = (bits: Uint32Array, index: number) => (bits[index >>> 5]! & (1 << (index & 31))) !== 0;
 
 /** A normalized tool as the compiled policy sees it. */
 export type PolicyTool = {
@@ -53,22 +56,34 @@ export const LAYER_LABELS: Readonly<Record<LayerId, string>> = Object.freeze({
 
 let nextUnitId = 1;
 
-export function makeUnit(
-  ctx: UnitContext,
-  layer: LayerId,
-  source: string,
-  ruleFor: (tool: PolicyTool) => { rule: string; reason?: string; capability?: string } | undefined,
-  warnings: readonly PolicyWarning[] = [],
-): LayerUnit {
-  const removals = ctx.tools.map((tool): Removal | null => {
-    const hit = ruleFor(tool);
-    if (!hit) return null;
-    const reason = hit.reason ?? `${tool.name} is removed by ${LAYER_LABELS[layer]} (${source}: ${hit.rule}).`;
-    const entry: ChainEntry = Object.freeze({ layer, outcome: "removed", rule: hit.rule, source });
-    return Object.freeze({ rule: hit.rule, reason, entry, ...(hit.capability ? { capability: hit.capability } : {}) });
-  });
-  const removedIndices = removals.flatMap((removal, index) => (removal ? [index] : []));
-  return { id: nextUnitId++, layer, source, removals, removedIndices, warnings };
+type RuleFor = (tool: PolicyTool) => { rule: string; reason?: string; capability?: string } | undefined;
+
+/**
+ * A unit from two views of one rule: `removes` answers yes/no for every tool when the unit is built (cheap: no text,
+ * no objects), `ruleFor` says why, only for a removed tool and only when its decision is read. Without `removes`
+ * the rule itself is asked for every tool (units whose rule is cheap and rarely removes anything).
+ */
+export function makeUnit(ctx: UnitContext, layer: LayerId, source: string, ruleFor: RuleFor, warnings: readonly PolicyWarning[] = [], removes?: (tool: PolicyTool) => boolean): LayerUnit {
+  const { tools } = ctx;
+  const removed = new Uint32Array(bitWords(tools.length));
+  const test = removes ?? ((tool: PolicyTool) => ruleFor(tool) !== undefined);
+  for (let i = 0; i < tools.length; i += 1) if (test(tools[i]!)) removed[i >>> 5]! |= 1 << (i & 31);
+  let removals: Array<Removal | undefined> | undefined;
+  const removalAt = (index: number): Removal => {
+    removals ??= new Array(tools.length);
+    let removal = removals[index];
+    if (!removal) {
+      const tool = tools[index]!;
+      const hit = ruleFor(tool);
+      // `removes` and `ruleFor` describe one rule; should they ever disagree, the tool stays removed (fail closed).
+      const rule = hit?.rule ?? "removed";
+      const reason = hit?.reason ?? `${tool.name} is removed by ${LAYER_LABELS[layer]} (${source}: ${rule}).`;
+      const entry: ChainEntry = Object.freeze({ layer, outcome: "removed", rule, source });
+      removals[index] = removal = Object.freeze({ rule, reason, entry, ...(hit?.capability ? { capability: hit.capability } : {}) });
+    }
+    return removal;
+  };
+  return { id: nextUnitId++, layer, source, removed, removalAt, warnings };
 }
 
 function policyWarnings(
@@ -118,6 +133,7 @@ export function policyUnit(
       return verdict.allowed ? undefined : { rule: `${verdict.rule}${options.ruleSuffix ?? ""}` };
     },
     warnings,
+    (tool) => !compiledPolicyAllows(compiled, tool.name),
   );
 }
 

@@ -12,7 +12,7 @@ import { streamText, type ModelMessage } from "ai";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { transact } from "@/lib/db/client";
-import { appendMessage, appendMessageTx, listMessages, type MessageRow, type NewMessage } from "@/lib/db/messages";
+import { appendMessageTx, listMessages, type MessageRow, type NewMessage } from "@/lib/db/messages";
 import { createLeasedRun, findActiveRun, findRun, setRunUserSeq, type RunStatus } from "@/lib/db/runs";
 import { handleCall, recordUnfinished } from "./calls";
 import { holdRun, INSTANCE_ID, leaseMs } from "./lease";
@@ -128,7 +128,14 @@ export async function runSteps(turn: Turn, stepsSoFar: number): Promise<TurnResu
         finalLine = line;
         break;
       }
-      await appendMessage({ sessionId: session.id, message: line });
+      // The model's step (its text and the calls it asks for) is written only while this instance still holds
+      // the run: after a takeover or an expired lease, nothing more of this turn reaches the transcript or runs.
+      const kept = await recordOutcome({ sessionId: session.id, runId, message: { append: line }, run: { from: ["running"], to: "running", owner: INSTANCE_ID } });
+      if (!kept.ok) {
+        log("warn", "run_step_dropped", { runId, reason: "the run is no longer held by this instance" });
+        status = "aborted";
+        break;
+      }
       const content = [
         ...(step.text ? [{ type: "text" as const, text: step.text }] : []),
         ...step.calls.map((c) => ({ type: "tool-call" as const, toolCallId: c.toolCallId, toolName: c.toolName, input: c.input ?? {} })),

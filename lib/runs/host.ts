@@ -7,6 +7,7 @@ import { AppError } from "@/lib/errors";
 import { loadConfig } from "@/lib/config";
 import { log } from "@/lib/log";
 import { updateSessionTitle } from "@/lib/db/sessions";
+import { eventsCommitted, publishEvent } from "@/lib/events/bus";
 import type { CurrentUser } from "@/lib/auth/guards";
 import { getConfiguredModel } from "./model";
 import { beginTurn, runTurn, type TurnResult } from "./engine";
@@ -34,6 +35,8 @@ export async function startChatTurn({
   // The run, the session's claim on it and the user's message commit together; CONFLICT (409) while another
   // run of this session is active on any instance, including one waiting for an approval.
   const { runId } = await beginTurn({ sessionId, text });
+  // The session's other open tabs show the user's message now, not only when the turn ends.
+  await publishEvent({ type: "session.updated", scope: "session", sessionId, payload: { change: "message", runId } });
   const chosen = model ?? getConfiguredModel();
 
   let sink = null as ReadableStreamDefaultController<UIMessageChunk> | null;
@@ -55,7 +58,10 @@ export async function startChatTurn({
 
   const done = (async () => {
     try {
-      if (session.title === DEFAULT_TITLE) await updateSessionTitle({ sessionId, title: text.slice(0, 60) });
+      if (session.title === DEFAULT_TITLE) {
+        await updateSessionTitle({ sessionId, title: text.slice(0, 60) });
+        await eventsCommitted();
+      }
       const result = await runTurn({ runId, sessionId, user, model: chosen, emit, workspaceRoot: config.workspaceRoot });
       if (result.status === "waiting_approval") void resumeWhenReady(runId, model);
       return result;

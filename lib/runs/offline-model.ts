@@ -10,6 +10,7 @@ import type {
   LanguageModelV3ToolResultPart,
   LanguageModelV3Usage,
 } from "@ai-sdk/provider";
+import { summarise } from "./offline-summary";
 
 export type OfflineModelOptions = {
   /** Pause before each streamed chunk, so a stop button can be exercised. */
@@ -72,48 +73,6 @@ function clip(text: string, max = 300): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
-type Denial = { error_code: string; tool_name?: string; mode?: string; message?: string; next_action?: string };
-
-function asDenial(value: unknown): Denial | null {
-  let v = value;
-  if (typeof v === "string") {
-    try {
-      v = JSON.parse(v);
-    } catch {
-      return null;
-    }
-  }
-  if (v && typeof v === "object" && (v as { ok?: unknown }).ok === false && typeof (v as Denial).error_code === "string") {
-    return v as Denial;
-  }
-  return null;
-}
-
-function describeResult(part: LanguageModelV3ToolResultPart): string {
-  const name = part.toolName;
-  const out = part.output;
-  if (out.type === "execution-denied") return `The tool "${name}" was not run: ${out.reason ?? "the call was denied"}.`;
-  if (out.type === "content") {
-    return `The tool "${name}" returned: ${clip(out.value.map((v) => (v.type === "text" ? v.text : `[${v.type}]`)).join(" "))}`;
-  }
-  const denial = asDenial(out.value);
-  if (denial) {
-    const mode = denial.mode ? ` in ${denial.mode} mode` : "";
-    const next = denial.next_action ? ` Next step: ${denial.next_action}` : "";
-    const message = (denial.message ?? "no reason given").replace(/\.+$/, "");
-    return `The tool "${denial.tool_name ?? name}" was not allowed${mode} (${denial.error_code}): ${message}.${next}`;
-  }
-  const shown = typeof out.value === "string" ? out.value : JSON.stringify(out.value);
-  const failed = out.type === "error-text" || out.type === "error-json";
-  return failed ? `The tool "${name}" failed: ${clip(shown)}` : `The tool "${name}" returned: ${clip(shown)}`;
-}
-
-function summarise(results: LanguageModelV3ToolResultPart[]): string {
-  if (results.length === 0) return "The tools finished without reporting anything.";
-  const lines = results.map(describeResult);
-  return lines.length === 1 ? lines[0]! : `Here is what the tools reported:\n${lines.map((l) => `- ${l}`).join("\n")}`;
-}
-
 function toolCallLines(text: string, prefix: string): PlannedCall[] {
   const calls: PlannedCall[] = [];
   for (const line of text.split("\n")) {
@@ -136,7 +95,7 @@ export function planOfflineReply(options: Pick<LanguageModelV3CallOptions, "prom
     results.unshift(...message.content.filter((p): p is LanguageModelV3ToolResultPart => p.type === "tool-result"));
   }
   // Back from running tools: report and stop, never call again (that is how loops start).
-  if (prompt.at(-1)?.role === "tool") return { text: summarise(results), calls: [] };
+  if (prompt.at(-1)?.role === "tool") return { text: summarise(results, prompt), calls: [] };
 
   const lastUser = [...prompt].reverse().find((m) => m.role === "user");
   const text =

@@ -8,7 +8,7 @@ import "server-only";
 import { insertAuditRow, type AuditEntry } from "@/lib/db/audit";
 import { consumeApproval } from "@/lib/db/approvals";
 import { transact, type Tx } from "@/lib/db/client";
-import { insertEvent, type NewEvent } from "@/lib/db/events";
+import { insertEvents, type NewEvent } from "@/lib/db/events";
 import { appendMessageTx, updateToolMessage, type MessageRow, type NewMessage } from "@/lib/db/messages";
 import { moveRun, type RunStatus } from "@/lib/db/runs";
 import { insertToolCall, moveToolCall, type CallStatus } from "@/lib/db/tool-calls";
@@ -85,9 +85,11 @@ async function write(tx: Tx, o: Outcome): Promise<{ approval?: Approval; message
   if (o.run) {
     const moved = await moveRun({ tx, runId: o.runId, from: o.run.from, to: o.run.to, error: o.run.error, owner: o.run.owner });
     if (!moved && o.run.required !== false) throw new Lost("run");
-    if (moved) events.push({ type: "run.updated", scope: "session", sessionId: o.sessionId, payload: { runId: o.runId, status: o.run.to } });
+    // running → running only proves (and row-locks) that the run is still this instance's: nothing changed to tell.
+    const changed = !(o.run.to === "running" && o.run.from.every((s) => s === "running"));
+    if (moved && changed) events.push({ type: "run.updated", scope: "session", sessionId: o.sessionId, payload: { runId: o.runId, status: o.run.to } });
   }
-  for (const event of events) await insertEvent({ ...event, tx });
+  await insertEvents({ events, tx });
   for (const entry of audit) await insertAuditRow(tx, entry, at);
   return { approval, message, audit, events };
 }

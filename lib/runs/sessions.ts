@@ -8,7 +8,8 @@ import { log } from "@/lib/log";
 import { appendAudit } from "@/lib/db/audit";
 import { listMessages } from "@/lib/db/messages";
 import { findActiveRun } from "@/lib/db/runs";
-import { createSession, findOwnedSession, findSessionById, findUntouchedSession, listOwnedSessions, updateSessionMode } from "@/lib/db/sessions";
+import { createSession, findOwnedSession, findSessionById, findUntouchedSession, listOwnedSessions, markSessionDeleted, restoreDeletedSession, updateSessionMode, updateSessionTitle } from "@/lib/db/sessions";
+import { eventsCommitted } from "@/lib/events/bus";
 import { listSessionToolCalls } from "@/lib/db/tool-calls";
 import { findUserEmails } from "@/lib/db/users";
 import type { CurrentUser } from "@/lib/auth/guards";
@@ -111,7 +112,38 @@ export async function changeSessionMode({ user, sessionId, mode }: { user: Curre
     await appendAudit({ action: "session.mode_change_refused", actorId: user.id, sessionId, decision: "deny", details: { from: session.mode, to: mode, granted } });
     throw new AppError("FORBIDDEN", `you have not been granted the ${mode} mode; ask an admin`);
   }
-  await updateSessionMode({ sessionId, mode });
+  // The marker line stays in the transcript (every tab and the read-only review show where the switch happened).
+  const marker = { content: `Mode switched from ${session.mode} to ${mode}`, parts: { kind: "mode_changed", from: session.mode, to: mode } };
+  await updateSessionMode({ sessionId, mode, marker });
   await appendAudit({ action: "session.mode_changed", actorId: user.id, sessionId, decision: "allow", details: { from: session.mode, to: mode } });
+  await eventsCommitted();
   return { id: sessionId, mode };
+}
+
+export async function renameChatSession({ user, sessionId, title }: { user: CurrentUser; sessionId: string; title: string }) {
+  const session = await requireOwnedSession({ user, sessionId });
+  await updateSessionTitle({ sessionId, title });
+  await appendAudit({ action: "session.renamed", actorId: user.id, sessionId, details: { from: session.title, to: title } });
+  await eventsCommitted();
+  return { id: sessionId, title };
+}
+
+/**
+ * Soft delete: the chat leaves every list and answers 404, its rows stay (Undo restores it). A chat with a turn
+ * running or waiting for an approval is refused: the turn would go on in a chat nobody can see.
+ */
+export async function deleteChatSession({ user, sessionId }: { user: CurrentUser; sessionId: string }) {
+  await requireOwnedSession({ user, sessionId });
+  if (!(await markSessionDeleted({ sessionId, ownerId: user.id }))) {
+    throw new AppError("CONFLICT", "a turn is running or waiting for an approval in this chat; stop it before deleting the chat");
+  }
+  await appendAudit({ action: "session.deleted", actorId: user.id, sessionId });
+  await eventsCommitted();
+  return { id: sessionId, deleted: true };
+}
+
+export async function restoreChatSession({ user, sessionId }: { user: CurrentUser; sessionId: string }) {
+  if (!(await restoreDeletedSession({ sessionId, ownerId: user.id }))) throw new AppError("NOT_FOUND", "no such deleted session");
+  await appendAudit({ action: "session.restored", actorId: user.id, sessionId });
+  return { id: sessionId, deleted: false };
 }

@@ -90,7 +90,9 @@ export function toUIMessages(rows: StoredMessage[], calls: ReadonlyMap<string, C
   for (const m of rows) {
     if (m.role === "user" || m.role === "system") {
       current = null;
-      out.push({ id: m.id, role: m.role, parts: [{ type: "text", text: m.content }] });
+      // A system line's parts say what kind of notice it is (a mode switch's marker carries from and to).
+      const kind = m.role === "system" ? (m.parts as { kind?: unknown } | null)?.kind : undefined;
+      out.push({ id: m.id, role: m.role, parts: [{ type: "text", text: m.content }], ...(typeof kind === "string" ? { metadata: m.parts } : {}) });
       continue;
     }
     if (m.role !== "assistant") continue;

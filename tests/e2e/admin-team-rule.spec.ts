@@ -19,7 +19,8 @@ test("deny exec for a team, save, then roll back from the history", async ({ pag
   await page.getByRole("combobox", { name: "Role", exact: true }).selectOption("admin");
   await page.getByRole("combobox", { name: "Team", exact: true }).selectOption(teamId);
   const exec = page.getByRole("button", { name: /^exec in coding:/ });
-  await expect(exec).toHaveAttribute("data-status", "allowed");
+  // Not denied: under the default exec settings, commands no rule covers wait for an owner.
+  await expect(exec).toHaveAttribute("data-status", "ask");
 
   const deny = page.getByLabel(`Deny for team ${teamId}`);
   await deny.fill("exec");
@@ -39,12 +40,15 @@ test("deny exec for a team, save, then roll back from the history", async ({ pag
   await page.getByRole("tab", { name: "History" }).click();
   const rows = page.getByRole("table", { name: "Policy versions" }).getByRole("row");
   await expect(rows.filter({ hasText: "deny exec for the team" })).toContainText("teams");
-  page.once("dialog", (dialog) => dialog.accept());
   // The row below the newest one is the baseline saved above.
   await expect(rows.nth(2)).toContainText("baseline");
   await rows.nth(2).getByRole("button", { name: /Roll back to/ }).click();
-  await expect(exec).toHaveAttribute("data-status", "allowed");
-  await expect(page.getByText(/rollback to version \d+/)).toBeVisible();
+  // The rollback shows what it would change before it is confirmed.
+  await expect(page.getByTestId("version-diff-paths")).toContainText(`teams.${teamId}`);
+  await page.getByRole("button", { name: /^Restore version \d+$/ }).click();
+  await expect(exec).toHaveAttribute("data-status", "ask");
+  // The newest row (other tests may have rolled back before, further down the list).
+  await expect(rows.nth(1)).toContainText(/rollback to version \d+/);
 
   await page.request.delete(`/api/admin/teams/${teamId}`);
 });

@@ -17,12 +17,16 @@ for (const c of cases) {
   });
 }
 
-test("a member is redirected away from admin pages and gets 403 from an admin API", async ({ page }) => {
+test("a member is redirected away from admin pages, told why, and gets 403 from an admin API", async ({ page }) => {
   await signInAs(page, "member@example.com");
+  await expect(page.getByTestId("redirect-notice")).toHaveCount(0);
   await page.goto("/admin");
-  await expect(page).toHaveURL(/\/chat$/);
+  await expect(page).toHaveURL(/\/chat\?notice=admin-only$/);
+  await expect(page.getByTestId("redirect-notice")).toContainText("does not have the admin role");
   await page.goto("/admin/users");
-  await expect(page).toHaveURL(/\/chat$/);
+  await expect(page).toHaveURL(/\/chat\?notice=admin-only$/);
+  await page.goto("/approvals");
+  await expect(page.getByTestId("redirect-notice")).toContainText("does not have the owner role");
   const res = await page.request.get("/api/admin/users");
   expect(res.status()).toBe(403);
   expect((await res.json()).error.code).toBe("FORBIDDEN");

@@ -1,11 +1,45 @@
-import { expect, type Page } from "@playwright/test";
+import { expect, type APIRequestContext, type Page } from "@playwright/test";
 
 export const DEMO_PASSWORD = "toolgate-demo";
 
-export async function signInAs(page: Page, email: string) {
+export async function signInAs(page: Page, email: string, password = DEMO_PASSWORD) {
   await page.goto("/login");
   await page.getByLabel("E-mail").fill(email);
-  await page.getByLabel("Password").fill(DEMO_PASSWORD);
+  await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page).toHaveURL(/\/chat/);
+}
+
+/** Saves a policy document through the API on top of the version in force; returns the new version. */
+export async function savePolicy(request: APIRequestContext, document: unknown, comment: string, extra: Record<string, unknown> = {}) {
+  const current = await (await request.get("/api/policy")).json();
+  const res = await request.put("/api/policy", { data: { baseVersion: current.version, document, comment, ...extra } });
+  expect(res.status(), await res.text()).toBe(200);
+  return (await res.json()).version as number;
+}
+
+/** The four screens each visual check runs on: desktop and phone width, light and dark. */
+export const SCREENS = (["light", "dark"] as const).flatMap((scheme) =>
+  [
+    { size: "desktop", width: 1280, height: 800 },
+    { size: "phone", width: 390, height: 844 },
+  ].map((s) => ({ ...s, scheme, name: `${s.size}-${scheme}` })),
+);
+
+/** Opens a chat with "New chat" (a fresh one once the last was used) and returns its id. */
+export async function openNewChat(page: Page): Promise<string> {
+  await page.goto("/chat");
+  await page.getByRole("button", { name: /new chat/i }).first().click();
+  await expect(page).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
+  return new URL(page.url()).pathname.split("/").pop()!;
+}
+
+/** Collects the page's Content-Security-Policy violations and errors from the console (a test expects none). */
+export function consoleProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error" || /Content Security Policy/i.test(m.text())) problems.push(m.text());
+  });
+  page.on("pageerror", (e) => problems.push(String(e)));
+  return problems;
 }

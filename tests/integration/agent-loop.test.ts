@@ -64,7 +64,9 @@ describe.each(dbTargets())("agent loop (%s)", (_kind, make) => {
     expect(types.at(-1)).toBe("finish");
     expect(result.status).toBe("completed");
     const text = chunks.filter((c) => c.type === "text-delta").map((c) => (c as { delta: string }).delta).join("");
-    expect(text).toMatch(/MODE_DENIED/);
+    // The answer speaks of the refusal by its meaning; the code, message and next step are the card's (issue 15).
+    expect(text).toMatch(/"read" was not allowed in chat_safe mode: it is not available in this chat's mode/);
+    expect(text).not.toMatch(/MODE_DENIED/);
   });
 
   it("C3/O1 the denial is persisted in order as a tool message containing MODE_DENIED", async () => {

@@ -89,7 +89,7 @@ describe.each(appTargets())("approvals (%s)", (_kind, app) => {
     expect(tool.parts.status).toBe("denied");
     expect(tool.parts.output).toMatchObject({ ok: false, error_code: "APPROVAL_DENIED" });
     expect(tool.parts.output.message).toContain("not on a Friday");
-    expect(answer.content).toContain("APPROVAL_DENIED");
+    expect(answer.content).toContain("it was declined by an owner");
     const ui = (await member.json(`/api/sessions/${sessionId}`)).body.uiMessages;
     expect(JSON.stringify(ui)).toContain("data-tool_denied");
     await sessionEvents.waitFor((e) => e.event === "run.updated" && e.data.payload.status === "completed");
@@ -438,7 +438,7 @@ describe.each(appTargets())("approvals (%s)", (_kind, app) => {
       const { tool, answer } = await expireOne("rm -rf data");
       expect(tool.parts.status).toBe("denied");
       expect(tool.parts.output).toMatchObject({ ok: false, error_code: "APPROVAL_EXPIRED" });
-      expect(answer.content).toContain("APPROVAL_EXPIRED");
+      expect(answer.content).toContain("it was not decided by an owner in time");
     });
 
     it("askFallback allowlist: an allowlisted command runs after expiry, an unlisted one gets APPROVAL_EXPIRED", async () => {

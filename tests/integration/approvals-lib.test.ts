@@ -187,6 +187,41 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     }
   });
 
+  it("allow-always: the grant commits with the decision or neither does; two decisions storing the same rule store it once", async () => {
+    const session = await newSession();
+    const command = "git log --oneline";
+    const { approval } = await service.requestApproval({ ...base(session.id, "g1", { command }), ttlMs: 60_000 });
+    // The grant store fails inside the decision's transaction (a real database trigger, not a mock).
+    if (kind === "postgres") {
+      await db.$executeRawUnsafe(`CREATE FUNCTION refuse_grant() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'grant store down'; END $$ LANGUAGE plpgsql`);
+      await db.$executeRawUnsafe(`CREATE TRIGGER refuse_grant BEFORE INSERT ON "AllowlistEntry" FOR EACH ROW EXECUTE FUNCTION refuse_grant()`);
+    } else {
+      await db.$executeRawUnsafe(`CREATE TRIGGER refuse_grant BEFORE INSERT ON "AllowlistEntry" BEGIN SELECT RAISE(ABORT, 'grant store down'); END`);
+    }
+    try {
+      await expect(service.decideApproval({ approvalId: approval.id, ownerId: owner.id, decision: "allow-always" })).rejects.toThrow();
+    } finally {
+      await db.$executeRawUnsafe(`DROP TRIGGER refuse_grant${kind === "postgres" ? ' ON "AllowlistEntry"' : ""}`);
+      if (kind === "postgres") await db.$executeRawUnsafe(`DROP FUNCTION refuse_grant()`);
+    }
+    // Nothing of the decision is left: still pending, no audit row, no event, no grant.
+    expect((await store.findApproval({ id: approval.id }))!.status).toBe("pending");
+    expect(await db.auditLog.count({ where: { action: "approval.resolved", callId: "g1" } })).toBe(0);
+    expect(await db.eventLog.count({ where: { type: "approval.resolved", sessionId: session.id } })).toBe(0);
+    expect(await db.allowlistEntry.count({ where: { pattern: command } })).toBe(0);
+
+    // Two approvals of the same command decided at once: both succeed, the rule is stored (and audited) once.
+    const { approval: other } = await service.requestApproval({ ...base(session.id, "g2", { command }), ttlMs: 60_000 });
+    const decided = await Promise.all([approval, other].map((a) => service.decideApproval({ approvalId: a.id, ownerId: owner.id, decision: "allow-always" })));
+    expect(decided.map((d) => d.allowlisted)).toEqual([[command], [command]]);
+    expect(await db.allowlistEntry.count({ where: { pattern: command } })).toBe(1);
+    expect(await db.auditLog.count({ where: { action: "grant.created", sessionId: session.id } })).toBe(1);
+    expect(await db.auditLog.count({ where: { action: "approval.resolved", sessionId: session.id } })).toBe(2);
+    const { verifyAuditChain } = await import("@/lib/db/audit");
+    expect(await verifyAuditChain()).toMatchObject({ ok: true });
+    await db.allowlistEntry.deleteMany({ where: { pattern: command } });
+  });
+
   it.skipIf(kind !== "postgres")("events committed out of seq order are not lost by the tailer", async () => {
     const { Client } = await import("pg");
     const bus = await import("@/lib/events/bus");

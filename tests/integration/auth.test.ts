@@ -51,7 +51,8 @@ describe.each(appTargets())("sign-in and roles (%s)", (_kind, app) => {
     for (const path of ["/admin", "/admin/users", "/approvals"]) {
       const res = await member.fetch(path);
       expect([303, 307, 308]).toContain(res.status);
-      expect(res.headers.get("location")).toMatch(/\/chat$/);
+      // With the reason, which the chat page shows (issue 15: no silent redirect).
+      expect(res.headers.get("location")).toMatch(path.startsWith("/admin") ? /\/chat\?notice=admin-only$/ : /\/chat\?notice=owner-only$/);
     }
   });
 });

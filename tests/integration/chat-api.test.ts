@@ -156,13 +156,14 @@ describe.each(appTargets())("chat API (%s)", (_kind, app) => {
       while (Date.now() < deadline) {
         const body = (await member.json(`/api/sessions/${id}`)).body;
         roles = body.transcript.map((m: { role: string }) => m.role);
-        if (roles.length >= 5) break;
+        if (roles.length >= 6) break;
         await new Promise((r) => setTimeout(r, 200));
       }
-      expect(roles).toEqual(["user", "assistant", "tool", "tool", "assistant"]);
+      // The mode switch above left its marker line first.
+      expect(roles).toEqual(["system", "user", "assistant", "tool", "tool", "assistant"]);
       const transcript = (await member.json(`/api/sessions/${id}`)).body.transcript;
       expect(transcript.map((m: { seq: number }) => m.seq)).toEqual([...transcript.map((m: { seq: number }) => m.seq)].sort((a: number, b: number) => a - b));
-      expect(transcript.slice(2, 4).map((m: { parts: { status: string } }) => m.parts.status)).toEqual(["ok", "ok"]);
+      expect(transcript.slice(3, 5).map((m: { parts: { status: string } }) => m.parts.status)).toEqual(["ok", "ok"]);
     } finally {
       await setPolicy({});
     }

@@ -154,7 +154,9 @@ describe.each(appTargets())("MCP plugin tools through chat (%s)", (_kind, app) =
     try {
       const { chunks } = await chat(member, sessionId, `/tool mcp__fixture__add {"a":2,"b":3}`);
       expect(denialOf(chunks)).toMatchObject({ errorCode: "MODE_DENIED" });
-      expect(textOf(chunks)).toContain("(MODE_DENIED)");
+      // The answer says what the refusal means; the code is the denial card's (issue 15).
+      expect(textOf(chunks)).toContain("it is not available in this chat's mode");
+      expect(textOf(chunks)).not.toContain("MODE_DENIED");
       expect(ofType(chunks, "tool-output-available")).toEqual([]);
     } finally {
       await setMode("coding");
@@ -165,7 +167,8 @@ describe.each(appTargets())("MCP plugin tools through chat (%s)", (_kind, app) =
     await setPolicy(policy({ enabled: false }));
     const { chunks } = await chat(member, sessionId, `/tool mcp__fixture__add {"a":2,"b":3}`);
     expect(denialOf(chunks)).toMatchObject({ errorCode: "TOOL_NOT_AVAILABLE" });
-    expect(textOf(chunks)).toContain("(TOOL_NOT_AVAILABLE)");
+    expect(textOf(chunks)).toContain("it is not available here");
+    expect(textOf(chunks)).not.toContain("TOOL_NOT_AVAILABLE");
     expect(ofType(chunks, "tool-output-available")).toEqual([]);
     await setPolicy(policy());
   });

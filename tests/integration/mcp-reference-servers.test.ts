@@ -137,22 +137,25 @@ describe("server-filesystem and server-memory over stdio", () => {
 
 describe("unhealthy servers never hold a turn", () => {
   it("a server that never answers: refresh returns at once, its tools fail fast with the reason, then the circuit opens", async () => {
+    // "At once" = far below the server's 1500 ms timeout, which any wait for it would take; not a tighter figure,
+    // because the suite shares two cores with the build of other steps and a browser.
+    const AT_ONCE_MS = 500;
     const doc = documentWith([{ id: "hang", transport: hangingStdio(), timeoutMs: 1500, tools: { work: {} } }]);
     const refresh = await timed(async () => refreshMcpTools(doc, registry));
-    expect(refresh.ms).toBeLessThan(50);
+    expect(refresh.ms).toBeLessThan(AT_ONCE_MS);
     expect(statusOf("hang").state).toBe("connecting");
     const early = await timed(() => call("mcp__hang__work", {}) as Promise<unknown>);
     expect(early.error).toMatch(/MCP server hang is still connecting/);
-    expect(early.ms).toBeLessThan(50);
+    expect(early.ms).toBeLessThan(AT_ONCE_MS);
     const down = await eventually(() => statusOf("hang").state === "down" && statusOf("hang"), 5000);
     expect(down.lastError).toMatch(/timed out after 1500 ms/);
     expect(down.nextAttemptAt).not.toBeNull();
     const late = await timed(() => call("mcp__hang__work", {}) as Promise<unknown>);
     expect(late.error).toMatch(/MCP server hang is down \(.*timed out.*\); next attempt in \d+ ms/);
-    expect(late.ms).toBeLessThan(50);
+    expect(late.ms).toBeLessThan(AT_ONCE_MS);
     // Every turn calls refresh: it never waits, however often it runs while the server is down.
     const again = await timed(async () => refreshMcpTools(doc, registry));
-    expect(again.ms).toBeLessThan(50);
+    expect(again.ms).toBeLessThan(AT_ONCE_MS);
   });
 
   it("a server that exits at once is down with its stderr, for the admin and in the error", async () => {

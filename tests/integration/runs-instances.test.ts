@@ -127,11 +127,13 @@ describe.each(targets)("runs across instances and crashes (%s)", (_kind, make) =
     const a2 = await app();
     await until("the abandoned run to be failed", async () => (await db.agentRun.findFirstOrThrow({ where: { sessionId } })).status === "failed", 15_000, 100);
     await until("the command to be killed", async () => !alive(call.pid!), 10_000, 100);
+    // The session's switch to coding left its marker line first; then the turn, complete and in order.
     const rows = await db.message.findMany({ where: { sessionId }, orderBy: { seq: "asc" } });
-    expect(rows.map((r) => r.role)).toEqual(["user", "assistant", "tool", "system"]);
-    expect(rows.map((r) => r.seq)).toEqual([1, 2, 3, 4]);
-    expect(rows[2]).toMatchObject({ toolCallId: call.callId, parts: { output: { error_code: "INTERRUPTED" } } });
-    expect(rows[3]!.content).toMatch(/interrupted/);
+    expect(rows.map((r) => r.role)).toEqual(["system", "user", "assistant", "tool", "system"]);
+    expect(rows.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(rows[0]!.parts).toMatchObject({ kind: "mode_changed", to: "coding" });
+    expect(rows[3]).toMatchObject({ toolCallId: call.callId, parts: { output: { error_code: "INTERRUPTED" } } });
+    expect(rows[4]!.content).toMatch(/interrupted/);
     expect((await db.toolCall.findUniqueOrThrow({ where: { id: call.id } })).status).toBe("failed");
     const again = await signedIn(a2.url, "member@example.com");
     const next = await again.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(say(sessionId, "are you there?")) });
@@ -150,7 +152,9 @@ describe.each(targets)("runs across instances and crashes (%s)", (_kind, make) =
     const a2 = await app();
     await until("the abandoned run to be failed", async () => (await db.agentRun.findFirstOrThrow({ where: { sessionId } })).status === "failed", 15_000, 100);
     const rows = await db.message.findMany({ where: { sessionId }, orderBy: { seq: "asc" } });
-    expect(rows.map((r) => r.role)).toEqual(["user", "system"]);
+    // The mode-switch marker, the user's message, the notice.
+    expect(rows.map((r) => r.role)).toEqual(["system", "user", "system"]);
+    expect(rows[2]!.content).toMatch(/interrupted/);
     expect(await db.auditLog.count({ where: { action: "run.abandoned", sessionId } })).toBe(1);
     expect((await db.chatSession.findUniqueOrThrow({ where: { id: sessionId } })).activeRunId).toBeNull();
     await a2.stop();

@@ -177,6 +177,34 @@ describe.each(dbTargets())("a run owns its turn; each call at most once (%s)", (
     }
   });
 
+  it("a run taken over mid-turn (its lease now another instance's) writes and runs nothing more: the next step is dropped", async () => {
+    const { agent, member } = h;
+    const { sessionId, dir } = await setup();
+    const first = scriptedModel([[toolCallPart("c-before", "exec", JSON.stringify({ command: made("before") })), finishPart("tool-calls")]]);
+    const late = scriptedModel([[toolCallPart("c-late", "exec", JSON.stringify({ command: made("late") })), finishPart("tool-calls")]]);
+    const { MockLanguageModelV3 } = await import("ai/test");
+    let step = 0;
+    const model = new MockLanguageModelV3({
+      doStream: async (options) => {
+        step += 1;
+        if (step === 1) return first.doStream(options);
+        // While the model thinks about step 2, another instance takes the run over (what a lapsed lease allows).
+        await agent.db.agentRun.updateMany({ where: { sessionId, status: "running" }, data: { leaseOwner: "another-instance" } });
+        return late.doStream(options);
+      },
+    });
+    const { result, transcript } = await agent.turn({ sessionId, user: member, text: "go", model });
+    expect(result.status).toBe("aborted");
+    expect(runs(dir, "before")).toBe(1);
+    expect(runs(dir, "late")).toBe(0);
+    expect(JSON.stringify(transcript.map((r) => r.parts))).not.toContain("c-late");
+    expect(await agent.db.toolCall.count({ where: { sessionId, callId: "c-late" } })).toBe(0);
+    // The run is left to its new holder: not ended by the instance that lost it.
+    expect((await agent.db.agentRun.findFirstOrThrow({ where: { sessionId }, orderBy: { createdAt: "desc" } })).status).toBe("running");
+    await agent.db.agentRun.updateMany({ where: { sessionId, status: "running" }, data: { status: "failed" } });
+    await agent.db.chatSession.update({ where: { id: sessionId }, data: { activeRunId: null } });
+  });
+
   it("Stop of a paused run: its request leaves the inbox, the card says stopped, the session is free, and a late approval runs nothing", async () => {
     const { agent, member, owner } = h;
     const { sessionId, dir } = await setup();
@@ -231,9 +259,10 @@ describe.each(dbTargets())("a run owns its turn; each call at most once (%s)", (
     expect([...a, ...b]).toEqual([runId]);
     expect((await agent.db.agentRun.findUniqueOrThrow({ where: { id: runId } })).status).toBe("failed");
     const rows = await agent.messages.listMessages({ sessionId });
-    expect(rows.map((r) => r.role)).toEqual(["user", "assistant", "tool", "system"]);
-    expect(rows[2]).toMatchObject({ toolCallId: "c-dead", parts: { output: { error_code: "INTERRUPTED" } } });
-    expect(rows[3]!.content).toMatch(/interrupted/);
+    // The first line is setup()'s mode switch marker.
+    expect(rows.map((r) => r.role)).toEqual(["system", "user", "assistant", "tool", "system"]);
+    expect(rows[3]).toMatchObject({ toolCallId: "c-dead", parts: { output: { error_code: "INTERRUPTED" } } });
+    expect(rows[4]!.content).toMatch(/interrupted/);
     expect((await agent.db.toolCall.findFirstOrThrow({ where: { callId: "c-dead" } })).status).toBe("failed");
     expect(await agent.db.auditLog.count({ where: { action: "run.abandoned", sessionId } })).toBe(1);
     const { findActiveRun } = await import("@/lib/db/runs");

@@ -17,8 +17,23 @@ if (process.env.TEST_DATABASE_URL_PG) targets.push(["postgres", () => newPostgre
 const CHAT_LIMIT = 3;
 const APPROVAL_LIMIT = 12;
 
-/** Sends headers and a first chunk, keeps the request open, and resolves with the status once the server answers. */
-function answerBeforeBodyEnds(url: string, headers: Record<string, string>, chunkBytes = 64 * 1024): Promise<{ status: number; sentBytes: number; finished: boolean }> {
+/**
+ * Sends headers and a first chunk, keeps the request open, and resolves with the status once the server answers.
+ * A server that answers and closes while a chunk is on its way can make the write fail (EPIPE, ECONNRESET)
+ * before the answer is read: that probe is repeated (twice at most); a server that never answers still fails.
+ */
+async function answerBeforeBodyEnds(url: string, headers: Record<string, string>, chunkBytes = 64 * 1024): Promise<{ status: number; sentBytes: number; finished: boolean }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await probeBeforeBodyEnds(url, headers, chunkBytes);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (attempt >= 3 || (code !== "EPIPE" && code !== "ECONNRESET")) throw error;
+    }
+  }
+}
+
+function probeBeforeBodyEnds(url: string, headers: Record<string, string>, chunkBytes = 64 * 1024): Promise<{ status: number; sentBytes: number; finished: boolean }> {
   return new Promise((resolve, reject) => {
     let sent = 0;
     let finished = false;
@@ -99,7 +114,8 @@ describe.each(targets)("web hardening (%s)", (_kind, make) => {
   beforeAll(async () => {
     target = await make();
     prepareDatabase(target.url);
-    app = await startApp({ databaseUrl: target.url, env: { CHAT_TURNS_PER_MINUTE: String(CHAT_LIMIT), APPROVAL_REQUESTS_PER_MINUTE: String(APPROVAL_LIMIT) } });
+    // One trusted proxy hop: the tests play the proxy, naming each request's client in X-Forwarded-For.
+    app = await startApp({ databaseUrl: target.url, env: { CHAT_TURNS_PER_MINUTE: String(CHAT_LIMIT), APPROVAL_REQUESTS_PER_MINUTE: String(APPROVAL_LIMIT), TRUST_PROXY_HOPS: "1" } });
     db = createDb(target.url);
     process.env.DATABASE_URL = target.url;
     users = await import("@/lib/db/users");
@@ -164,6 +180,23 @@ describe.each(targets)("web hardening (%s)", (_kind, make) => {
     expect((await credentialsPost(app, "member@example.com", DEMO_PASSWORD, "203.0.113.7")).signedIn).toBe(true);
     // The counters live in the database, where every instance reads them.
     expect(await db.rateLimiterFlexible.count({ where: { key: { startsWith: "signin-account-address" } } })).toBeGreaterThan(0);
+  });
+
+  it("sign-in without a trusted proxy: a client rotating X-Forwarded-For is still one address (429 after 10 failures)", async () => {
+    const direct = await startApp({ databaseUrl: target.url });
+    try {
+      const email = `rotating-${Date.now()}@example.com`;
+      await newUser(email, ["member"]);
+      for (let i = 0; i < 10; i++) expect((await credentialsPost(direct, email, "wrong-password", `192.0.2.${i}`)).signedIn).toBe(false);
+      const blocked = await credentialsPost(direct, email, DEMO_PASSWORD, "192.0.2.200");
+      expect(blocked.status).toBe(429);
+      expect(blocked.signedIn).toBe(false);
+      // Counted for the socket's address, not for any of the forged ones.
+      const keys = await db.rateLimiterFlexible.findMany({ where: { key: { contains: email } }, select: { key: true } });
+      expect(keys.map((k) => k.key).join(" ")).not.toContain("192.0.2.");
+    } finally {
+      await direct.stop();
+    }
   });
 
   it("sign-in does the same work for unknown accounts (no timing oracle)", async () => {

@@ -1,4 +1,4 @@
-// Starts the built Next.js app (`next start`) against a given database, for integration and browser tests.
+// Starts the built Next.js app (scripts/server.mjs: Next.js plus the lean event streams) against a given database, for integration and browser tests.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -27,7 +27,7 @@ export async function startApp({ databaseUrl, env = {} }: { databaseUrl: string;
   const logs: string[] = [];
   // Each test app keeps its users' workspaces in its own temporary directory, not in data/.
   const workspaceRoot = env.WORKSPACE_ROOT ?? fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-ws-"));
-  const child = spawn(path.join(ROOT, "node_modules/.bin/next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
+  const child = spawn(process.execPath, [path.join(ROOT, "scripts/server.mjs"), "-p", String(port), "-H", "127.0.0.1"], {
     cwd: ROOT,
     env: {
       ...process.env,

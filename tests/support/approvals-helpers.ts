@@ -168,6 +168,8 @@ export function openSse(client: HttpClient, path: string, lastEventId?: string |
       if (failed) throw failed;
     }),
     waitFor,
+    /** Resolves when the server ends the stream (or it is closed here). */
+    ended: done,
     close: async () => {
       controller.abort();
       await done;

@@ -1,12 +1,16 @@
 import { requireUser } from "@/lib/auth/guards";
 import { listChatSessions } from "@/lib/runs/sessions";
 import { SessionList } from "@/components/chat/session-list";
+import { UndoDelete } from "@/components/chat/undo-delete";
+import { SessionIdSchema } from "@/lib/http/schemas";
 import { newChatAction } from "./actions";
 
 export const dynamic = "force-dynamic";
 
-export default async function ChatIndexPage() {
+export default async function ChatIndexPage({ searchParams }: { searchParams: Promise<{ deleted?: string | string[] }> }) {
   const user = await requireUser();
+  // After a delete: the chat's id, for Undo (the restore endpoint checks it is this user's deleted chat).
+  const deleted = SessionIdSchema.safeParse((await searchParams).deleted);
   const sessions = await listChatSessions({ user });
   return (
     <div className="flex flex-1 max-md:flex-col">
@@ -22,6 +26,7 @@ export default async function ChatIndexPage() {
           </button>
         </form>
       </main>
+      {deleted.success ? <UndoDelete key={deleted.data} sessionId={deleted.data} /> : null}
     </div>
   );
 }

@@ -6,7 +6,7 @@ export const dynamic = "force-dynamic";
 
 export default async function GrantsPage() {
   const user = await getCurrentUser();
-  if (!user || !hasRole(user, "owner")) redirect("/chat");
+  if (!user || !hasRole(user, "owner")) redirect("/chat?notice=owner-only");
   return (
     <main className="flex flex-1 flex-col">
       <h1 className="border-b border-slate-200 px-4 py-2 text-lg font-semibold dark:border-slate-800">Allow-always grants</h1>

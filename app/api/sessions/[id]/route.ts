@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { requireUser } from "@/lib/auth/guards";
-import { changeSessionMode, getChatSession } from "@/lib/runs/sessions";
+import { changeSessionMode, deleteChatSession, getChatSession, renameChatSession } from "@/lib/runs/sessions";
 import { handle, parseJsonBody, parseWith } from "@/lib/http/respond";
 import { PatchSessionBody, SessionIdSchema } from "@/lib/http/schemas";
 
@@ -16,5 +16,13 @@ export const PATCH = handle(async (request: Request, { params }: Params) => {
   const user = await requireUser();
   const sessionId = parseWith(SessionIdSchema, (await params).id);
   const body = await parseJsonBody(request, PatchSessionBody);
-  return NextResponse.json(await changeSessionMode({ user, sessionId, mode: body.mode }));
+  if (body.title !== undefined) return NextResponse.json(await renameChatSession({ user, sessionId, title: body.title }));
+  return NextResponse.json(await changeSessionMode({ user, sessionId, mode: body.mode! }));
+});
+
+/** Soft delete; POST /api/sessions/[id]/restore undoes it. */
+export const DELETE = handle(async (_request: Request, { params }: Params) => {
+  const user = await requireUser();
+  const sessionId = parseWith(SessionIdSchema, (await params).id);
+  return NextResponse.json(await deleteChatSession({ user, sessionId }));
 });

@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
 export default async function ReviewSessionPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const user = await getCurrentUser();
-  if (!user || !(hasRole(user, "owner") || hasRole(user, "admin"))) redirect("/chat");
+  if (!user || !(hasRole(user, "owner") || hasRole(user, "admin"))) redirect("/chat?notice=owner-only");
   let session;
   try {
     session = await reviewSession({ user, sessionId: id });

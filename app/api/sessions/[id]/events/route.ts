@@ -1,15 +1,15 @@
-import { requireSession, stillAuthorized } from "@/lib/auth/guards";
-import { requireOwnedSession } from "@/lib/runs/sessions";
+import { currentClaim } from "@/lib/auth/guards";
 import { eventStreamResponse } from "@/lib/events/sse";
-import { handle, parseWith } from "@/lib/http/respond";
-import { SessionIdSchema } from "@/lib/http/schemas";
+import { authorizeEventStream } from "@/lib/http/event-streams";
+import { handle } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 
-/** Live updates of one session for its owner: approvals of its calls and runs resuming after them. */
+/**
+ * Live updates of one session for its owner: approvals of its calls and runs resuming after them. Served by the lean
+ * handler (lib/http/lean-streams.ts) under the app's own server, with the same checks.
+ */
 export const GET = handle(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
-  const { user, claim } = await requireSession();
-  const sessionId = parseWith(SessionIdSchema, (await params).id);
-  await requireOwnedSession({ user, sessionId });
-  return eventStreamResponse(request, (event) => event.sessionId === sessionId, { stillAllowed: stillAuthorized(claim) });
+  const { visible, stillAllowed } = await authorizeEventStream(await currentClaim(), { kind: "session", sessionId: (await params).id });
+  return eventStreamResponse(request, visible, { stillAllowed });
 });

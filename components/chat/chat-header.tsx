@@ -1,0 +1,122 @@
+"use client";
+// The open chat's title with Rename and Delete. Rename edits the title in place (Enter saves, Escape cancels);
+// Delete is soft and offers Undo on the chat list it leads to, so it asks no confirmation first.
+import { useRouter } from "next/navigation";
+import { useEffect, useRef, useState } from "react";
+import { PencilIcon, TrashIcon } from "@/components/icons";
+import { ModeBadge } from "./mode-badge";
+
+async function errorOf(res: Response): Promise<string> {
+  const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
+  return body?.error?.message ?? `the request failed (${res.status})`;
+}
+
+export function ChatHeader({ sessionId, title, mode, busy }: { sessionId: string; title: string; mode: string; busy: boolean }) {
+  const router = useRouter();
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState(title);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  const renameButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (editing) input.current?.select();
+  }, [editing]);
+
+  function stopEditing() {
+    setEditing(false);
+    setProblem(null);
+    // Back to where the keyboard was, not to the top of the page.
+    requestAnimationFrame(() => renameButton.current?.focus());
+  }
+
+  async function save(event: React.FormEvent) {
+    event.preventDefault();
+    const next = draft.trim();
+    if (next === title) return stopEditing();
+    setSaving(true);
+    const res = await fetch(`/api/sessions/${sessionId}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: next }) });
+    setSaving(false);
+    if (!res.ok) return setProblem(await errorOf(res));
+    stopEditing();
+    router.refresh();
+  }
+
+  async function remove() {
+    setProblem(null);
+    const res = await fetch(`/api/sessions/${sessionId}`, { method: "DELETE" });
+    if (!res.ok) return setProblem(await errorOf(res));
+    router.push(`/chat?deleted=${encodeURIComponent(sessionId)}`);
+    router.refresh();
+  }
+
+  return (
+    <header className="border-b border-slate-200 px-4 py-2 dark:border-slate-800">
+      <div className="flex items-center justify-between gap-2">
+        {editing ? (
+          <form onSubmit={(e) => void save(e)} className="flex min-w-0 flex-1 items-center gap-2">
+            <label htmlFor="chat-title" className="sr-only">
+              Chat title
+            </label>
+            <input
+              id="chat-title"
+              ref={input}
+              value={draft}
+              maxLength={200}
+              onChange={(e) => setDraft(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === "Escape") stopEditing();
+              }}
+              className="min-w-0 flex-1 rounded border border-slate-300 bg-white px-2 py-1 text-base font-semibold dark:border-slate-700 dark:bg-slate-900"
+            />
+            <button type="submit" disabled={saving} className="rounded-md bg-sky-700 px-2 py-1 text-sm font-medium text-white hover:bg-sky-800">
+              Save
+            </button>
+            <button type="button" onClick={stopEditing} className="rounded-md border border-slate-300 px-2 py-1 text-sm dark:border-slate-700">
+              Cancel
+            </button>
+          </form>
+        ) : (
+          <h1 data-testid="chat-title" className="min-w-0 truncate text-base font-semibold">
+            {title}
+          </h1>
+        )}
+        <div className="flex shrink-0 items-center gap-1">
+          <ModeBadge mode={mode} />
+          {editing ? null : (
+            <>
+              <button
+                ref={renameButton}
+                type="button"
+                onClick={() => {
+                  setDraft(title);
+                  setEditing(true);
+                }}
+                title="Rename this chat"
+                className="rounded-md p-1.5 text-slate-600 hover:bg-slate-100 dark:text-slate-400 dark:hover:bg-slate-800"
+              >
+                <PencilIcon />
+                <span className="sr-only">Rename chat</span>
+              </button>
+              <button
+                type="button"
+                onClick={() => void remove()}
+                disabled={busy}
+                title={busy ? "Stop the running turn before deleting this chat" : "Delete this chat (you can undo)"}
+                className="rounded-md p-1.5 text-slate-600 hover:bg-red-50 hover:text-red-700 disabled:opacity-40 dark:text-slate-400 dark:hover:bg-red-950 dark:hover:text-red-300"
+              >
+                <TrashIcon />
+                <span className="sr-only">Delete chat</span>
+              </button>
+            </>
+          )}
+        </div>
+      </div>
+      {problem ? (
+        <p role="alert" className="mt-1 text-sm text-red-700 dark:text-red-300">
+          {problem}
+        </p>
+      ) : null}
+    </header>
+  );
+}

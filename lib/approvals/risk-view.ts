@@ -1,0 +1,28 @@
+import "server-only";
+// Risk cues for the approvals an owner reads (lib/exec/risk.ts), with the requester's history for "first use":
+// the executables of their earlier approved exec requests. One history query per requester in a list.
+import type { ShellAnalysis } from "@/lib/policy";
+import { listApprovedExecAnalyses } from "@/lib/db/approvals";
+import { assessRisk, executablesOf, type RiskCue } from "@/lib/exec/risk";
+
+type Request = { id: string; requesterId: string; toolName: string; args: unknown; analysis: unknown; createdAt: Date };
+
+function asAnalysis(value: unknown): ShellAnalysis | null {
+  if (typeof value !== "object" || value === null || !Array.isArray((value as { segments?: unknown }).segments)) return null;
+  return value as ShellAnalysis;
+}
+
+/** Cues per approval id. */
+export async function riskCues(requests: Request[]): Promise<Map<string, RiskCue[]>> {
+  const requesters = [...new Set(requests.filter((r) => asAnalysis(r.analysis)).map((r) => r.requesterId))];
+  const histories = new Map(await Promise.all(requesters.map(async (id) => [id, await listApprovedExecAnalyses({ requesterId: id })] as const)));
+  const out = new Map<string, RiskCue[]>();
+  for (const r of requests) {
+    const analysis = asAnalysis(r.analysis);
+    const history = histories.get(r.requesterId);
+    // Only what ran before this request counts as known, so an old request keeps the cue it had.
+    const known = history ? new Set(history.filter((h) => h.id !== r.id && h.createdAt < r.createdAt).flatMap((h) => executablesOf(asAnalysis(h.analysis)))) : null;
+    out.set(r.id, assessRisk({ toolName: r.toolName, args: r.args, analysis, knownExecutables: known }));
+  }
+  return out;
+}
