@@ -19,7 +19,7 @@ export async function runSseBench(): Promise<string> {
       const app = await startApp({ databaseUrl: url, env: { TOOLGATE_LEAN_STREAMS: mode === "lean" ? "on" : "off" } });
       try {
         const sub = await manySubscribers(app, count, 200);
-        const line = `| ${mode === "lean" ? "lean `node:http` handler" : "Next.js route handler"} | ${sub.count} | ${sub.connectSeconds.toFixed(1)} s | ${mib(sub.before)} | ${mib(sub.after)} | ${(sub.perConnection / 1024).toFixed(1)} KiB | ${sub.fanOutMs.toFixed(1)} ms | ${mib(sub.closed)} |`;
+        const line = `| ${mode === "lean" ? "lean `node:http` handler" : "Next.js route handler"} | ${sub.count} | ${sub.connectSeconds.toFixed(1)} s | ${mib(sub.before)} | ${mib(sub.after)} | ${(sub.perConnection / 1024).toFixed(1)} KiB | ${sub.fanOutMs.toFixed(1)} ms | ${sub.serverFanOutMs === null ? "not logged" : `${sub.serverFanOutMs.toFixed(1)} ms`} | ${mib(sub.closed)} |`;
         console.error(line);
         rows.push(line);
       } finally {
@@ -30,10 +30,10 @@ export async function runSseBench(): Promise<string> {
   return [
     "## SSE streams at scale",
     "",
-    "Inbox streams (`/api/approvals/stream`) of one owner on one freshly started instance (SQLite), opened 200 at a time on separate sockets from the benchmark process; memory is the RSS of the server's process group (median of five readings); *one event reaches all* runs from sending the `POST /api/approvals` that publishes `approval.requested` until every connection has parsed it (the client parses all N streams on the same 2 cores as the server).",
+    "Inbox streams (`/api/approvals/stream`) of one owner on one freshly started instance (SQLite), opened 200 at a time on separate sockets from the benchmark process; memory is the RSS of the server's process group (median of five readings); *one event reaches all* runs from sending the `POST /api/approvals` that publishes `approval.requested` until every connection has parsed it (the client parses all N streams on the same 2 cores as the server); *server fan-out* is the server's own `event_fanout` log line (lib/events/sse.ts): from the event's first delivery to its last write handed to a socket.",
     "",
-    "| served by | subscribers | time to open all | RSS before | RSS with all open | per connection | one event reaches all | RSS after closing |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|",
+    "| served by | subscribers | time to open all | RSS before | RSS with all open | per connection | one event reaches all | server fan-out | RSS after closing |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...rows,
     "",
   ].join("\n");

@@ -4,6 +4,7 @@ import "server-only";
 // A stream is only as good as the session that opened it: with `stillAllowed`, the session (version, role)
 // is checked again before every event and every few seconds, and the stream closes once it fails.
 import { latestEventSeq } from "@/lib/db/events";
+import { log } from "@/lib/log";
 import { listEventsAfter, subscribeEvents, type AppEvent } from "./bus";
 
 const HEARTBEAT_MS = 15_000;
@@ -24,6 +25,29 @@ function frame(event: AppEvent): Uint8Array {
     frames.set(event, bytes);
   }
   return bytes;
+}
+
+/**
+ * How long one event takes to reach every stream of this process that shows it: from its first delivery to its last
+ * write handed to a socket. The bus calls every subscriber synchronously, so all of an event's deliveries are queued
+ * before the first finishes. Logged for large or slow fan-outs (an operator's signal; the SSE benchmark reads it).
+ */
+const FANOUT_LOG_STREAMS = 1_000;
+const FANOUT_SLOW_MS = 100;
+const fanouts = new WeakMap<AppEvent, { start: number; pending: number; streams: number }>();
+function fanOutBegin(event: AppEvent): void {
+  const f = fanouts.get(event);
+  if (f) {
+    f.pending += 1;
+    f.streams += 1;
+  } else fanouts.set(event, { start: performance.now(), pending: 1, streams: 1 });
+}
+function fanOutEnd(event: AppEvent): void {
+  const f = fanouts.get(event);
+  if (!f || --f.pending > 0) return;
+  const ms = performance.now() - f.start;
+  if (f.streams >= FANOUT_LOG_STREAMS || ms > FANOUT_SLOW_MS) log(ms > FANOUT_SLOW_MS ? "warn" : "info", "event_fanout", { seq: event.seq, type: event.type, streams: f.streams, ms: Math.round(ms * 10) / 10 });
+  fanouts.delete(event);
 }
 
 /** One timer for all open streams instead of one per connection (each costs memory and a wake-up). */
@@ -96,39 +120,47 @@ export function openEventStream(spec: EventStreamSpec, sink: EventSink): () => v
   // Deliveries go through one chain, so the session check before each event keeps the order.
   let chain: Promise<void> = Promise.resolve();
   const allowed = async () => !stillAllowed || (await stillAllowed());
-  const deliver = (event: AppEvent) => {
-    chain = chain.then(async () => {
-      if (closed) return;
-      if (!(await allowed())) return close();
-      write(frame(event));
-    });
+  const deliver = (event: AppEvent, live: boolean) => {
+    if (live) fanOutBegin(event);
+    chain = chain
+      .then(async () => {
+        if (closed) return;
+        if (!(await allowed())) return close();
+        write(frame(event));
+      })
+      // A check that cannot be made (the database is down) closes the stream: fail closed; the client reconnects.
+      .catch(() => close())
+      .finally(() => live && fanOutEnd(event));
   };
-  const send = (event: AppEvent) => {
+  // `live`: handed over by the bus (the same object reaches every stream), not read back from the log for this one.
+  const send = (event: AppEvent, live = false) => {
     if (event.seq <= cursor) return;
     cursor = event.seq;
     if (!visible(event)) return;
-    deliver(event);
+    deliver(event, live);
   };
   const run = async () => {
     // Subscribe before reading the backlog, so nothing falls between the two.
-    unsubscribe = await subscribeEvents((event) => (replaying ? buffered.push(event) : send(event)));
+    unsubscribe = await subscribeEvents((event) => (replaying ? buffered.push(event) : send(event, true)));
     if (closed) return cleanup(); // the client left while we subscribed
     write(CONNECTED);
     if (since === null) {
       cursor = await latestEventSeq(); // a fresh client starts from now and loads current state itself
     } else {
       cursor = since;
-      for (let page = await listEventsAfter({ seq: cursor }); page.length > 0; page = await listEventsAfter({ seq: cursor })) page.forEach(send);
+      for (let page = await listEventsAfter({ seq: cursor }); page.length > 0; page = await listEventsAfter({ seq: cursor })) page.forEach((e) => send(e));
     }
     replaying = false;
-    buffered.sort((a, b) => a.seq - b.seq).forEach(send);
+    buffered.sort((a, b) => a.seq - b.seq).forEach((e) => send(e));
     if (closed) return;
     stopHeartbeat = heartbeats.add(() => write(PING));
     if (stillAllowed) {
       stopRecheck = rechecks.add(() => {
-        chain = chain.then(async () => {
-          if (!closed && !(await allowed())) close();
-        });
+        chain = chain
+          .then(async () => {
+            if (!closed && !(await allowed())) close();
+          })
+          .catch(() => close());
       });
     }
   };

@@ -130,4 +130,31 @@ describe.each(appTargets())("users admin (%s)", (_kind, app) => {
     await Promise.all([streamA.close(), streamB.close()]);
     await admin.json(`/api/admin/teams/${team}`, { method: "DELETE" });
   });
+
+  it("an owner's tab stream carries the inbox only while the owner role holds: removing it ends the stream, and the reconnect has no inbox", async () => {
+    const admin = await signedIn(app.url, "admin@example.com");
+    const member = await signedIn(app.url, "member@example.com");
+    const email = fresh("tab-owner");
+    const o = await create(admin, email, ["member", "owner"]);
+    const client = await signedIn(app.url, email, o.password);
+    const tab = openSse(client, "/api/me/events");
+    await tab.ready;
+    const ask = async (callId: string) => {
+      const sessionId = (await member.json("/api/sessions", { method: "POST", body: {} })).body.id;
+      const res = await member.json("/api/approvals", { method: "POST", body: { sessionId, toolName: "exec", callId, args: { command: "rm -rf x" } } });
+      expect(res.status).toBe(202);
+      return res.body.id as string;
+    };
+    const first = await ask(`tab-owner-1-${Date.now()}`);
+    await tab.waitFor((e) => e.event === "approval.requested" && e.data.payload.id === first);
+    expect((await admin.json(`/api/admin/users/${o.id}/roles`, { method: "POST", body: { role: "owner", action: "remove" } })).status).toBe(200);
+    // The role change revokes the session, so the server ends the stream within one re-check.
+    await Promise.race([tab.ended, new Promise((_, reject) => setTimeout(() => reject(new Error("owner stream still open 10 s after the role went")), 10_000))]);
+    const again = openSse(await signedIn(app.url, email, o.password), "/api/me/events");
+    await again.ready;
+    const second = await ask(`tab-owner-2-${Date.now()}`);
+    await new Promise((r) => setTimeout(r, 800));
+    expect(again.events.filter((e) => e.event.startsWith("approval.")).map((e) => e.data.payload.id)).not.toContain(second);
+    await again.close();
+  });
 });

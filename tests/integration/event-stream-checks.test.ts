@@ -1,0 +1,91 @@
+// The stream runner (lib/events/sse.ts) on a real database and the real event bus: a re-check that cannot be made
+// closes the stream instead of leaving it open and silent; a revoked claim stops delivery before the next event;
+// one live event reaches many streams in order, and a large fan-out is measured and logged.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dbTargets } from "../support/agent-harness";
+import { prepareDatabase } from "../support/databases";
+import type { LogRecord } from "@/lib/log";
+
+type Sink = { frames: string[]; closed: boolean; write: (b: Uint8Array) => void; close: () => void };
+const decoder = new TextDecoder();
+function sink(): Sink {
+  const s: Sink = { frames: [], closed: false, write: (b) => s.frames.push(decoder.decode(b)), close: () => (s.closed = true) };
+  return s;
+}
+const until = async (what: () => boolean, ms = 5_000) => {
+  const deadline = Date.now() + ms;
+  while (!what()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+describe.each(dbTargets())("event stream checks (%s)", (_kind, make) => {
+  let drop: (() => Promise<void>) | undefined;
+  let sse: typeof import("@/lib/events/sse");
+  let bus: typeof import("@/lib/events/bus");
+  let logs: LogRecord[] = [];
+  let removeSink: () => void;
+
+  beforeAll(async () => {
+    const target = await make();
+    drop = target.drop;
+    prepareDatabase(target.url);
+    process.env.DATABASE_URL = target.url;
+    delete (globalThis as { toolgateTailer?: unknown }).toolgateTailer;
+    sse = await import("@/lib/events/sse");
+    bus = await import("@/lib/events/bus");
+    removeSink = (await import("@/lib/log")).addLogSink((r) => logs.push(r));
+  });
+  afterAll(async () => {
+    removeSink();
+    await drop?.();
+  });
+
+  const publish = (sessionId: string) => bus.publishEvent({ type: "call.updated", scope: "session", sessionId, payload: { n: sessionId } });
+
+  it("a check that throws (the database cannot be read) closes the stream and writes nothing more", async () => {
+    let failing = false;
+    const s = sink();
+    const stop = sse.openEventStream({ since: null, visible: (e) => e.sessionId === "check-a", stillAllowed: async () => {
+      if (failing) throw new Error("database unreachable");
+      return true;
+    } }, s);
+    await until(() => s.frames.some((f) => f.includes(": connected")));
+    await publish("check-a");
+    await until(() => s.frames.some((f) => f.includes("event: call.updated")));
+    failing = true;
+    const before = s.frames.length;
+    await publish("check-a");
+    await until(() => s.closed);
+    expect(s.frames.length).toBe(before);
+    stop();
+  });
+
+  it("a claim that stops holding closes the stream before the next event is written", async () => {
+    let holds = true;
+    const s = sink();
+    const stop = sse.openEventStream({ since: null, visible: (e) => e.sessionId === "check-b", stillAllowed: async () => holds }, s);
+    await until(() => s.frames.some((f) => f.includes(": connected")));
+    holds = false;
+    await publish("check-b");
+    await until(() => s.closed);
+    expect(s.frames.join("")).not.toContain("event: call.updated");
+    stop();
+  });
+
+  it("one live event reaches 1,200 streams once each, and the fan-out is logged with its stream count", async () => {
+    logs = [];
+    const sinks = Array.from({ length: 1_200 }, () => sink());
+    const stops = sinks.map((s) => sse.openEventStream({ since: null, visible: (e) => e.sessionId === "check-c", stillAllowed: async () => true }, s));
+    await until(() => sinks.every((s) => s.frames.some((f) => f.includes(": connected"))), 20_000);
+    const row = await publish("check-c");
+    await until(() => sinks.every((s) => s.frames.some((f) => f.includes(`id: ${row.seq}\n`))), 20_000);
+    for (const s of sinks) expect(s.frames.filter((f) => f.includes(`id: ${row.seq}\n`))).toHaveLength(1);
+    await until(() => logs.some((r) => r.event === "event_fanout" && r.seq === row.seq));
+    const logged = logs.find((r) => r.event === "event_fanout" && r.seq === row.seq)!;
+    expect(logged.streams).toBe(1_200);
+    expect(typeof logged.ms).toBe("number");
+    stops.forEach((stop) => stop());
+  });
+});
