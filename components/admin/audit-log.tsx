@@ -15,7 +15,7 @@ function DetailsCell({ details }: { details: unknown }) {
   if (details === null || details === undefined) return null;
   const text = JSON.stringify(details);
   return (
-    <details className="max-w-xs">
+    <details className="max-w-[15rem]">
       <summary className="cursor-pointer truncate font-mono">{text.length > 60 ? `${text.slice(0, 60)}…` : text}</summary>
       <pre className="mt-1 whitespace-pre-wrap break-all font-mono">{JSON.stringify(details, null, 2)}</pre>
     </details>

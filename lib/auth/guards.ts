@@ -76,11 +76,15 @@ export function hasRole(user: { roles: Role[] }, role: Role): boolean {
 
 /**
  * For long-lived responses (SSE): a check that the same claim still holds, with the role if one is needed.
- * Streams call it before each event and on a timer, and close when it turns false.
+ * Streams run it before each event and on a timer, and close when it turns false. Checks with the same `key` answer
+ * the same (same user, session version and role), so the streams of one claim share one run per event.
  */
-export function stillAuthorized(claim: SessionClaim, role?: Exclude<Role, "member">): () => Promise<boolean> {
-  return async () => {
-    const user = await userForClaim(claim).catch(() => null);
-    return Boolean(user && (!role || hasRole(user, role)));
+export function stillAuthorized(claim: SessionClaim, role?: Exclude<Role, "member">): { key: string; stillAllowed: () => Promise<boolean> } {
+  return {
+    key: JSON.stringify([claim.userId, claim.sessionVersion, role ?? null]),
+    stillAllowed: async () => {
+      const user = await userForClaim(claim).catch(() => null);
+      return Boolean(user && (!role || hasRole(user, role)));
+    },
   };
 }

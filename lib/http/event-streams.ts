@@ -5,25 +5,26 @@ import "server-only";
 import { sessionFromClaim, stillAuthorized, type CurrentUser, type SessionClaim } from "@/lib/auth/guards";
 import { isAccountEventFor } from "@/lib/events/account-events";
 import type { AppEvent } from "@/lib/events/bus";
+import type { StreamCheck } from "@/lib/events/fan-out";
 import { requireOwnedSession } from "@/lib/runs/sessions";
 import { parseWith } from "./respond";
 import { SessionIdSchema } from "./schemas";
 
 export type StreamTarget = { kind: "approvals" } | { kind: "session"; sessionId: string } | { kind: "tab"; sessionId?: string };
 
-export type AuthorizedStream = { visible: (event: AppEvent) => boolean; stillAllowed: () => Promise<boolean> };
+export type AuthorizedStream = { visible: (event: AppEvent) => boolean; check: StreamCheck };
 
 export async function authorizeEventStream(claim: SessionClaim | null, target: StreamTarget): Promise<AuthorizedStream> {
   if (target.kind === "approvals") {
     // The owners' inbox; closes when the owner role is removed or the session is revoked.
     const session = await sessionFromClaim(claim, "owner");
-    return { visible: (event) => event.scope === "approvals", stillAllowed: stillAuthorized(session.claim, "owner") };
+    return { visible: (event) => event.scope === "approvals", check: stillAuthorized(session.claim, "owner") };
   }
   const { user, claim: held } = await sessionFromClaim(claim);
   if (target.kind === "tab") return tabStream(user, held, target.sessionId);
   const sessionId = parseWith(SessionIdSchema, target.sessionId);
   await requireOwnedSession({ user, sessionId });
-  return { visible: (event) => event.sessionId === sessionId, stillAllowed: stillAuthorized(held) };
+  return { visible: (event) => event.sessionId === sessionId, check: stillAuthorized(held) };
 }
 
 /**
@@ -39,6 +40,6 @@ async function tabStream(user: CurrentUser, held: SessionClaim, rawSessionId: st
   const owner = user.roles.includes("owner");
   return {
     visible: (event) => isAccountEventFor(event, user.id) || (owner && event.scope === "approvals") || (sessionId !== null && event.sessionId === sessionId),
-    stillAllowed: owner ? stillAuthorized(held, "owner") : stillAuthorized(held),
+    check: owner ? stillAuthorized(held, "owner") : stillAuthorized(held),
   };
 }

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { newPostgresUrl, newSqliteUrl, prepareDatabase } from "../support/databases";
+import { newPostgresUrl, newSqliteUrl, prepareDatabase, resetEventBus } from "../support/databases";
 
 const targets: Array<[string, () => Promise<{ url: string; drop?: () => Promise<void> }>]> = [["sqlite", async () => ({ url: newSqliteUrl() })]];
 if (process.env.TEST_DATABASE_URL_PG) targets.push(["postgres", () => newPostgresUrl(process.env.TEST_DATABASE_URL_PG!)]);
@@ -29,7 +29,7 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     // These cases test the store's exactly-once mechanics with one owner; four eyes is tested over HTTP.
     process.env.APPROVALS_SELF_DECISION = "allow";
     // The event tailer is a per-process singleton on globalThis: the previous target's one would tail its database.
-    delete (globalThis as { toolgateTailer?: unknown }).toolgateTailer;
+    resetEventBus();
     store = await import("@/lib/db/approvals");
     service = await import("@/lib/approvals/service");
     rules = await import("@/lib/approvals/rules");

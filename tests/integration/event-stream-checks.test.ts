@@ -1,9 +1,11 @@
-// The stream runner (lib/events/sse.ts) on a real database and the real event bus: a re-check that cannot be made
-// closes the stream instead of leaving it open and silent; a revoked claim stops delivery before the next event;
-// one live event reaches many streams in order, and a large fan-out is measured and logged.
+// The stream runner (lib/events/sse.ts, lib/events/fan-out.ts) on a real database and the real event bus: a re-check
+// that cannot be made closes the stream instead of leaving it open and silent; a revoked claim stops delivery before
+// the next event; streams of one claim share one check per event (and all close when it fails); a stream opened with a
+// Last-Event-ID gets its backlog before live events, without repeats; one live event reaches many streams once each,
+// and a large fan-out is measured and logged.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dbTargets } from "../support/agent-harness";
-import { prepareDatabase } from "../support/databases";
+import { prepareDatabase, resetEventBus } from "../support/databases";
 import type { LogRecord } from "@/lib/log";
 
 type Sink = { frames: string[]; closed: boolean; write: (b: Uint8Array) => void; close: () => void };
@@ -32,7 +34,7 @@ describe.each(dbTargets())("event stream checks (%s)", (_kind, make) => {
     drop = target.drop;
     prepareDatabase(target.url);
     process.env.DATABASE_URL = target.url;
-    delete (globalThis as { toolgateTailer?: unknown }).toolgateTailer;
+    resetEventBus();
     sse = await import("@/lib/events/sse");
     bus = await import("@/lib/events/bus");
     removeSink = (await import("@/lib/log")).addLogSink((r) => logs.push(r));
@@ -47,10 +49,11 @@ describe.each(dbTargets())("event stream checks (%s)", (_kind, make) => {
   it("a check that throws (the database cannot be read) closes the stream and writes nothing more", async () => {
     let failing = false;
     const s = sink();
-    const stop = sse.openEventStream({ since: null, visible: (e) => e.sessionId === "check-a", stillAllowed: async () => {
+    const check = { key: "check-a", stillAllowed: async () => {
       if (failing) throw new Error("database unreachable");
       return true;
-    } }, s);
+    } };
+    const stop = sse.openEventStream({ since: null, visible: (e) => e.sessionId === "check-a", check }, s);
     await until(() => s.frames.some((f) => f.includes(": connected")));
     await publish("check-a");
     await until(() => s.frames.some((f) => f.includes("event: call.updated")));
@@ -65,7 +68,7 @@ describe.each(dbTargets())("event stream checks (%s)", (_kind, make) => {
   it("a claim that stops holding closes the stream before the next event is written", async () => {
     let holds = true;
     const s = sink();
-    const stop = sse.openEventStream({ since: null, visible: (e) => e.sessionId === "check-b", stillAllowed: async () => holds }, s);
+    const stop = sse.openEventStream({ since: null, visible: (e) => e.sessionId === "check-b", check: { key: "check-b", stillAllowed: async () => holds } }, s);
     await until(() => s.frames.some((f) => f.includes(": connected")));
     holds = false;
     await publish("check-b");
@@ -74,10 +77,44 @@ describe.each(dbTargets())("event stream checks (%s)", (_kind, make) => {
     stop();
   });
 
+  it("streams of one claim share one check per event; when it fails every one of them closes, and another claim's stream stays", async () => {
+    let runs = 0;
+    let holds = true;
+    const check = { key: "check-shared", stillAllowed: async () => (runs += 1, holds) };
+    const shared = Array.from({ length: 50 }, () => sink());
+    const other = sink();
+    const stops = shared.map((s) => sse.openEventStream({ since: null, visible: (e) => e.sessionId === "check-d", check }, s));
+    stops.push(sse.openEventStream({ since: null, visible: (e) => e.sessionId === "check-d", check: { key: "check-other", stillAllowed: async () => true } }, other));
+    await until(() => [...shared, other].every((s) => s.frames.some((f) => f.includes(": connected"))));
+    const before = runs;
+    const row = await publish("check-d");
+    await until(() => shared.every((s) => s.frames.some((f) => f.includes(`id: ${row.seq}\n`))));
+    expect(runs - before).toBe(1);
+    holds = false;
+    await publish("check-d");
+    await until(() => shared.every((s) => s.closed));
+    await until(() => other.frames.filter((f) => f.includes("event: call.updated")).length === 2);
+    expect(other.closed).toBe(false);
+    stops.forEach((stop) => stop());
+  });
+
+  it("Last-Event-ID: the backlog comes first and in order, live events after it, nothing twice", async () => {
+    const first = await publish("check-e");
+    const second = await publish("check-e");
+    const s = sink();
+    const stop = sse.openEventStream({ since: first.seq - 1, visible: (e) => e.sessionId === "check-e", check: { key: "check-e", stillAllowed: async () => true } }, s);
+    const third = await publish("check-e");
+    await until(() => s.frames.some((f) => f.includes(`id: ${third.seq}\n`)));
+    await new Promise((r) => setTimeout(r, 200));
+    const ids = s.frames.flatMap((f) => /^id: (\d+)$/m.exec(f)?.[1] ?? []).map(Number);
+    expect(ids).toEqual([first.seq, second.seq, third.seq]);
+    stop();
+  });
+
   it("one live event reaches 1,200 streams once each, and the fan-out is logged with its stream count", async () => {
     logs = [];
     const sinks = Array.from({ length: 1_200 }, () => sink());
-    const stops = sinks.map((s) => sse.openEventStream({ since: null, visible: (e) => e.sessionId === "check-c", stillAllowed: async () => true }, s));
+    const stops = sinks.map((s) => sse.openEventStream({ since: null, visible: (e) => e.sessionId === "check-c", check: { key: "check-c", stillAllowed: async () => true } }, s));
     await until(() => sinks.every((s) => s.frames.some((f) => f.includes(": connected"))), 20_000);
     const row = await publish("check-c");
     await until(() => sinks.every((s) => s.frames.some((f) => f.includes(`id: ${row.seq}\n`))), 20_000);

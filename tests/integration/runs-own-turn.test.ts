@@ -8,6 +8,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { codingGrant } from "../support/approvals-helpers";
 import { dbTargets, finishPart, scriptedModel, textParts, toolCallPart, useAgentOnDatabase } from "../support/agent-harness";
+import { resetEventBus } from "../support/databases";
 
 describe.each(dbTargets())("a run owns its turn; each call at most once (%s)", (kind, make) => {
   // lib/config reads WORKSPACE_ROOT once: set before the harness loads the modules, so commands run in a temp dir.
@@ -275,7 +276,7 @@ describe.each(dbTargets())("a run owns its turn; each call at most once (%s)", (
     const seen: string[] = [];
     const remove = addLogSink((r) => seen.push(r.event));
     try {
-      delete (globalThis as { toolgateTailer?: unknown }).toolgateTailer;
+      resetEventBus();
       const bus = await import("@/lib/events/bus");
       const got: string[] = [];
       const unsubscribe = await bus.subscribeEvents((e) => got.push(e.type));

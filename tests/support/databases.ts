@@ -164,3 +164,13 @@ export async function reachablePostgresBase(url: string): Promise<string | null>
     return null;
   }
 }
+
+/**
+ * For in-process tests that point the app at another database: the event tailer and the streams' fan-out
+ * subscription are per-process singletons on globalThis, and the old ones would keep tailing the previous database.
+ */
+export function resetEventBus(): void {
+  const g = globalThis as { toolgateTailer?: unknown; toolgateFanOutListening?: unknown };
+  delete g.toolgateTailer;
+  delete g.toolgateFanOutListening;
+}
