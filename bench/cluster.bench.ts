@@ -78,6 +78,7 @@ async function turnLoad(lb: Balancer, cookie: string, sessionIds: string[], conn
   // Every session takes at least one turn; small levels take several each, so the rate is not one burst.
   const amount = Math.max(connections, 10 * Math.min(connections, 10));
   let next = 0;
+  const free = [...sessionIds];
   const perSession = new Map<string, number>();
   let failedTurns = 0;
   const failures = new Map<string, number>();
@@ -92,17 +93,17 @@ async function turnLoad(lb: Balancer, cookie: string, sessionIds: string[], conn
         method: "POST",
         path: "/api/chat",
         headers: { cookie, "content-type": "application/json" },
-        // Each connection owns two sessions and alternates between them: a session's turns never overlap (a second
-        // turn while one runs is a 409 by design, and a turn's last writes follow its response).
+        // A turn takes a session no other turn is using and gives it back when answered: a session's turns never
+        // overlap (a second turn while one runs is a 409 by design). autocannon resets a connection's context before
+        // every request when there is one request template, so the context cannot hold a connection's own sessions.
         setupRequest: (req: autocannon.Request, context: object) => {
-          const c = context as { sessionId?: string; own?: string[]; turn?: number };
-          c.own ??= [sessionIds[next++ % sessionIds.length]!, sessionIds[next++ % sessionIds.length]!];
-          c.turn = (c.turn ?? -1) + 1;
-          c.sessionId = c.own[c.turn % 2]!;
+          const c = context as { sessionId?: string };
+          c.sessionId = free.shift() ?? sessionIds[next++ % sessionIds.length]!;
           return { ...req, body: JSON.stringify(say(c.sessionId, "what time is it")) };
         },
         onResponse: (status: number, body: string, context: object) => {
           const sessionId = (context as { sessionId: string }).sessionId;
+          free.push(sessionId);
           const ok = status === 200 && body.includes('"type":"finish"') && !body.includes('"type":"error"');
           if (ok) perSession.set(sessionId, (perSession.get(sessionId) ?? 0) + 1);
           else {
