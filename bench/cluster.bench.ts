@@ -21,7 +21,7 @@ const GiB = 2 ** 30;
 const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
-type Subscriber = { close: () => void; arrivals: Map<string, number> };
+type Subscriber = { close: () => void; arrivals: Map<string, number>; requested: Set<string> };
 
 async function openSubscribers(url: string, cookie: string, count: number): Promise<Subscriber[]> {
   const subs: Subscriber[] = [];
@@ -29,10 +29,12 @@ async function openSubscribers(url: string, cookie: string, count: number): Prom
     const batch = await Promise.all(
       Array.from({ length: Math.min(100, count - i) }, async () => {
         const arrivals = new Map<string, number>();
+        const requested = new Set<string>();
         const conn = await sseConnection(url, cookie, (type, id) => {
           if (type === "approval.resolved") arrivals.set(id, performance.now());
+          else if (type === "approval.requested") requested.add(id);
         });
-        return { close: conn.close, arrivals };
+        return { close: conn.close, arrivals, requested };
       }),
     );
     subs.push(...batch);
@@ -55,6 +57,11 @@ async function decisionRounds(lb: Balancer, apps: RunningApp[], member: HttpClie
     if (asked.status !== 202) throw new Error(`approval request: ${asked.status}`);
     const id = asked.body.id as string;
     ids.push(id);
+    // The clock starts once every subscriber has read the request's own event: otherwise this one process would
+    // still be parsing 1,500 copies of approval.requested when the decision's events arrive, and that would count.
+    const heard = Date.now() + 15_000;
+    while (subs.some((s) => !s.requested.has(id)) && Date.now() < heard) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 50));
     const t0 = performance.now();
     const answers = await Promise.all(deciders.map((d) => d.json(`/api/approvals/${id}/decision`, { method: "POST", body: { decision: "deny" } })));
     wins += answers.filter((a) => a.status === 200).length;
