@@ -355,6 +355,22 @@ describe.each(targets)("web hardening (%s)", (_kind, make) => {
     expect(decryptEnv("local", sealed, process.env.AUTH_SECRET ?? "toolgate-test-secret-0123456789abcdef")).toEqual({ GITHUB_TOKEN: "ghp_plaintext_s3cret" });
   });
 
+  it("an idle keep-alive connection outlives Node's 5 s default, so a load balancer reusing it never gets a closed socket", async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const get = () =>
+      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+        const req = http.get(`${app.url}/login`, { agent }, (res) => {
+          res.resume();
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+        });
+        req.on("error", reject);
+      });
+    expect((await get()).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 6_000));
+    expect(await get()).toEqual({ status: 200, reused: true });
+    agent.destroy();
+  });
+
   it("malformed input found by the fuzzer answers 4xx, never 500", async () => {
     expect((await admin.json("/api/audit?from=60001")).status).toBe(422);
     expect((await admin.json("/api/audit?cursor=99999999999")).status).toBe(422);
