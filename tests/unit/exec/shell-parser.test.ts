@@ -134,8 +134,9 @@ const command = fc.tuple(segment, fc.array(fc.tuple(fc.constantFrom(" && ", " ; 
 function shellArgvs(shell: string, cmd: string): string[][] | null {
   // The functions report on stderr, which every part of a pipeline shares (stdout would reach only the next part).
   // One printf per call, so parts running at once cannot interleave within a record; \x01 ends each record.
-  const body = (name: string) => `${name}() { printf '%s\\0' ${name} "$@" "$(printf '\\001')" >&2; };`;
-  const result = spawnSync(shell, ["-c", `${body("p")}${body("q")} { ${cmd}\n}; true`], { encoding: "utf8", timeout: 5_000, env: { PATH: "/usr/bin:/bin", HOME: "/nonexistent" } as unknown as NodeJS.ProcessEnv });
+  // The record end is made once (a "$(printf …)" in each call would fork a subshell per call).
+  const body = (name: string) => `${name}() { printf '%s\\0' ${name} "$@" "$__end" >&2; };`;
+  const result = spawnSync(shell, ["-c", `__end=$(printf '\\001'); ${body("p")}${body("q")} { ${cmd}\n}; true`], { encoding: "utf8", timeout: 5_000, env: { PATH: "/usr/bin:/bin", HOME: "/nonexistent" } as unknown as NodeJS.ProcessEnv });
   if (result.status !== 0) return null;
   return result.stderr
     .split("\u0001\0")
