@@ -87,6 +87,50 @@ test.describe("policy editor (issue 15)", () => {
     expect(prompts).not.toContain("unexpected");
   });
 
+  test("the browser's Back button asks too: staying keeps the draft, leaving goes back; without a draft Back is one press", async ({ page }) => {
+    await signInAs(page, "admin@example.com");
+    await page.goto("/grants");
+    await openJson(page);
+    await editor(page).click();
+    await editor(page).fill('{ "askRules": ["write"] }');
+    await expect(page.getByText("Unsaved draft")).toBeVisible();
+
+    const prompts: string[] = [];
+    page.once("dialog", (dialog) => {
+      prompts.push(`${dialog.type()}: ${dialog.message()}`);
+      void dialog.dismiss();
+    });
+    await page.goBack();
+    await expect.poll(() => prompts.length).toBe(1);
+    expect(prompts[0]).toMatch(/^confirm: .*unsaved policy draft/);
+    await expect(page).toHaveURL(/\/admin\/policy$/);
+    await expect(editor(page)).toHaveText('{ "askRules": ["write"] }');
+
+    // Asked again on the next Back (the guard put its entry back); accepting leaves for the page before.
+    page.once("dialog", (dialog) => {
+      prompts.push(dialog.type());
+      void dialog.accept();
+    });
+    await page.goBack();
+    await expect(page).toHaveURL(/\/grants$/);
+    expect(prompts).toEqual([prompts[0], "confirm"]);
+
+    // A draft that is discarded leaves no extra entry behind: one Back returns to the page before, unasked.
+    await openJson(page);
+    await editor(page).click();
+    await editor(page).fill('{ "askRules": ["read"] }');
+    await expect(page.getByText("Unsaved draft")).toBeVisible();
+    await page.getByRole("button", { name: "Discard draft" }).click();
+    await expect(page.getByText("Unsaved draft")).toHaveCount(0);
+    page.once("dialog", (dialog) => {
+      prompts.push("unexpected");
+      void dialog.dismiss();
+    });
+    await page.goBack();
+    await expect(page).toHaveURL(/\/grants$/);
+    expect(prompts).not.toContain("unexpected");
+  });
+
   test("the JSON editor has line numbers and marks a problem on its line; it works under the CSP and Tab/Escape leave it", async ({ page }) => {
     const problems = watchConsole(page);
     await signInAs(page, "admin@example.com");
