@@ -9,6 +9,8 @@ import { subscribeEvents, type AppEvent } from "./bus";
 
 const HEARTBEAT_MS = 15_000;
 const RECHECK_MS = 5_000;
+/** A check that has not answered by then counts as failed (fail closed): a hung check would hold the whole group open and silent. */
+const CHECK_TIMEOUT_MS = 5_000;
 /** Fan-outs to at least this many streams, or slower than FANOUT_SLOW_MS, are logged (`event_fanout`). */
 const FANOUT_LOG_STREAMS = 1_000;
 const FANOUT_SLOW_MS = 100;
@@ -57,7 +59,9 @@ class Group {
     this.chain = this.chain.then(async () => {
       let ok = true;
       // A check that cannot be made (the database is down) fails closed: the streams close and their clients reconnect.
-      if (this.check) ok = await this.check().catch(() => false);
+      // So does one that hangs (the group would stay open on heartbeats, silent, and hold every later stream of the
+      // claim) or throws before it returns a promise.
+      if (this.check) ok = await checkWithin(this.check, CHECK_TIMEOUT_MS);
       if (!ok) return this.each((m) => m.close());
       task();
     }).catch((error) => log("warn", "event_stream_task_failed", { error: String(error) }));
@@ -72,6 +76,16 @@ class Group {
     this.stopTickers.forEach((stop) => stop());
     this.stopTickers = [];
   }
+}
+
+function checkWithin(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+  });
+  const answer = Promise.resolve().then(check).then((ok) => ok === true, () => false);
+  return Promise.race([answer, late]).finally(() => clearTimeout(timer));
 }
 
 /** One timer for all groups instead of one per connection (each costs memory and a wake-up). */
@@ -151,7 +165,14 @@ function deliver(event: AppEvent): void {
       }
       if (event.seq <= m.cursor) continue;
       m.cursor = event.seq;
-      if (m.visible(event)) (targets ??= []).push(m);
+      // One listener serves every group: a filter that throws drops its own stream, never the event for the others.
+      let shown = false;
+      try {
+        shown = m.visible(event);
+      } catch {
+        m.close();
+      }
+      if (shown) (targets ??= []).push(m);
     }
     if (!targets) continue;
     const to = targets;
