@@ -19,10 +19,11 @@ export async function currentClaim(): Promise<SessionClaim | null> {
   return { userId, sessionVersion: typeof session.user.sv === "number" ? session.user.sv : -1 };
 }
 
-// When one event fans out to many open streams of one user, each stream re-checks its claim at once: they share the
-// lookup already in flight (it started after the event arrived, so it is as fresh as one query each would be)
-// instead of sending one query per stream.
-const lookups = new Map<string, ReturnType<typeof getUserForSession>>();
+// Requests of one user that arrive together share the lookup already in flight instead of sending one query each.
+// A stream's re-check does not (see stillAuthorized): a lookup that began before a revocation could answer for an
+// event published after it.
+const globalForLookups = globalThis as unknown as { toolgateUserLookups?: Map<string, ReturnType<typeof getUserForSession>> };
+const lookups = (globalForLookups.toolgateUserLookups ??= new Map());
 function lookupUser(userId: string): ReturnType<typeof getUserForSession> {
   let lookup = lookups.get(userId);
   if (!lookup) {
@@ -32,11 +33,14 @@ function lookupUser(userId: string): ReturnType<typeof getUserForSession> {
   return lookup;
 }
 
-/** The user behind a claim, or null when the claim was revoked (or the user deactivated or deleted). */
-export async function userForClaim(claim: SessionClaim): Promise<CurrentUser | null> {
-  const found = await lookupUser(claim.userId);
+function holds(found: Awaited<ReturnType<typeof getUserForSession>>, claim: SessionClaim): CurrentUser | null {
   if (!found || found.disabled || found.sessionVersion !== claim.sessionVersion) return null;
   return found.user;
+}
+
+/** The user behind a claim, or null when the claim was revoked (or the user deactivated or deleted). */
+export async function userForClaim(claim: SessionClaim): Promise<CurrentUser | null> {
+  return holds(await lookupUser(claim.userId), claim);
 }
 
 /** The signed-in user, or null. */
@@ -82,8 +86,9 @@ export function hasRole(user: { roles: Role[] }, role: Role): boolean {
 export function stillAuthorized(claim: SessionClaim, role?: Exclude<Role, "member">): { key: string; stillAllowed: () => Promise<boolean> } {
   return {
     key: JSON.stringify([claim.userId, claim.sessionVersion, role ?? null]),
+    // A fresh read each time (one per event per group of streams, lib/events/fan-out.ts), never a shared one in flight.
     stillAllowed: async () => {
-      const user = await userForClaim(claim).catch(() => null);
+      const user = holds(await getUserForSession({ userId: claim.userId }).catch(() => null), claim);
       return Boolean(user && (!role || hasRole(user, role)));
     },
   };

@@ -27,7 +27,11 @@ class EventTailer {
       await listenForEvents(() => this.wake()).catch((error) => log("warn", "event_listen_failed", { error: String(error) }));
       this.timer = setInterval(() => this.wake(), loadConfig().EVENT_POLL_MS);
       this.timer.unref();
-    })();
+    })().catch((error: unknown) => {
+      // Not kept: a start that failed (the database was down) is tried again by the next caller.
+      this.started = null;
+      throw error;
+    });
     return this.started;
   }
 

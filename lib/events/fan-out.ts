@@ -142,7 +142,14 @@ export function joinGroup(member: Member, check: StreamCheck | undefined): { gro
 
 /** Subscribes this process's fan-out to the bus once; resolves when live events flow (before any backlog is read). */
 export function listen(): Promise<void> {
-  globalForFanOut.toolgateFanOutListening ??= subscribeEvents(deliver).then(() => undefined);
+  // A failed subscription (the database was down) is not kept: the next stream tries again.
+  globalForFanOut.toolgateFanOutListening ??= subscribeEvents(deliver).then(
+    () => undefined,
+    (error: unknown) => {
+      globalForFanOut.toolgateFanOutListening = undefined;
+      throw error;
+    },
+  );
   return globalForFanOut.toolgateFanOutListening;
 }
 
