@@ -37,6 +37,14 @@ async function openJson(page: Page) {
   await expect(editor(page)).toContainText('"tools"');
 }
 
+/** Opens the JSON tab and types a draft. The click first: browsers show the beforeunload prompt only on a page the user has interacted with. */
+async function startDraft(page: Page, text: string) {
+  await openJson(page);
+  await editor(page).click();
+  await editor(page).fill(text);
+  await expect(page.getByText("Unsaved draft")).toBeVisible();
+}
+
 test.describe("policy editor (issue 15)", () => {
   test.afterEach(async ({ page }) => {
     await savePolicy(page.request, {}, "e2e cleanup");
@@ -44,11 +52,7 @@ test.describe("policy editor (issue 15)", () => {
 
   test("a draft survives neither a reload nor an in-app link without a question", async ({ page }) => {
     await signInAs(page, "admin@example.com");
-    await openJson(page);
-    // A click first: browsers show the beforeunload prompt only on a page the user has interacted with.
-    await editor(page).click();
-    await editor(page).fill('{ "askRules": ["write"] }');
-    await expect(page.getByText("Unsaved draft")).toBeVisible();
+    await startDraft(page, '{ "askRules": ["write"] }');
 
     // Reload: the browser's beforeunload prompt; dismissing it keeps the page and the draft.
     const prompts: string[] = [];
@@ -90,10 +94,7 @@ test.describe("policy editor (issue 15)", () => {
   test("the browser's Back button asks too: staying keeps the draft, leaving goes back; without a draft Back is one press", async ({ page }) => {
     await signInAs(page, "admin@example.com");
     await page.goto("/grants");
-    await openJson(page);
-    await editor(page).click();
-    await editor(page).fill('{ "askRules": ["write"] }');
-    await expect(page.getByText("Unsaved draft")).toBeVisible();
+    await startDraft(page, '{ "askRules": ["write"] }');
 
     const prompts: string[] = [];
     page.once("dialog", (dialog) => {
@@ -116,10 +117,7 @@ test.describe("policy editor (issue 15)", () => {
     expect(prompts).toEqual([prompts[0], "confirm"]);
 
     // A draft that is discarded leaves no extra entry behind: one Back returns to the page before, unasked.
-    await openJson(page);
-    await editor(page).click();
-    await editor(page).fill('{ "askRules": ["read"] }');
-    await expect(page.getByText("Unsaved draft")).toBeVisible();
+    await startDraft(page, '{ "askRules": ["read"] }');
     await page.getByRole("button", { name: "Discard draft" }).click();
     await expect(page.getByText("Unsaved draft")).toHaveCount(0);
     page.once("dialog", (dialog) => {

@@ -6,21 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dbTargets } from "../support/agent-harness";
 import { prepareDatabase, resetEventBus } from "../support/databases";
+import { sink, until } from "../support/stream-sinks";
 import type { LogRecord } from "@/lib/log";
 
-type Sink = { frames: string[]; closed: boolean; write: (b: Uint8Array) => void; close: () => void };
-const decoder = new TextDecoder();
-function sink(): Sink {
-  const s: Sink = { frames: [], closed: false, write: (b) => s.frames.push(decoder.decode(b)), close: () => (s.closed = true) };
-  return s;
-}
-const until = async (what: () => boolean, ms = 5_000) => {
-  const deadline = Date.now() + ms;
-  while (!what()) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 describe.each(dbTargets())("event stream checks (%s)", (_kind, make) => {
   let drop: (() => Promise<void>) | undefined;

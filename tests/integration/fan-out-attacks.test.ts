@@ -8,21 +8,9 @@ import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dbTargets } from "../support/agent-harness";
 import { prepareDatabase, resetEventBus } from "../support/databases";
+import { sink, until, type Sink } from "../support/stream-sinks";
 import type { AppEvent } from "@/lib/events/bus";
 
-type Sink = { frames: string[]; closed: boolean; write: (b: Uint8Array) => void; close: () => void };
-const decoder = new TextDecoder();
-function sink(): Sink {
-  const s: Sink = { frames: [], closed: false, write: (b) => s.frames.push(decoder.decode(b)), close: () => (s.closed = true) };
-  return s;
-}
-const until = async (what: () => boolean, ms = 5_000, label = "condition") => {
-  const deadline = Date.now() + ms;
-  while (!what()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 const idsOf = (s: Sink) => s.frames.flatMap((f) => /^id: (\d+)$/m.exec(f)?.[1] ?? []).map(Number);
 const connected = (s: Sink) => s.frames.some((f) => f.includes(": connected"));
 const groupsMap = () => (globalThis as unknown as { toolgateStreamGroups?: Map<string, unknown> }).toolgateStreamGroups;
