@@ -4,7 +4,7 @@ import "server-only";
 // deleted row breaks the chain and cannot be re-chained without the key. A signed checkpoint (count, last
 // seq, head hash) is written in the same transaction into its own table, so cutting off the tail is
 // detected too; operators export checkpoints and verify against them later (npm run audit:verify).
-// Appends are serialised (in-process queue, plus a PostgreSQL advisory lock across instances).
+// Appends are serialised (in-process queue, plus a lock on the head row across instances: see lockHead).
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { canonicalJson } from "@/lib/canonical-json";
 import { sanitizeDeep } from "@/lib/text-sanitize";
@@ -74,6 +74,24 @@ async function insertChained(entry: AuditEntry): Promise<void> {
   await getDb().$transaction(async (tx) => insertAuditRow(tx as unknown as Tx, entry));
 }
 
+type Head = { headHash: string; count: number };
+
+/**
+ * The chain's head, locked until commit so that appends from every instance queue behind each other. On
+ * PostgreSQL one statement locks and reads the head row; only while there is no head row yet (the first append,
+ * or one racing it) the advisory lock stands in, and the head is read again under it, locked, because another
+ * append may have committed it meanwhile. On SQLite the transaction's write lock serialises appends.
+ */
+async function lockHead(tx: Tx): Promise<Head | null> {
+  if (!isPostgres()) return tx.auditCheckpoint.findUnique({ where: { id: HEAD_ID }, select: { headHash: true, count: true } });
+  const lockAndRead = async () =>
+    (await tx.$queryRaw<Head[]>`SELECT "headHash", "count" FROM "AuditCheckpoint" WHERE "id" = ${HEAD_ID} FOR UPDATE`)[0] ?? null;
+  const head = await lockAndRead();
+  if (head) return head;
+  await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${AUDIT_LOCK_KEY})`);
+  return lockAndRead();
+}
+
 /**
  * Appends one keyed, chained row and moves the signed checkpoint, inside the caller's transaction (an outcome
  * that must commit with its audit row). Call it last in the transaction: on PostgreSQL it takes the audit lock,
@@ -85,10 +103,9 @@ export async function insertAuditRow(tx: Tx, raw: AuditEntry, at = new Date()): 
   // undefined key disappears), and the database layer strips NUL bytes and lone surrogates.
   const details = raw.details === undefined || raw.details === null ? raw.details : (JSON.parse(JSON.stringify(raw.details)) as Record<string, unknown>);
   const entry = sanitizeDeep({ ...raw, details });
-  if (isPostgres()) await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${AUDIT_LOCK_KEY})`);
   // The signed head names the last row's hash and the count (both move in every append's transaction), so one
   // read serves; only a log without a head yet (older databases) is read from its rows.
-  const head = await tx.auditCheckpoint.findUnique({ where: { id: HEAD_ID } });
+  const head = await lockHead(tx);
   const last = head ? null : await tx.auditLog.findFirst({ orderBy: { seq: "desc" }, select: { hash: true } });
   const prevHash = head?.headHash ?? last?.hash ?? GENESIS;
   const count = (head?.count ?? (last ? await tx.auditLog.count() : 0)) + 1;

@@ -1,7 +1,8 @@
 import "server-only";
 // The durable event log behind the live streams (an outbox: rows are written in the same transaction as the
-// change they announce), and PostgreSQL LISTEN/NOTIFY to wake other instances. NOTIFY is transactional on
-// PostgreSQL: issued inside the writer's transaction, it is delivered only when that transaction commits.
+// change they announce), and PostgreSQL LISTEN/NOTIFY to wake other instances. The NOTIFY is not sent from
+// here: a trigger on the event log sends it for every insert (migration 20261124130000_event_notify_trigger),
+// with the highest seq written, and PostgreSQL delivers it only when the writer's transaction commits.
 import { Client } from "pg";
 import { loadConfig } from "@/lib/config";
 import { log } from "@/lib/log";
@@ -14,15 +15,10 @@ export type NewEvent = { type: string; scope: string; sessionId?: string | null;
 
 export async function insertEvent({ type, scope, sessionId, payload, tx }: NewEvent & { tx?: Tx }): Promise<EventRow> {
   const db = tx ?? getDb();
-  const row = await db.eventLog.create({ data: { type, scope, sessionId: sessionId ?? null, payload: payload as never } });
-  if (isPostgres()) await db.$executeRawUnsafe(`SELECT pg_notify('${EVENT_CHANNEL}', '${row.seq}')`);
-  return row;
+  return db.eventLog.create({ data: { type, scope, sessionId: sessionId ?? null, payload: payload as never } });
 }
 
-/**
- * Several events of one transaction: one statement for the rows and one NOTIFY for all of them (listeners
- * read every row after their last seq, so one wake-up per commit is enough; NOTIFY is delivered at commit).
- */
+/** Several events of one transaction in one statement (listeners read every row after their last seq). */
 export async function insertEvents({ events, tx }: { events: NewEvent[]; tx: Tx }): Promise<void> {
   if (events.length === 0) return;
   if (events.length === 1) {
@@ -30,7 +26,6 @@ export async function insertEvents({ events, tx }: { events: NewEvent[]; tx: Tx 
     return;
   }
   await tx.eventLog.createMany({ data: events.map(({ type, scope, sessionId, payload }) => ({ type, scope, sessionId: sessionId ?? null, payload: payload as never })) });
-  if (isPostgres()) await tx.$executeRawUnsafe(`SELECT pg_notify('${EVENT_CHANNEL}', 'batch')`);
 }
 
 export async function listEventsAfter({ seq, limit = 500 }: { seq: number; limit?: number }): Promise<EventRow[]> {
@@ -47,10 +42,11 @@ const RECONNECT_MAX_MS = 10_000;
 
 /**
  * A dedicated connection listening for NOTIFY on PostgreSQL; null on SQLite (one instance, in-process bus).
- * A lost connection is logged and re-opened with back-off; onNotify runs after each reconnect too, so the
- * tailer reads whatever was committed while nobody listened.
+ * onNotify gets the highest seq the notifying commit wrote, or undefined when that is not known (a payload
+ * that is not a number; after a reconnect). A lost connection is logged and re-opened with back-off; onNotify
+ * runs after each reconnect too, so the tailer reads whatever was committed while nobody listened.
  */
-export async function listenForEvents(onNotify: () => void): Promise<(() => Promise<void>) | null> {
+export async function listenForEvents(onNotify: (seq?: number) => void): Promise<(() => Promise<void>) | null> {
   if (!isPostgres()) return null;
   let closed = false;
   let current: Client | null = null;
@@ -68,7 +64,10 @@ export async function listenForEvents(onNotify: () => void): Promise<(() => Prom
     };
     client.on("error", onLost);
     client.on("end", () => onLost());
-    client.on("notification", () => onNotify());
+    client.on("notification", (message) => {
+      const seq = Number(message.payload);
+      onNotify(Number.isSafeInteger(seq) ? seq : undefined);
+    });
     await client.connect();
     await client.query(`LISTEN ${EVENT_CHANNEL}`);
     current = client;

@@ -24,7 +24,7 @@ class EventTailer {
   async start(): Promise<void> {
     this.started ??= (async () => {
       this.lastSeq = await latestEventSeq();
-      await listenForEvents(() => this.wake()).catch((error) => log("warn", "event_listen_failed", { error: String(error) }));
+      await listenForEvents((seq) => this.wake(seq)).catch((error) => log("warn", "event_listen_failed", { error: String(error) }));
       this.timer = setInterval(() => this.wake(), loadConfig().EVENT_POLL_MS);
       this.timer.unref();
     })().catch((error: unknown) => {
@@ -44,8 +44,13 @@ class EventTailer {
     return this.listeners.size;
   }
 
-  /** Reads everything new, in order; concurrent wakes coalesce into one more pass. */
-  wake(): void {
+  /**
+   * Reads everything new, in order; concurrent wakes coalesce into one more pass. `seq` is the highest event the
+   * wake announces: one this tailer has delivered already (its own commit, read right after the commit) costs no
+   * query. A row with a lower seq committed later still wakes it (it is above lastSeq until delivered).
+   */
+  wake(seq?: number): void {
+    if (seq !== undefined && seq <= this.lastSeq) return;
     if (this.running) {
       this.again = true;
       return;

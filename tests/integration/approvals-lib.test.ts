@@ -28,6 +28,8 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     process.env.WORKSPACE_ROOT = workspaceRoot;
     // These cases test the store's exactly-once mechanics with one owner; four eyes is tested over HTTP.
     process.env.APPROVALS_SELF_DECISION = "allow";
+    // No safety poll during these cases: every wake-up they see comes from a publish or a NOTIFY.
+    process.env.EVENT_POLL_MS = "600000";
     // The event tailer is a per-process singleton on globalThis: the previous target's one would tail its database.
     resetEventBus();
     store = await import("@/lib/db/approvals");
@@ -220,6 +222,34 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     const { verifyAuditChain } = await import("@/lib/db/audit");
     expect(await verifyAuditChain()).toMatchObject({ ok: true });
     await db.allowlistEntry.deleteMany({ where: { pattern: command } });
+  });
+
+  // The NOTIFY comes from a trigger on the event log, so a writer that sends none (another instance's outbox, a
+  // script) still wakes every tailer at commit (this file turns the safety poll off).
+  it.skipIf(kind !== "postgres")("an event row inserted by any connection wakes the tailer at commit (the trigger notifies)", async () => {
+    const { Client } = await import("pg");
+    const bus = await import("@/lib/events/bus");
+    let arrived = 0;
+    const unsubscribe = await bus.subscribeEvents((e) => {
+      if (e.type === "test.trigger") arrived = performance.now();
+    });
+    const other = new Client({ connectionString: process.env.DATABASE_URL });
+    await other.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query(`INSERT INTO "EventLog" (type, scope, payload) VALUES ('test.trigger', 'approvals', '{}')`);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(arrived).toBe(0); // not before the commit
+      const committed = performance.now();
+      await other.query("COMMIT");
+      const deadline = Date.now() + 3_000;
+      while (!arrived && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(arrived).toBeGreaterThan(0);
+      expect(arrived - committed).toBeLessThan(1_000);
+    } finally {
+      unsubscribe();
+      await other.end();
+    }
   });
 
   it.skipIf(kind !== "postgres")("events committed out of seq order are not lost by the tailer", async () => {

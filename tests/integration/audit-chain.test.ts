@@ -143,3 +143,39 @@ describe.each(targets)("audit checkpoints (%s)", (_kind, make) => {
     expect(bad.stdout).toMatch(/"ok":false/);
   });
 });
+
+// Several instances append at once, each from its own connection pool, starting from a log with no head row yet:
+// the first appends race for the advisory lock, the later ones lock the head row. No two rows may link to one head.
+describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("audit chain across instances (postgres)", () => {
+  let drop: (() => Promise<void>) | undefined;
+  let audit: typeof import("@/lib/db/audit");
+  const clients: Array<import("@/lib/db/client").Db> = [];
+
+  beforeAll(async () => {
+    vi.resetModules();
+    const target = await newPostgresUrl(process.env.TEST_DATABASE_URL_PG!);
+    drop = target.drop;
+    prepareDatabase(target.url);
+    process.env.DATABASE_URL = target.url;
+    audit = await import("@/lib/db/audit");
+    const { createDb } = await import("@/lib/db/client");
+    for (let i = 0; i < 3; i++) clients.push(createDb(target.url));
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.$disconnect()));
+    vi.resetModules();
+    await drop?.();
+  });
+
+  it("60 appends from three pools at once, from an empty log, form one chain", async () => {
+    const head = async () => clients[0]!.auditCheckpoint.findUnique({ where: { id: "head" } });
+    expect(await head()).toBeNull();
+    const append = (i: number) =>
+      clients[i % 3]!.$transaction(async (tx) => audit.insertAuditRow(tx as never, { action: "test.race", toolName: `r${i}`, details: { i } }), { maxWait: 20_000, timeout: 20_000 });
+    await Promise.all(Array.from({ length: 60 }, (_, i) => append(i)));
+    const rows = await clients[0]!.auditLog.findMany({ orderBy: { seq: "asc" }, select: { prevHash: true } });
+    expect(new Set(rows.map((r) => r.prevHash)).size).toBe(rows.length);
+    expect(await audit.verifyAuditChain()).toMatchObject({ ok: true, count: 60, head: { count: 60 } });
+  });
+});

@@ -216,11 +216,10 @@ describe("fan-out attacks over HTTP (the app's server, lean streams)", () => {
   };
   const login = async (email: string) => (await import("../support/http-client")).signedIn(base(), email);
   const cookie = async (client: import("../support/http-client").HttpClient) => ({ cookie: (await import("../support/approvals-helpers")).cookieOf(client) });
-  /** Writes events straight into the event log, as another instance would, and wakes the app's tailer. */
+  /** Writes events straight into the event log, as another instance would (on PostgreSQL the table's trigger wakes the app's tailer). */
   const put = async (events: Array<{ type: string; scope: "approvals" | "session" | "account"; sessionId?: string | null; payload: unknown }>) => {
     const rows = [];
     for (const e of events) rows.push(await db.eventLog.create({ data: { type: e.type, scope: e.scope, sessionId: e.sessionId ?? null, payload: e.payload as never } }));
-    if (app.databaseUrl.startsWith("postgres")) await db.$executeRawUnsafe(`SELECT pg_notify('toolgate_events', 'batch')`);
     return rows.map((r) => r.seq);
   };
 
