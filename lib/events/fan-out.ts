@@ -16,7 +16,7 @@ const FANOUT_LOG_STREAMS = 1_000;
 const FANOUT_SLOW_MS = 100;
 
 const encoder = new TextEncoder();
-export const PING = encoder.encode(`: ping\n\n`);
+const PING = encoder.encode(`: ping\n\n`);
 
 // The bus hands the same event object to every subscriber: it is serialised and encoded once, not once per stream.
 const frames = new WeakMap<AppEvent, Uint8Array>();

@@ -9,7 +9,6 @@ import { prepareDatabase, resetEventBus } from "../support/databases";
 import { sink, until } from "../support/stream-sinks";
 import type { LogRecord } from "@/lib/log";
 
-
 describe.each(dbTargets())("event stream checks (%s)", (_kind, make) => {
   let drop: (() => Promise<void>) | undefined;
   let sse: typeof import("@/lib/events/sse");
