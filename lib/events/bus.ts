@@ -11,6 +11,7 @@ export type EventListener = (event: AppEvent) => void;
 
 const GAP_WAIT_MS = 2_000;
 const GAP_RETRY_MS = 25;
+const PAGE = 500;
 
 class EventTailer {
   private listeners = new Set<EventListener>();
@@ -60,7 +61,7 @@ class EventTailer {
         this.again = false;
         try {
           for (;;) {
-            const rows = await listEventsAfter({ seq: this.lastSeq });
+            const rows = await listEventsAfter({ seq: this.lastSeq, limit: PAGE });
             if (rows.length === 0) break;
             let stalled = false;
             for (const row of rows) {
@@ -88,6 +89,9 @@ class EventTailer {
               setTimeout(() => this.wake(), GAP_RETRY_MS).unref();
               break;
             }
+            // A short page was everything committed when it was read; a commit after that wakes this tailer again
+            // (its publish or its NOTIFY sets `again`), so asking once more would only read nothing.
+            if (rows.length < PAGE) break;
           }
         } catch (error) {
           log("warn", "event_tail_failed", { error: String(error) });

@@ -21,6 +21,7 @@ describe.each(dbTargets())("event stream checks (%s)", (_kind, make) => {
     drop = target.drop;
     prepareDatabase(target.url);
     process.env.DATABASE_URL = target.url;
+    process.env.EVENT_POLL_MS = "600000"; // no safety poll: what arrives here was woken by a publish or a NOTIFY
     resetEventBus();
     sse = await import("@/lib/events/sse");
     bus = await import("@/lib/events/bus");
@@ -83,6 +84,22 @@ describe.each(dbTargets())("event stream checks (%s)", (_kind, make) => {
     await until(() => other.frames.filter((f) => f.includes("event: call.updated")).length === 2);
     expect(other.closed).toBe(false);
     stops.forEach((stop) => stop());
+  });
+
+  // The tailer reads pages of 500 and stops at a short page: a burst longer than a page must still arrive whole.
+  it("a burst of 1,234 events committed at once reaches a subscriber whole and in order", async () => {
+    const { insertEvents } = await import("@/lib/db/events");
+    const { transact } = await import("@/lib/db/client");
+    const got: number[] = [];
+    const unsubscribe = await bus.subscribeEvents((e) => {
+      if (e.type === "test.burst") got.push((e.payload as { i: number }).i);
+    });
+    const events = Array.from({ length: 1_234 }, (_, i) => ({ type: "test.burst", scope: "approvals", payload: { i } }));
+    await transact((tx) => insertEvents({ events, tx }));
+    await bus.eventsCommitted();
+    await until(() => got.length >= 1_234);
+    unsubscribe();
+    expect(got).toEqual(events.map((_, i) => i));
   });
 
   it("Last-Event-ID: the backlog comes first and in order, live events after it, nothing twice", async () => {
