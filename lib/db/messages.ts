@@ -1,7 +1,7 @@
 import "server-only";
-// Transcript messages, ordered by seq within a session. Appends retry on a seq collision so that concurrent
-// writers (two tabs, two instances) never lose a message.
-import { getDb, type Tx } from "./client";
+// Transcript messages, ordered by seq within a session. Each append takes its seq from the session's counter
+// under the session row's lock, so concurrent writers (two tabs, two instances) never collide or lose a message.
+import { getDb, transact, type Tx } from "./client";
 
 export type MessageRole = "user" | "assistant" | "tool" | "system";
 
@@ -27,10 +27,6 @@ export type MessageRow = {
   createdAt: Date;
 };
 
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: string }).code === "P2002";
-}
-
 function messageData(sessionId: string, seq: number, message: NewMessage) {
   return {
     sessionId,
@@ -45,17 +41,7 @@ function messageData(sessionId: string, seq: number, message: NewMessage) {
 }
 
 export async function appendMessage({ sessionId, message }: { sessionId: string; message: NewMessage }): Promise<MessageRow> {
-  const db = getDb();
-  for (let attempt = 0; ; attempt++) {
-    const last = await db.message.findFirst({ where: { sessionId }, orderBy: { seq: "desc" }, select: { seq: true } });
-    try {
-      const row = await db.message.create({ data: messageData(sessionId, (last?.seq ?? 0) + 1, message) });
-      await db.chatSession.update({ where: { id: sessionId }, data: { updatedAt: new Date() } });
-      return row;
-    } catch (error) {
-      if (!isUniqueViolation(error) || attempt >= 20) throw error;
-    }
-  }
+  return transact((tx) => appendMessageTx({ tx, sessionId, message }));
 }
 
 export async function listMessages({ sessionId, limit }: { sessionId: string; limit?: number }): Promise<MessageRow[]> {
@@ -65,14 +51,14 @@ export async function listMessages({ sessionId, limit }: { sessionId: string; li
 }
 
 /**
- * Appends inside the caller's transaction. The session row is touched first: on PostgreSQL that row lock
- * queues concurrent appends to one session until commit (no seq collision can abort the transaction); on
- * SQLite the write lock does the same.
+ * Appends inside the caller's transaction. One statement touches the session row, takes the next seq from its
+ * counter and locks the row: on PostgreSQL concurrent appends to one session queue behind that lock until
+ * commit (no seq collision can abort the transaction); on SQLite the write lock does the same. A rolled-back
+ * append rolls its number back too, so a transcript's seqs have no gaps.
  */
 export async function appendMessageTx({ tx, sessionId, message }: { tx: Tx; sessionId: string; message: NewMessage }): Promise<MessageRow> {
-  await tx.chatSession.update({ where: { id: sessionId }, data: { updatedAt: new Date() } });
-  const last = await tx.message.findFirst({ where: { sessionId }, orderBy: { seq: "desc" }, select: { seq: true } });
-  return tx.message.create({ data: messageData(sessionId, (last?.seq ?? 0) + 1, message) });
+  const { messageSeq } = await tx.chatSession.update({ where: { id: sessionId }, data: { updatedAt: new Date(), messageSeq: { increment: 1 } }, select: { messageSeq: true } });
+  return tx.message.create({ data: messageData(sessionId, messageSeq, message) });
 }
 
 /** Full-text-ish search over the user's own past transcripts (user and assistant text). */
