@@ -181,9 +181,11 @@ export class PolicyCompilation {
     if (!agent || agentKey === undefined) return [];
     const entry = ownValue(agent.tools.byProvider, agentKey) as ScopedToolPolicy;
     const source = `agents.${agentId}.tools.byProvider.${agentKey}`;
+    // The agent id's length keeps agent "a:b" with key "c" apart from agent "a" with key "b:c".
+    const key = `${agentId!.length}:${agentId}:${agentKey}`;
     return compact([
-      this.unit(`app:${agentId}:${agentKey}`, () => profileUnit(this.ctx, "agent_provider", `${source}.profile`, entry.profile, entry.alsoAllow, this.document.profiles)),
-      this.unit(`apo:${agentId}:${agentKey}`, () => policyUnit(this.ctx, "agent_provider", source, entry)),
+      this.unit(`app:${key}`, () => profileUnit(this.ctx, "agent_provider", `${source}.profile`, entry.profile, entry.alsoAllow, this.document.profiles)),
+      this.unit(`apo:${key}`, () => policyUnit(this.ctx, "agent_provider", source, entry)),
     ]);
   }
 

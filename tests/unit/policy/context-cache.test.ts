@@ -179,6 +179,24 @@ describe("context caches: a field the resolution reads is never shared", () => {
   });
 });
 
+describe("compiled units", () => {
+  it("an agent id and a provider key split differently name different units (agent \"a:b\" + \"c\" vs agent \"a\" + \"b:c\")", () => {
+    const split = openDoc({
+      agents: {
+        "a:b": { name: "AB", tools: { byProvider: { c: { deny: ["exec"] } } } },
+        a: { name: "A", tools: { byProvider: { "b:c": { deny: ["read"] } } } },
+      },
+    });
+    const compiled = new CompiledPolicy(split, TOOLS);
+    const owner: PolicyContext = { roles: ["owner"], senderIsOwner: true, mode: "coding" };
+    const first = compiled.resolve({ ...owner, agentId: "a:b", provider: "c" });
+    const second = compiled.resolve({ ...owner, agentId: "a", provider: "b:c" });
+    expect(first.check("exec").source).toBe("agents.a:b.tools.byProvider.c");
+    expect(second.check("read").source).toBe("agents.a.tools.byProvider.b:c");
+    expect(second.check("exec").layer).not.toBe("agent_provider");
+  });
+});
+
 describe("provider choice", () => {
   it("property: the chosen byProvider keys are resolveProviderKey's, without building provider/model", () => {
     const key = fc.constantFrom("mock", "MOCK", "mock/m1", "Mock/M1", "mock/", "/m1", "m1", "openai", "openai/gpt", "mock/mock/m1", "a/b/c");
