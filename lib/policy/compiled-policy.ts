@@ -6,6 +6,7 @@ import { computeEffectiveModes, findLoosenedModes } from "./modes";
 import { resolveSandboxToolPolicy, SUBAGENT_TOOL_DENY_ALWAYS, SUBAGENT_TOOL_DENY_LEAF } from "./layer-defaults";
 import { buildPluginToolGroups, CORE_TOOL_NAMES, normalizeToolName } from "./names";
 import { hasOwnKey, ownValue } from "./own";
+import { ProviderChooser, type ProviderChoice } from "./provider-choice";
 import { compact, makeUnit, policyUnit, profileUnit, type LayerUnit, type PolicyTool, type UnitContext } from "./layer-units";
 import { capabilityOfTool, mergeToolPolicies, systemSettingsRule, type SystemToolSettings } from "./system-settings";
 import { type PolicyWarning, type ToolMeta, type ToolMode } from "./types";
@@ -17,20 +18,6 @@ function memo<K, V>(map: Map<K, V>, key: K, build: () => V): V {
     map.set(key, value);
   }
   return value as V;
-}
-
-/** The most specific byProvider key: "provider/model" before "provider". Keys compare case-insensitively. */
-export function resolveProviderKey(
-  byProvider: Readonly<Record<string, unknown>> | undefined,
-  provider?: string,
-  model?: string,
-): string | undefined {
-  if (!byProvider || !provider) return undefined;
-  const p = provider.trim().toLowerCase();
-  const m = model?.trim().toLowerCase();
-  const full = m ? (m.startsWith(`${p}/`) ? m : `${p}/${m}`) : undefined;
-  const keys = Object.keys(byProvider);
-  return keys.find((key) => key.toLowerCase() === full) ?? keys.find((key) => key.toLowerCase() === p);
 }
 
 // Tools declaring the same modes share one frozen array (thousands of plugin tools declare the same two).
@@ -57,6 +44,7 @@ export class PolicyCompilation {
   private readonly askEntries: CompiledEntry[];
   private readonly units = new Map<string, LayerUnit | undefined>();
   private readonly limitsByAgent = new Map<string, SystemToolSettings>();
+  private readonly providers: ProviderChooser;
 
   constructor(
     readonly document: PolicyDocument,
@@ -104,6 +92,7 @@ export class PolicyCompilation {
     const coreNames = new Set([...CORE_TOOL_NAMES, ...tools.filter((tool) => !tool.pluginId).map((tool) => tool.name)]);
     this.ctx = { tools, pluginGroups, knownNames, coreNames };
     this.askEntries = compileEntries(document.askRules, pluginGroups);
+    this.providers = new ProviderChooser(document);
   }
 
   /** The ask rule of tool i, looked up when its decision is first built (most tools' decisions never are). */
@@ -146,33 +135,29 @@ export class PolicyCompilation {
     return compact([this.unit("profile", () => profileUnit(this.ctx, "profile", "tools.profile", tools.profile, tools.alsoAllow, profiles))]);
   }
 
-  private providerEntry(scope: { byProvider?: Record<string, ScopedToolPolicy> }, provider?: string, model?: string) {
-    const key = resolveProviderKey(scope.byProvider, provider, model);
-    return key === undefined ? undefined : { key, entry: ownValue(scope.byProvider, key) as ScopedToolPolicy };
+  providerChoice(agentId: string | undefined, provider?: string, model?: string): ProviderChoice {
+    return this.providers.choose(agentId, provider, model);
   }
 
-  providerProfileUnits(provider?: string, model?: string): LayerUnit[] {
-    const found = this.providerEntry(this.document.tools, provider, model);
-    if (!found) return [];
-    const source = `tools.byProvider.${found.key}.profile`;
-    return compact([this.unit(`pp:${found.key}`, () => profileUnit(this.ctx, "provider_profile", source, found.entry.profile, found.entry.alsoAllow, this.document.profiles))]);
+  providerProfileUnits({ toolsKey }: ProviderChoice): LayerUnit[] {
+    if (toolsKey === undefined) return [];
+    const entry = ownValue(this.document.tools.byProvider, toolsKey) as ScopedToolPolicy;
+    const source = `tools.byProvider.${toolsKey}.profile`;
+    return compact([this.unit(`pp:${toolsKey}`, () => profileUnit(this.ctx, "provider_profile", source, entry.profile, entry.alsoAllow, this.document.profiles))]);
   }
 
   globalUnits(): LayerUnit[] {
     return compact([this.unit("global", () => policyUnit(this.ctx, "global", "tools", this.document.tools))]);
   }
 
-  globalProviderUnits(provider?: string, model?: string): LayerUnit[] {
-    const found = this.providerEntry(this.document.tools, provider, model);
-    const entryUnit = found && this.unit(`gp:${found.key}`, () => policyUnit(this.ctx, "global_provider", `tools.byProvider.${found.key}`, found.entry));
-    return compact([entryUnit, this.applyPatchUnit(provider)]);
+  globalProviderUnits({ toolsKey, applyPatchListed }: ProviderChoice): LayerUnit[] {
+    const entry = toolsKey === undefined ? undefined : (ownValue(this.document.tools.byProvider, toolsKey) as ScopedToolPolicy);
+    const entryUnit = entry && this.unit(`gp:${toolsKey}`, () => policyUnit(this.ctx, "global_provider", `tools.byProvider.${toolsKey}`, entry));
+    return compact([entryUnit, applyPatchListed ? undefined : this.applyPatchUnit()]);
   }
 
   /** apply_patch is off unless the provider is listed (reference: off for non-OpenAI providers). */
-  private applyPatchUnit(provider?: string): LayerUnit | undefined {
-    const p = provider?.trim().toLowerCase() ?? "";
-    const listed = this.document.exec.applyPatchProviders.some((entry) => entry.toLowerCase() === p);
-    if (listed) return undefined;
+  private applyPatchUnit(): LayerUnit | undefined {
     return this.unit("apply_patch_provider", () => {
       const rule = `exec.applyPatchProviders: [${this.document.exec.applyPatchProviders.join(", ")}]`;
       return makeUnit(this.ctx, "global_provider", "exec.applyPatchProviders", (tool) =>
@@ -191,14 +176,16 @@ export class PolicyCompilation {
     ]);
   }
 
-  agentProviderUnits(agentId: string | undefined, provider?: string, model?: string): LayerUnit[] {
+  agentProviderUnits(agentId: string | undefined, { agentKey }: ProviderChoice): LayerUnit[] {
     const agent = ownValue(this.document.agents, agentId);
-    const found = agent && this.providerEntry(agent.tools, provider, model);
-    if (!found) return [];
-    const source = `agents.${agentId}.tools.byProvider.${found.key}`;
+    if (!agent || agentKey === undefined) return [];
+    const entry = ownValue(agent.tools.byProvider, agentKey) as ScopedToolPolicy;
+    const source = `agents.${agentId}.tools.byProvider.${agentKey}`;
+    // The agent id's length keeps agent "a:b" with key "c" apart from agent "a" with key "b:c".
+    const key = `${agentId!.length}:${agentId}:${agentKey}`;
     return compact([
-      this.unit(`app:${agentId}:${found.key}`, () => profileUnit(this.ctx, "agent_provider", `${source}.profile`, found.entry.profile, found.entry.alsoAllow, this.document.profiles)),
-      this.unit(`apo:${agentId}:${found.key}`, () => policyUnit(this.ctx, "agent_provider", source, found.entry)),
+      this.unit(`app:${key}`, () => profileUnit(this.ctx, "agent_provider", `${source}.profile`, entry.profile, entry.alsoAllow, this.document.profiles)),
+      this.unit(`apo:${key}`, () => policyUnit(this.ctx, "agent_provider", source, entry)),
     ]);
   }
 

@@ -114,7 +114,8 @@ export {
   type McpServerConfigInput,
   type McpTransportConfig,
 } from "./mcp-servers";
-export { ASK_BY_TOOL_RULE, resolveProviderKey } from "./compiled-policy";
+export { ASK_BY_TOOL_RULE } from "./compiled-policy";
+export { resolveProviderKey } from "./provider-choice";
 export { CompiledPolicy, type EffectiveToolPolicy, type PolicyConfig } from "./effective-policy";
 export { compilePolicy, resolveEffectiveToolPolicy } from "./resolve";
 export { errorCodeForLayer, isSandboxed, resolveGrantedModes } from "./policy-context";

@@ -1,4 +1,4 @@
-// Reading a policy context against a document: granted modes, sandboxing, the cache key, error codes per layer.
+// Reading a policy context against a document: granted modes, sandboxing, error codes per layer.
 import type { PolicyDocument } from "./document";
 import { ownValue } from "./own";
 import { TOOL_MODES, type LayerId, type PolicyContext, type PolicyErrorCode, type ToolMode } from "./types";
@@ -19,28 +19,16 @@ export function resolveGrantedModes(context: Pick<PolicyContext, "roles" | "team
   return TOOL_MODES.filter((mode) => granted.has(mode));
 }
 
+/** The sender or one of their teams is listed in `sandbox.sandboxed` (the part of isSandboxed that needs no agent). */
+export function isMemberSandboxed(context: Pick<PolicyContext, "teamIds" | "senderId">, document: PolicyDocument): boolean {
+  const { teams, users } = document.sandbox.sandboxed;
+  return (context.senderId !== undefined && users.includes(context.senderId)) || (context.teamIds ?? []).some((team) => teams.includes(team));
+}
+
+export function isAgentSandboxed(agentId: string | undefined, document: PolicyDocument): boolean {
+  return agentId !== undefined && document.sandbox.sandboxed.agents.includes(agentId);
+}
+
 export function isSandboxed(context: PolicyContext, document: PolicyDocument): boolean {
-  if (context.sandboxed === true) return true;
-  const { agents, teams, users } = document.sandbox.sandboxed;
-  return (
-    (context.agentId !== undefined && agents.includes(context.agentId)) ||
-    (context.senderId !== undefined && users.includes(context.senderId)) ||
-    (context.teamIds ?? []).some((team) => teams.includes(team))
-  );
+  return context.sandboxed === true || isAgentSandboxed(context.agentId, document) || isMemberSandboxed(context, document);
 }
-
-export function contextKey(context: PolicyContext): string {
-  return [
-    context.mode,
-    [...context.roles].sort().join(","),
-    context.senderIsOwner === true ? "1" : "0",
-    context.provider ?? "",
-    context.model ?? "",
-    context.agentId ?? "",
-    [...(context.teamIds ?? [])].sort().join(","),
-    context.senderId ?? "",
-    context.sandboxed === true ? "1" : "0",
-    String(context.subagentDepth ?? 0),
-  ].join("\u0000");
-}
-

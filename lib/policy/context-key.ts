@@ -1,0 +1,169 @@
+// A context as a flat list of its field values, for the context caches. Finding a context seen before compares those
+// values (=== on strings compares their text) after a hash of them picked the candidates; no string is built and no
+// table of every value ever seen is kept. Two contexts match only when every field the resolution reads is the same
+// value; the hash only decides where to look, so a collision costs a comparison, never a wrong result.
+import { LruMap } from "./lru";
+import type { PolicyContext } from "./types";
+
+/** Where the principal (sender, roles, teams: what granted modes, group units and member sandboxing read) starts. */
+export const PRINCIPAL_AT = 7;
+/** Stands for a missing teams list (a count never is negative). */
+const NO_LIST = -1;
+/** Key positions whose last value and hash are remembered: the scalars and the first roles and teams. */
+const MEMO_SLOTS = 24;
+const NONE = Symbol("none");
+
+export class ContextKey {
+  /** The last context's key (valid until the next read): its values and each one's hash, `length` long. */
+  readonly values: unknown[] = [];
+  readonly hashes: number[] = [];
+  length = 0;
+  // Successive requests mostly repeat a field (the mode, the provider, the roles): comparing it with the last value
+  // at its position costs less than hashing it again.
+  private readonly lastValues: unknown[] = new Array(MEMO_SLOTS).fill(NONE);
+  private readonly lastHashes: number[] = new Array(MEMO_SLOTS).fill(0);
+
+  /**
+   * Reads the context into the key; false when a field holds a value the key does not encode (an object, -0: a
+   * caller outside the type system), which the caller then resolves without the caches.
+   */
+  read(context: PolicyContext): boolean {
+    // Field by field, not a loop over names: a property read by a computed name is several times slower here.
+    if (!this.put(0, context.mode) || !this.put(1, context.senderIsOwner) || !this.put(2, context.provider)) return false;
+    if (!this.put(3, context.model) || !this.put(4, context.agentId) || !this.put(5, context.sandboxed)) return false;
+    if (!this.put(6, context.subagentDepth) || !this.put(PRINCIPAL_AT, context.senderId)) return false;
+    let n = this.putSet(PRINCIPAL_AT + 1, context.roles);
+    if (n < 0) return false;
+    if (context.teamIds === undefined) {
+      this.values[n] = NO_LIST;
+      this.hashes[n] = NO_LIST;
+      n += 1;
+    } else {
+      n = this.putSet(n, context.teamIds);
+      if (n < 0) return false;
+    }
+    this.length = n;
+    return true;
+  }
+
+  private put(at: number, value: unknown): boolean {
+    if (at < MEMO_SLOTS && value === this.lastValues[at] && !(value === 0 && Object.is(value, -0))) {
+      this.values[at] = value;
+      this.hashes[at] = this.lastHashes[at]!;
+      return true;
+    }
+    const hash = hashValue(value);
+    if (hash === undefined) return false;
+    this.values[at] = value;
+    this.hashes[at] = hash;
+    if (at < MEMO_SLOTS) {
+      this.lastValues[at] = value;
+      this.lastHashes[at] = hash;
+    }
+    return true;
+  }
+
+  /** Roles and teams are sets to the resolution, so they are written sorted: their order never matters. */
+  private putSet(at: number, list: unknown): number {
+    if (!Array.isArray(list)) return -1;
+    this.values[at] = list.length;
+    this.hashes[at] = list.length;
+    const start = at + 1;
+    if (list.length > 16) return this.putSorted(start, list);
+    const { values, hashes } = this;
+    for (let i = 0; i < list.length; i += 1) {
+      const item: unknown = list[i];
+      if (typeof item !== "string" || !this.put(start + i, item)) return -1;
+      // Insertion sort as the names arrive: a sender's roles and teams are a handful.
+      const hash = hashes[start + i]!;
+      let j = start + i;
+      for (; j > start && (values[j - 1] as string) > item; j -= 1) {
+        values[j] = values[j - 1];
+        hashes[j] = hashes[j - 1]!;
+      }
+      values[j] = item;
+      hashes[j] = hash;
+    }
+    return start + list.length;
+  }
+
+  private putSorted(start: number, list: readonly unknown[]): number {
+    if (list.some((item) => typeof item !== "string")) return -1;
+    const sorted = [...(list as string[])].sort();
+    for (let i = 0; i < sorted.length; i += 1) this.put(start + i, sorted[i]);
+    return start + sorted.length;
+  }
+}
+
+/** A hash of one field value; undefined for a value the key does not encode. */
+function hashValue(value: unknown): number | undefined {
+  switch (typeof value) {
+    case "string":
+      return hashString(value);
+    case "boolean":
+      return value ? 1 : 2;
+    case "undefined":
+      return 3;
+    case "number":
+      // -0 would compare equal to 0 while a copy of the context keeps it apart.
+      return Object.is(value, -0) ? undefined : Math.imul(value | 0, 0x9e3779b1) ^ 5;
+    default:
+      return undefined;
+  }
+}
+
+/** At most the first and the last 32 characters: the hash only picks candidates, equality is decided on the text. */
+function hashString(text: string): number {
+  let hash = Math.imul(text.length, 0x9e3779b1);
+  const head = Math.min(text.length, 32);
+  for (let i = 0; i < head; i += 1) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  for (let i = Math.max(head, text.length - 32); i < text.length; i += 1) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash;
+}
+
+type Entry<V> = { values: unknown[]; value: V; next?: Entry<V> };
+/** Keys sharing a hash (rare) are chained; a longer chain loses its oldest. */
+const CHAIN_LIMIT = 4;
+
+/**
+ * A bounded map from a slice of a ContextKey to a value: the slice's hash picks a chain, its values confirm. find()
+ * remembers where it looked, so the add() after a miss neither hashes nor looks up again.
+ */
+export class KeyedCache<V> {
+  private readonly chains: LruMap<number, Entry<V>>;
+  private lastHash = 0;
+  private lastHead: Entry<V> | undefined;
+
+  constructor(limit: number) {
+    this.chains = new LruMap(limit);
+  }
+
+  find(key: ContextKey, from: number, to: number): V | undefined {
+    this.lastHash = hashOf(key, from, to);
+    this.lastHead = this.chains.get(this.lastHash);
+    for (let entry = this.lastHead; entry; entry = entry.next) {
+      if (sameSlice(entry.values, key.values, from, to)) return entry.value;
+    }
+    return undefined;
+  }
+
+  /** Adds what the last find(key, from, to) missed; nothing may use this cache in between. */
+  add(key: ContextKey, from: number, to: number, value: V): void {
+    const head = this.lastHead;
+    for (let n = 1, at = head; at; n += 1, at = at.next) if (n >= CHAIN_LIMIT - 1) at.next = undefined;
+    this.chains.set(this.lastHash, { values: key.values.slice(from, to), value, next: head });
+  }
+}
+
+function hashOf(key: ContextKey, from: number, to: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = from; i < to; i += 1) hash = Math.imul(hash ^ key.hashes[i]!, 0x01000193);
+  // 30 bits: a small integer to V8, so the chain map's key is never a boxed number.
+  return hash & 0x3fffffff;
+}
+
+function sameSlice(stored: readonly unknown[], values: readonly unknown[], from: number, to: number): boolean {
+  if (stored.length !== to - from) return false;
+  for (let i = from; i < to; i += 1) if (stored[i - from] !== values[i]) return false;
+  return true;
+}
