@@ -5,6 +5,13 @@
 import { LruMap } from "./lru";
 import type { PolicyContext } from "./types";
 
+// Every field of PolicyContext must be read into the key below, or two contexts that differ only in it would share
+// a result. A field added to the type and not listed here fails to compile.
+const _KEYED_FIELDS = {
+  mode: true, senderIsOwner: true, provider: true, model: true, agentId: true, sandboxed: true, subagentDepth: true,
+  senderId: true, roles: true, teamIds: true,
+} as const satisfies Record<keyof PolicyContext, true>;
+
 /** Where the principal (sender, roles, teams: what granted modes, group units and member sandboxing read) starts. */
 export const PRINCIPAL_AT = 7;
 /** Stands for a missing teams list (a count never is negative). */
