@@ -112,7 +112,10 @@ describe("workspaceUsage (the disk quota walk)", () => {
       for (let i = 0; i < 1000; i++) worst = Math.max(worst, await workspaceUsage(workspace, 64 * 1024 * 1024));
       expect(worst).toBeLessThan(1024 * 1024);
     } finally {
+      // Wait for it to be gone: a swapper still renaming while the workspace is removed fails the clean-up (ENOTEMPTY).
+      const exited = new Promise((resolve) => swapper.once("exit", resolve));
       swapper.kill("SIGKILL");
+      await exited;
     }
   }, 30_000);
 });
