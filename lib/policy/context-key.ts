@@ -12,6 +12,10 @@ const _KEYED_FIELDS = {
   senderId: true, roles: true, teamIds: true,
 } as const satisfies Record<keyof PolicyContext, true>;
 
+/** Every field of PolicyContext, present: the engine's copies of a context are written as this, so a field added to
+ * the type and not copied fails to compile. */
+export type ContextCopy = Record<keyof PolicyContext, unknown>;
+
 /** Where the principal (sender, roles, teams: what granted modes, group units and member sandboxing read) starts. */
 export const PRINCIPAL_AT = 7;
 /** Stands for a missing teams list (a count never is negative). */
@@ -25,32 +29,66 @@ export class ContextKey {
   readonly values: unknown[] = [];
   readonly hashes: number[] = [];
   length = 0;
+  // The roles, then the teams, of the last context in the caller's order (the key keeps them sorted), for copy().
+  private readonly listed: string[] = [];
+  private listedLength = 0;
+  private rolesCount = 0;
+  private teamsCount = NO_LIST;
   // Successive requests mostly repeat a field (the mode, the provider, the roles): comparing it with the last value
   // at its position costs less than hashing it again.
   private readonly lastValues: unknown[] = new Array(MEMO_SLOTS).fill(NONE);
   private readonly lastHashes: number[] = new Array(MEMO_SLOTS).fill(0);
 
   /**
-   * Reads the context into the key; false when a field holds a value the key does not encode (an object, -0: a
-   * caller outside the type system), which the caller then resolves without the caches.
+   * Reads the context into the key, each field and each list item once; false when a field holds a value the key
+   * does not encode (an object, -0: a caller outside the type system), which the caller then resolves without the
+   * caches.
    */
   read(context: PolicyContext): boolean {
     // Field by field, not a loop over names: a property read by a computed name is several times slower here.
     if (!this.put(0, context.mode) || !this.put(1, context.senderIsOwner) || !this.put(2, context.provider)) return false;
     if (!this.put(3, context.model) || !this.put(4, context.agentId) || !this.put(5, context.sandboxed)) return false;
     if (!this.put(6, context.subagentDepth) || !this.put(PRINCIPAL_AT, context.senderId)) return false;
+    this.listedLength = 0;
     let n = this.putSet(PRINCIPAL_AT + 1, context.roles);
     if (n < 0) return false;
-    if (context.teamIds === undefined) {
+    this.rolesCount = this.listedLength;
+    const teamIds = context.teamIds;
+    if (teamIds === undefined) {
       this.values[n] = NO_LIST;
       this.hashes[n] = NO_LIST;
+      this.teamsCount = NO_LIST;
       n += 1;
     } else {
-      n = this.putSet(n, context.teamIds);
+      n = this.putSet(n, teamIds);
       if (n < 0) return false;
+      this.teamsCount = this.listedLength - this.rolesCount;
     }
     this.length = n;
     return true;
+  }
+
+  /**
+   * The last context read, rebuilt from what the key read: its values, the lists in the caller's order, the declared
+   * fields only. A miss resolves this copy, so the resolution sees exactly the values it is cached under however the
+   * caller's object answers a second read, and the result's copy of its context holds nothing the key did not
+   * compare (an extra key of the first caller would otherwise reach every later caller of that result).
+   */
+  copy(): PolicyContext {
+    const { values, listed, rolesCount, teamsCount } = this;
+    const copy: ContextCopy = {
+      roles: listed.slice(0, rolesCount) as PolicyContext["roles"],
+      senderIsOwner: values[1] as boolean,
+      mode: values[0] as PolicyContext["mode"],
+      provider: values[2] as string | undefined,
+      model: values[3] as string | undefined,
+      agentId: values[4] as string | undefined,
+      teamIds: teamsCount === NO_LIST ? undefined : listed.slice(rolesCount, rolesCount + teamsCount),
+      senderId: values[PRINCIPAL_AT] as string | undefined,
+      sandboxed: values[5] as boolean | undefined,
+      subagentDepth: values[6] as number | undefined,
+    };
+    return copy as unknown as PolicyContext;
   }
 
   private put(at: number, value: unknown): boolean {
@@ -73,14 +111,18 @@ export class ContextKey {
   /** Roles and teams are sets to the resolution, so they are written sorted: their order never matters. */
   private putSet(at: number, list: unknown): number {
     if (!Array.isArray(list)) return -1;
-    this.values[at] = list.length;
-    this.hashes[at] = list.length;
+    // The length and each item are read once: a list that answered differently on a second read (a Proxy) would
+    // otherwise leave the key describing a list the resolution never saw.
+    const length: number = list.length;
+    this.values[at] = length;
+    this.hashes[at] = length;
     const start = at + 1;
-    if (list.length > 16) return this.putSorted(start, list);
+    if (length > 16) return this.putSorted(start, list, length);
     const { values, hashes } = this;
-    for (let i = 0; i < list.length; i += 1) {
+    for (let i = 0; i < length; i += 1) {
       const item: unknown = list[i];
       if (typeof item !== "string" || !this.put(start + i, item)) return -1;
+      this.listed[this.listedLength++] = item;
       // Insertion sort as the names arrive: a sender's roles and teams are a handful.
       const hash = hashes[start + i]!;
       let j = start + i;
@@ -91,14 +133,20 @@ export class ContextKey {
       values[j] = item;
       hashes[j] = hash;
     }
-    return start + list.length;
+    return start + length;
   }
 
-  private putSorted(start: number, list: readonly unknown[]): number {
-    if (list.some((item) => typeof item !== "string")) return -1;
-    const sorted = [...(list as string[])].sort();
-    for (let i = 0; i < sorted.length; i += 1) this.put(start + i, sorted[i]);
-    return start + sorted.length;
+  private putSorted(start: number, list: readonly unknown[], length: number): number {
+    const items: string[] = [];
+    for (let i = 0; i < length; i += 1) {
+      const item: unknown = list[i];
+      if (typeof item !== "string") return -1;
+      items.push(item);
+      this.listed[this.listedLength++] = item;
+    }
+    items.sort();
+    for (let i = 0; i < length; i += 1) if (!this.put(start + i, items[i])) return -1;
+    return start + length;
   }
 }
 

@@ -1,7 +1,7 @@
 // The effective tool policy: the one function the exposure gate, the execution gate, the prompt and the admin
 // matrix call, so what is declared is what is enforced.
 import { PolicyCompilation } from "./compiled-policy";
-import { ContextKey, KeyedCache, PRINCIPAL_AT } from "./context-key";
+import { ContextKey, KeyedCache, PRINCIPAL_AT, type ContextCopy } from "./context-key";
 import { agentPart, depthClass, layersOf, principalPart, providerPart, select, warningsOf, type AgentPart, type PrincipalPart, type ProviderPart, type Selection } from "./context-parts";
 import { DecisionBuilder, type Decisions, type Layers } from "./decisions";
 import type { PolicyDocument } from "./document";
@@ -56,6 +56,8 @@ export class CompiledPolicy {
   private readonly shared = new LruMap<number, Shared>(RESOLVE_CACHE_LIMIT);
   private readonly listIds = new LruMap<string, number>(RESOLVE_CACHE_LIMIT * 4);
   private nextListId = 1;
+  /** Counts resolve() calls: one that changed while a context was read means a getter resolved again on this engine. */
+  private calls = 0;
 
   /** `cacheResults: false` rebuilds every resolution (benchmarks, tests); units are still compiled once. */
   constructor(
@@ -72,19 +74,30 @@ export class CompiledPolicy {
   }
 
   resolve(context: PolicyContext): EffectiveToolPolicy {
-    // A context the key cannot encode is resolved from scratch (see ContextKey.read).
-    if (this.options.cacheResults === false || !this.key.read(context)) return this.build(context, this.selectUncached(context), undefined);
+    if (this.options.cacheResults === false) return this.resolveUncached(context);
     const { key } = this;
+    const call = ++this.calls;
+    // A hit is decided on the one read the key made of each field, and the result was built from equal values. A
+    // getter that resolved another context meanwhile overwrote the key: then nothing is looked up with it.
+    if (!key.read(context) || this.calls !== call) return this.resolveUncached(context);
     const cached = this.results.find(key, 0, key.length);
     if (cached) return cached;
-    const policy = this.build(context, ...this.selectCached(context));
+    // A miss resolves the copy of what the key read (reading the context again could give other values).
+    const copy = key.copy();
+    const policy = this.build(copy, ...this.selectCached(copy));
     this.results.add(key, 0, key.length, policy);
     return policy;
   }
 
   /** The units each layer selects for a context (benchmarks and tests read the engine's own bitsets). */
   layers(context: PolicyContext): Layers {
-    return layersOf(this.compilation, this.selectUncached(context));
+    return layersOf(this.compilation, this.selectUncached(readOnce(context)));
+  }
+
+  /** Resolved from scratch, on a copy of the context read once (ContextKey.read says who comes here). */
+  private resolveUncached(context: PolicyContext): EffectiveToolPolicy {
+    const copy = readOnce(context);
+    return this.build(copy, this.selectUncached(copy), undefined);
   }
 
   private selectUncached(context: PolicyContext): Selection {
@@ -153,7 +166,27 @@ export class CompiledPolicy {
   }
 }
 
-const CONTEXT_FIELDS = ["roles", "senderIsOwner", "mode", "provider", "model", "agentId", "teamIds", "senderId", "sandboxed", "subagentDepth"] as const;
+/**
+ * The context a resolution without the caches reads: each declared field read once (a getter runs once, a list is
+ * copied once), nothing else. Everything after this reads the copy, so a context that answers differently on each
+ * read cannot pass a check with one value and be resolved with another (ContextKey.copy is the cached path's).
+ */
+function readOnce(context: PolicyContext): PolicyContext {
+  const { roles, senderIsOwner, mode, provider, model, agentId, teamIds, senderId, sandboxed, subagentDepth } = context;
+  const copy: ContextCopy = {
+    roles: Array.isArray(roles) ? (roles.slice() as PolicyContext["roles"]) : roles,
+    senderIsOwner,
+    mode,
+    provider,
+    model,
+    agentId,
+    teamIds: Array.isArray(teamIds) ? teamIds.slice() : teamIds,
+    senderId,
+    sandboxed,
+    subagentDepth,
+  };
+  return copy as unknown as PolicyContext;
+}
 
 /** The principal's frozen copy of a list when it lists the same names in the same order, else a new one. */
 function frozenList<T>(list: readonly T[], kept: readonly T[] | undefined): readonly T[] {
@@ -163,33 +196,24 @@ function frozenList<T>(list: readonly T[], kept: readonly T[] | undefined): read
 }
 
 /**
- * A frozen copy of the context, with the lists its principal part keeps frozen. A plain object with exactly the
- * declared fields in the declared order is copied by a literal, which V8 freezes ~5× faster than a spread clone; any
- * other context keeps its own keys and their order through the spread.
+ * The result's frozen copy of the engine's own copy of the context (readOnce, ContextKey.copy: the declared fields
+ * in declared order), with the lists its principal part keeps frozen. A literal: V8 freezes it ~5x faster than a
+ * spread clone.
  */
 function frozenCopy(context: PolicyContext, principal: PrincipalPart): PolicyContext {
-  const roles = frozenList(context.roles, principal.roles) as PolicyContext["roles"];
-  const teamIds = context.teamIds && (frozenList(context.teamIds, principal.teamIds) as string[]);
-  let at = 0;
-  let declared = Object.getPrototypeOf(context) === Object.prototype;
-  if (declared) for (const field in context) if (field !== CONTEXT_FIELDS[at++]) declared = false;
-  if (declared && at === CONTEXT_FIELDS.length) {
-    return Object.freeze({
-      roles,
-      senderIsOwner: context.senderIsOwner,
-      mode: context.mode,
-      provider: context.provider,
-      model: context.model,
-      agentId: context.agentId,
-      teamIds,
-      senderId: context.senderId,
-      sandboxed: context.sandboxed,
-      subagentDepth: context.subagentDepth,
-    });
-  }
-  const copy = { ...context, roles };
-  if (context.teamIds) copy.teamIds = teamIds;
-  return Object.freeze(copy);
+  const copy: ContextCopy = {
+    roles: frozenList(context.roles, principal.roles) as PolicyContext["roles"],
+    senderIsOwner: context.senderIsOwner,
+    mode: context.mode,
+    provider: context.provider,
+    model: context.model,
+    agentId: context.agentId,
+    teamIds: context.teamIds && (frozenList(context.teamIds, principal.teamIds) as string[]),
+    senderId: context.senderId,
+    sandboxed: context.sandboxed,
+    subagentDepth: context.subagentDepth,
+  };
+  return Object.freeze(copy) as unknown as PolicyContext;
 }
 
 const DECISIONS = Symbol("decisions");
