@@ -119,7 +119,7 @@ export async function decideApproval({ approvalId, ownerId, decision, reason, gr
   const decided = await transact(async (tx) => {
     const won = await resolveApprovalRow({ id: approvalId, decision, resolvedById: ownerId, reason, now, tx });
     if (!won) return null;
-    const row = (await findApproval({ id: approvalId, tx }))!;
+    const row = { ...before, ...won };
     await markCallDecided({ tx, approvalId, approved: decision !== "deny", decidedBy: ownerId, at: now });
     const grants = prepared ? await storeGrantsInTx(tx, { approval: row, ownerId, prepared }) : { allowlisted: [], refused: [], audit: [] };
     await insertEvent({ tx, type: "approval.resolved", scope: "approvals", sessionId: row.sessionId, payload: { ...summary(row), allowlisted: grants.allowlisted, refused: grants.refused } });

@@ -66,7 +66,13 @@ export async function registerApproval(input: NewApproval, tx?: Tx): Promise<{ a
   }
 }
 
-/** Exactly-once: only a pending, unexpired approval is resolved; a second resolve returns false. */
+/** What a decision writes into its approval row. */
+export type ApprovalResolution = { status: "approved" | "denied"; decision: ApprovalDecision; resolvedAt: Date; resolvedById: string; resolveReason: string | null };
+
+/**
+ * Exactly-once: only a pending, unexpired approval is resolved; a second resolve returns null. The winner gets
+ * what it wrote: nothing else in the row changes while it is pending, so the row read before is current with it.
+ */
 export async function resolveApprovalRow({ id, decision, resolvedById, reason, now = new Date(), tx }: {
   id: string;
   decision: ApprovalDecision;
@@ -74,12 +80,10 @@ export async function resolveApprovalRow({ id, decision, resolvedById, reason, n
   reason?: string | null;
   now?: Date;
   tx?: Tx;
-}): Promise<boolean> {
-  const result = await (tx ?? getDb()).approval.updateMany({
-    where: { id, status: "pending", expiresAt: { gt: now } },
-    data: { status: decision === "deny" ? "denied" : "approved", decision, resolvedAt: now, resolvedById, resolveReason: reason ?? null },
-  });
-  return result.count === 1;
+}): Promise<ApprovalResolution | null> {
+  const resolution = { status: decision === "deny" ? ("denied" as const) : ("approved" as const), decision, resolvedAt: now, resolvedById, resolveReason: reason ?? null };
+  const result = await (tx ?? getDb()).approval.updateMany({ where: { id, status: "pending", expiresAt: { gt: now } }, data: resolution });
+  return result.count === 1 ? resolution : null;
 }
 
 /** allow-once is consumed by exactly one execution. */

@@ -82,12 +82,15 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     expect(await db.eventLog.count({ where: { type: "approval.requested", sessionId: session.id } })).toBe(1);
   });
 
-  it("resolve is exactly-once (a second resolve returns false, 30 concurrent: one true), consume is exactly-once", async () => {
+  it("resolve is exactly-once (a second resolve returns null, 30 concurrent: one wins), consume is exactly-once", async () => {
     const session = await newSession();
     const { approval } = await store.registerApproval(base(session.id, "r1"));
-    expect(await store.resolveApprovalRow({ id: approval.id, decision: "allow-once", resolvedById: owner.id })).toBe(true);
-    expect(await store.resolveApprovalRow({ id: approval.id, decision: "deny", resolvedById: owner.id })).toBe(false);
-    expect((await store.findApproval({ id: approval.id }))!.decision).toBe("allow-once");
+    const won = await store.resolveApprovalRow({ id: approval.id, decision: "allow-once", resolvedById: owner.id, reason: "ok" });
+    expect(await store.resolveApprovalRow({ id: approval.id, decision: "deny", resolvedById: owner.id })).toBeNull();
+    // The winner is told exactly what the row now holds (the decision path builds its event from it, not a re-read).
+    const stored = (await store.findApproval({ id: approval.id }))!;
+    expect(won).toEqual({ status: stored.status, decision: stored.decision, resolvedAt: stored.resolvedAt, resolvedById: stored.resolvedById, resolveReason: stored.resolveReason });
+    expect(stored).toMatchObject({ status: "approved", decision: "allow-once", resolveReason: "ok" });
     const results = await Promise.all(Array.from({ length: 10 }, () => store.consumeApproval({ id: approval.id })));
     expect(results.filter(Boolean)).toHaveLength(1);
     const { approval: other } = await store.registerApproval(base(session.id, "r2"));
@@ -103,7 +106,7 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     const session = await newSession();
     const { approval } = await store.registerApproval({ ...base(session.id, "e1"), expiresAt: new Date(Date.now() - 1) });
     // Past its time but not swept yet: already undecidable, and the long-poll does not hang.
-    expect(await store.resolveApprovalRow({ id: approval.id, decision: "allow-once", resolvedById: owner.id })).toBe(false);
+    expect(await store.resolveApprovalRow({ id: approval.id, decision: "allow-once", resolvedById: owner.id })).toBeNull();
     expect(await service.waitForDecision({ approvalId: approval.id, timeoutMs: 5_000 })).toMatchObject({ status: "expired", decision: null });
     const swept = await Promise.all([service.sweepExpiredApprovals(), service.sweepExpiredApprovals()]);
     expect(swept.flat().filter((a) => a.id === approval.id)).toHaveLength(1);
