@@ -89,7 +89,7 @@ export async function runAgentBench(): Promise<string> {
     lines.push(
       "### Execution gate overhead per tool call",
       "",
-      "One call = `checkToolCall` against the turn's effective policy (half allowed `current_time`, half `MODE_DENIED` `read`) plus the hash-chained audit row (`appendAudit`, serialised; an advisory lock on PostgreSQL). Sequential calls, after 100 warm-up calls.",
+      "One call = `checkToolCall` against the turn's effective policy (half allowed `current_time`, half `MODE_DENIED` `read`) plus the hash-chained audit row (`appendAudit`, serialised; on PostgreSQL a lock on the chain's head row). Sequential calls, after 100 warm-up calls.",
       `SQLite journal mode: \`${journalMode}\` (set by the migration step; the database commit, not the policy check, is most of the cost).${pgBase ? "" : " PostgreSQL was not reachable, so only SQLite was measured."}`,
       "",
       "| database | measured | calls | p50 (ms) | p99 (ms) |",
