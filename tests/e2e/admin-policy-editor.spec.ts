@@ -1,7 +1,8 @@
 // Issue 15 in the browser: the unsaved-changes guard, the CodeMirror JSON editor under the strict CSP, deny lists
 // naming nothing, grants by e-mail, exec cells that ask, reload-and-reapply after a conflict, and version diffs.
 import { mkdirSync } from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { savePolicy, signInAs } from "./helpers";
 
 const SHOTS = "/tmp/shots/h-policy";
