@@ -5,12 +5,13 @@ export default defineConfig({
   testDir: "tests/e2e",
   timeout: 60_000,
   expect: { timeout: 10_000 },
+  // Two workers, each with its own app and database (tests/e2e/fixtures.ts), running different spec files: one
+  // worker leaves a core idle while it waits on the app or on a timer. The tests of a file stay in order in one
+  // worker. E2E_WORKERS=1 runs them one file at a time.
   fullyParallel: false,
-  workers: 1,
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   reporter: [["list"], ["json", { outputFile: "test-results/e2e.json" }]],
-  globalSetup: "./tests/e2e/global-setup.ts",
   use: {
-    baseURL: process.env.E2E_BASE_URL,
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",

@@ -70,11 +70,17 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
   useEffect(() => {
     shown.current = { title, mode };
   }, [title, mode]);
+  // Counts this tab's sends, set at once on submit (busyRef follows `status` only after a render): a reload whose
+  // answer arrives after a send began holds the transcript from before that send, and applying it would drop the
+  // message just sent (the stream then adds the answer to a transcript without its question).
+  const sends = useRef(0);
   const reload = useCallback(async () => {
     if (busyRef.current) return;
+    const sendsBefore = sends.current;
     const res = await fetch(`/api/sessions/${sessionId}`);
     if (!res.ok) return;
     const body = await res.json();
+    if (busyRef.current || sends.current !== sendsBefore) return;
     setMessages(body.uiMessages);
     setActiveRun(body.activeRun ?? null);
     // A rename or mode switch this tab missed (its stream was connecting or reconnecting): re-read the page.
@@ -116,6 +122,7 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
     if (!text || busy || blocked) return;
     setInput("");
     unsent.current = { text, streamed: false };
+    sends.current += 1;
     setRestored(false);
     void sendMessage({ text });
   }

@@ -2,7 +2,8 @@
 // (1280×800) and phone (390×844) size, in light and dark mode. Each page is checked once it shows its content
 // (tool cards, an open approval, the admin tables), with every tab of the policy editor.
 import AxeBuilder from "@axe-core/playwright";
-import { expect, request, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { request, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { signInAs } from "./helpers";
 
 const VIEWPORTS = [
@@ -39,6 +40,11 @@ async function expectNoSeriousViolations(page: Page, label: string) {
   // The check ran on real content, not an empty shell.
   expect(results.passes.length).toBeGreaterThan(5);
 }
+
+// The longest file by far (axe on every page, four times): its checks are spread over the workers instead of
+// keeping one busy while the other runs out of files. Each worker signs in and makes its chats once (beforeAll
+// runs per worker), on its own app.
+test.describe.configure({ mode: "parallel" });
 
 test.beforeAll(async ({ browser }) => {
   for (const [role, email] of [["member", "member@example.com"], ["owner", "owner@example.com"], ["admin", "admin@example.com"]] as const) {
@@ -82,7 +88,7 @@ const CHECKS: Check[] = [
     path: () => "/approvals",
     ready: async (page) => {
       // Asked now, not in beforeAll: a request expires after a few minutes, and this check may run much later.
-      const member = await request.newContext({ baseURL: process.env.E2E_BASE_URL, storageState: states.get("member") });
+      const member = await request.newContext({ baseURL: new URL(page.url()).origin, storageState: states.get("member") });
       const asked = await member.post("/api/approvals", { data: { sessionId: approvalSessionId, toolName: "exec", callId: `a11y-${Date.now()}`, args: { command: "rm -rf ./build && curl https://example.com" } } });
       expect(asked.status()).toBe(202);
       await member.dispose();

@@ -1,7 +1,7 @@
 // Issue 15, audit: filters live in the URL (kept on reload and shareable), the user filter takes any part of an
 // e-mail, session links open the read-only (audited) view instead of a 404, and the export downloads what the
 // filters match. At desktop and phone width, light and dark.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { signInAs } from "./helpers";
 
 const SIZES = [

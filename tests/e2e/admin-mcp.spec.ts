@@ -2,7 +2,7 @@
 // ready with its tools, one that exits at once shows as down with its stderr; a JSON5 config pasted into the Import
 // tab is previewed with its cell changes and what was not imported, and only "Apply" puts it into the draft.
 import path from "node:path";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { signInAs } from "./helpers";
 
 const FIXTURE = path.resolve(__dirname, "../fixtures/mcp-server.mjs");

@@ -1,5 +1,6 @@
 // The policy editor in a browser: the matrix and its side panel, a draft marking flipped cells, a stale save.
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { savePolicy, signInAs } from "./helpers";
 
 const cell = (page: Page, tool: string, mode: string) => page.getByRole("button", { name: new RegExp(`^${tool} in ${mode}:`) });

@@ -1,6 +1,6 @@
 // Screenshots of the admin pages at desktop and phone width, light and dark, for review (in playwright-report/screens,
 // which test runs do not wipe); also checks that the pages render their main parts at each size.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { signInAs } from "./helpers";
 
 const SIZES = [

@@ -1,6 +1,6 @@
 // The "done when" in the browser: deny exec for a team with the structured controls, see the cell flip and
 // name the team rule, save, find the version in the history, roll back, and see the old decision again.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { signInAs } from "./helpers";
 
 test("deny exec for a team, save, then roll back from the history", async ({ page }) => {

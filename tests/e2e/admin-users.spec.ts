@@ -2,7 +2,7 @@
 // role grant asks first and Cancel changes nothing; the affected person's open page follows role and mode-grant
 // changes without a reload, and is signed out the moment they are deactivated. Admin and main nav mark the
 // current page.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { consoleProblems, savePolicy, signInAs } from "./helpers";
 
 test("an admin creates a user with a confirmed owner role; the one-time password signs in; granting admin asks first", async ({ browser }) => {

@@ -1,7 +1,8 @@
 // Issue 15 on a phone (390×844): with a long decided history, tapping a pending request opens it above the lists
 // and scrolls to it, and its decision buttons are on screen; each request carries labelled risk cues
 // (`rm -rf` is marked destructive, `echo` is not).
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { type APIRequestContext } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { signInAs, consoleProblems } from "./helpers";
 
 async function ask(request: APIRequestContext, sessionId: string, command: string) {

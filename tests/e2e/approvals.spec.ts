@@ -3,7 +3,8 @@
 // decides; the member's chat shows the outcome and the model's answer without reloading.
 import fs from "node:fs";
 import path from "node:path";
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { type Browser, type Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import Database from "better-sqlite3";
 import { signInAs } from "./helpers";
 
@@ -12,10 +13,10 @@ const SHOTS = path.resolve("test-results");
 let db: Database.Database;
 let memberId: string;
 
-test.beforeAll(async () => {
-  // The browser tests' app runs on SQLite (tests/e2e/global-setup.ts); lib/db/client is server-only, and the
+test.beforeAll(async ({ app }) => {
+  // The browser tests' app runs on SQLite (tests/e2e/fixtures.ts); lib/db/client is server-only, and the
   // generated Prisma client does not load here, so the grant goes in with plain SQL (rows as Prisma writes them).
-  db = new Database(process.env.E2E_DATABASE_URL!.replace(/^file:/, ""), { timeout: 10_000 });
+  db = new Database(app.databaseFile, { timeout: 10_000 });
   memberId = (db.prepare(`SELECT id FROM "User" WHERE email = ?`).get("member@example.com") as { id: string }).id;
   const last = db.prepare(`SELECT MAX(version) AS v FROM "PolicyVersion"`).get() as { v: number | null };
   db.prepare(`INSERT INTO "PolicyVersion" (version, document, comment, createdAt) VALUES (?, ?, ?, ?)`).run(
@@ -107,7 +108,7 @@ test("deny: the owner sees the request arrive live and denies it; the member's c
   await close();
 });
 
-test("allow once (keyboard o): the command runs once and the member's chat shows the result live", async ({ browser }) => {
+test("allow once (keyboard o): the command runs once and the member's chat shows the result live", async ({ browser, app }) => {
   const { member, owner, close } = await twoUsers(browser);
   await owner.goto("/approvals");
   await markNoReload(owner);
@@ -132,7 +133,7 @@ test("allow once (keyboard o): the command runs once and the member's chat shows
   await expect(member.getByTestId("message-assistant").last()).toContainText('The tool "exec" returned');
   await expect(member.getByTestId("message-assistant").last()).toContainText("once");
   await member.screenshot({ path: path.join(SHOTS, "approvals-member-allowed.png"), fullPage: true });
-  const file = path.join(process.env.E2E_WORKSPACE_ROOT!, memberId, marker);
+  const file = path.join(app.workspaceRoot, memberId, marker);
   expect(fs.readFileSync(file, "utf8")).toBe("once\n");
   // A reload shows the same outcome (from the database), and nothing runs again.
   await member.reload();
@@ -193,7 +194,7 @@ test("the inbox is usable on a phone in dark mode: no horizontal scrolling, the 
 
 // Issue 11, card states: pending → approved (by whom, when) → running with Stop → "Stopped by you", live on every
 // open tab of the session, and the same after a reload (never a raw failure).
-test("card states follow the call live on two tabs of the session: running with Stop, then Stopped by you", async ({ browser }) => {
+test("card states follow the call live on two tabs of the session: running with Stop, then Stopped by you", async ({ browser, app }) => {
   const { member, owner, close } = await twoUsers(browser);
   await newCodingChat(member);
   const second = await member.context().newPage();
@@ -225,6 +226,6 @@ test("card states follow the call live on two tabs of the session: running with 
   await member.reload();
   await expect(member.getByText("Stopped by you").first()).toBeVisible();
   await expect(member.getByText(/SIGKILL|"signal"/)).toHaveCount(0);
-  expect(fs.existsSync(path.join(process.env.E2E_WORKSPACE_ROOT!, memberId, `${marker}.txt`))).toBe(false);
+  expect(fs.existsSync(path.join(app.workspaceRoot, memberId, `${marker}.txt`))).toBe(false);
   await close();
 });

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { DEMO_PASSWORD, signInAs } from "./helpers";
 
 const cases = [
@@ -45,7 +45,7 @@ test("a wrong password shows an error and no session", async ({ page }) => {
   await expect(page).toHaveURL(/\/login/);
 });
 
-test("a signed-out deep link comes back after sign-in (and only to this site)", async ({ page }) => {
+test("a signed-out deep link comes back after sign-in (and only to this site)", async ({ page, baseURL }) => {
   await page.goto("/admin/audit?user=member&action=session.created");
   await expect(page).toHaveURL(/\/login\?next=/);
   await page.getByLabel("E-mail").fill("admin@example.com");
@@ -59,7 +59,7 @@ test("a signed-out deep link comes back after sign-in (and only to this site)", 
   await page.getByLabel("Password").fill(DEMO_PASSWORD);
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page).toHaveURL(/\/chat/);
-  expect(new URL(page.url()).host).toBe(new URL(process.env.E2E_BASE_URL!).host);
+  expect(new URL(page.url()).host).toBe(new URL(baseURL!).host);
 });
 
 test("sign out ends the session", async ({ page }) => {

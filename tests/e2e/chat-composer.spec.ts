@@ -1,7 +1,7 @@
 // Issue 15, the composer: a new chat puts the cursor in the message box, and a send that never reaches the server
 // (offline: the request fails in the browser) keeps the text for a retry instead of losing it; the retry then works.
 // At desktop and phone width, light and dark.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { signInAs } from "./helpers";
 
 const SIZES = [

@@ -3,7 +3,7 @@
 // (collapsed to a summary line; output, error output, exit status and cut marked when opened; a non-zero exit is
 // "failed"; a missing file is "not found"). The offline model's own answer is prose, not JSON. At desktop and
 // phone width, light and dark.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { consoleProblems, openNewChat, SCREENS, signInAs } from "./helpers";
 import { storeLines, toolCallLines } from "./chat-store";
 
@@ -28,14 +28,14 @@ const MARKDOWN = [
 ].join("\n");
 
 for (const screen of SCREENS) {
-  test(`assistant Markdown and code blocks at ${screen.name}`, async ({ browser }) => {
+  test(`assistant Markdown and code blocks at ${screen.name}`, async ({ browser, app }) => {
     const ctx = await browser.newContext({ viewport: { width: screen.width, height: screen.height }, colorScheme: screen.scheme });
     await ctx.grantPermissions(["clipboard-read", "clipboard-write"]);
     const page = await ctx.newPage();
     const problems = consoleProblems(page);
     await signInAs(page, "member@example.com");
     const id = await openNewChat(page);
-    storeLines(id, [{ role: "assistant", content: MARKDOWN }]);
+    storeLines(app.databaseFile, id, [{ role: "assistant", content: MARKDOWN }]);
     await page.reload();
     const md = page.getByTestId("message-assistant").last().getByTestId("markdown");
     await expect(md.locator("strong")).toHaveText("the plan");
@@ -62,7 +62,7 @@ for (const screen of SCREENS) {
   });
 }
 
-test("hostile HTML and javascript: links from the model render inert", async ({ page }) => {
+test("hostile HTML and javascript: links from the model render inert", async ({ page, app }) => {
   const problems = consoleProblems(page);
   await signInAs(page, "member@example.com");
   const id = await openNewChat(page);
@@ -75,7 +75,7 @@ test("hostile HTML and javascript: links from the model render inert", async ({ 
     "",
     "[data](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==) [fine](https://example.com/docs)",
   ].join("\n");
-  storeLines(id, [{ role: "assistant", content: hostile }]);
+  storeLines(app.databaseFile, id, [{ role: "assistant", content: hostile }]);
   await page.reload();
   const md = page.getByTestId("message-assistant").last().getByTestId("markdown");
   await expect(md).toContainText("<img src=x onerror=");
@@ -100,12 +100,12 @@ const CURL6 = { exitCode: 6, signal: null, stdout: "", stderr: "curl: (6) Could 
 const LONG = { exitCode: 0, signal: null, stdout: Array.from({ length: 40 }, (_, i) => `line ${i + 1}`).join("\n"), stderr: "", timedOut: false, aborted: false, truncated: true, durationMs: 8 };
 
 for (const screen of SCREENS) {
-  test(`tool cards show results readably at ${screen.name}`, async ({ browser }) => {
+  test(`tool cards show results readably at ${screen.name}`, async ({ browser, app }) => {
     const ctx = await browser.newContext({ viewport: { width: screen.width, height: screen.height }, colorScheme: screen.scheme });
     const page = await ctx.newPage();
     await signInAs(page, "member@example.com");
     const id = await openNewChat(page);
-    storeLines(id, [
+    storeLines(app.databaseFile, id, [
       ...toolCallLines("call_curl", "exec", { command: "curl https://nowhere.invalid" }, "ok", CURL6),
       ...toolCallLines("call_seq", "exec", { command: "seq 1 100000" }, "ok", LONG),
       ...toolCallLines("call_read", "read", { path: "missing.md" }, "error", { ok: false, error_code: "NOT_FOUND", tool_name: "read", message: "file not found: missing.md" }),

@@ -1,7 +1,7 @@
 // Issue 15, sessions: rename, delete with Undo and search in the list, all by keyboard; two tabs of one chat stay
 // in step (a message, a rename, a mode switch); a mode switch leaves a marker line that both tabs and the
 // read-only review show; an unknown chat is a not-found page inside the app; the favicon is served.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { consoleProblems, openNewChat, SCREENS, signInAs } from "./helpers";
 
 const SHOTS = "/tmp/shots/h-chat";

@@ -5,8 +5,8 @@ import Database from "better-sqlite3";
 
 type Line = { role: "assistant" | "tool" | "system"; content: string; parts?: unknown; toolCallId?: string; toolName?: string };
 
-export function storeLines(sessionId: string, lines: Line[]): void {
-  const db = new Database(process.env.E2E_DATABASE_URL!.replace(/^file:/, ""), { timeout: 10_000 });
+export function storeLines(databaseFile: string, sessionId: string, lines: Line[]): void {
+  const db = new Database(databaseFile, { timeout: 10_000 });
   try {
     const insert = db.prepare(
       `INSERT INTO "Message" (id, sessionId, seq, role, content, parts, toolCallId, toolName, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -3,7 +3,7 @@
 // `admin`, an auto-submitted form that rolls the policy back, and framing the signed-in app.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { signInAs } from "./helpers";
 
 function attackPage(app: string, memberId: string): string {

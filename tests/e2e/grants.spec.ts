@@ -1,6 +1,6 @@
 // The owners' grants page: every allow-always grant with its scope, creator, expiry and uses, revoked only after
 // a confirmation that names the rule. Screenshots at desktop and phone width, light and dark, for review.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import Database from "better-sqlite3";
 import { signInAs } from "./helpers";
 
@@ -12,8 +12,8 @@ const SIZES = [
 // lib/db is server-only and the generated client does not load here: rows go in with plain SQL, as Prisma writes them.
 const iso = (d: Date) => d.toISOString().replace("Z", "+00:00");
 
-async function seedGrants(tag: string) {
-  const db = new Database(process.env.E2E_DATABASE_URL!.replace(/^file:/, ""), { timeout: 10_000 });
+async function seedGrants(databaseFile: string, tag: string) {
+  const db = new Database(databaseFile, { timeout: 10_000 });
   try {
     const id = (email: string) => (db.prepare(`SELECT id FROM "User" WHERE email = ?`).get(email) as { id: string }).id;
     const owner = id("owner@example.com");
@@ -31,9 +31,9 @@ async function seedGrants(tag: string) {
 
 for (const scheme of ["light", "dark"] as const) {
   for (const size of SIZES) {
-    test(`grants page at ${size.name} width in ${scheme} mode: list, confirm, revoke`, async ({ page }) => {
+    test(`grants page at ${size.name} width in ${scheme} mode: list, confirm, revoke`, async ({ page, app }) => {
       const tag = `${size.name}-${scheme}`;
-      await seedGrants(tag);
+      await seedGrants(app.databaseFile, tag);
       await page.emulateMedia({ colorScheme: scheme });
       await page.setViewportSize({ width: size.width, height: size.height });
       await signInAs(page, "owner@example.com");

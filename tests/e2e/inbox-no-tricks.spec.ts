@@ -2,7 +2,8 @@
 // more arrive. The open request never changes by itself (the new ones are marked in the list), a key acts
 // only on the open request and does not advance to the next one, and "allow always" asks first, showing the
 // rule it would store and where it applies.
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { type APIRequestContext } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { signInAs } from "./helpers";
 
 async function ask(request: APIRequestContext, sessionId: string, command: string) {
