@@ -121,7 +121,20 @@ export function formatIssuePath(path: ReadonlyArray<PropertyKey>): string {
   return path.map((part) => String(part)).join(".") || "(root)";
 }
 
+/**
+ * Where the input has an own "__proto__" key (JSON.parse makes one). A record parsed from it would assign that key,
+ * which sets the prototype instead: the entry would vanish, and a deny for a team or sender of that name with it.
+ */
+function protoKeyPaths(value: unknown, path: PropertyKey[] = [], found: PropertyKey[][] = []): PropertyKey[][] {
+  if (!value || typeof value !== "object" || path.length > 32) return found;
+  if (Object.prototype.hasOwnProperty.call(value, "__proto__")) found.push([...path, "__proto__"]);
+  for (const [key, inner] of Object.entries(value)) protoKeyPaths(inner, [...path, key], found);
+  return found;
+}
+
 export function parsePolicyDocument(input: unknown): ParsePolicyDocumentResult {
+  const proto = protoKeyPaths(input);
+  if (proto.length) return { ok: false, issues: proto.map((path) => ({ path: formatIssuePath(path), message: '"__proto__" cannot be a key here: rename it' })) };
   const result = PolicyDocumentSchema.safeParse(input ?? {});
   if (result.success) return { ok: true, document: result.data };
   const issues = result.error.issues.map((issue) => {

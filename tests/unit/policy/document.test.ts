@@ -104,3 +104,26 @@ describe("PolicyDocument rejects with paths", () => {
     expect(parsePolicyDocument({ profiles: { ro: { allow: ["read"] } }, tools: { profile: "ro" } }).ok).toBe(true);
   });
 });
+
+// JSON.parse gives an own "__proto__" key; a record parsed from it would set the prototype instead, and the entry
+// (a deny for a team or sender of that name) would vanish without a word. It is refused, with its path.
+describe("PolicyDocument refuses __proto__ keys", () => {
+  it.each([
+    ['{"teams":{"__proto__":{"deny":["exec"]}}}', "teams.__proto__"],
+    ['{"senders":{"__proto__":{"deny":["exec"]}}}', "senders.__proto__"],
+    ['{"tools":{"byProvider":{"__proto__":{"deny":["exec"]}}}}', "tools.byProvider.__proto__"],
+    ['{"agents":{"a":{"tools":{"byProvider":{"__proto__":{}}}}}}', "agents.a.tools.byProvider.__proto__"],
+    ['{"__proto__":{"tools":{"deny":["exec"]}}}', "__proto__"],
+  ])("%s", (json, path) => {
+    const result = parsePolicyDocument(JSON.parse(json));
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.issues).toEqual([{ path, message: expect.stringMatching(/__proto__/) }]);
+    expect(({} as Record<string, unknown>).deny).toBeUndefined(); // nothing reached Object.prototype
+  });
+
+  it("a team named like a prototype property but not __proto__ keeps its deny", () => {
+    const result = parsePolicyDocument(JSON.parse('{"teams":{"constructor":{"deny":["exec"]}}}'));
+    expect(result.ok).toBe(true);
+    if (result.ok) expect(Object.prototype.hasOwnProperty.call(result.document.teams, "constructor")).toBe(true);
+  });
+});
