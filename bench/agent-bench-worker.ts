@@ -12,6 +12,7 @@ import { getToolRegistry } from "@/lib/catalog/tool-catalog";
 import { appendAudit } from "@/lib/db/audit";
 import { getDb } from "@/lib/db/client";
 import { appendMessage } from "@/lib/db/messages";
+import { legacyAppendAudit, legacyAppendMessage } from "./legacy-record";
 import { recordOutcome } from "@/lib/runs/recorder";
 import { createSession } from "@/lib/db/sessions";
 import { findUserByEmail, getUserWithRoles } from "@/lib/db/users";
@@ -73,13 +74,16 @@ async function gateBench(iterations: number) {
 
 /**
  * Gate + record of one allowed call, both ways on the same database in the same process:
- * legacy = the writes the loop made before issue 11 (audit row, then the transcript line, each on its own);
+ * legacy = the writes the loop made before issue 11 (audit row, then the transcript line, each on its own; the
+ * code of that time, bench/legacy-record.ts);
  * outcome = what it does now (claim = call id inserted as running + audit row + event in one
  * transaction; result = call → done + transcript line + event in one transaction).
  */
 async function recordBench(iterations: number) {
   const user = await owner();
   const session = await createSession({ ownerId: user.id, mode: "chat_safe" });
+  // The old code numbered lines from the transcript, the new from the session's counter: a session each.
+  const legacySession = await createSession({ ownerId: user.id, mode: "chat_safe" });
   const run = await getDb().agentRun.create({ data: { sessionId: session.id, status: "running" } });
   const registry = getToolRegistry();
   const { document } = await loadPolicyDocument();
@@ -94,8 +98,8 @@ async function recordBench(iterations: number) {
     // Alternate the two so that neither gets a warmer cache or a smaller table.
     let start = process.hrtime.bigint();
     checkToolCall({ policy, registry, toolName: "current_time", input: {}, grantedModes });
-    await appendAudit(audit(`legacy_${i}`));
-    await appendMessage({ sessionId: session.id, message: line(`legacy_${i}`) });
+    await legacyAppendAudit(audit(`legacy_${i}`));
+    await legacyAppendMessage({ sessionId: legacySession.id, message: line(`legacy_${i}`) });
     const a = ms(start);
     start = process.hrtime.bigint();
     const callId = `outcome_${i}`;

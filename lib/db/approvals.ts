@@ -3,6 +3,7 @@ import "server-only";
 // (session, call id), resolution and expiry are conditional updates (exactly one writer wins, across
 // instances), and allow-once consumption is another conditional update (a replay finds it consumed).
 import { getDb, type Tx } from "./client";
+import { asSql, transactSql, type Sql } from "./sql";
 
 export type ApprovalStatus = "pending" | "approved" | "denied" | "expired";
 export type ApprovalDecision = "allow-once" | "allow-always" | "deny";
@@ -87,9 +88,10 @@ export async function resolveApprovalRow({ id, decision, resolvedById, reason, n
 }
 
 /** allow-once is consumed by exactly one execution. */
-export async function consumeApproval({ id, tx }: { id: string; tx?: Tx }): Promise<boolean> {
-  const r = await (tx ?? getDb()).approval.updateMany({ where: { id, status: "approved", consumedAt: null }, data: { consumedAt: new Date() } });
-  return r.count === 1;
+export async function consumeApproval({ id, tx }: { id: string; tx?: Tx | Sql }): Promise<boolean> {
+  if (!tx) return transactSql((sql) => consumeApproval({ id, tx: sql }));
+  const rows = await asSql(tx).rows(`UPDATE "Approval" SET "consumedAt" = $1::timestamp(3) WHERE "id" = $2 AND "status" = 'approved' AND "consumedAt" IS NULL RETURNING "id"`, [new Date(), id]);
+  return rows.length === 1;
 }
 
 export async function listApprovals({ status, limit = 100 }: { status?: ApprovalStatus; limit?: number }) {

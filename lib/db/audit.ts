@@ -9,7 +9,8 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { canonicalJson } from "@/lib/canonical-json";
 import { sanitizeDeep } from "@/lib/text-sanitize";
 import { auditKey } from "./audit-key";
-import { getDb, isPostgres, type Tx } from "./client";
+import { getDb, type Tx } from "./client";
+import { asSql, json, transactSql, type Sql } from "./sql";
 
 export type AuditEntry = {
   action: string;
@@ -71,7 +72,7 @@ export function appendAudit(entry: AuditEntry): Promise<void> {
 }
 
 async function insertChained(entry: AuditEntry): Promise<void> {
-  await getDb().$transaction(async (tx) => insertAuditRow(tx as unknown as Tx, entry));
+  await transactSql((sql) => insertAuditRow(sql, entry));
 }
 
 type Head = { headHash: string; count: number };
@@ -82,13 +83,13 @@ type Head = { headHash: string; count: number };
  * or one racing it) the advisory lock stands in, and the head is read again under it, locked, because another
  * append may have committed it meanwhile. On SQLite the transaction's write lock serialises appends.
  */
-async function lockHead(tx: Tx): Promise<Head | null> {
-  if (!isPostgres()) return tx.auditCheckpoint.findUnique({ where: { id: HEAD_ID }, select: { headHash: true, count: true } });
-  const lockAndRead = async () =>
-    (await tx.$queryRaw<Head[]>`SELECT "headHash", "count" FROM "AuditCheckpoint" WHERE "id" = ${HEAD_ID} FOR UPDATE`)[0] ?? null;
+async function lockHead(sql: Sql): Promise<Head | null> {
+  const read = `SELECT "headHash", "count" FROM "AuditCheckpoint" WHERE "id" = $1`;
+  if (sql.dialect === "sqlite") return (await sql.rows<Head>(read, [HEAD_ID]))[0] ?? null;
+  const lockAndRead = async () => (await sql.rows<Head>(`${read} FOR UPDATE`, [HEAD_ID]))[0] ?? null;
   const head = await lockAndRead();
   if (head) return head;
-  await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${AUDIT_LOCK_KEY})`);
+  await sql.rows(`SELECT 1 AS "locked" FROM pg_advisory_xact_lock(${AUDIT_LOCK_KEY})`);
   return lockAndRead();
 }
 
@@ -98,37 +99,30 @@ async function lockHead(tx: Tx): Promise<Head | null> {
  * held until commit. `at` lets an outcome stamp its audit row with the moment it began (before the rows it
  * commits with).
  */
-export async function insertAuditRow(tx: Tx, raw: AuditEntry, at = new Date()): Promise<void> {
+export async function insertAuditRow(tx: Tx | Sql, raw: AuditEntry, at = new Date()): Promise<void> {
+  const sql = asSql(tx);
   // Hash exactly what is stored: details as the JSON column will hold them (a Date becomes its ISO string, an
   // undefined key disappears), and the database layer strips NUL bytes and lone surrogates.
   const details = raw.details === undefined || raw.details === null ? raw.details : (JSON.parse(JSON.stringify(raw.details)) as Record<string, unknown>);
   const entry = sanitizeDeep({ ...raw, details });
   // The signed head names the last row's hash and the count (both move in every append's transaction), so one
   // read serves; only a log without a head yet (older databases) is read from its rows.
-  const head = await lockHead(tx);
-  const last = head ? null : await tx.auditLog.findFirst({ orderBy: { seq: "desc" }, select: { hash: true } });
+  const head = await lockHead(sql);
+  const last = head ? undefined : (await sql.rows<{ hash: string; count: number }>(`SELECT "hash", (SELECT COUNT(*) FROM "AuditLog") AS "count" FROM "AuditLog" ORDER BY "seq" DESC LIMIT 1`))[0];
   const prevHash = head?.headHash ?? last?.hash ?? GENESIS;
-  const count = (head?.count ?? (last ? await tx.auditLog.count() : 0)) + 1;
+  const count = Number(head?.count ?? last?.count ?? 0) + 1;
   const hash = hashAuditRow(prevHash, { ...entry, at });
-  const row = await tx.auditLog.create({
-    data: {
-      at,
-      action: entry.action,
-      actorId: entry.actorId ?? null,
-      sessionId: entry.sessionId ?? null,
-      toolName: entry.toolName ?? null,
-      callId: entry.callId ?? null,
-      decision: entry.decision ?? null,
-      layer: entry.layer ?? null,
-      rule: entry.rule ?? null,
-      details: (entry.details ?? undefined) as never,
-      prevHash,
-      hash,
-    },
-  });
-  const checkpoint = { seq: row.seq, count, headHash: hash, at: at.toISOString() };
-  const data = { ...checkpoint, at, signature: signCheckpoint(checkpoint) };
-  await tx.auditCheckpoint.upsert({ where: { id: HEAD_ID }, create: { id: HEAD_ID, ...data }, update: data });
+  const [row] = await sql.rows<{ seq: number }>(
+    `INSERT INTO "AuditLog" ("at", "action", "actorId", "sessionId", "toolName", "callId", "decision", "layer", "rule", "details", "prevHash", "hash")
+     VALUES ($1::timestamp(3), $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12) RETURNING "seq"`,
+    [at, entry.action, entry.actorId ?? null, entry.sessionId ?? null, entry.toolName ?? null, entry.callId ?? null, entry.decision ?? null, entry.layer ?? null, entry.rule ?? null, json(entry.details), prevHash, hash],
+  );
+  const checkpoint = { seq: Number(row!.seq), count, headHash: hash, at: at.toISOString() };
+  await sql.rows(
+    `INSERT INTO "AuditCheckpoint" ("id", "seq", "count", "headHash", "signature", "at") VALUES ($1, $2, $3, $4, $5, $6::timestamp(3))
+     ON CONFLICT ("id") DO UPDATE SET "seq" = excluded."seq", "count" = excluded."count", "headHash" = excluded."headHash", "signature" = excluded."signature", "at" = excluded."at" RETURNING "id"`,
+    [HEAD_ID, checkpoint.seq, count, hash, signCheckpoint(checkpoint), at],
+  );
 }
 
 /** The signed head of the chain, for operators to keep outside the database; null while the log is empty. */

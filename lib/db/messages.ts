@@ -1,7 +1,8 @@
 import "server-only";
 // Transcript messages, ordered by seq within a session. Each append takes its seq from the session's counter
 // under the session row's lock, so concurrent writers (two tabs, two instances) never collide or lose a message.
-import { getDb, transact, type Tx } from "./client";
+import { getDb, type Tx } from "./client";
+import { asSql, json, newId, transactSql, type Sql } from "./sql";
 
 export type MessageRole = "user" | "assistant" | "tool" | "system";
 
@@ -27,21 +28,8 @@ export type MessageRow = {
   createdAt: Date;
 };
 
-function messageData(sessionId: string, seq: number, message: NewMessage) {
-  return {
-    sessionId,
-    seq,
-    role: message.role,
-    content: message.content,
-    parts: (message.parts ?? undefined) as never,
-    toolCallId: message.toolCallId ?? null,
-    toolName: message.toolName ?? null,
-    runId: message.runId ?? null,
-  };
-}
-
 export async function appendMessage({ sessionId, message }: { sessionId: string; message: NewMessage }): Promise<MessageRow> {
-  return transact((tx) => appendMessageTx({ tx, sessionId, message }));
+  return transactSql((sql) => appendMessageTx({ tx: sql, sessionId, message }));
 }
 
 export async function listMessages({ sessionId, limit }: { sessionId: string; limit?: number }): Promise<MessageRow[]> {
@@ -56,9 +44,17 @@ export async function listMessages({ sessionId, limit }: { sessionId: string; li
  * commit (no seq collision can abort the transaction); on SQLite the write lock does the same. A rolled-back
  * append rolls its number back too, so a transcript's seqs have no gaps.
  */
-export async function appendMessageTx({ tx, sessionId, message }: { tx: Tx; sessionId: string; message: NewMessage }): Promise<MessageRow> {
-  const { messageSeq } = await tx.chatSession.update({ where: { id: sessionId }, data: { updatedAt: new Date(), messageSeq: { increment: 1 } }, select: { messageSeq: true } });
-  return tx.message.create({ data: messageData(sessionId, messageSeq, message) });
+export async function appendMessageTx({ tx, sessionId, message }: { tx: Tx | Sql; sessionId: string; message: NewMessage }): Promise<MessageRow> {
+  const sql = asSql(tx);
+  const at = new Date();
+  const [counter] = await sql.rows<{ messageSeq: number }>(`UPDATE "ChatSession" SET "messageSeq" = "messageSeq" + 1, "updatedAt" = $1::timestamp(3) WHERE "id" = $2 RETURNING "messageSeq"`, [at, sessionId]);
+  if (!counter) throw new Error(`no chat session ${sessionId} to append to`);
+  const [row] = await sql.rows<MessageRow>(
+    `INSERT INTO "Message" ("id", "sessionId", "seq", "role", "content", "parts", "toolCallId", "toolName", "runId", "createdAt")
+     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10::timestamp(3)) RETURNING *`,
+    [newId(), sessionId, counter.messageSeq, message.role, message.content, json(message.parts), message.toolCallId ?? null, message.toolName ?? null, message.runId ?? null, at],
+  );
+  return row!;
 }
 
 /** Full-text-ish search over the user's own past transcripts (user and assistant text). */
@@ -76,9 +72,14 @@ export async function findOwnMessage({ ownerId, messageId }: { ownerId: string; 
 }
 
 /** Settles a tool message written as pending (an approval was awaited) in place, keeping its position. */
-export async function updateToolMessage({ sessionId, toolCallId, content, parts, tx }: { sessionId: string; toolCallId: string; content: string; parts: unknown; tx?: Tx }) {
-  const r = await (tx ?? getDb()).message.updateMany({ where: { sessionId, toolCallId, role: "tool" }, data: { content, parts: parts as never } });
-  return r.count;
+export async function updateToolMessage({ sessionId, toolCallId, content, parts, tx }: { sessionId: string; toolCallId: string; content: string; parts: unknown; tx: Tx | Sql }) {
+  const rows = await asSql(tx).rows(`UPDATE "Message" SET "content" = $1, "parts" = $2::jsonb WHERE "sessionId" = $3 AND "toolCallId" = $4 AND "role" = 'tool' RETURNING "id"`, [
+    content,
+    json(parts),
+    sessionId,
+    toolCallId,
+  ]);
+  return rows.length;
 }
 
 /** The conversation leading up to a call (its tool line included): what an owner reads before deciding. */

@@ -4,6 +4,7 @@ import "server-only";
 // leaseExpiresAt, renewed by that instance's heartbeat. Every state change is a conditional update, so two
 // instances never both resume, stop or fail the same run.
 import { getDb, type Tx } from "./client";
+import { asSql, inList, type Sql } from "./sql";
 
 export type RunStatus = "running" | "waiting_approval" | "completed" | "aborted" | "failed";
 export type RunRow = NonNullable<Awaited<ReturnType<typeof findRun>>>;
@@ -44,16 +45,19 @@ export async function listWaitingRuns() {
  * `owner`): a run failed by another instance for a lapsed lease is not overwritten. Waiting runs keep the
  * session (the turn is not over); finished ones release it.
  */
-export async function moveRun({ tx, runId, from, to, error, owner }: { tx: Tx; runId: string; from: RunStatus[]; to: RunStatus; error?: string | null; owner?: string }): Promise<boolean> {
-  const waiting = to === "waiting_approval";
-  const r = await tx.agentRun.updateMany({
-    where: { id: runId, status: { in: from }, ...(owner ? { leaseOwner: owner } : {}) },
-    data: { status: to, error: error ?? null, ...(waiting || to !== "running" ? { leaseOwner: null, leaseExpiresAt: null } : {}) },
-  });
-  if (r.count !== 1) return false;
-  if (!waiting && to !== "running") {
-    const run = await tx.agentRun.findUnique({ where: { id: runId }, select: { sessionId: true } });
-    if (run) await tx.chatSession.updateMany({ where: { id: run.sessionId, activeRunId: runId }, data: { activeRunId: null } });
+export async function moveRun({ tx, runId, from, to, error, owner }: { tx: Tx | Sql; runId: string; from: RunStatus[]; to: RunStatus; error?: string | null; owner?: string }): Promise<boolean> {
+  const sql = asSql(tx);
+  const releasesLease = to !== "running";
+  const params: unknown[] = [to, error ?? null, new Date(), runId, ...from];
+  const ownerClause = owner ? ` AND "leaseOwner" = $${params.push(owner)}` : "";
+  const [run] = await sql.rows<{ sessionId: string }>(
+    `UPDATE "AgentRun" SET "status" = $1, "error" = $2, "updatedAt" = $3::timestamp(3)${releasesLease ? `, "leaseOwner" = NULL, "leaseExpiresAt" = NULL` : ""}
+     WHERE "id" = $4 AND "status" IN ${inList(5, from.length)}${ownerClause} RETURNING "sessionId"`,
+    params,
+  );
+  if (!run) return false;
+  if (to !== "waiting_approval" && to !== "running") {
+    await sql.rows(`UPDATE "ChatSession" SET "activeRunId" = NULL, "updatedAt" = $1::timestamp(3) WHERE "id" = $2 AND "activeRunId" = $3 RETURNING "id"`, [new Date(), run.sessionId, runId]);
   }
   return true;
 }

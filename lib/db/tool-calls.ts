@@ -3,6 +3,7 @@ import "server-only";
 // (inserted in the transaction of its first outcome; the unique key refuses a second one, on any instance); moving a call to
 // `running` is a conditional update from the one state that allows it, so a call executes at most once.
 import { getDb, type Tx } from "./client";
+import { asSql, inList, newId, type Sql } from "./sql";
 
 /** "new" is never stored: an outcome "from new" inserts the row (the claim of the call id). */
 export type CallStatus = "new" | "pending" | "approved" | "running" | "done" | "failed" | "stopped" | "denied" | "expired";
@@ -25,36 +26,60 @@ export type ToolCallRow = {
   finishedAt: Date | null;
 };
 
-/** Claims a call id in the caller's transaction; throws the unique-key error (P2002) when it was seen before. */
+/** Claims a call id in the caller's transaction; false when it was seen before (the unique key kept the first). */
 export async function insertToolCall({ tx, sessionId, runId, callId, toolName, argsHash, status, data = {} }: {
-  tx: Tx;
+  tx: Tx | Sql;
   sessionId: string;
   runId: string;
   callId: string;
   toolName: string;
   argsHash: string;
   status: CallStatus;
-  data?: Parameters<typeof moveToolCall>[0]["data"];
+  data?: CallData;
 }): Promise<boolean> {
-  await tx.toolCall.create({ data: { sessionId, runId, callId, toolName, argsHash, status, ...data } });
-  return true;
+  const now = new Date();
+  const d = callData(data);
+  const columns = ["id", "sessionId", "runId", "callId", "toolName", "argsHash", "status", "createdAt", "updatedAt", ...d.columns];
+  const casts = ["", "", "", "", "", "", "", "::timestamp(3)", "::timestamp(3)", ...d.columns.map((c) => CALL_CASTS[c])];
+  // ON CONFLICT DO NOTHING instead of a unique-key error: on PostgreSQL an error would abort the transaction.
+  const rows = await asSql(tx).rows(
+    `INSERT INTO "ToolCall" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES (${casts.map((cast, i) => `$${i + 1}${cast}`).join(", ")})
+     ON CONFLICT ("sessionId", "callId") DO NOTHING RETURNING "id"`,
+    [newId(), sessionId, runId, callId, toolName, argsHash, status, now, now, ...d.values],
+  );
+  return rows.length === 1;
 }
 
 export async function findToolCall({ sessionId, callId, tx }: { sessionId: string; callId: string; tx?: Tx }): Promise<ToolCallRow | null> {
   return (tx ?? getDb()).toolCall.findUnique({ where: { sessionId_callId: { sessionId, callId } } });
 }
 
+type CallData = { approvalId?: string; decidedBy?: string | null; decidedAt?: Date; pid?: number | null; host?: string | null; startedAt?: Date; finishedAt?: Date };
+const CALL_CASTS: Record<keyof CallData, string> = { approvalId: "", decidedBy: "", decidedAt: "::timestamp(3)", pid: "::int", host: "", startedAt: "::timestamp(3)", finishedAt: "::timestamp(3)" };
+
+/** The optional columns of a call that are set (undefined = left alone), in a fixed order. */
+function callData(data: CallData): { columns: Array<keyof CallData>; values: unknown[] } {
+  const columns = (Object.keys(CALL_CASTS) as Array<keyof CallData>).filter((c) => data[c] !== undefined);
+  return { columns, values: columns.map((c) => data[c]) };
+}
+
 /** Moves a call from one of `from` to `to`; false when it was not in one of them (someone else moved it). */
 export async function moveToolCall({ tx, sessionId, callId, from, to, data = {} }: {
-  tx?: Tx;
+  tx: Tx | Sql;
   sessionId: string;
   callId: string;
   from: CallStatus[];
   to: CallStatus;
-  data?: { approvalId?: string; decidedBy?: string | null; decidedAt?: Date; pid?: number | null; host?: string | null; startedAt?: Date; finishedAt?: Date };
+  data?: CallData;
 }): Promise<boolean> {
-  const r = await (tx ?? getDb()).toolCall.updateMany({ where: { sessionId, callId, status: { in: from } }, data: { status: to, ...data } });
-  return r.count === 1;
+  const d = callData(data);
+  const set = d.columns.map((c, i) => `, "${c}" = $${5 + i}${CALL_CASTS[c]}`).join("");
+  const rows = await asSql(tx).rows(
+    `UPDATE "ToolCall" SET "status" = $1, "updatedAt" = $2::timestamp(3)${set}
+     WHERE "sessionId" = $3 AND "callId" = $4 AND "status" IN ${inList(5 + d.columns.length, from.length)} RETURNING "id"`,
+    [to, new Date(), sessionId, callId, ...d.values, ...from],
+  );
+  return rows.length === 1;
 }
 
 /** An owner's decision, shown on the call's card (approved by whom, when). */

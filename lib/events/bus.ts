@@ -46,6 +46,32 @@ class EventTailer {
   }
 
   /**
+   * Rows this process has just committed: when they follow the last delivered row without a gap (and no read is
+   * under way that could deliver them too), they are delivered as they are, without reading them back; otherwise
+   * the tailer reads as for any wake. On SQLite (one writer at a time) that is nearly every commit.
+   */
+  committed(rows: EventRow[]): void {
+    const contiguous = this.lastSeq >= 0 && rows.every((row, i) => row.seq === this.lastSeq + 1 + i);
+    if (this.running || !contiguous) {
+      this.wake(rows.at(-1)?.seq);
+      return;
+    }
+    this.gapSince = null;
+    for (const row of rows) this.deliver(row);
+  }
+
+  private deliver(row: EventRow): void {
+    this.lastSeq = row.seq;
+    for (const listener of this.listeners) {
+      try {
+        listener(row);
+      } catch (error) {
+        log("warn", "event_listener_failed", { error: String(error) });
+      }
+    }
+  }
+
+  /**
    * Reads everything new, in order; concurrent wakes coalesce into one more pass. `seq` is the highest event the
    * wake announces: one this tailer has delivered already (its own commit, read right after the commit) costs no
    * query. A row with a lower seq committed later still wakes it (it is above lastSeq until delivered).
@@ -65,6 +91,7 @@ class EventTailer {
             if (rows.length === 0) break;
             let stalled = false;
             for (const row of rows) {
+              if (row.seq <= this.lastSeq) continue; // delivered meanwhile (committed rows)
               // On PostgreSQL sequence numbers are handed out before commit, so a row with a lower seq can
               // become visible after a higher one (two publishers at once). Moving past the gap would lose it
               // for good: wait briefly for it, and only skip it when it never appears (a rolled-back insert).
@@ -76,14 +103,7 @@ class EventTailer {
                 }
               }
               this.gapSince = null;
-              this.lastSeq = row.seq;
-              for (const listener of this.listeners) {
-                try {
-                  listener(row);
-                } catch (error) {
-                  log("warn", "event_listener_failed", { error: String(error) });
-                }
-              }
+              this.deliver(row);
             }
             if (stalled) {
               setTimeout(() => this.wake(), GAP_RETRY_MS).unref();
@@ -116,11 +136,15 @@ export async function publishEvent(event: { type: string; scope: "approvals" | "
   return row;
 }
 
-/** Fan-out after commit: events written inside a transaction (the outbox) are read and delivered now. */
-export async function eventsCommitted(): Promise<void> {
+/**
+ * Fan-out after commit: events written inside a transaction (the outbox) are delivered now; `rows`, the rows the
+ * transaction wrote (in seq order), spare reading them back when nothing came between.
+ */
+export async function eventsCommitted(rows?: EventRow[]): Promise<void> {
   const t = tailer();
   await t.start();
-  t.wake();
+  if (rows?.length) t.committed(rows);
+  else t.wake();
 }
 
 export async function subscribeEvents(listener: EventListener): Promise<() => void> {

@@ -7,10 +7,11 @@ import "server-only";
 // whole outcome back and says so.
 import { insertAuditRow, type AuditEntry } from "@/lib/db/audit";
 import { consumeApproval } from "@/lib/db/approvals";
-import { transact, type Tx } from "@/lib/db/client";
-import { insertEvents, type NewEvent } from "@/lib/db/events";
+import { transact } from "@/lib/db/client";
+import { insertEvents, type EventRow, type NewEvent } from "@/lib/db/events";
 import { appendMessageTx, updateToolMessage, type MessageRow, type NewMessage } from "@/lib/db/messages";
 import { moveRun, type RunStatus } from "@/lib/db/runs";
+import { sqlOf, transactSql, type Sql } from "@/lib/db/sql";
 import { insertToolCall, moveToolCall, type CallStatus } from "@/lib/db/tool-calls";
 import { registerApprovalInTx } from "@/lib/approvals/service";
 import { eventsCommitted } from "@/lib/events/bus";
@@ -46,14 +47,15 @@ class Lost extends Error {
   }
 }
 
-async function write(tx: Tx, o: Outcome): Promise<{ approval?: Approval; message?: MessageRow; audit: AuditEntry[]; events: NewEvent[] }> {
+/** The outcome's writes; `register` is given only when it asks for an approval (written through the model API). */
+async function write(tx: Sql, o: Outcome, register?: (request: ApprovalRequest) => ReturnType<typeof registerApprovalInTx>): Promise<{ approval?: Approval; message?: MessageRow; audit: AuditEntry[]; events: EventRow[] }> {
   // The audit row is written last (lock order) but stamped first: what is recorded happened before its lines.
   const at = new Date();
   const audit = [...(o.audit ?? [])];
   const events = [...(o.events ?? [])];
   let approval: Approval | undefined;
-  if (o.approval) {
-    const r = await registerApprovalInTx(tx, o.approval);
+  if (o.approval && register) {
+    const r = await register(o.approval);
     approval = r.approval;
     audit.unshift(...r.audit);
     events.unshift(...r.events);
@@ -64,12 +66,10 @@ async function write(tx: Tx, o: Outcome): Promise<{ approval?: Approval; message
     // From "new": the call id is claimed here, by inserting its row (the unique key refuses a second one).
     const moved =
       o.call.from.length === 1 && o.call.from[0] === "new"
-        ? await insertToolCall({ tx, sessionId: o.sessionId, runId: o.runId, callId: o.call.callId, toolName: o.call.toolName, argsHash: o.call.argsHash ?? "", status: o.call.to, data }).catch((error) => {
-            if ((error as { code?: string }).code === "P2002") throw new Lost("call");
-            throw error;
-          })
+        ? await insertToolCall({ tx, sessionId: o.sessionId, runId: o.runId, callId: o.call.callId, toolName: o.call.toolName, argsHash: o.call.argsHash ?? "", status: o.call.to, data })
         : await moveToolCall({ tx, sessionId: o.sessionId, callId: o.call.callId, from: o.call.from, to: o.call.to, data });
-    if (!moved && o.call.required !== false) throw new Lost("call");
+    // A call id seen before always loses, whatever `required` says.
+    if (!moved && (o.call.required !== false || o.call.from[0] === "new")) throw new Lost("call");
     if (moved) events.push({ type: "call.updated", scope: "session", sessionId: o.sessionId, payload: { runId: o.runId, callId: o.call.callId, toolName: o.call.toolName, status: o.call.to } });
   }
   let message: MessageRow | undefined;
@@ -89,19 +89,23 @@ async function write(tx: Tx, o: Outcome): Promise<{ approval?: Approval; message
     const changed = !(o.run.to === "running" && o.run.from.every((s) => s === "running"));
     if (moved && changed) events.push({ type: "run.updated", scope: "session", sessionId: o.sessionId, payload: { runId: o.runId, status: o.run.to } });
   }
-  await insertEvents({ events, tx });
+  const eventRows = await insertEvents({ events, tx });
   for (const entry of audit) await insertAuditRow(tx, entry, at);
-  return { approval, message, audit, events };
+  return { approval, message, audit, events: eventRows };
 }
 
 export async function recordOutcome(o: Outcome): Promise<Recorded> {
   let result: Awaited<ReturnType<typeof write>>;
   try {
-    result = await transact((tx) => write(tx, o));
+    // An approval request is written through Prisma's model API, so that outcome runs in a Prisma transaction
+    // (the SQL through its raw queries); every other outcome takes the runner's own transaction.
+    result = o.approval
+      ? await transact((tx) => write(sqlOf(tx), o, (request) => registerApprovalInTx(tx, request)))
+      : await transactSql((sql) => write(sql, o));
   } catch (error) {
     if (error instanceof Lost) return { ok: false, lost: error.what };
     throw error;
   }
-  if (result.events.length) await eventsCommitted();
+  if (result.events.length) await eventsCommitted(result.events);
   return { ok: true, approval: result.approval, message: result.message };
 }

@@ -1,0 +1,138 @@
+import "server-only";
+// The statements on the hot path of a turn (claiming a call, settling it, its transcript line, events and audit
+// row) are written once, in SQL, against this small runner instead of Prisma's model API: Prisma 6 compiles every
+// model query in its query compiler (0.3–1 ms a statement), and an outcome is five to eight statements. Measured
+// with bench/agent-bench-worker.ts record: a five-statement transaction took 4.4× as long through the model API as
+// through the driver, 2.3× through Prisma's raw queries.
+//
+// Two ways to run the same SQL:
+// - transactSql: on PostgreSQL a transaction on a `pg` pool of its own (the fast path); on SQLite a Prisma
+//   transaction, so that every write to the file goes through one connection and its lock.
+// - sqlOf(tx): inside a Prisma transaction that also does model writes (an approval, a stop), through its raw
+//   queries, so those writes and these commit together.
+// The SQL is written with $1…$n placeholders and PostgreSQL casts (::jsonb, ::timestamp(3)); for SQLite the
+// placeholders become ?1…?n and the casts go. Values pass through `bind` (strings sanitised as the Prisma
+// extension in client.ts does; Dates and JSON in the form each database stores).
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { loadConfig } from "@/lib/config";
+import { sanitizeDeep } from "@/lib/text-sanitize";
+import { isPostgres, transact, type Tx } from "./client";
+
+export type Dialect = "postgres" | "sqlite";
+
+/** One transaction's statements: rows of a statement (RETURNING rows for writes). */
+export type Sql = { readonly dialect: Dialect; rows<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]> };
+
+/** A JSON value for a Json column (null and undefined are SQL NULL). */
+export class Json {
+  constructor(readonly value: unknown) {}
+}
+export const json = (value: unknown) => new Json(value);
+
+function bind(dialect: Dialect, value: unknown): unknown {
+  if (value === undefined) return null;
+  if (value instanceof Date) return dialect === "postgres" ? value.toISOString() : value.toISOString().replace("Z", "+00:00");
+  if (value instanceof Json) return value.value === undefined || value.value === null ? null : JSON.stringify(sanitizeDeep(value.value));
+  if (typeof value === "string" || Array.isArray(value)) return sanitizeDeep(value);
+  return value;
+}
+
+// better-sqlite3 binds only anonymous `?` by position (no ?NNN): each $n becomes a `?` and the values are
+// picked in that order (a parameter used twice is bound twice).
+const sqliteText = new Map<string, { text: string; order: number[] }>();
+function toSqlite(text: string): { text: string; order: number[] } {
+  let out = sqliteText.get(text);
+  if (out === undefined) {
+    const order: number[] = [];
+    const converted = text.replace(/::[a-z0-9_]+(\(\d+\))?/g, "").replace(/\$(\d+)/g, (_, n: string) => {
+      order.push(Number(n) - 1);
+      return "?";
+    });
+    out = { text: converted, order };
+    sqliteText.set(text, out);
+  }
+  return out;
+}
+
+/** The statements of a Prisma transaction, in SQL: for outcomes that also write through the model API. */
+export function sqlOf(tx: Tx): Sql {
+  const dialect: Dialect = isPostgres() ? "postgres" : "sqlite";
+  return {
+    dialect,
+    rows: <T>(text: string, params: unknown[] = []) => {
+      const values = params.map((p) => bind(dialect, p));
+      if (dialect === "postgres") return tx.$queryRawUnsafe<T[]>(text, ...values);
+      const { text: sqlite, order } = toSqlite(text);
+      return tx.$queryRawUnsafe<T[]>(sqlite, ...order.map((i) => values[i]));
+    },
+  };
+}
+
+/** The runner for a function that takes either a Prisma transaction or a runner. */
+export function asSql(tx: Tx | Sql): Sql {
+  return "rows" in tx && "dialect" in tx ? tx : sqlOf(tx);
+}
+
+/** `IN ($k, $k+1, …)` for a list bound from parameter number `first` on (SQLite has no arrays). */
+export function inList(first: number, count: number): string {
+  return `(${Array.from({ length: count }, (_, i) => `$${first + i}`).join(", ")})`;
+}
+
+// timestamp(3) columns hold UTC wall time (what Prisma writes); pg would read them as local time.
+const TIMESTAMP_OID = 1114;
+const types = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === TIMESTAMP_OID ? (v: string) => new Date(`${v.replace(" ", "T")}Z`) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+const globalForPool = globalThis as unknown as { toolgatePgPools?: Map<string, pg.Pool> };
+
+function pool(): pg.Pool {
+  const url = loadConfig().DATABASE_URL;
+  globalForPool.toolgatePgPools ??= new Map();
+  let p = globalForPool.toolgatePgPools.get(url);
+  if (!p) {
+    // A statement waiting longer than Prisma's transaction timeout (client.ts) fails the outcome instead of
+    // holding the audit chain's lock; idle connections do not keep a finished process alive.
+    p = new pg.Pool({ connectionString: url, max: 10, statement_timeout: 15_000, allowExitOnIdle: true, types });
+    p.on("error", () => undefined); // an idle connection dropped by the server: the pool opens a new one
+    globalForPool.toolgatePgPools.set(url, p);
+  }
+  return p;
+}
+
+/** Runs fn in one transaction with the SQL runner: everything it writes commits together or not at all. */
+export async function transactSql<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+  if (!isPostgres()) return transact((tx) => fn(sqlOf(tx)));
+  const client = await pool().connect();
+  const sql: Sql = {
+    dialect: "postgres",
+    rows: async <R>(text: string, params: unknown[] = []) => (await client.query(text, params.map((p) => bind("postgres", p)))).rows as R[],
+  };
+  let broken: unknown;
+  try {
+    await client.query("BEGIN");
+    const result = await fn(sql);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch((e: unknown) => (broken = e));
+    throw error;
+  } finally {
+    // A connection whose rollback failed is in an unknown state: it is closed, not reused.
+    client.release(broken instanceof Error ? broken : undefined);
+  }
+}
+
+let counter = Math.floor(Math.random() * 36 ** 4);
+/**
+ * A new row id in the shape of Prisma's cuid() (which Prisma makes inside its engine and does not export):
+ * "c", the time in base 36, a counter and 16 random base-36 digits. Ids need only be unique and URL-safe;
+ * the time prefix keeps them roughly ordered like Prisma's.
+ */
+export function newId(): string {
+  counter = (counter + 1) % 36 ** 4;
+  const random = Array.from(randomBytes(16), (b) => (b % 36).toString(36)).join("");
+  return `c${Date.now().toString(36)}${counter.toString(36).padStart(4, "0")}${random}`;
+}

@@ -1,0 +1,156 @@
+// lib/db/sql.ts runs the hot path's SQL on both databases: on PostgreSQL through a `pg` pool of its own, on SQLite
+// (and inside a Prisma transaction) through Prisma's raw queries. What it writes must read back through Prisma
+// exactly as Prisma's own writes do, whatever the process's time zone; its transactions must be all or nothing;
+// text the databases cannot hold is cleaned as on every other path; and the conditional statements stay
+// exactly-once when two pools race.
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { newPostgresUrl, newSqliteUrl, prepareDatabase, resetEventBus } from "../support/databases";
+
+const targets: Array<[string, () => Promise<{ url: string; drop?: () => Promise<void> }>]> = [["sqlite", async () => ({ url: newSqliteUrl() })]];
+if (process.env.TEST_DATABASE_URL_PG) targets.push(["postgres", () => newPostgresUrl(process.env.TEST_DATABASE_URL_PG!)]);
+
+describe.each(targets)("SQL runner (%s)", (kind, make) => {
+  let drop: (() => Promise<void>) | undefined;
+  let sql: typeof import("@/lib/db/sql");
+  let messages: typeof import("@/lib/db/messages");
+  let calls: typeof import("@/lib/db/tool-calls");
+  let events: typeof import("@/lib/db/events");
+  let db: import("@/lib/db/client").Db;
+  let sessionId: string;
+  let runId: string;
+  const tz = process.env.TZ;
+
+  beforeAll(async () => {
+    vi.resetModules();
+    resetEventBus();
+    const target = await make();
+    drop = target.drop;
+    prepareDatabase(target.url);
+    process.env.DATABASE_URL = target.url;
+    sql = await import("@/lib/db/sql");
+    messages = await import("@/lib/db/messages");
+    calls = await import("@/lib/db/tool-calls");
+    events = await import("@/lib/db/events");
+    db = (await import("@/lib/db/client")).getDb();
+    const owner = await db.user.findUniqueOrThrow({ where: { email: "member@example.com" } });
+    sessionId = (await db.chatSession.create({ data: { ownerId: owner.id } })).id;
+    runId = (await db.agentRun.create({ data: { sessionId, status: "running" } })).id;
+  });
+
+  afterAll(async () => {
+    process.env.TZ = tz;
+    await db?.$disconnect();
+    vi.resetModules();
+    await drop?.();
+  });
+
+  it("times written far from UTC read back through Prisma as the same instant", async () => {
+    for (const zone of ["Pacific/Kiritimati", "America/Los_Angeles"]) {
+      process.env.TZ = zone; // Node applies a changed TZ to Date at once
+      const before = Date.now();
+      const line = await messages.appendMessage({ sessionId, message: { role: "user", content: `from ${zone}` } });
+      const after = Date.now();
+      const stored = await db.message.findUniqueOrThrow({ where: { id: line.id } });
+      expect(stored.createdAt.getTime()).toBe(line.createdAt.getTime());
+      expect(stored.createdAt.getTime()).toBeGreaterThanOrEqual(before);
+      expect(stored.createdAt.getTime()).toBeLessThanOrEqual(after);
+    }
+    process.env.TZ = tz;
+  });
+
+  it("a line's JSON parts, nulls and text come back as Prisma reads them, NUL bytes and lone surrogates cleaned", async () => {
+    const parts = { status: "ok", output: { list: [1, "two", null, { deep: true }], text: "a\u0000b \ud800 c" }, "k\u0000ey": 1 };
+    const line = await messages.appendMessage({ sessionId, message: { role: "tool", content: "x\u0000y", parts, toolCallId: "c1", toolName: "t", runId } });
+    const stored = await db.message.findUniqueOrThrow({ where: { id: line.id } });
+    expect(stored.content).toBe("xy");
+    expect(stored.parts).toEqual({ status: "ok", output: { list: [1, "two", null, { deep: true }], text: "ab \ufffd c" }, key: 1 });
+    expect(line.parts).toEqual(stored.parts);
+    expect(line.seq).toBe(stored.seq);
+    const bare = await messages.appendMessage({ sessionId, message: { role: "system", content: "no parts" } });
+    expect((await db.message.findUniqueOrThrow({ where: { id: bare.id } })).parts).toBeNull();
+    expect(bare.toolCallId).toBeNull();
+  });
+
+  it("events handed to the bus after commit reach a subscriber once each, in seq order, with other writers racing", async () => {
+    const bus = await import("@/lib/events/bus");
+    const got: number[] = [];
+    const unsubscribe = await bus.subscribeEvents((e) => {
+      if (e.sessionId === sessionId && e.type === "race") got.push(e.seq);
+    });
+    try {
+      const written: number[] = [];
+      const committed = async (i: number) => {
+        const rows = await sql.transactSql((tx) => events.insertEvents({ tx, events: [0, 1].map((k) => ({ type: "race", scope: "session", sessionId, payload: { i, k } })) }));
+        written.push(...rows.map((r) => r.seq));
+        expect(rows.map((r) => r.seq)).toEqual([...rows.map((r) => r.seq)].sort((a, b) => a - b));
+        await bus.eventsCommitted(rows);
+      };
+      const published = async (i: number) => written.push((await bus.publishEvent({ type: "race", scope: "session", sessionId, payload: { i } })).seq);
+      await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? published(i) : committed(i))));
+      await vi.waitFor(() => expect(got).toHaveLength(written.length), { timeout: 10_000 });
+      expect(got).toEqual([...written].sort((a, b) => a - b));
+    } finally {
+      unsubscribe();
+    }
+  });
+
+  it("ids have Prisma's shape and do not repeat", () => {
+    const ids = Array.from({ length: 20_000 }, () => sql.newId());
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids.slice(0, 50)) expect(id).toMatch(/^c[0-9a-z]{24,}$/);
+  });
+
+  it("a transaction that throws leaves nothing behind, and the runner is usable afterwards", async () => {
+    const count = () => db.message.count({ where: { sessionId } });
+    const seq = async () => (await db.chatSession.findUniqueOrThrow({ where: { id: sessionId } })).messageSeq;
+    const [n, s] = [await count(), await seq()];
+    await expect(
+      sql.transactSql(async (tx) => {
+        await messages.appendMessageTx({ tx, sessionId, message: { role: "user", content: "rolled back" } });
+        await events.insertEvents({ tx, events: [{ type: "t", scope: "session", sessionId, payload: { a: 1 } }] });
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    expect([await count(), await seq()]).toEqual([n, s]);
+    // A statement the database refuses (no such session) fails its transaction the same way.
+    await expect(sql.transactSql((tx) => messages.appendMessageTx({ tx, sessionId: "no-such-session", message: { role: "user", content: "x" } }))).rejects.toThrow();
+    const line = await messages.appendMessage({ sessionId, message: { role: "user", content: "after" } });
+    expect(line.seq).toBe(s + 1);
+  });
+
+  it("inside a Prisma transaction the SQL commits and rolls back with the model writes", async () => {
+    const title = "mixed";
+    await expect(
+      db.$transaction(async (tx) => {
+        await tx.chatSession.update({ where: { id: sessionId }, data: { title } });
+        await messages.appendMessageTx({ tx: sql.sqlOf(tx as never), sessionId, message: { role: "user", content: "mixed, rolled back" } });
+        throw new Error("undo");
+      }),
+    ).rejects.toThrow("undo");
+    expect(await db.message.count({ where: { sessionId, content: "mixed, rolled back" } })).toBe(0);
+    expect((await db.chatSession.findUniqueOrThrow({ where: { id: sessionId } })).title).not.toBe(title);
+  });
+
+  it("a call id is claimed once: 12 racing claims (two pools on PostgreSQL) have one winner; moves are conditional", async () => {
+    const { createDb } = await import("@/lib/db/client");
+    const other = kind === "postgres" ? createDb(process.env.DATABASE_URL!) : db;
+    try {
+      const claim = (i: number) =>
+        i % 2 === 0
+          ? sql.transactSql((tx) => calls.insertToolCall({ tx, sessionId, runId, callId: "race", toolName: "t", argsHash: `h${i}`, status: "running" }))
+          : other.$transaction((tx) => calls.insertToolCall({ tx: tx as never, sessionId, runId, callId: "race", toolName: "t", argsHash: `h${i}`, status: "running" }));
+      const won = await Promise.all(Array.from({ length: 12 }, (_, i) => claim(i)));
+      expect(won.filter(Boolean)).toHaveLength(1);
+      const moves = await Promise.all(
+        Array.from({ length: 6 }, () => sql.transactSql((tx) => calls.moveToolCall({ tx, sessionId, callId: "race", from: ["running"], to: "done", data: { finishedAt: new Date(), pid: 42 } }))),
+      );
+      expect(moves.filter(Boolean)).toHaveLength(1);
+      const row = await db.toolCall.findUniqueOrThrow({ where: { sessionId_callId: { sessionId, callId: "race" } } });
+      expect(row).toMatchObject({ status: "done", pid: 42 });
+      expect(row.finishedAt).toBeInstanceOf(Date);
+      expect(row.updatedAt.getTime()).toBeGreaterThanOrEqual(row.createdAt.getTime());
+    } finally {
+      if (other !== db) await other.$disconnect();
+    }
+  });
+});
