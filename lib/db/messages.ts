@@ -57,6 +57,12 @@ export async function appendMessageTx({ tx, sessionId, message }: { tx: Tx | Sql
   return row!;
 }
 
+/** The seq of the session's newest user message (0 when there is none), in the caller's transaction. */
+export async function findLastUserSeq({ tx, sessionId }: { tx: Tx | Sql; sessionId: string }): Promise<number> {
+  const [row] = await asSql(tx).rows<{ seq: number }>(`SELECT "seq" FROM "Message" WHERE "sessionId" = $1 AND "role" = 'user' ORDER BY "seq" DESC LIMIT 1`, [sessionId]);
+  return row ? Number(row.seq) : 0;
+}
+
 /** Full-text-ish search over the user's own past transcripts (user and assistant text). */
 export async function searchOwnTranscripts({ ownerId, query, limit }: { ownerId: string; query: string; limit: number }) {
   return getDb().message.findMany({

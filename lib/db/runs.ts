@@ -14,17 +14,22 @@ export async function findRun({ runId, tx }: { runId: string; tx?: Tx }) {
 }
 
 /**
- * In the caller's transaction: creates a running run leased by `owner` and makes it the session's active run.
- * Returns null when another run is active: the caller must then roll its transaction back (the run row too).
+ * In the caller's transaction: makes `runId` (not yet inserted: see insertLeasedRun) the session's active run.
+ * False when another run is active: the caller must then roll its transaction back.
  */
-export async function createLeasedRun({ tx, sessionId, owner, leaseMs }: { tx: Tx; sessionId: string; owner: string; leaseMs: number }) {
-  const run = await tx.agentRun.create({ data: { sessionId, status: "running", leaseOwner: owner, leaseExpiresAt: new Date(Date.now() + leaseMs) } });
-  const claimed = await tx.chatSession.updateMany({ where: { id: sessionId, activeRunId: null }, data: { activeRunId: run.id } });
-  return claimed.count === 1 ? run : null;
+export async function claimSessionForRun({ tx, sessionId, runId }: { tx: Tx | Sql; sessionId: string; runId: string }): Promise<boolean> {
+  const rows = await asSql(tx).rows(`UPDATE "ChatSession" SET "activeRunId" = $1, "updatedAt" = $2::timestamp(3) WHERE "id" = $3 AND "activeRunId" IS NULL RETURNING "id"`, [runId, new Date(), sessionId]);
+  return rows.length === 1;
 }
 
-export async function setRunUserSeq({ tx, runId, userSeq }: { tx: Tx; runId: string; userSeq: number }) {
-  await tx.agentRun.update({ where: { id: runId }, data: { userSeq } });
+/** In the caller's transaction: the run, running and leased by `owner`; its turn ends at the user message `userSeq`. */
+export async function insertLeasedRun({ tx, runId, sessionId, owner, leaseMs, userSeq }: { tx: Tx | Sql; runId: string; sessionId: string; owner: string; leaseMs: number; userSeq: number }) {
+  const now = new Date();
+  await asSql(tx).rows(
+    `INSERT INTO "AgentRun" ("id", "sessionId", "status", "createdAt", "updatedAt", "leaseExpiresAt", "leaseOwner", "userSeq")
+     VALUES ($1, $2, 'running', $3::timestamp(3), $3::timestamp(3), $4::timestamp(3), $5, $6) RETURNING "id"`,
+    [runId, sessionId, now, new Date(now.getTime() + leaseMs), owner, userSeq],
+  );
 }
 
 /** Claims a paused run for resuming: only one instance wins, and it holds the lease from now on. */

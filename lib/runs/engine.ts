@@ -11,9 +11,9 @@ import "server-only";
 import { streamText, type ModelMessage } from "ai";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { transact } from "@/lib/db/client";
-import { appendMessageTx, listMessages, type MessageRow, type NewMessage } from "@/lib/db/messages";
-import { createLeasedRun, findActiveRun, findRun, setRunUserSeq, type RunStatus } from "@/lib/db/runs";
+import { appendMessageTx, findLastUserSeq, listMessages, type MessageRow, type NewMessage } from "@/lib/db/messages";
+import { claimSessionForRun, findActiveRun, findRun, insertLeasedRun, type RunRow, type RunStatus } from "@/lib/db/runs";
+import { newId, transactSql } from "@/lib/db/sql";
 import { handleCall, recordUnfinished } from "./calls";
 import { holdRun, INSTANCE_ID, leaseMs } from "./lease";
 import { recordOutcome } from "./recorder";
@@ -38,24 +38,18 @@ class SessionBusy extends Error {}
  * its turn": later messages are refused, not queued).
  */
 export async function beginTurn({ sessionId, text }: { sessionId: string; text?: string }): Promise<{ runId: string }> {
-  const run = await transact(async (tx) => {
-    const created = await createLeasedRun({ tx, sessionId, owner: INSTANCE_ID, leaseMs: leaseMs() });
-    // Roll back (the run row too): returning would commit a run that never owned the session.
-    if (!created) throw new SessionBusy();
-    let userSeq: number;
-    if (text !== undefined) {
-      userSeq = (await appendMessageTx({ tx, sessionId, message: { role: "user", content: text, runId: created.id } })).seq;
-    } else {
-      const last = await tx.message.findFirst({ where: { sessionId, role: "user" }, orderBy: { seq: "desc" }, select: { seq: true } });
-      userSeq = last?.seq ?? 0;
-    }
-    await setRunUserSeq({ tx, runId: created.id, userSeq });
-    return created;
+  const runId = await transactSql(async (tx) => {
+    const id = newId();
+    // Roll back: returning would commit a message and a run that never owned the session.
+    if (!(await claimSessionForRun({ tx, sessionId, runId: id }))) throw new SessionBusy();
+    const userSeq = text !== undefined ? (await appendMessageTx({ tx, sessionId, message: { role: "user", content: text, runId: id } })).seq : await findLastUserSeq({ tx, sessionId });
+    await insertLeasedRun({ tx, runId: id, sessionId, owner: INSTANCE_ID, leaseMs: leaseMs(), userSeq });
+    return id;
   }).catch((error) => {
     if (error instanceof SessionBusy) return null;
     throw error;
   });
-  if (run) return { runId: run.id };
+  if (runId) return { runId };
   const active = await findActiveRun({ sessionId });
   if (active?.status === "waiting_approval") {
     throw new AppError("CONFLICT", "this session is waiting for an owner's approval; send your next message once it is decided, or press Stop", { runStatus: "waiting_approval", runId: active.id });
@@ -74,7 +68,8 @@ export async function runTurn(opts: TurnOptions & { runId?: string }): Promise<T
   const release = holdRun(runId, controller);
   try {
     // A stop asked between beginTurn and now found nothing held to abort: honour it from the column.
-    if ((await findRun({ runId }))?.stopRequestedAt) controller.abort();
+    const run = await findRun({ runId });
+    if (run?.stopRequestedAt) controller.abort();
     let turn: Turn;
     try {
       turn = await prepareRun({ ...env, abortSignal: controller.signal }, sessionId, runId);
@@ -83,7 +78,7 @@ export async function runTurn(opts: TurnOptions & { runId?: string }): Promise<T
       throw error;
     }
     env.emit({ type: "start", messageId: runId });
-    return await runSteps(turn, 0);
+    return await runSteps(turn, 0, run);
   } finally {
     release();
     env.abortSignal?.removeEventListener("abort", onAbort);
@@ -104,9 +99,10 @@ export function ownHistory(rows: MessageRow[], run: { id: string; userSeq: numbe
 }
 
 /** Runs model steps from the stored transcript until the model stops, the run pauses, or it is stopped. */
-export async function runSteps(turn: Turn, stepsSoFar: number): Promise<TurnResult> {
+export async function runSteps(turn: Turn, stepsSoFar: number, known?: RunRow | null): Promise<TurnResult> {
   const { env, session, runId } = turn;
-  const run = await findRun({ runId });
+  // Only userSeq is read here, and it never changes once the run exists: a row the caller read serves.
+  const run = known ?? (await findRun({ runId }));
   const resultOptions = { imagesInToolResults: takesImagesInToolResults(env.model.info.provider) };
   const messages: ModelMessage[] = toModelMessages(ownHistory(await listMessages({ sessionId: session.id }), { id: runId, userSeq: run?.userSeq ?? null }), resultOptions);
   let steps = stepsSoFar;

@@ -82,7 +82,8 @@ export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string
     refreshMcpTools(document, registry); // never waits on a server: discovery and health run in the background
     const base = { roles: env.user.roles, teamIds: env.user.teamIds, senderId: env.user.id };
     grantedModes = resolveGrantedModes(base, document);
-    const { mode } = await getSessionMode({ sessionId, grantedModes });
+    // The row just read (findOwnedSession) carries the mode: no second read of the same row.
+    const { mode } = await getSessionMode({ sessionId, grantedModes, read: async () => session.mode });
     const context: PolicyContext = {
       ...base,
       senderIsOwner: env.user.roles.includes("owner"),
