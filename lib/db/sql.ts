@@ -16,6 +16,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { loadConfig } from "@/lib/config";
+import { log } from "@/lib/log";
 import { sanitizeDeep } from "@/lib/text-sanitize";
 import { isPostgres, transact, type Tx } from "./client";
 
@@ -96,7 +97,8 @@ function pool(): pg.Pool {
     // A statement waiting longer than Prisma's transaction timeout (client.ts) fails the outcome instead of
     // holding the audit chain's lock; idle connections do not keep a finished process alive.
     p = new pg.Pool({ connectionString: url, max: 10, statement_timeout: 15_000, allowExitOnIdle: true, types });
-    p.on("error", () => undefined); // an idle connection dropped by the server: the pool opens a new one
+    // An idle connection the server dropped (a restart, a forced drop): the pool opens a new one when asked.
+    p.on("error", (error) => log("warn", "db_pool_connection_lost", { error: error.message }));
     globalForPool.toolgatePgPools.set(url, p);
   }
   return p;
