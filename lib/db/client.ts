@@ -12,10 +12,47 @@ export type Db = InstanceType<typeof SqliteClient>;
 
 const globalForDb = globalThis as unknown as { toolgateDb?: Map<string, Db> };
 
+/** What lib/db/sql.ts uses of Prisma's SQLite adapter: its one connection, and its transaction lock. */
+export type SqliteDriver = {
+  client: import("better-sqlite3").Database;
+  startTransaction(): Promise<{ commit(): Promise<void>; rollback(): Promise<void> }>;
+};
+
+/** The adapter factory, keeping the adapter Prisma connects (Prisma does not hand it out). */
+class SqliteFactory extends PrismaBetterSQLite3 {
+  connected?: Promise<SqliteDriver>;
+  override connect() {
+    const adapter = super.connect();
+    this.connected = adapter as unknown as Promise<SqliteDriver>;
+    return adapter;
+  }
+}
+const sqliteFactories = new WeakMap<object, SqliteFactory>();
+
+/**
+ * The connection Prisma's SQLite adapter writes through, once Prisma has opened it; null when it is not known
+ * (the caller then goes through Prisma). Statements run on it inside startTransaction() queue behind, and hold
+ * off, Prisma's own transactions, exactly as Prisma's transactions do with each other.
+ */
+export async function sqliteDriver(db: Db): Promise<SqliteDriver | null> {
+  const factory = sqliteFactories.get(db);
+  if (!factory) return null;
+  if (!factory.connected) await db.$connect();
+  const driver = await factory.connected;
+  return driver && typeof driver.client?.prepare === "function" && typeof driver.startTransaction === "function" ? driver : null;
+}
+
 export function createDb(url: string): Db {
-  const client = /^postgres(ql)?:\/\//.test(url)
-    ? (new PostgresClient({ adapter: new PrismaPg({ connectionString: url }) }) as unknown as Db)
-    : new SqliteClient({ adapter: new PrismaBetterSQLite3({ url, timeout: 10_000 }) });
+  if (!/^postgres(ql)?:\/\//.test(url)) {
+    const factory = new SqliteFactory({ url, timeout: 10_000 });
+    const db = extend(new SqliteClient({ adapter: factory }));
+    sqliteFactories.set(db, factory);
+    return db;
+  }
+  return extend(new PostgresClient({ adapter: new PrismaPg({ connectionString: url }) }) as unknown as Db);
+}
+
+function extend(client: Db): Db {
   // PostgreSQL refuses NUL bytes in text and lone surrogates in jsonb (a 500 and a failed turn): every
   // model operation's arguments, on both databases, are cleaned first (lib/text-sanitize.ts).
   return client.$extends({ query: { $allModels: { $allOperations: ({ args, query }) => query(sanitizeDeep(args)) } } }) as unknown as Db;

@@ -18,7 +18,7 @@ import pg from "pg";
 import { loadConfig } from "@/lib/config";
 import { log } from "@/lib/log";
 import { sanitizeDeep } from "@/lib/text-sanitize";
-import { isPostgres, transact, type Tx } from "./client";
+import { getDb, isPostgres, sqliteDriver, transact, type SqliteDriver, type Tx } from "./client";
 
 export type Dialect = "postgres" | "sqlite";
 
@@ -104,9 +104,68 @@ function pool(): pg.Pool {
   return p;
 }
 
+// Rows read straight from better-sqlite3 come back as stored: DATETIME and JSONB columns (text) are decoded as
+// Prisma decodes them, so a row reads the same whichever way it was fetched.
+function decodeSqlite(statement: Statement, rows: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
+  const columns = statement.columns();
+  for (const row of rows) {
+    for (const { name, type } of columns) {
+      const value = row[name];
+      if (typeof value !== "string") continue;
+      if (type === "DATETIME") row[name] = new Date(value.includes("T") ? value : `${value.replace(" ", "T")}Z`);
+      else if (type === "JSONB") row[name] = JSON.parse(value);
+    }
+  }
+  return rows;
+}
+
+type Statement = ReturnType<SqliteDriver["client"]["prepare"]>;
+const statements = new WeakMap<object, Map<string, Statement>>();
+
+/** A transaction on Prisma's own SQLite connection, taken with the adapter's lock: no Prisma round trip at all. */
+async function transactSqlite<T>(driver: SqliteDriver, fn: (sql: Sql) => Promise<T>): Promise<T> {
+  let cache = statements.get(driver.client);
+  if (!cache) statements.set(driver.client, (cache = new Map()));
+  const prepare = (text: string) => {
+    let statement = cache.get(text);
+    if (!statement) cache.set(text, (statement = driver.client.prepare(text).safeIntegers(false)));
+    return statement;
+  };
+  const sql: Sql = {
+    dialect: "sqlite",
+    rows: async <R>(text: string, params: unknown[] = []) => {
+      const { text: sqlite, order } = toSqlite(text);
+      const statement = prepare(sqlite);
+      const values = order.map((i) => bind("sqlite", params[i]));
+      if (!statement.reader) {
+        statement.run(values);
+        return [];
+      }
+      return decodeSqlite(statement, statement.all(values) as Array<Record<string, unknown>>) as R[];
+    },
+  };
+  const tx = await driver.startTransaction(); // runs BEGIN under the adapter's lock
+  try {
+    const result = await fn(sql);
+    prepare("COMMIT").run([]);
+    await tx.commit();
+    return result;
+  } catch (error) {
+    try {
+      prepare("ROLLBACK").run([]);
+    } finally {
+      await tx.rollback();
+    }
+    throw error;
+  }
+}
+
 /** Runs fn in one transaction with the SQL runner: everything it writes commits together or not at all. */
 export async function transactSql<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
-  if (!isPostgres()) return transact((tx) => fn(sqlOf(tx)));
+  if (!isPostgres()) {
+    const driver = await sqliteDriver(getDb());
+    return driver ? transactSqlite(driver, fn) : transact((tx) => fn(sqlOf(tx)));
+  }
   const client = await pool().connect();
   const sql: Sql = {
     dialect: "postgres",
