@@ -74,7 +74,7 @@ export async function runAgentBench(): Promise<string> {
     lines.push(
       "### Gate + record of one allowed call, before and after one transaction per outcome",
       "",
-      "Both ways in the same process, alternating per call, on the same database. Before: the gate check, the audit row and the transcript line written one after another (what the loop did before issue 11). After: the gate check, the claim (the call id inserted as running + audit row + event, one transaction) and the result (call → done + transcript line + event, one transaction). 1000 calls each after 100 warm-up calls.",
+      "Both ways in the same process, alternating per call, on the same database. Before: the gate check, the audit row and the transcript line written one after another, by the code the loop used before issue 11 (kept as it was in bench/legacy-record.ts: Prisma model queries, three commits). After: the gate check, the claim (the call id inserted as running + audit row + event, one transaction) and the result (call → done + transcript line + event, one transaction), through lib/db/sql.ts. 1000 calls each after 100 warm-up calls.",
       "",
       "| database | before p50 (ms) | before p99 (ms) | after p50 (ms) | after p99 (ms) | p50 after/before | p99 after/before |",
       "|---|---|---|---|---|---|---|",

@@ -160,6 +160,13 @@ async function transactSqlite<T>(driver: SqliteDriver, fn: (sql: Sql) => Promise
   }
 }
 
+const names = new Map<string, string>();
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (!name) names.set(text, (name = `toolgate_${names.size}`));
+  return name;
+}
+
 /** Runs fn in one transaction with the SQL runner: everything it writes commits together or not at all. */
 export async function transactSql<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
   if (!isPostgres()) {
@@ -169,7 +176,8 @@ export async function transactSql<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
   const client = await pool().connect();
   const sql: Sql = {
     dialect: "postgres",
-    rows: async <R>(text: string, params: unknown[] = []) => (await client.query(text, params.map((p) => bind("postgres", p)))).rows as R[],
+    // Named, so each connection parses and plans a statement once and then only binds and runs it.
+    rows: async <R>(text: string, params: unknown[] = []) => (await client.query({ name: statementName(text), text, values: params.map((p) => bind("postgres", p)) })).rows as R[],
   };
   let broken: unknown;
   try {

@@ -118,6 +118,30 @@ describe.each(targets)("SQL runner (%s)", (kind, make) => {
     expect(line.seq).toBe(s + 1);
   });
 
+  it("the runner's transactions and Prisma's queue behind each other, and one that fails lets the next through", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const prismaTx = db.$transaction(
+      async (tx) => {
+        await tx.chatSession.update({ where: { id: sessionId }, data: { title: "held" } });
+        await held;
+        await tx.chatSession.update({ where: { id: sessionId }, data: { title: "held, then released" } });
+      },
+      { timeout: 20_000 },
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    let appended = false;
+    const append = messages.appendMessage({ sessionId, message: { role: "user", content: "queued behind a transaction" } }).then((line) => ((appended = true), line));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(appended).toBe(false); // it waits for the open transaction (SQLite: the adapter's lock; PostgreSQL: the session row)
+    release();
+    await prismaTx;
+    expect((await append).content).toBe("queued behind a transaction");
+    await expect(sql.transactSql(async () => Promise.reject(new Error("fails first")))).rejects.toThrow("fails first");
+    await db.$transaction((tx) => tx.chatSession.update({ where: { id: sessionId }, data: { title: "after a failure" } }), { maxWait: 5_000 });
+    expect((await db.chatSession.findUniqueOrThrow({ where: { id: sessionId } })).title).toBe("after a failure");
+  });
+
   it("inside a Prisma transaction the SQL commits and rolls back with the model writes", async () => {
     const title = "mixed";
     await expect(
