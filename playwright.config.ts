@@ -1,6 +1,9 @@
+import fs from "node:fs";
 import { defineConfig } from "@playwright/test";
+import { CHROMIUM_CANDIDATES } from "./scripts/lib/chromium.mjs";
 
-// Debian's Chromium (scripts/test.mjs installs it when missing); never a downloaded browser.
+// Debian's Chromium, its headless shell first (scripts/test.mjs installs it when missing); never a downloaded browser.
+const chromium = process.env.CHROMIUM_PATH ?? CHROMIUM_CANDIDATES.find((file) => fs.existsSync(file)) ?? CHROMIUM_CANDIDATES[0];
 export default defineConfig({
   testDir: "tests/e2e",
   timeout: 60_000,
@@ -14,7 +17,7 @@ export default defineConfig({
   use: {
     screenshot: "only-on-failure",
     launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      executablePath: chromium,
       args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
     },
   },
