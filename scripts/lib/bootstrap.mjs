@@ -167,13 +167,13 @@ export function generateClients() {
 }
 
 /** Builds with `next build` unless the build in .next/ came from the same sources (hash stored beside it). */
-export async function ensureBuild({ allowFail = false } = {}) {
+export async function ensureBuild({ allowFail = false, env = {} } = {}) {
   const hash = buildHash(root);
   if (buildIsCurrent(root, hash)) {
     log("sources unchanged since the last build: skipping next build");
     return 0;
   }
-  const status = await phase("build (next build)", () => runAsync(nextBin(), ["build"], { allowFail }));
+  const status = await phase("build (next build)", () => runAsync(nextBin(), ["build"], { allowFail, env }));
   if (status === 0) recordHash(root, BUILD_HASH_FILE, hash);
   return status;
 }
