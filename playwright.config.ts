@@ -14,6 +14,9 @@ export default defineConfig({
   fullyParallel: false,
   workers: Number(process.env.E2E_WORKERS ?? 2),
   reporter: [["list"], ["json", { outputFile: "test-results/e2e.json" }]],
+  // Playwright empties its output folder when it starts: a folder of its own keeps the integration and unit
+  // reports that npm test wrote to test-results/ before it (per-file durations for whoever tunes the suite).
+  outputDir: "test-results/e2e",
   use: {
     screenshot: "only-on-failure",
     launchOptions: {
