@@ -8,6 +8,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { ensureBubblewrap, ensureBuild, ensureDependencies, generateClients, log, phase, root, runAsync, which } from "./lib/bootstrap.mjs";
+import { CHROMIUM_CANDIDATES } from "./lib/chromium.mjs";
+import { BUILD_HASH_FILE, buildHash, buildIsCurrent } from "./lib/source-hash.mjs";
 
 const fast = process.argv.includes("--fast");
 process.env.NEXT_TELEMETRY_DISABLED = "1";
@@ -16,19 +18,47 @@ delete process.env.DATABASE_URL; // tests choose their own databases
 const bin = (name) => path.join(root, "node_modules/.bin", name);
 const results = path.join(root, "test-results");
 
-/** Debian's Chromium for the browser tests: installed (apt-get, as root) while the build runs, when missing. */
+/**
+ * Debian's Chromium for the browser tests: its headless shell (chromium-headless-shell, the same engine without
+ * the desktop browser around it) when there, else the full browser. The shell ran the browser tests in about two
+ * thirds of the time on two cores. Installed (apt-get, as root) while the build runs when neither is there.
+ * CHROMIUM_PATH names another binary.
+ */
 async function ensureChromium() {
-  const wanted = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-  if (fs.existsSync(wanted)) return wanted;
+  if (process.env.CHROMIUM_PATH) {
+    if (fs.existsSync(process.env.CHROMIUM_PATH)) return process.env.CHROMIUM_PATH;
+    throw new Error(`CHROMIUM_PATH names ${process.env.CHROMIUM_PATH}, which does not exist.`);
+  }
+  const found = () => CHROMIUM_CANDIDATES.find((file) => fs.existsSync(file));
+  if (found()) return found();
   if (process.getuid?.() === 0 && which("apt-get")) {
-    log("installing Debian's chromium for the browser tests (apt-get)…");
+    log("installing Debian's chromium-headless-shell for the browser tests (apt-get)…");
     await runAsync("apt-get", ["update", "-qq"], { allowFail: true, capture: true });
-    await runAsync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "chromium"], { allowFail: true, capture: true, env: { DEBIAN_FRONTEND: "noninteractive" } });
-    if (fs.existsSync(wanted)) return wanted;
+    await runAsync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "chromium-headless-shell"], { allowFail: true, capture: true, env: { DEBIAN_FRONTEND: "noninteractive" } });
+    if (found()) return found();
   }
   throw new Error(
-    `Chromium is missing at ${wanted}. Install it with \`sudo apt-get install chromium\` (Debian) or set CHROMIUM_PATH to a Chromium binary.`,
+    "Chromium is missing. Install it with `sudo apt-get install chromium-headless-shell` (or chromium; Debian) or set CHROMIUM_PATH to a Chromium binary.",
   );
+}
+
+let buildDone = false;
+/**
+ * Waits until the build that started at `since` has written the route types (the last of them is root-params.d.ts,
+ * written whole before the compile starts), or has ended (a failed build may never write them).
+ */
+async function routeTypesWritten(since) {
+  const last = path.join(root, ".next/types/root-params.d.ts");
+  const written = () => {
+    try {
+      return fs.statSync(last).mtimeMs >= since - 1000;
+    } catch {
+      return false;
+    }
+  };
+  while (!written() && !buildDone) await new Promise((r) => setTimeout(r, 200));
+  // The file is written in one call; a moment more lets that call finish.
+  await new Promise((r) => setTimeout(r, 200));
 }
 
 function countVitest(file) {
@@ -81,8 +111,20 @@ fs.mkdirSync(results, { recursive: true });
 
 // Type check, lint and unit tests are single-threaded for most of their run; on two cores they overlap with
 // each other and with the build instead of waiting in line.
+// The build would type-check the app a second time (about 17 s of the build's own time, at its end): the type
+// check below covers everything it does, route types included, so the build skips it (TOOLGATE_BUILD_TYPES_CHECKED,
+// read in next.config.ts). Those route types (.next/types) are written by the build in its first seconds, after it
+// has emptied .next/; the type check starts once they are there. `npm start` builds with its own type check.
+const building = !fast && !buildIsCurrent(root, buildHash(root));
+const buildStarted = Date.now();
+const typesCheck = async () => {
+  if (building) await routeTypesWritten(buildStarted);
+  typesStatus = await runAsync(bin("tsc"), ["--noEmit", "-p", "."], { allowFail: true, capture: true });
+  return typesStatus;
+};
+let typesStatus = 0;
 const checks = Promise.all([
-  step("type check", () => runAsync(bin("tsc"), ["--noEmit", "-p", "."], { allowFail: true, capture: true })),
+  step("type check", typesCheck),
   // Cached by file content (node_modules/.cache, so a fresh clone starts empty): a second run lints only what changed.
   step("lint", () => runAsync(bin("eslint"), [".", "--cache", "--cache-strategy", "content", "--cache-location", "node_modules/.cache/eslint/"], { allowFail: true, capture: true })),
   step("unit tests", vitest("unit", true), () => countVitest(`${results}/unit.json`)),
@@ -91,11 +133,14 @@ const chromiumReady = fast ? Promise.resolve(null) : ensureChromium();
 chromiumReady.catch(() => undefined); // awaited (and reported) before the browser tests
 const build = fast
   ? Promise.resolve(null)
-  : ensureBuild({ allowFail: true }).then((status) => {
+  : ensureBuild({ allowFail: true, env: building ? { TOOLGATE_BUILD_TYPES_CHECKED: "1" } : {} }).then((status) => {
       if (status !== 0) failedSteps.push("build");
+      buildDone = true;
       return status;
     });
 const [, built] = await Promise.all([checks, build]);
+// A build whose types did not check is not one `npm start` may reuse unchecked: it builds (and checks) again.
+if (building && typesStatus !== 0) fs.rmSync(path.join(root, BUILD_HASH_FILE), { force: true });
 
 if (built === 0) {
   // The integration files on the shared apps run one at a time; the files that make their own databases and

@@ -103,9 +103,45 @@ export async function ensureDependencies() {
     log("dependencies match package-lock.json: nothing to install");
     return false;
   }
-  await phase("install dependencies (npm ci)", () => runAsync("npm", ["ci", "--no-audit", "--no-fund"]));
+  // --prefer-offline: every locked package is pinned by version and integrity hash, so what npm's cache holds
+  // is what the registry would send; asking the registry about each of ~800 packages took most of the install.
+  // A cache too old to know a newly locked version fails that install (npm does not re-ask): then once online.
+  await phase("install dependencies (npm ci)", async () => {
+    if ((await runAsync("npm", ["ci", "--no-audit", "--no-fund", "--prefer-offline"], { allowFail: true })) === 0) return;
+    log("npm ci from the cache failed: installing again, asking the registry");
+    await runAsync("npm", ["ci", "--no-audit", "--no-fund"]);
+  });
   fs.writeFileSync(path.join(root, LOCK_HASH_FILE), `${lockHash()}\n`);
+  cacheNativeBuild("better-sqlite3", "build/Release/better_sqlite3.node");
   return true;
+}
+
+/**
+ * better-sqlite3's installer (prebuild-install) looks for a prebuilt binary in npm's cache (~/.npm/_prebuilds)
+ * before downloading one from GitHub, and compiles SQLite from source (about a minute) when neither works, which is
+ * every time on a machine without GitHub access. After such a compile, the binary is stored there under the name
+ * of the download it stands for (package version, Node ABI, platform, architecture, libc), so the next install of
+ * the same version on this machine takes it instead of compiling again. Best effort: a failure only costs that minute.
+ */
+function cacheNativeBuild(pkg, binary) {
+  const dir = path.join(root, "node_modules", pkg);
+  if (!fs.existsSync(path.join(dir, binary))) return;
+  try {
+    // prebuild-install's own functions name the cache entry, run from the package's directory as npm runs them.
+    const script = `const req = require("module").createRequire(process.cwd() + "/package.json");
+      const util = req("prebuild-install/util"), pkg = require(process.cwd() + "/package.json");
+      process.stdout.write(util.cachedPrebuild(util.getDownloadUrl({ ...req("prebuild-install/rc")(pkg), pkg })));`;
+    const cached = execFileSync(process.execPath, ["-e", script], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    if (!cached || fs.existsSync(cached)) return;
+    fs.mkdirSync(path.dirname(cached), { recursive: true });
+    // Written aside and renamed into place: a concurrent install sees no entry or a whole one.
+    const partial = `${cached}.${process.pid}.tmp`;
+    execFileSync("tar", ["-czf", partial, "-C", dir, binary]);
+    fs.renameSync(partial, cached);
+    log(`kept the compiled ${pkg} binary in npm's cache for the next install (${cached})`);
+  } catch (error) {
+    log(`could not keep the compiled ${pkg} binary: ${error.message}`);
+  }
 }
 
 /** AUTH_SECRET from the environment, or one generated once and kept in data/auth-secret. */
@@ -131,13 +167,13 @@ export function generateClients() {
 }
 
 /** Builds with `next build` unless the build in .next/ came from the same sources (hash stored beside it). */
-export async function ensureBuild({ allowFail = false } = {}) {
+export async function ensureBuild({ allowFail = false, env = {} } = {}) {
   const hash = buildHash(root);
   if (buildIsCurrent(root, hash)) {
     log("sources unchanged since the last build: skipping next build");
     return 0;
   }
-  const status = await phase("build (next build)", () => runAsync(nextBin(), ["build"], { allowFail }));
+  const status = await phase("build (next build)", () => runAsync(nextBin(), ["build"], { allowFail, env }));
   if (status === 0) recordHash(root, BUILD_HASH_FILE, hash);
   return status;
 }

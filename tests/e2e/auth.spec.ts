@@ -9,7 +9,7 @@ const cases = [
 
 for (const c of cases) {
   test(`${c.email} signs in and sees the right navigation`, async ({ page }) => {
-    await signInAs(page, c.email);
+    await signInAs(page, c.email, DEMO_PASSWORD, { form: true });
     const nav = page.getByRole("navigation", { name: "Main" });
     for (const label of c.nav) await expect(nav.getByRole("link", { name: label })).toBeVisible();
     for (const label of c.hidden) await expect(nav.getByRole("link", { name: label })).toHaveCount(0);

@@ -1,13 +1,29 @@
-import { expect, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, type APIRequestContext, type Cookie, type Page } from "@playwright/test";
 
 export const DEMO_PASSWORD = "toolgate-demo";
 
-export async function signInAs(page: Page, email: string, password = DEMO_PASSWORD) {
+// Sign-ins with the demo password are shared within a worker (one app, tests one after another): the first one of
+// an account goes through the form, as a person signs in, and later ones put its session cookies into the new
+// context and open /chat. A session that ended since (signed out, roles or password changed: the server bumps the
+// account's session version) lands on the sign-in page instead, and signs in through the form again. The suite
+// signed in about a hundred times, each a bcrypt check on the server and two page loads. `form: true` always uses
+// the form (auth.spec.ts tests it).
+const sessions = new Map<string, Cookie[]>();
+
+export async function signInAs(page: Page, email: string, password = DEMO_PASSWORD, { form = false } = {}) {
+  const kept = password === DEMO_PASSWORD && !form ? sessions.get(email) : undefined;
+  if (kept) {
+    await page.context().addCookies(kept);
+    await page.goto("/chat");
+    if (/\/chat/.test(new URL(page.url()).pathname)) return;
+    await page.context().clearCookies();
+  }
   await page.goto("/login");
   await page.getByLabel("E-mail").fill(email);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page).toHaveURL(/\/chat/);
+  if (password === DEMO_PASSWORD) sessions.set(email, await page.context().cookies());
 }
 
 /** Saves a policy document through the API on top of the version in force; returns the new version. */
