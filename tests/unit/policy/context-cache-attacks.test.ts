@@ -1,10 +1,14 @@
 // Security review of the context caches (context-key.ts, context-parts.ts, provider-choice.ts, effective-policy.ts):
 // every attack is a test. The oracle is always a fresh engine without result caches, given the same context.
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { CompiledPolicy, parsePolicyDocument, type EffectiveToolPolicy, type PolicyContext, type PolicyDocument, type PolicyDocumentInput } from "@/lib/policy";
 import { ProviderChooser } from "@/lib/policy/provider-choice";
 import { openDoc, TOOLS } from "./fixtures";
+
+// Thousands of property runs each: 17 s beside the build on two cores and past 30 s at load 10, so a slow machine,
+// not a wrong answer, would fail them at the unit tier's default.
+vi.setConfig({ testTimeout: 120_000 });
 
 /** Everything a result says, tools record included (JSON drops only check(), which the record covers). */
 const snapshot = (policy: EffectiveToolPolicy) => JSON.parse(JSON.stringify(policy)) as unknown;
