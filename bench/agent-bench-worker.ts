@@ -14,6 +14,7 @@ import { getDb } from "@/lib/db/client";
 import { appendMessage } from "@/lib/db/messages";
 import { legacyAppendAudit, legacyAppendMessage } from "./legacy-record";
 import { recordOutcome } from "@/lib/runs/recorder";
+import { transactSql } from "@/lib/db/sql";
 import { createSession } from "@/lib/db/sessions";
 import { findUserByEmail, getUserWithRoles } from "@/lib/db/users";
 import { resolveEffectiveToolPolicy, resolveGrantedModes } from "@/lib/policy";
@@ -92,6 +93,9 @@ async function recordBench(iterations: number) {
   const policy = resolveEffectiveToolPolicy({ ...base, senderIsOwner: true, mode: "chat_safe", provider: "offline" }, { document, tools: registry.meta() });
   const legacy: number[] = [];
   const outcome: number[] = [];
+  const floor: number[] = [];
+  // The floor: two durable one-row commits on this database (what any claim + result pair must at least cost).
+  const commit = () => transactSql((sql) => sql.rows(`INSERT INTO "RateLimiterFlexible" ("key", "points") VALUES ($1, 1) ON CONFLICT ("key") DO UPDATE SET "points" = "RateLimiterFlexible"."points" + 1 RETURNING "points"`, ["bench-floor"]));
   const audit = (callId: string) => ({ action: "tool.call", actorId: user.id, sessionId: session.id, toolName: "current_time", callId, decision: "allow", layer: "allowed", details: { mode: policy.mode } });
   const line = (callId: string) => ({ role: "tool" as const, content: "{}", parts: { status: "ok", output: {} }, toolCallId: callId, toolName: "current_time", runId: run.id });
   for (let i = 0; i < iterations + 100; i += 1) {
@@ -107,12 +111,17 @@ async function recordBench(iterations: number) {
     await recordOutcome({ sessionId: session.id, runId: run.id, call: { callId, toolName: "current_time", argsHash: "x", from: ["new"], to: "running" }, audit: [audit(callId)] });
     await recordOutcome({ sessionId: session.id, runId: run.id, call: { callId, toolName: "current_time", from: ["running"], to: "done" }, message: { append: line(callId) } });
     const b = ms(start);
+    start = process.hrtime.bigint();
+    await commit();
+    await commit();
+    const c = ms(start);
     if (i >= 100) {
       legacy.push(a);
       outcome.push(b);
+      floor.push(c);
     }
   }
-  return { legacy: stats(legacy), outcome: stats(outcome) };
+  return { legacy: stats(legacy), outcome: stats(outcome), floor: stats(floor) };
 }
 
 /** Whole turns with the offline model ("what time is it": one tool call, four messages, one audit row). */

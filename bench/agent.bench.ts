@@ -14,7 +14,7 @@ const PG_DEFAULT = "postgresql://postgres@127.0.0.1:5432/postgres";
 
 type Stats = { n: number; p50: number; p99: number; mean: number };
 type GateResult = { checkOnly: Stats; withAudit: Stats };
-type RecordResult = { legacy: Stats; outcome: Stats };
+type RecordResult = { legacy: Stats; outcome: Stats; floor: Stats };
 type TurnsResult = { concurrency: number; turns: number; seconds: number; turnsPerSecond: number; latency: Stats; failures: number };
 
 function worker<T>(databaseUrl: string, args: string[], tree = ROOT): T {
@@ -69,15 +69,17 @@ export async function runAgentBench(): Promise<string> {
     const recordRows: string[] = [];
     for (const db of databases) {
       const r = worker<RecordResult>(db.url, ["record", "1000"]);
-      recordRows.push(`| ${db.kind} | ${f(r.legacy.p50)} | ${f(r.legacy.p99)} | ${f(r.outcome.p50)} | ${f(r.outcome.p99)} | ${ratio(r.outcome.p50, r.legacy.p50)} | ${ratio(r.outcome.p99, r.legacy.p99)} |`);
+      recordRows.push(
+        `| ${db.kind} | ${f(r.legacy.p50)} | ${f(r.legacy.p99)} | ${f(r.outcome.p50)} | ${f(r.outcome.p99)} | ${ratio(r.outcome.p50, r.legacy.p50)} | ${ratio(r.outcome.p99, r.legacy.p99)} | ${f(r.floor.p50)} | ${f(r.floor.p99)} |`,
+      );
     }
     lines.push(
       "### Gate + record of one allowed call, before and after one transaction per outcome",
       "",
-      "Both ways in the same process, alternating per call, on the same database. Before: the gate check, the audit row and the transcript line written one after another, by the code the loop used before issue 11 (kept as it was in bench/legacy-record.ts: Prisma model queries, three commits). After: the gate check, the claim (the call id inserted as running + audit row + event, one transaction) and the result (call → done + transcript line + event, one transaction), through lib/db/sql.ts. 1000 calls each after 100 warm-up calls.",
+      "Both ways in the same process, alternating per call, on the same database. Before: the gate check, the audit row and the transcript line written one after another, by the code the loop used before issue 11 (kept as it was in bench/legacy-record.ts: Prisma model queries, three commits). After: the gate check, the claim (the call id inserted as running + audit row + event, one transaction) and the result (call → done + transcript line + event, one transaction), through lib/db/sql.ts. 1000 calls each after 100 warm-up calls. Floor: two durable one-row commits (an upsert each, in its own transaction), measured in the same loop: what any claim and result must at least cost on this machine.",
       "",
-      "| database | before p50 (ms) | before p99 (ms) | after p50 (ms) | after p99 (ms) | p50 after/before | p99 after/before |",
-      "|---|---|---|---|---|---|---|",
+      "| database | before p50 (ms) | before p99 (ms) | after p50 (ms) | after p99 (ms) | p50 after/before | p99 after/before | floor p50 (ms) | floor p99 (ms) |",
+      "|---|---|---|---|---|---|---|---|---|",
       ...recordRows,
       "",
     );
