@@ -27,7 +27,10 @@ class SqliteFactory extends PrismaBetterSQLite3 {
     return adapter;
   }
 }
-const sqliteFactories = new WeakMap<object, SqliteFactory>();
+// On globalThis, like the clients below: Next.js may load this module once per bundle, and every copy must find
+// the factory of the client getDb() hands out.
+const globalForFactories = globalThis as unknown as { toolgateSqliteFactories?: WeakMap<object, SqliteFactory> };
+const sqliteFactories = (globalForFactories.toolgateSqliteFactories ??= new WeakMap());
 
 /**
  * The connection Prisma's SQLite adapter writes through, once Prisma has opened it; null when it is not known

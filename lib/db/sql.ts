@@ -13,7 +13,7 @@ import "server-only";
 // The SQL is written with $1…$n placeholders and PostgreSQL casts (::jsonb, ::timestamp(3)); for SQLite the
 // placeholders become ?1…?n and the casts go. Values pass through `bind` (strings sanitised as the Prisma
 // extension in client.ts does; Dates and JSON in the form each database stores).
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import pg from "pg";
 import { loadConfig } from "@/lib/config";
 import { log } from "@/lib/log";
@@ -160,10 +160,13 @@ async function transactSqlite<T>(driver: SqliteDriver, fn: (sql: Sql) => Promise
   }
 }
 
+// The name is a hash of the text, not a counter: the pool is shared through globalThis, and Next.js can load this
+// module more than once in one process (one copy per bundle), so two copies must give one text the same name and
+// never give one name to two texts (pg refuses that, and the statement fails).
 const names = new Map<string, string>();
 function statementName(text: string): string {
   let name = names.get(text);
-  if (!name) names.set(text, (name = `toolgate_${names.size}`));
+  if (!name) names.set(text, (name = `toolgate_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`));
   return name;
 }
 

@@ -155,6 +155,17 @@ describe.each(targets)("SQL runner (%s)", (kind, make) => {
     expect((await db.chatSession.findUniqueOrThrow({ where: { id: sessionId } })).title).not.toBe(title);
   });
 
+  it("two copies of the module in one process (Next.js bundles, reloaded modules) share the pool and its named statements", async () => {
+    const first = sql;
+    vi.resetModules();
+    const second = await import("@/lib/db/sql");
+    for (let i = 0; i < 4; i += 1) {
+      // Each copy names statements the other never saw; a name must still mean one text on every connection.
+      expect(await first.transactSql((tx) => tx.rows<{ n: number }>(`SELECT ${i} AS "n"`))).toEqual([{ n: i }]);
+      expect(await second.transactSql((tx) => tx.rows<{ n: number }>(`SELECT ${i + 10} AS "n", 'second' AS "copy"`))).toEqual([{ n: i + 10, copy: "second" }]);
+    }
+  });
+
   it("a call id is claimed once: 12 racing claims (two pools on PostgreSQL) have one winner; moves are conditional", async () => {
     const { createDb } = await import("@/lib/db/client");
     const other = kind === "postgres" ? createDb(process.env.DATABASE_URL!) : db;
