@@ -34,8 +34,11 @@ async function ensureChromium() {
   if (process.getuid?.() === 0 && which("apt-get")) {
     log("installing Debian's chromium-headless-shell for the browser tests (apt-get)…");
     await runAsync("apt-get", ["update", "-qq"], { allowFail: true, capture: true });
-    await runAsync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "chromium-headless-shell"], { allowFail: true, capture: true, env: { DEBIAN_FRONTEND: "noninteractive" } });
-    if (found()) return found();
+    // The full browser when the shell's package is not in this Debian's archive.
+    for (const pkg of ["chromium-headless-shell", "chromium"]) {
+      await runAsync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", pkg], { allowFail: true, capture: true, env: { DEBIAN_FRONTEND: "noninteractive" } });
+      if (found()) return found();
+    }
   }
   throw new Error(
     "Chromium is missing. Install it with `sudo apt-get install chromium-headless-shell` (or chromium; Debian) or set CHROMIUM_PATH to a Chromium binary.",
