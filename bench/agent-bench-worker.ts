@@ -14,7 +14,7 @@ import { getDb } from "@/lib/db/client";
 import { appendMessage } from "@/lib/db/messages";
 import { legacyAppendAudit, legacyAppendMessage } from "./legacy-record";
 import { recordOutcome } from "@/lib/runs/recorder";
-import { transactSql } from "@/lib/db/sql";
+import { transactSql, type Commit } from "@/lib/db/sql";
 import { createSession } from "@/lib/db/sessions";
 import { findUserByEmail, getUserWithRoles } from "@/lib/db/users";
 import { resolveEffectiveToolPolicy, resolveGrantedModes } from "@/lib/policy";
@@ -94,8 +94,11 @@ async function recordBench(iterations: number) {
   const legacy: number[] = [];
   const outcome: number[] = [];
   const floor: number[] = [];
-  // The floor: two durable one-row commits on this database (what any claim + result pair must at least cost).
-  const commit = () => transactSql((sql) => sql.rows(`INSERT INTO "RateLimiterFlexible" ("key", "points") VALUES ($1, 1) ON CONFLICT ("key") DO UPDATE SET "points" = "RateLimiterFlexible"."points" + 1 RETURNING "points"`, ["bench-floor"]));
+  // The floor: what any claim + result pair must at least cost on this database. The claim must be on disk before
+  // the call runs (its audit row with it); the result need not wait for the disk (recorder.ts, commitOf). So one
+  // flushed and one deferred one-row commit.
+  const commit = (commit: Commit) =>
+    transactSql((sql) => sql.rows(`INSERT INTO "RateLimiterFlexible" ("key", "points") VALUES ($1, 1) ON CONFLICT ("key") DO UPDATE SET "points" = "RateLimiterFlexible"."points" + 1 RETURNING "points"`, ["bench-floor"]), { commit });
   const audit = (callId: string) => ({ action: "tool.call", actorId: user.id, sessionId: session.id, toolName: "current_time", callId, decision: "allow", layer: "allowed", details: { mode: policy.mode } });
   const line = (callId: string) => ({ role: "tool" as const, content: "{}", parts: { status: "ok", output: {} }, toolCallId: callId, toolName: "current_time", runId: run.id });
   for (let i = 0; i < iterations + 100; i += 1) {
@@ -112,8 +115,8 @@ async function recordBench(iterations: number) {
     await recordOutcome({ sessionId: session.id, runId: run.id, call: { callId, toolName: "current_time", from: ["running"], to: "done" }, message: { append: line(callId) } });
     const b = ms(start);
     start = process.hrtime.bigint();
-    await commit();
-    await commit();
+    await commit("flush");
+    await commit("deferred");
     const c = ms(start);
     if (i >= 100) {
       legacy.push(a);

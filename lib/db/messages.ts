@@ -46,15 +46,19 @@ export async function listMessages({ sessionId, limit }: { sessionId: string; li
  */
 export async function appendMessageTx({ tx, sessionId, message }: { tx: Tx | Sql; sessionId: string; message: NewMessage }): Promise<MessageRow> {
   const sql = asSql(tx);
-  const at = new Date();
-  const [counter] = await sql.rows<{ messageSeq: number }>(`UPDATE "ChatSession" SET "messageSeq" = "messageSeq" + 1, "updatedAt" = $1::timestamp(3) WHERE "id" = $2 RETURNING "messageSeq"`, [at, sessionId]);
-  if (!counter) throw new Error(`no chat session ${sessionId} to append to`);
-  const [row] = await sql.rows<MessageRow>(
-    `INSERT INTO "Message" ("id", "sessionId", "seq", "role", "content", "parts", "toolCallId", "toolName", "runId", "createdAt")
-     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10::timestamp(3)) RETURNING *`,
-    [newId(), sessionId, counter.messageSeq, message.role, message.content, json(message.parts), message.toolCallId ?? null, message.toolName ?? null, message.runId ?? null, at],
-  );
-  return row!;
+  const values = [newId(), sessionId, message.role, message.content, json(message.parts), message.toolCallId ?? null, message.toolName ?? null, message.runId ?? null, new Date()];
+  const columns = `"id", "sessionId", "seq", "role", "content", "parts", "toolCallId", "toolName", "runId", "createdAt"`;
+  const take = `UPDATE "ChatSession" SET "messageSeq" = "messageSeq" + 1, "updatedAt" = $9::timestamp(3) WHERE "id" = $2 RETURNING "messageSeq"`;
+  let row: MessageRow | undefined;
+  if (sql.dialect === "postgres") {
+    // One round trip on the hot path: the counter's update feeds the insert (SQLite allows no writes in WITH).
+    [row] = await sql.rows<MessageRow>(`WITH "c" AS (${take}) INSERT INTO "Message" (${columns}) SELECT $1, $2, "c"."messageSeq", $3, $4, $5::jsonb, $6, $7, $8, $9::timestamp(3) FROM "c" RETURNING *`, values);
+  } else {
+    const [counter] = await sql.rows<{ messageSeq: number }>(take, values);
+    if (counter) [row] = await sql.rows<MessageRow>(`INSERT INTO "Message" (${columns}) VALUES ($1, $2, $10, $3, $4, $5::jsonb, $6, $7, $8, $9::timestamp(3)) RETURNING *`, [...values, counter.messageSeq]);
+  }
+  if (!row) throw new Error(`no chat session ${sessionId} to append to`);
+  return row;
 }
 
 /** The seq of the session's newest user message (0 when there is none), in the caller's transaction. */

@@ -170,8 +170,17 @@ function statementName(text: string): string {
   return name;
 }
 
+/**
+ * How a transaction's commit reaches the disk. "flush" (the default) returns once the commit is on disk.
+ * "deferred" returns once it is in PostgreSQL's log buffers (synchronous_commit off, for this transaction only):
+ * a crash of the database server (not of this process) in the next few hundred milliseconds can lose it, whole,
+ * and the next flushed commit of any connection puts it on disk first (the log is one sequence). For outcomes that
+ * only record what already happened; recorder.ts says which. SQLite commits as it is configured.
+ */
+export type Commit = "flush" | "deferred";
+
 /** Runs fn in one transaction with the SQL runner: everything it writes commits together or not at all. */
-export async function transactSql<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+export async function transactSql<T>(fn: (sql: Sql) => Promise<T>, { commit = "flush" }: { commit?: Commit } = {}): Promise<T> {
   if (!isPostgres()) {
     const driver = await sqliteDriver(getDb());
     return driver ? transactSqlite(driver, fn) : transact((tx) => fn(sqlOf(tx)));
@@ -184,7 +193,8 @@ export async function transactSql<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
   };
   let broken: unknown;
   try {
-    await client.query("BEGIN");
+    // One round trip either way: a simple query may hold several statements.
+    await client.query(commit === "deferred" ? "BEGIN; SET LOCAL synchronous_commit TO OFF" : "BEGIN");
     const result = await fn(sql);
     await client.query("COMMIT");
     return result;

@@ -91,6 +91,24 @@ export async function listSessionToolCalls({ sessionId }: { sessionId: string })
   return getDb().toolCall.findMany({ where: { sessionId }, orderBy: { createdAt: "asc" } });
 }
 
+/**
+ * Before a call of the run starts or the run completes, in the caller's transaction: whether the run still runs
+ * with no Stop asked, and a call of it still `running` other than `callId` (the engine runs one call at a time, so
+ * there is one only when a settled call's deferred result was lost). On PostgreSQL the run's row is locked until
+ * commit, so an instance failing or stopping the run meanwhile either waits for this transaction (and then sees
+ * its call) or has finished first (and this one sees the run ended).
+ */
+export async function checkRunForCall({ tx, sessionId, runId, callId }: { tx: Tx | Sql; sessionId: string; runId: string; callId?: string }): Promise<{ held: boolean; unsettled: string | null }> {
+  const sql = asSql(tx);
+  const [row] = await sql.rows<{ held: boolean | number; unsettled: string | null }>(
+    `SELECT ("r"."status" = 'running' AND "r"."stopRequestedAt" IS NULL) AS "held",
+       (SELECT "c"."callId" FROM "ToolCall" "c" WHERE "c"."sessionId" = $2 AND "c"."runId" = "r"."id" AND "c"."status" = 'running' AND "c"."callId" <> $3 LIMIT 1) AS "unsettled"
+     FROM "AgentRun" "r" WHERE "r"."id" = $1${sql.dialect === "postgres" ? ` FOR UPDATE OF "r"` : ""}`,
+    [runId, sessionId, callId ?? ""],
+  );
+  return { held: Boolean(row?.held), unsettled: row?.unsettled ?? null };
+}
+
 export async function listOpenRunCalls({ runId, tx }: { runId: string; tx?: Tx }): Promise<ToolCallRow[]> {
   return (tx ?? getDb()).toolCall.findMany({ where: { runId, status: { in: OPEN_CALL_STATUSES } }, orderBy: { createdAt: "asc" } });
 }

@@ -11,10 +11,12 @@ import { transact } from "@/lib/db/client";
 import { insertEvents, type EventRow, type NewEvent } from "@/lib/db/events";
 import { appendMessageTx, updateToolMessage, type MessageRow, type NewMessage } from "@/lib/db/messages";
 import { moveRun, type RunStatus } from "@/lib/db/runs";
-import { sqlOf, transactSql, type Sql } from "@/lib/db/sql";
-import { insertToolCall, moveToolCall, type CallStatus } from "@/lib/db/tool-calls";
+import { sqlOf, transactSql, type Commit, type Sql } from "@/lib/db/sql";
+import { checkRunForCall, insertToolCall, moveToolCall, type CallStatus } from "@/lib/db/tool-calls";
 import { registerApprovalInTx } from "@/lib/approvals/service";
-import { eventsCommitted } from "@/lib/events/bus";
+import { eventsAbandoned, eventsCommitted, eventsPending } from "@/lib/events/bus";
+import { INSTANCE_ID } from "./lease";
+import { failRun } from "./recovery";
 
 type ApprovalRequest = Parameters<typeof registerApprovalInTx>[1];
 type Approval = Awaited<ReturnType<typeof registerApprovalInTx>>["approval"];
@@ -42,13 +44,18 @@ export type MessageWrite = { append: NewMessage } | { settle: { toolCallId: stri
 export type Recorded = { ok: true; approval?: Approval; message?: MessageRow } | { ok: false; lost: "call" | "consume" | "run" };
 
 class Lost extends Error {
-  constructor(readonly what: "call" | "consume" | "run") {
+  constructor(readonly what: "call" | "consume" | "run" | "unsettled") {
     super(`outcome lost: ${what}`);
   }
 }
 
 /** The outcome's writes; `register` is given only when it asks for an approval (written through the model API). */
-async function write(tx: Sql, o: Outcome, register?: (request: ApprovalRequest) => ReturnType<typeof registerApprovalInTx>): Promise<{ approval?: Approval; message?: MessageRow; audit: AuditEntry[]; events: EventRow[] }> {
+async function write(
+  tx: Sql,
+  o: Outcome,
+  register?: (request: ApprovalRequest) => ReturnType<typeof registerApprovalInTx>,
+  written?: (events: EventRow[]) => void,
+): Promise<{ approval?: Approval; message?: MessageRow; audit: AuditEntry[]; events: EventRow[] }> {
   // The audit row is written last (lock order) but stamped first: what is recorded happened before its lines.
   const at = new Date();
   const audit = [...(o.audit ?? [])];
@@ -59,6 +66,14 @@ async function write(tx: Sql, o: Outcome, register?: (request: ApprovalRequest) 
     approval = r.approval;
     audit.unshift(...r.audit);
     events.unshift(...r.events);
+  }
+  // A call starts only in a run that still runs, with no Stop asked (from any instance). Moving on (a new call
+  // runs, the turn completes) while a call of this run is still `running` means a deferred result was lost
+  // (commitOf): the turn stops there instead of building on a transcript with a hole.
+  if (o.call?.to === "running" || o.run?.to === "completed") {
+    const run = await checkRunForCall({ tx, sessionId: o.sessionId, runId: o.runId, callId: o.call?.callId });
+    if (o.call?.to === "running" && !run.held) throw new Lost("run");
+    if (run.unsettled) throw new Lost("unsettled");
   }
   if (o.consume && !(await consumeApproval({ id: o.consume.approvalId, tx }))) throw new Lost("consume");
   if (o.call) {
@@ -90,20 +105,48 @@ async function write(tx: Sql, o: Outcome, register?: (request: ApprovalRequest) 
     if (moved && changed) events.push({ type: "run.updated", scope: "session", sessionId: o.sessionId, payload: { runId: o.runId, status: o.run.to } });
   }
   const eventRows = await insertEvents({ events, tx });
+  written?.(eventRows);
   for (const entry of audit) await insertAuditRow(tx, entry, at);
   return { approval, message, audit, events: eventRows };
 }
 
+/**
+ * Whether the outcome's commit waits for the disk. Everything that decides or authorises does: a call id claimed
+ * (the at-most-once guarantee), an approval asked for or consumed, an audit row, a run's state. Only a call's
+ * result (running → done / failed / stopped, with its transcript line) is deferred (sql.ts): one of the two
+ * commits of every call, on the hot path. A crash of the database server right after it can lose it whole, and
+ * the call reads `running` again. Nothing builds on that: the next claim or the turn's end in this run finds it
+ * (the guard in write) and fails the run as recovery.ts fails an abandoned one, with an INTERRUPTED line for the
+ * call; a run whose instance went down too is failed that way by the lease expiry. It is never run again.
+ */
+export function commitOf(o: Outcome): Commit {
+  const settles = o.call !== undefined && o.call.from.every((s) => s === "running") && ["done", "failed", "stopped"].includes(o.call.to);
+  const decides = Boolean(o.audit?.length || o.approval || o.consume || o.run);
+  return settles && !decides ? "deferred" : "flush";
+}
+
 export async function recordOutcome(o: Outcome): Promise<Recorded> {
   let result: Awaited<ReturnType<typeof write>>;
+  let pending: EventRow[] = [];
+  const written = (rows: EventRow[]) => {
+    pending = rows;
+    eventsPending(rows);
+  };
   try {
     // An approval request is written through Prisma's model API, so that outcome runs in a Prisma transaction
     // (the SQL through its raw queries); every other outcome takes the runner's own transaction.
     result = o.approval
-      ? await transact((tx) => write(sqlOf(tx), o, (request) => registerApprovalInTx(tx, request)))
-      : await transactSql((sql) => write(sql, o));
+      ? await transact((tx) => write(sqlOf(tx), o, (request) => registerApprovalInTx(tx, request), written))
+      : await transactSql((sql) => write(sql, o, undefined, written), { commit: commitOf(o) });
   } catch (error) {
-    if (error instanceof Lost) return { ok: false, lost: error.what };
+    eventsAbandoned(pending);
+    if (error instanceof Lost && error.what === "unsettled") {
+      // What a crash of the database server can leave behind (commitOf): end the turn as a crash of this server
+      // would be ended, one transaction with a line for each unfinished call. The callers see the run as lost.
+      await failRun({ runId: o.runId, sessionId: o.sessionId, owner: INSTANCE_ID, reason: "a call's recorded result was lost by the database" });
+      return { ok: false, lost: "run" };
+    }
+    if (error instanceof Lost) return { ok: false, lost: error.what === "unsettled" ? "run" : error.what };
     throw error;
   }
   if (result.events.length) await eventsCommitted(result.events);

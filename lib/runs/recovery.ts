@@ -54,7 +54,8 @@ export async function failAbandonedRuns({ now = new Date() }: { now?: Date } = {
   return failed;
 }
 
-async function failRun({ runId, sessionId, owner, reason }: { runId: string; sessionId: string; owner: string | null; reason: string }): Promise<boolean> {
+/** Fails a running run held by `owner` (null: held by nobody) in one transaction; false when it is not (any more). */
+export async function failRun({ runId, sessionId, owner, reason }: { runId: string; sessionId: string; owner: string | null; reason: string }): Promise<boolean> {
   const calls = await listOpenRunCalls({ runId });
   // Kill first: a command still running must not outlive its run (only process groups started on this host).
   for (const call of calls) {

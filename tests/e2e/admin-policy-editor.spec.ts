@@ -3,9 +3,9 @@
 import { mkdirSync } from "node:fs";
 import { type Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { savePolicy, signInAs } from "./helpers";
+import { savePolicy, signInAs, SHOTS_DIR } from "./helpers";
 
-const SHOTS = "/tmp/shots/h-policy";
+const SHOTS = SHOTS_DIR;
 const cell = (page: Page, tool: string, mode: string) => page.getByRole("button", { name: new RegExp(`^${tool} in ${mode}:`) });
 const editor = (page: Page) => page.getByLabel("Policy document (JSON)");
 

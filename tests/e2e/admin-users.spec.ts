@@ -3,7 +3,7 @@
 // changes without a reload, and is signed out the moment they are deactivated. Admin and main nav mark the
 // current page.
 import { expect, test } from "./fixtures";
-import { consoleProblems, savePolicy, signInAs } from "./helpers";
+import { consoleProblems, savePolicy, signInAs, shotPath } from "./helpers";
 
 test("an admin creates a user with a confirmed owner role; the one-time password signs in; granting admin asks first", async ({ browser }) => {
   const adminCtx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -48,7 +48,7 @@ test("an admin creates a user with a confirmed owner role; the one-time password
   const user = await userCtx.newPage();
   await signInAs(user, email, password);
   await expect(user.getByTestId("current-user")).toContainText("member, owner");
-  await admin.screenshot({ path: "/tmp/shots/h-users/users-admin-1280-light.png", fullPage: true });
+  await admin.screenshot({ path: shotPath("users-admin-1280-light.png"), fullPage: true });
   expect(problems).toEqual([]);
   await Promise.all([adminCtx.close(), userCtx.close()]);
 });

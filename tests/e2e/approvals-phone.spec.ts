@@ -3,7 +3,7 @@
 // (`rm -rf` is marked destructive, `echo` is not).
 import { type APIRequestContext } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { signInAs, consoleProblems } from "./helpers";
+import { signInAs, consoleProblems, shotPath } from "./helpers";
 
 async function ask(request: APIRequestContext, sessionId: string, command: string) {
   const res = await request.post("/api/approvals", { data: { sessionId, toolName: "exec", callId: `phone-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, args: { command } } });
@@ -57,7 +57,7 @@ for (const colorScheme of ["light", "dark"] as const) {
       expect(box.y).toBeGreaterThanOrEqual(0);
       expect(box.y + box.height).toBeLessThanOrEqual(844);
     }
-    await owner.screenshot({ path: `/tmp/shots/h-users/approvals-390-${colorScheme}-open.png` });
+    await owner.screenshot({ path: shotPath(`approvals-390-${colorScheme}-open.png`) });
     await deny.tap();
     await expect(detail.getByTestId("approval-status")).toContainText("denied");
     // Nothing advanced by itself: the decided request stays open; the harmless one is still pending.

@@ -6,9 +6,9 @@ import path from "node:path";
 import { type Browser, type Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import Database from "better-sqlite3";
-import { signInAs } from "./helpers";
+import { signInAs, SHOTS_DIR } from "./helpers";
 
-const SHOTS = path.resolve("test-results");
+const SHOTS = SHOTS_DIR;
 
 let db: Database.Database;
 let memberId: string;

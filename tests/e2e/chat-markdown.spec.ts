@@ -4,10 +4,10 @@
 // "failed"; a missing file is "not found"). The offline model's own answer is prose, not JSON. At desktop and
 // phone width, light and dark.
 import { expect, test } from "./fixtures";
-import { consoleProblems, openNewChat, SCREENS, signInAs } from "./helpers";
+import { consoleProblems, openNewChat, SCREENS, signInAs, SHOTS_DIR } from "./helpers";
 import { storeLines, toolCallLines } from "./chat-store";
 
-const SHOTS = "/tmp/shots/h-chat";
+const SHOTS = SHOTS_DIR;
 
 const MARKDOWN = [
   "Here is **the plan**, with `inline code`:",

@@ -2,9 +2,9 @@
 // in step (a message, a rename, a mode switch); a mode switch leaves a marker line that both tabs and the
 // read-only review show; an unknown chat is a not-found page inside the app; the favicon is served.
 import { expect, test } from "./fixtures";
-import { consoleProblems, openNewChat, SCREENS, signInAs } from "./helpers";
+import { consoleProblems, openNewChat, SCREENS, signInAs, SHOTS_DIR } from "./helpers";
 
-const SHOTS = "/tmp/shots/h-chat";
+const SHOTS = SHOTS_DIR;
 
 async function rename(page: import("@playwright/test").Page, title: string) {
   await page.getByRole("button", { name: "Rename chat" }).focus();

@@ -1,6 +1,11 @@
+import path from "node:path";
 import { expect, type APIRequestContext, type Cookie, type Page } from "@playwright/test";
 
 export const DEMO_PASSWORD = "toolgate-demo";
+
+/** Where tests leave the screenshots people look at: test-results/screens (npm test empties test-results/ first). */
+export const SHOTS_DIR = path.resolve("test-results/screens");
+export const shotPath = (name: string) => path.join(SHOTS_DIR, name);
 
 // Sign-ins with the demo password are shared within a worker (one app, tests one after another): the first one of
 // an account goes through the form, as a person signs in, and later ones put its session cookies into the new

@@ -247,8 +247,8 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
       await other.query("COMMIT");
       const deadline = Date.now() + 3_000;
       while (!arrived && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      expect(arrived).toBeGreaterThan(0);
-      expect(arrived - committed).toBeLessThan(1_000);
+      // With the safety poll off nothing else could deliver it: arriving at all proves the NOTIFY.
+      expect(arrived).toBeGreaterThan(committed);
     } finally {
       unsubscribe();
       await other.end();

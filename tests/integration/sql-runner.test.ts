@@ -166,6 +166,70 @@ describe.each(targets)("SQL runner (%s)", (kind, make) => {
     }
   });
 
+  it("a deferred commit skips only the disk flush, of its own transaction: all or nothing as before, and every later transaction flushes", async () => {
+    const setting = (tx: import("@/lib/db/sql").Sql) =>
+      tx.rows<{ v: string }>(kind === "postgres" ? `SELECT current_setting('synchronous_commit') AS "v"` : `SELECT 'as configured' AS "v"`).then((r) => r[0]!.v);
+    // Ten at once take ten pooled connections: none may keep the setting for the transaction that gets it next.
+    const inside = await Promise.all(Array.from({ length: 10 }, () => sql.transactSql(setting, { commit: "deferred" })));
+    const after = await Promise.all(Array.from({ length: 10 }, () => sql.transactSql(setting)));
+    if (kind === "postgres") {
+      expect(new Set(inside)).toEqual(new Set(["off"]));
+      expect(new Set(after)).toEqual(new Set(["on"]));
+    }
+    await expect(
+      sql.transactSql(
+        async (tx) => {
+          await messages.appendMessageTx({ tx, sessionId, message: { role: "user", content: "deferred, rolled back" } });
+          throw new Error("undo");
+        },
+        { commit: "deferred" },
+      ),
+    ).rejects.toThrow("undo");
+    expect(await db.message.count({ where: { sessionId, content: "deferred, rolled back" } })).toBe(0);
+    const kept = await sql.transactSql((tx) => messages.appendMessageTx({ tx, sessionId, message: { role: "user", content: "deferred, kept" } }), { commit: "deferred" });
+    expect((await db.message.findUniqueOrThrow({ where: { id: kept.id } })).content).toBe("deferred, kept");
+  });
+
+  it("the recorder flushes every outcome that decides, authorises or moves on, and defers only a call's result", async () => {
+    const { commitOf, recordOutcome } = await import("@/lib/runs/recorder");
+    const base = { sessionId, runId };
+    const settle = { callId: "c", toolName: "t", from: ["running" as const], to: "done" as const };
+    const line = { append: { role: "tool" as const, content: "{}", toolCallId: "c", toolName: "t", runId } };
+    const entry = { action: "tool.call", sessionId, decision: "allow" };
+    expect(commitOf({ ...base, call: settle, message: line })).toBe("deferred");
+    expect(commitOf({ ...base, call: { ...settle, to: "failed" }, message: line })).toBe("deferred");
+    expect(commitOf({ ...base, call: { ...settle, to: "stopped" }, message: line })).toBe("deferred");
+    // A step's model message proves the run is still this instance's: it flushes (one per step, not per call).
+    expect(commitOf({ ...base, message: line, run: { from: ["running"], to: "running" } })).toBe("flush");
+    expect(commitOf({ ...base, message: line })).toBe("flush");
+    expect(commitOf({ ...base, call: { ...settle, from: ["approved"], to: "running" } })).toBe("flush");
+    expect(commitOf({ ...base, call: { ...settle, from: ["pending"], to: "stopped" } })).toBe("flush");
+    expect(commitOf({ ...base, call: settle, message: line, audit: [] })).toBe("deferred");
+    expect(commitOf({ ...base, call: { ...settle, from: ["new"], to: "running" } })).toBe("flush");
+    expect(commitOf({ ...base, call: { ...settle, from: ["new"], to: "stopped" }, message: line })).toBe("flush");
+    expect(commitOf({ ...base, call: settle, message: line, audit: [entry] })).toBe("flush");
+    expect(commitOf({ ...base, call: settle, consume: { approvalId: "a" } })).toBe("flush");
+    expect(commitOf({ ...base, message: line, run: { from: ["running"], to: "completed" } })).toBe("flush");
+    expect(commitOf({ ...base, run: { from: ["running"], to: "waiting_approval" } })).toBe("flush");
+    if (kind !== "postgres") return;
+    // What reaches the server: the claim's transaction begins plainly, the result's turns the flush off.
+    const pg = (await import("pg")).default;
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    const spy = vi.spyOn(pg.Client.prototype, "query").mockImplementation(function (this: unknown, ...args: unknown[]) {
+      if (typeof args[0] === "string" && args[0].startsWith("BEGIN")) sent.push(args[0]);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as never);
+    try {
+      const callId = "commit-kinds";
+      expect(await recordOutcome({ ...base, call: { callId, toolName: "t", argsHash: "h", from: ["new"], to: "running" }, audit: [{ ...entry, callId }] })).toMatchObject({ ok: true });
+      expect(await recordOutcome({ ...base, call: { callId, toolName: "t", from: ["running"], to: "done" }, message: { append: { ...line.append, toolCallId: callId } } })).toMatchObject({ ok: true });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(sent).toEqual(["BEGIN", "BEGIN; SET LOCAL synchronous_commit TO OFF"]);
+  });
+
   it("a call id is claimed once: 12 racing claims (two pools on PostgreSQL) have one winner; moves are conditional", async () => {
     const { createDb } = await import("@/lib/db/client");
     const other = kind === "postgres" ? createDb(process.env.DATABASE_URL!) : db;

@@ -1,0 +1,118 @@
+// A call's result commits without waiting for the disk on PostgreSQL (lib/runs/recorder.ts, commitOf), so a crash
+// of the database server can lose it after the call ran: the call's row reads `running` again. Nothing may build
+// on that hole: the run's next claim, or its end, finds the unsettled call and fails the run as a crashed server's
+// run is failed (an INTERRUPTED line for the call, a notice, an audit row), and the new call never runs. The lost
+// commit is reproduced by moving the call's row back, as the database would have it after losing the commit.
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { newPostgresUrl, newSqliteUrl, prepareDatabase, resetEventBus } from "../support/databases";
+
+const targets: Array<[string, () => Promise<{ url: string; drop?: () => Promise<void> }>]> = [["sqlite", async () => ({ url: newSqliteUrl() })]];
+if (process.env.TEST_DATABASE_URL_PG) targets.push(["postgres", () => newPostgresUrl(process.env.TEST_DATABASE_URL_PG!)]);
+
+describe.each(targets)("a lost call result (%s)", (_kind, make) => {
+  let drop: (() => Promise<void>) | undefined;
+  let recorder: typeof import("@/lib/runs/recorder");
+  let db: import("@/lib/db/client").Db;
+  let instance: string;
+  let ownerId: string;
+
+  beforeAll(async () => {
+    vi.resetModules();
+    resetEventBus();
+    const target = await make();
+    drop = target.drop;
+    prepareDatabase(target.url);
+    process.env.DATABASE_URL = target.url;
+    recorder = await import("@/lib/runs/recorder");
+    instance = (await import("@/lib/runs/lease")).INSTANCE_ID;
+    db = (await import("@/lib/db/client")).getDb();
+    ownerId = (await db.user.findUniqueOrThrow({ where: { email: "member@example.com" } })).id;
+  });
+
+  afterAll(async () => {
+    await db?.$disconnect();
+    vi.resetModules();
+    await drop?.();
+  });
+
+  async function newRun() {
+    const sessionId = (await db.chatSession.create({ data: { ownerId } })).id;
+    const runId = (await db.agentRun.create({ data: { sessionId, status: "running", leaseOwner: instance, leaseExpiresAt: new Date(Date.now() + 60_000) } })).id;
+    return { sessionId, runId };
+  }
+  const claim = (ids: { sessionId: string; runId: string }, callId: string) =>
+    recorder.recordOutcome({ ...ids, call: { callId, toolName: "current_time", argsHash: "h", from: ["new"], to: "running" }, audit: [{ action: "tool.call", sessionId: ids.sessionId, callId, decision: "allow" }] });
+  const settle = (ids: { sessionId: string; runId: string }, callId: string) =>
+    recorder.recordOutcome({ ...ids, call: { callId, toolName: "current_time", from: ["running"], to: "done" }, message: { append: { role: "tool", content: "{}", toolCallId: callId, toolName: "current_time", runId: ids.runId } } });
+  // What the database holds after losing the result's commit.
+  const loseResult = async (ids: { sessionId: string; runId: string }, callId: string) => {
+    await db.toolCall.update({ where: { sessionId_callId: { sessionId: ids.sessionId, callId } }, data: { status: "running", finishedAt: null } });
+    await db.message.deleteMany({ where: { sessionId: ids.sessionId, toolCallId: callId } });
+  };
+
+  it("calls that settle one after another claim, settle and complete the run as before", async () => {
+    const ids = await newRun();
+    for (const callId of ["a", "b", "c"]) {
+      expect(await claim(ids, callId)).toMatchObject({ ok: true });
+      expect(await settle(ids, callId)).toMatchObject({ ok: true });
+    }
+    expect(await recorder.recordOutcome({ ...ids, run: { from: ["running"], to: "completed", owner: instance } })).toMatchObject({ ok: true });
+    expect((await db.agentRun.findUniqueOrThrow({ where: { id: ids.runId } })).status).toBe("completed");
+  });
+
+  it("the next claim after a lost result fails the run: the lost call is INTERRUPTED, the new one never claimed", async () => {
+    const ids = await newRun();
+    expect(await claim(ids, "first")).toMatchObject({ ok: true });
+    expect(await settle(ids, "first")).toMatchObject({ ok: true });
+    await loseResult(ids, "first");
+    expect(await claim(ids, "second")).toEqual({ ok: false, lost: "run" });
+    const run = await db.agentRun.findUniqueOrThrow({ where: { id: ids.runId } });
+    expect(run.status).toBe("failed");
+    expect(run.error).toMatch(/result was lost/);
+    const calls = await db.toolCall.findMany({ where: { sessionId: ids.sessionId }, orderBy: { createdAt: "asc" } });
+    expect(calls.map((c) => [c.callId, c.status])).toEqual([["first", "failed"]]);
+    const lines = await db.message.findMany({ where: { sessionId: ids.sessionId }, orderBy: { seq: "asc" } });
+    const code = (content: string) => (content.startsWith("{") ? (JSON.parse(content) as { error_code?: string }).error_code : content.slice(0, 28));
+    expect(lines.map((l) => [l.role, l.toolCallId, code(l.content)])).toEqual([
+      ["tool", "first", "INTERRUPTED"],
+      ["system", null, "This turn was interrupted: t"],
+    ]);
+    // The second call's allow row was never written: it did not run, and the log says why the run ended.
+    const audit = await db.auditLog.findMany({ where: { sessionId: ids.sessionId }, orderBy: { seq: "asc" } });
+    expect(audit.map((a) => [a.action, a.callId])).toEqual([
+      ["tool.call", "first"],
+      ["run.abandoned", null],
+    ]);
+    // Whatever the run tries next is refused: it is no longer this instance's.
+    expect(await claim(ids, "third")).toMatchObject({ ok: false });
+  });
+
+  it("a turn cannot complete over a lost result either", async () => {
+    const ids = await newRun();
+    expect(await claim(ids, "only")).toMatchObject({ ok: true });
+    await settle(ids, "only");
+    await loseResult(ids, "only");
+    expect(await recorder.recordOutcome({ ...ids, run: { from: ["running"], to: "completed", owner: instance } })).toEqual({ ok: false, lost: "run" });
+    expect((await db.agentRun.findUniqueOrThrow({ where: { id: ids.runId } })).status).toBe("failed");
+    expect((await db.toolCall.findUniqueOrThrow({ where: { sessionId_callId: { sessionId: ids.sessionId, callId: "only" } } })).status).toBe("failed");
+  });
+
+  it("a call starts only in a run that still runs: after a Stop (from any instance) or the run's end, its claim writes nothing", async () => {
+    const stopped = await newRun();
+    await db.agentRun.update({ where: { id: stopped.runId }, data: { stopRequestedAt: new Date(), stopRequestedBy: "someone" } });
+    const ended = await newRun();
+    await db.agentRun.update({ where: { id: ended.runId }, data: { status: "failed" } });
+    for (const ids of [stopped, ended]) {
+      expect(await claim(ids, "late")).toEqual({ ok: false, lost: "run" });
+      expect(await db.toolCall.count({ where: { sessionId: ids.sessionId } })).toBe(0);
+      expect(await db.auditLog.count({ where: { sessionId: ids.sessionId } })).toBe(0);
+    }
+  });
+
+  it("another run's unsettled call is none of this run's business", async () => {
+    const busy = await newRun();
+    expect(await claim(busy, "long")).toMatchObject({ ok: true }); // still running, legitimately
+    const other = { sessionId: busy.sessionId, runId: (await db.agentRun.create({ data: { sessionId: busy.sessionId, status: "running", leaseOwner: instance } })).id };
+    expect(await claim(other, "mine")).toMatchObject({ ok: true });
+  });
+});
