@@ -5,16 +5,17 @@ import { AccountLive } from "@/components/account-live";
 import { AppNav, type NavItem } from "@/components/app-nav";
 import { LiveEvents } from "@/components/live-events";
 import { RedirectNotice } from "@/components/redirect-notice";
-import { getCurrentUser, hasRole } from "@/lib/auth/guards";
+import { currentUserOrEnded, hasRole } from "@/lib/auth/guards";
 import { logoutAction } from "@/app/login/actions";
 
 export const dynamic = "force-dynamic";
 
 export default async function AppLayout({ children }: { children: ReactNode }) {
-  const user = await getCurrentUser();
+  const { user, ended } = await currentUserOrEnded();
   if (!user) {
     const wanted = (await headers()).get("x-toolgate-path");
-    redirect(wanted && wanted !== "/chat" ? `/login?${new URLSearchParams({ next: wanted })}` : "/login");
+    const params = new URLSearchParams({ ...(wanted && wanted !== "/chat" ? { next: wanted } : {}), ...(ended ? { ended: "1" } : {}) });
+    redirect(params.size ? `/login?${params}` : "/login");
   }
   const items: NavItem[] = [{ href: "/chat", label: "Chat" }];
   if (hasRole(user, "owner")) items.push({ href: "/approvals", label: "Approvals", badge: "approvals" }, { href: "/grants", label: "Grants" });

@@ -43,6 +43,17 @@ export async function userForClaim(claim: SessionClaim): Promise<CurrentUser | n
   return holds(await lookupUser(claim.userId), claim);
 }
 
+/**
+ * For pages: the signed-in user, or why there is none. `ended` is true when the browser still holds a valid
+ * session token whose session was revoked (deactivated, password reset, signed out elsewhere): the sign-in page
+ * then says so, whichever request of the open tab learns it first.
+ */
+export async function currentUserOrEnded(): Promise<{ user: CurrentUser; ended: false } | { user: null; ended: boolean }> {
+  const claim = await currentClaim();
+  const user = claim ? await userForClaim(claim) : null;
+  return user ? { user, ended: false } : { user: null, ended: claim !== null };
+}
+
 /** The signed-in user, or null. */
 export async function getCurrentUser(): Promise<CurrentUser | null> {
   const claim = await currentClaim();

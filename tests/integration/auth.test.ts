@@ -46,6 +46,24 @@ describe.each(appTargets())("sign-in and roles (%s)", (_kind, app) => {
     expect(res.status).toBe(401);
   });
 
+  it("a page asked for with a session that has ended sends to sign-in saying so; a stranger is only sent to sign in", async () => {
+    const admin = await signedIn(app.url, "admin@example.com");
+    const made = await admin.json("/api/admin/users", { method: "POST", body: { email: `ended-${Date.now().toString(36)}@example.com`, roles: ["member"] } });
+    expect(made.status).toBe(201);
+    const person = new HttpClient(app.url);
+    expect(await person.signIn(made.body.user.email, made.body.temporaryPassword)).toBe(true);
+    expect((await person.fetch("/chat")).status).toBe(200);
+    expect((await admin.json(`/api/admin/users/${made.body.user.id}/active`, { method: "POST", body: { active: false } })).status).toBe(200);
+    // Whichever request of an open tab learns it first (a refresh, a link, a reload), the sign-in page says why.
+    const ended = await person.fetch("/chat/some-chat");
+    expect([303, 307, 308]).toContain(ended.status);
+    expect(new URL(ended.headers.get("location")!, app.url).search).toBe("?next=%2Fchat%2Fsome-chat&ended=1");
+    const stranger = await new HttpClient(app.url).fetch("/chat/some-chat");
+    expect(new URL(stranger.headers.get("location")!, app.url).search).toBe("?next=%2Fchat%2Fsome-chat");
+    const forged = await new HttpClient(app.url).fetch("/chat", { headers: { cookie: "authjs.session-token=forged.jwt.value" } });
+    expect(new URL(forged.headers.get("location")!, app.url).search).toBe("");
+  });
+
   it("a member is redirected away from admin and approvals pages", async () => {
     const member = await signedIn(app.url, "member@example.com");
     for (const path of ["/admin", "/admin/users", "/approvals"]) {
