@@ -5,10 +5,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { newPostgresUrl, newSqliteUrl, prepareDatabase, resetEventBus } from "../support/databases";
+import { databaseTargets, prepareDatabase, resetEventBus } from "../support/databases";
 
-const targets: Array<[string, () => Promise<{ url: string; drop?: () => Promise<void> }>]> = [["sqlite", async () => ({ url: newSqliteUrl() })]];
-if (process.env.TEST_DATABASE_URL_PG) targets.push(["postgres", () => newPostgresUrl(process.env.TEST_DATABASE_URL_PG!)]);
+const targets = databaseTargets();
 
 describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
   let drop: (() => Promise<void>) | undefined;

@@ -1,10 +1,9 @@
 // The audit log is hash-chained: an edited or deleted row is detected. Runs on SQLite, and on PostgreSQL
 // when configured, each on its own fresh database.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { newPostgresUrl, newSqliteUrl, prepareDatabase } from "../support/databases";
+import { databaseTargets, newPostgresUrl, prepareDatabase } from "../support/databases";
 
-const targets: Array<[string, () => Promise<{ url: string; drop?: () => Promise<void> }>]> = [["sqlite", async () => ({ url: newSqliteUrl() })]];
-if (process.env.TEST_DATABASE_URL_PG) targets.push(["postgres", () => newPostgresUrl(process.env.TEST_DATABASE_URL_PG!)]);
+const targets = databaseTargets();
 
 describe.each(targets)("audit chain (%s)", (_kind, make) => {
   let drop: (() => Promise<void>) | undefined;

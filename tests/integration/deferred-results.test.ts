@@ -4,10 +4,9 @@
 // run is failed (an INTERRUPTED line for the call, a notice, an audit row), and the new call never runs. The lost
 // commit is reproduced by moving the call's row back, as the database would have it after losing the commit.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { newPostgresUrl, newSqliteUrl, prepareDatabase, resetEventBus } from "../support/databases";
+import { databaseTargets, prepareDatabase, resetEventBus } from "../support/databases";
 
-const targets: Array<[string, () => Promise<{ url: string; drop?: () => Promise<void> }>]> = [["sqlite", async () => ({ url: newSqliteUrl() })]];
-if (process.env.TEST_DATABASE_URL_PG) targets.push(["postgres", () => newPostgresUrl(process.env.TEST_DATABASE_URL_PG!)]);
+const targets = databaseTargets();
 
 describe.each(targets)("a lost call result (%s)", (_kind, make) => {
   let drop: (() => Promise<void>) | undefined;

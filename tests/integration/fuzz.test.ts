@@ -8,7 +8,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../support/app-server";
-import { newPostgresUrl, newSqliteUrl, prepareDatabase } from "../support/databases";
+import { databaseTargets, prepareDatabase } from "../support/databases";
 import { HttpClient, signedIn } from "../support/http-client";
 import { cookieOf } from "../support/approvals-helpers";
 
@@ -21,8 +21,7 @@ const REQUEST_TIMEOUT_MS = 20_000;
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2_147_483_647);
 
 type Target = { url: string; drop?: () => Promise<void> };
-const targets: Array<[string, () => Promise<Target>]> = [["sqlite", async () => ({ url: newSqliteUrl() })]];
-if (process.env.TEST_DATABASE_URL_PG) targets.push(["postgres", () => newPostgresUrl(process.env.TEST_DATABASE_URL_PG!)]);
+const targets = databaseTargets();
 
 type Route = { method: string; path: string; body?: () => unknown; query?: string[]; stream?: boolean; form?: boolean };
 

@@ -4,10 +4,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ROOT } from "../support/app-server";
-import { newPostgresUrl, newSqliteUrl, prepareDatabase } from "../support/databases";
+import { databaseTargets, prepareDatabase } from "../support/databases";
 
-const targets: Array<[string, () => Promise<{ url: string; drop?: () => Promise<void> }>]> = [["sqlite", async () => ({ url: newSqliteUrl() })]];
-if (process.env.TEST_DATABASE_URL_PG) targets.push(["postgres", () => newPostgresUrl(process.env.TEST_DATABASE_URL_PG!)]);
+const targets = databaseTargets();
 
 describe.each(targets)("message seq (%s)", (kind, make) => {
   let drop: (() => Promise<void>) | undefined;

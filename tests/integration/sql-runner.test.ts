@@ -4,10 +4,9 @@
 // text the databases cannot hold is cleaned as on every other path; and the conditional statements stay
 // exactly-once when two pools race.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { newPostgresUrl, newSqliteUrl, prepareDatabase, resetEventBus } from "../support/databases";
+import { databaseTargets, prepareDatabase, resetEventBus } from "../support/databases";
 
-const targets: Array<[string, () => Promise<{ url: string; drop?: () => Promise<void> }>]> = [["sqlite", async () => ({ url: newSqliteUrl() })]];
-if (process.env.TEST_DATABASE_URL_PG) targets.push(["postgres", () => newPostgresUrl(process.env.TEST_DATABASE_URL_PG!)]);
+const targets = databaseTargets();
 
 describe.each(targets)("SQL runner (%s)", (kind, make) => {
   let drop: (() => Promise<void>) | undefined;

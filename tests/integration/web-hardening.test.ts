@@ -4,15 +4,14 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { DEMO_PASSWORD, startApp, type RunningApp } from "../support/app-server";
-import { newPostgresUrl, newSqliteUrl, prepareDatabase } from "../support/databases";
+import { databaseTargets, prepareDatabase } from "../support/databases";
 import { HttpClient, signedIn } from "../support/http-client";
 import { cookieOf } from "../support/approvals-helpers";
 import { createDb, type Db } from "@/lib/db/client";
 import { hashPassword } from "@/lib/auth/password";
 
 type Target = { url: string; drop?: () => Promise<void> };
-const targets: Array<[string, () => Promise<Target>]> = [["sqlite", async () => ({ url: newSqliteUrl() })]];
-if (process.env.TEST_DATABASE_URL_PG) targets.push(["postgres", () => newPostgresUrl(process.env.TEST_DATABASE_URL_PG!)]);
+const targets = databaseTargets();
 
 const CHAT_LIMIT = 3;
 const APPROVAL_LIMIT = 12;

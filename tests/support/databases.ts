@@ -174,3 +174,13 @@ export function resetEventBus(): void {
   delete g.toolgateTailer;
   delete g.toolgateFanOutListening;
 }
+
+export type DatabaseTarget = { url: string; drop?: () => Promise<void> };
+
+/** The databases a self-contained integration file runs against: a new SQLite file, and a new PostgreSQL database when TEST_DATABASE_URL_PG names a server. */
+export function databaseTargets(): Array<[string, () => Promise<DatabaseTarget>]> {
+  const targets: Array<[string, () => Promise<DatabaseTarget>]> = [["sqlite", async () => ({ url: newSqliteUrl() })]];
+  const server = process.env.TEST_DATABASE_URL_PG;
+  if (server) targets.push(["postgres", () => newPostgresUrl(server)]);
+  return targets;
+}
