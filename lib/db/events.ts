@@ -51,10 +51,10 @@ const RECONNECT_MAX_MS = 10_000;
 /**
  * A dedicated connection listening for NOTIFY on PostgreSQL; null on SQLite (one instance, in-process bus).
  * onNotify gets the highest seq the notifying commit wrote, or undefined when that is not known (a payload
- * that is not a number; after a reconnect). A lost connection is logged and re-opened with back-off; onNotify
- * runs after each reconnect too, so the tailer reads whatever was committed while nobody listened.
+ * that is not a number). A lost connection is logged and re-opened with back-off; onReconnect (by default onNotify)
+ * runs after each reconnect, so the tailer reads whatever was committed while nobody listened.
  */
-export async function listenForEvents(onNotify: (seq?: number) => void): Promise<(() => Promise<void>) | null> {
+export async function listenForEvents(onNotify: (seq?: number) => void, onReconnect: () => void = () => onNotify()): Promise<(() => Promise<void>) | null> {
   if (!isPostgres()) return null;
   let closed = false;
   let current: Client | null = null;
@@ -89,7 +89,7 @@ export async function listenForEvents(onNotify: (seq?: number) => void): Promise
         () => {
           delay = RECONNECT_MIN_MS;
           log("info", "event_listen_reconnected", {});
-          onNotify();
+          onReconnect();
         },
         (error) => {
           log("warn", "event_listen_reconnect_failed", { error: String(error), retryInMs: delay });

@@ -10,6 +10,8 @@ export type AppEvent = EventRow;
 export type EventListener = (event: AppEvent) => void;
 
 const GAP_WAIT_MS = 2_000;
+const RECENT = 1_024;
+const fingerprint = (row: EventRow) => `${row.type}|${row.sessionId ?? ""}|${row.createdAt.getTime()}`;
 const GAP_RETRY_MS = 25;
 const PAGE = 500;
 
@@ -23,11 +25,16 @@ class EventTailer {
   private gapSince: number | null = null;
   /** Seqs this process has written in a transaction not yet known to have committed or failed. */
   private pending = new Set<number>();
+  /** The last rows delivered (seq → what they were), to tell them from rows that reuse their numbers (resync). */
+  private recent = new Map<number, string>();
 
   async start(): Promise<void> {
     this.started ??= (async () => {
       this.lastSeq = await latestEventSeq();
-      await listenForEvents((seq) => this.wake(seq)).catch((error) => log("warn", "event_listen_failed", { error: String(error) }));
+      await listenForEvents(
+        (seq) => this.wake(seq),
+        () => void this.resync(),
+      ).catch((error) => log("warn", "event_listen_failed", { error: String(error) }));
       this.timer = setInterval(() => this.wake(), loadConfig().EVENT_POLL_MS);
       this.timer.unref();
     })().catch((error: unknown) => {
@@ -75,11 +82,42 @@ class EventTailer {
   /** The transaction failed, or its commit's outcome is unknown: whatever committed is read as for any wake. */
   abandon(rows: EventRow[]): void {
     for (const row of rows) this.pending.delete(row.seq);
-    if (rows.length) this.wake();
+    if (rows.length && this.lastSeq >= 0) this.wake();
+  }
+
+  /**
+   * After the LISTEN connection came back (the database may have restarted): a crash can lose the tail of the
+   * log that this process had already delivered (results commit without waiting for the disk), and PostgreSQL then
+   * hands out those seqs again. The tailer steps back to the last delivered row the log still holds as it was, so
+   * rows that reuse the lost numbers are delivered, not skipped as seen.
+   */
+  async resync(): Promise<void> {
+    try {
+      // The recent rows still in the log as they were delivered, from the oldest remembered on: the tail after the
+      // first one that is gone or different was lost (rows written since may reuse its numbers).
+      const oldest = Math.min(...this.recent.keys());
+      if (this.lastSeq >= 0 && Number.isFinite(oldest)) {
+        let kept = oldest - 1;
+        for (const row of await listEventsAfter({ seq: oldest - 1, limit: RECENT })) {
+          if (row.seq > this.lastSeq || this.recent.get(row.seq) !== fingerprint(row)) break;
+          kept = row.seq;
+        }
+        if (kept < this.lastSeq) {
+          log("warn", "event_log_rewound", { from: this.lastSeq, to: kept });
+          this.lastSeq = kept;
+          for (const seq of [...this.recent.keys()]) if (seq > kept) this.recent.delete(seq);
+        }
+      }
+    } catch (error) {
+      log("warn", "event_tail_failed", { error: String(error) });
+    }
+    this.wake();
   }
 
   private deliver(row: EventRow): void {
     this.lastSeq = row.seq;
+    this.recent.set(row.seq, fingerprint(row));
+    if (this.recent.size > RECENT) this.recent.delete(this.recent.keys().next().value!);
     for (const listener of this.listeners) {
       try {
         listener(row);

@@ -197,9 +197,13 @@ async function executeCall(
       { action: "tool.call", actorId: env.user.id, sessionId: session.id, toolName: verdict.tool.name, callId: call.toolCallId, decision: "allow", layer: verdict.decision.layer, rule: verdict.decision.rule ?? null, details: { ...auditContext(turn), args: auditArgs(turn, params), grantIds: grantIdsOf(verdict), execution: executionOf(turn, verdict.tool.name), reason: note ?? verdict.reason } },
     ],
   });
-  // The run ended (stopped, or failed from another instance) before this call could start: nothing runs, and
-  // whoever ended the run writes its lines.
-  if (!claimed.ok && claimed.lost === "run") return { status: "aborted", output: { ok: false, error_code: "STOPPED", tool_name: verdict.tool.name, message: "the turn ended before this call started" } };
+  // The run ended (stopped, or failed from another instance) before this call could start: nothing runs. The
+  // call still gets its state and its line (whoever ended the run only settles calls that had a row by then).
+  if (!claimed.ok && claimed.lost === "run") {
+    const output = { ok: false, error_code: "STOPPED", tool_name: verdict.tool.name, message: "the turn ended before this call started" };
+    await recordOutcome({ sessionId: session.id, runId: turn.runId, call: { callId: call.toolCallId, toolName: verdict.tool.name, argsHash: argsHashOf(call), from, to: "stopped" }, message: line(turn, call, "aborted", output, how, verdict.tool.name) });
+    return { status: "aborted", output };
+  }
   if (!claimed.ok && claimed.lost === "call" && isFresh(from)) return refuseReusedId(turn, call);
   if (!claimed.ok) {
     const why = claimed.lost === "consume" ? "this approval was already used" : "this call was already claimed by another execution";

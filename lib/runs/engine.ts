@@ -152,7 +152,13 @@ export async function runSteps(turn: Turn, stepsSoFar: number, known?: RunRow | 
         const outcome = await handleCall(turn, call, index);
         if (outcome.status === "pending") pending = true;
         else messages.push({ role: "tool", content: [{ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output: toolResultOutput(outcome.output, resultOptions) }] });
-        if (outcome.status === "aborted") status = "aborted";
+        if (outcome.status === "aborted") {
+          // Stopped (here or from another instance) or the run is no longer this instance's: the rest of the step
+          // never runs, and each of its calls gets its line now.
+          await recordUnfinished(turn, step.calls.slice(index + 1));
+          status = "aborted";
+          break;
+        }
       }
       env.emit({ type: "finish-step" });
       if (status === "aborted") break;

@@ -68,9 +68,9 @@ async function write(
     events.unshift(...r.events);
   }
   // A call starts only in a run that still runs, with no Stop asked (from any instance). Moving on (a new call
-  // runs, the turn completes) while a call of this run is still `running` means a deferred result was lost
-  // (commitOf): the turn stops there instead of building on a transcript with a hole.
-  if (o.call?.to === "running" || o.run?.to === "completed") {
+  // runs, the run waits, ends or fails) while a call of this run is still `running` means a deferred result was
+  // lost (commitOf): the run is failed there instead of building on a transcript with a hole.
+  if (o.call?.to === "running" || (o.run !== undefined && o.run.to !== "running")) {
     const run = await checkRunForCall({ tx, sessionId: o.sessionId, runId: o.runId, callId: o.call?.callId });
     if (o.call?.to === "running" && !run.held) throw new Lost("run");
     if (run.unsettled) throw new Lost("unsettled");
@@ -143,7 +143,8 @@ export async function recordOutcome(o: Outcome): Promise<Recorded> {
     if (error instanceof Lost && error.what === "unsettled") {
       // What a crash of the database server can leave behind (commitOf): end the turn as a crash of this server
       // would be ended, one transaction with a line for each unfinished call. The callers see the run as lost.
-      await failRun({ runId: o.runId, sessionId: o.sessionId, owner: INSTANCE_ID, reason: "a call's recorded result was lost by the database" });
+      // Its command finished long ago: the pid its row names may be another command's by now, so nothing is killed.
+      await failRun({ runId: o.runId, sessionId: o.sessionId, owner: INSTANCE_ID, reason: "a call's recorded result was lost by the database", kill: false });
       return { ok: false, lost: "run" };
     }
     if (error instanceof Lost) return { ok: false, lost: error.what === "unsettled" ? "run" : error.what };

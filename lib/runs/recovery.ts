@@ -55,8 +55,8 @@ export async function failAbandonedRuns({ now = new Date() }: { now?: Date } = {
 }
 
 /** Fails a running run held by `owner` (null: held by nobody) in one transaction; false when it is not (any more). */
-export async function failRun({ runId, sessionId, owner, reason }: { runId: string; sessionId: string; owner: string | null; reason: string }): Promise<boolean> {
-  const calls = await listOpenRunCalls({ runId });
+export async function failRun({ runId, sessionId, owner, reason, kill = true }: { runId: string; sessionId: string; owner: string | null; reason: string; kill?: boolean }): Promise<boolean> {
+  const calls = kill ? await listOpenRunCalls({ runId }) : [];
   // Kill first: a command still running must not outlive its run (only process groups started on this host).
   for (const call of calls) {
     if (call.status === "running" && call.pid && call.host === os.hostname() && killGroup(call.pid)) log("warn", "abandoned_command_killed", { runId, callId: call.callId, pid: call.pid });

@@ -86,14 +86,15 @@ describe.each(targets)("a lost call result (%s)", (_kind, make) => {
     expect(await claim(ids, "third")).toMatchObject({ ok: false });
   });
 
-  it("a turn cannot complete over a lost result either", async () => {
+  it.each(["completed", "waiting_approval", "aborted", "failed"] as const)("a run cannot move to %s over a lost result either: it is failed with the line", async (to) => {
     const ids = await newRun();
     expect(await claim(ids, "only")).toMatchObject({ ok: true });
     await settle(ids, "only");
     await loseResult(ids, "only");
-    expect(await recorder.recordOutcome({ ...ids, run: { from: ["running"], to: "completed", owner: instance } })).toEqual({ ok: false, lost: "run" });
+    expect(await recorder.recordOutcome({ ...ids, run: { from: ["running"], to, owner: instance } })).toEqual({ ok: false, lost: "run" });
     expect((await db.agentRun.findUniqueOrThrow({ where: { id: ids.runId } })).status).toBe("failed");
     expect((await db.toolCall.findUniqueOrThrow({ where: { sessionId_callId: { sessionId: ids.sessionId, callId: "only" } } })).status).toBe("failed");
+    expect(await db.message.count({ where: { sessionId: ids.sessionId, toolCallId: "only", content: { contains: "INTERRUPTED" } } })).toBe(1);
   });
 
   it("a call starts only in a run that still runs: after a Stop (from any instance) or the run's end, its claim writes nothing", async () => {
