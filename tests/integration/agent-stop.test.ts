@@ -94,4 +94,35 @@ describe.each(dbTargets())("stop and disconnect (%s)", (_kind, make) => {
     expect(transcript.slice(2, 4).map((m) => (m.parts as { status: string }).status)).toEqual(["ok", "denied"]);
     expect(transcript[4]!.content).toMatch(/current_time/);
   });
+
+  // Stop from another instance reaches this one as an event (or at the next lease renewal): a call whose claim
+  // comes first must not start. The Stop is written straight into the run's row, as the other instance does, and
+  // this instance has not heard of it yet when the first of three calls is claimed.
+  it("a Stop this instance has not heard of yet: the next claim is refused, nothing runs, every call gets its line", async () => {
+    const { ToolHooks } = await import("@/lib/runs/hooks");
+    const { scriptedModel, toolCallPart, finishPart } = await import("../support/agent-harness");
+    const s = await agent.session(owner.id);
+    const hooks = new ToolHooks().onBeforeToolCall(async (c) => {
+      if (c.callId !== "s1") return;
+      const run = await agent.db.agentRun.findFirstOrThrow({ where: { sessionId: c.sessionId, status: "running" } });
+      await agent.db.agentRun.update({ where: { id: run.id }, data: { stopRequestedAt: new Date(), stopRequestedBy: "another instance" } });
+    });
+    const model = scriptedModel([[toolCallPart("s1", "current_time", "{}"), toolCallPart("s2", "current_time", "{}"), toolCallPart("s3", "current_time", "{}"), finishPart("tool-calls")]]);
+    const { result, transcript } = await agent.turn({ sessionId: s.id, user: owner, text: "three calls", model, hooks });
+    expect(result.status).toBe("aborted");
+    const calls = await agent.db.toolCall.findMany({ where: { sessionId: s.id }, orderBy: { callId: "asc" } });
+    expect(calls.map((c) => [c.callId, c.status])).toEqual([
+      ["s1", "stopped"],
+      ["s2", "stopped"],
+      ["s3", "stopped"],
+    ]);
+    const lines = transcript.filter((m) => m.role === "tool").map((m) => [m.toolCallId, (JSON.parse(m.content) as { error_code?: string; error?: string }).error_code ?? (JSON.parse(m.content) as { error?: string }).error]);
+    expect(lines).toEqual([
+      ["s1", "STOPPED"],
+      ["s2", "stopped before this call ran"],
+      ["s3", "stopped before this call ran"],
+    ]);
+    // No allow row: nothing ran.
+    expect(await agent.db.auditLog.count({ where: { sessionId: s.id, action: "tool.call", decision: "allow" } })).toBe(0);
+  });
 });

@@ -8,16 +8,11 @@ import path from "node:path";
 import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import type { UIMessageChunk } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
-import { newPostgresUrl, newSqliteUrl, prepareDatabase } from "./databases";
+import { databaseTargets, prepareDatabase } from "./databases";
 export { namesInToolingLayer } from "./prompt-names";
 
-export type DbTarget = [kind: string, make: () => Promise<{ url: string; drop?: () => Promise<void> }>];
-
-export function dbTargets(): DbTarget[] {
-  const targets: DbTarget[] = [["sqlite", async () => ({ url: newSqliteUrl() })]];
-  if (process.env.TEST_DATABASE_URL_PG) targets.push(["postgres", () => newPostgresUrl(process.env.TEST_DATABASE_URL_PG!)]);
-  return targets;
-}
+export type DbTarget = ReturnType<typeof databaseTargets>[number];
+export { databaseTargets as dbTargets };
 
 export async function loadAgent(url: string) {
   prepareDatabase(url);
