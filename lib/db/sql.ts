@@ -6,12 +6,13 @@ import "server-only";
 // through the driver, 2.3× through Prisma's raw queries.
 //
 // Two ways to run the same SQL:
-// - transactSql: on PostgreSQL a transaction on a `pg` pool of its own (the fast path); on SQLite a Prisma
-//   transaction, so that every write to the file goes through one connection and its lock.
+// - transactSql: on PostgreSQL a transaction on a `pg` pool of its own (the fast path); on SQLite straight on
+//   Prisma's own better-sqlite3 connection under the adapter's transaction lock, so that every write to the file
+//   still goes through one connection and its lock (through a Prisma transaction when that connection is unknown).
 // - sqlOf(tx): inside a Prisma transaction that also does model writes (an approval, a stop), through its raw
 //   queries, so those writes and these commit together.
-// The SQL is written with $1…$n placeholders and PostgreSQL casts (::jsonb, ::timestamp(3)); for SQLite the
-// placeholders become ?1…?n and the casts go. Values pass through `bind` (strings sanitised as the Prisma
+// The SQL is written with $1…$n placeholders and PostgreSQL casts (::jsonb, ::timestamp(3)); for SQLite each
+// placeholder becomes an anonymous `?` (bound in order) and the casts go. Values pass through `bind` (strings sanitised as the Prisma
 // extension in client.ts does; Dates and JSON in the form each database stores).
 import { createHash, randomBytes } from "node:crypto";
 import pg from "pg";

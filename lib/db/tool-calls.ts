@@ -92,7 +92,7 @@ export async function listSessionToolCalls({ sessionId }: { sessionId: string })
 }
 
 /**
- * Before a call of the run starts or the run completes, in the caller's transaction: whether the run still runs
+ * Before a call of the run starts or the run moves out of `running`, in the caller's transaction: whether it still runs
  * with no Stop asked, and a call of it still `running` other than `callId` (the engine runs one call at a time, so
  * there is one only when a settled call's deferred result was lost). On PostgreSQL the run's row is locked until
  * commit, so an instance failing or stopping the run meanwhile either waits for this transaction (and then sees

@@ -10,10 +10,11 @@ export type AppEvent = EventRow;
 export type EventListener = (event: AppEvent) => void;
 
 const GAP_WAIT_MS = 2_000;
-const RECENT = 1_024;
-const fingerprint = (row: EventRow) => `${row.type}|${row.sessionId ?? ""}|${row.createdAt.getTime()}`;
 const GAP_RETRY_MS = 25;
 const PAGE = 500;
+/** How many delivered rows the tailer remembers, to tell them from rows that reuse their numbers (resync). */
+const RECENT = 1_024;
+const fingerprint = (row: EventRow) => `${row.type}|${row.sessionId ?? ""}|${row.createdAt.getTime()}`;
 
 class EventTailer {
   private listeners = new Set<EventListener>();
@@ -25,7 +26,7 @@ class EventTailer {
   private gapSince: number | null = null;
   /** Seqs this process has written in a transaction not yet known to have committed or failed. */
   private pending = new Set<number>();
-  /** The last rows delivered (seq → what they were), to tell them from rows that reuse their numbers (resync). */
+  /** The last rows delivered (seq → fingerprint), in delivery order, so in seq order. */
   private recent = new Map<number, string>();
 
   async start(): Promise<void> {
@@ -95,8 +96,8 @@ class EventTailer {
     try {
       // The recent rows still in the log as they were delivered, from the oldest remembered on: the tail after the
       // first one that is gone or different was lost (rows written since may reuse its numbers).
-      const oldest = Math.min(...this.recent.keys());
-      if (this.lastSeq >= 0 && Number.isFinite(oldest)) {
+      const oldest = this.recent.keys().next().value;
+      if (this.lastSeq >= 0 && oldest !== undefined) {
         let kept = oldest - 1;
         for (const row of await listEventsAfter({ seq: oldest - 1, limit: RECENT })) {
           if (row.seq > this.lastSeq || this.recent.get(row.seq) !== fingerprint(row)) break;

@@ -3,35 +3,24 @@
 // on that hole: the run's next claim, or its end, finds the unsettled call and fails the run as a crashed server's
 // run is failed (an INTERRUPTED line for the call, a notice, an audit row), and the new call never runs. The lost
 // commit is reproduced by moving the call's row back, as the database would have it after losing the commit.
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { databaseTargets, prepareDatabase, resetEventBus } from "../support/databases";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useDatabase } from "../support/database-lifecycle";
+import { databaseTargets } from "../support/databases";
 
 const targets = databaseTargets();
 
 describe.each(targets)("a lost call result (%s)", (_kind, make) => {
-  let drop: (() => Promise<void>) | undefined;
+  useDatabase(make);
   let recorder: typeof import("@/lib/runs/recorder");
   let db: import("@/lib/db/client").Db;
   let instance: string;
   let ownerId: string;
 
   beforeAll(async () => {
-    vi.resetModules();
-    resetEventBus();
-    const target = await make();
-    drop = target.drop;
-    prepareDatabase(target.url);
-    process.env.DATABASE_URL = target.url;
     recorder = await import("@/lib/runs/recorder");
     instance = (await import("@/lib/runs/lease")).INSTANCE_ID;
     db = (await import("@/lib/db/client")).getDb();
     ownerId = (await db.user.findUniqueOrThrow({ where: { email: "member@example.com" } })).id;
-  });
-
-  afterAll(async () => {
-    await db?.$disconnect();
-    vi.resetModules();
-    await drop?.();
   });
 
   async function newRun() {

@@ -4,12 +4,13 @@
 // text the databases cannot hold is cleaned as on every other path; and the conditional statements stay
 // exactly-once when two pools race.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { databaseTargets, prepareDatabase, resetEventBus } from "../support/databases";
+import { useDatabase } from "../support/database-lifecycle";
+import { databaseTargets } from "../support/databases";
 
 const targets = databaseTargets();
 
 describe.each(targets)("SQL runner (%s)", (kind, make) => {
-  let drop: (() => Promise<void>) | undefined;
+  useDatabase(make);
   let sql: typeof import("@/lib/db/sql");
   let messages: typeof import("@/lib/db/messages");
   let calls: typeof import("@/lib/db/tool-calls");
@@ -20,12 +21,6 @@ describe.each(targets)("SQL runner (%s)", (kind, make) => {
   const tz = process.env.TZ;
 
   beforeAll(async () => {
-    vi.resetModules();
-    resetEventBus();
-    const target = await make();
-    drop = target.drop;
-    prepareDatabase(target.url);
-    process.env.DATABASE_URL = target.url;
     sql = await import("@/lib/db/sql");
     messages = await import("@/lib/db/messages");
     calls = await import("@/lib/db/tool-calls");
@@ -36,11 +31,8 @@ describe.each(targets)("SQL runner (%s)", (kind, make) => {
     runId = (await db.agentRun.create({ data: { sessionId, status: "running" } })).id;
   });
 
-  afterAll(async () => {
+  afterAll(() => {
     process.env.TZ = tz;
-    await db?.$disconnect();
-    vi.resetModules();
-    await drop?.();
   });
 
   it("times written far from UTC read back through Prisma as the same instant", async () => {
