@@ -4,7 +4,7 @@ import "server-only";
 // and allowlist change is audited and published as an event.
 import { AppError } from "@/lib/errors";
 import { loadConfig } from "@/lib/config";
-import { insertAuditRow, type AuditEntry } from "@/lib/db/audit";
+import { insertAuditRow, insertAuditRows, type AuditEntry } from "@/lib/db/audit";
 import { transact, type Tx } from "@/lib/db/client";
 import { insertEvent, type NewEvent } from "@/lib/db/events";
 import { markCallDecided } from "@/lib/db/tool-calls";
@@ -86,7 +86,7 @@ export async function requestApproval(input: ApprovalRequest) {
     result = await transact(async (tx) => {
       const r = await registerApprovalInTx(tx, input);
       for (const event of r.events) await insertEvent({ ...event, tx });
-      for (const entry of r.audit) await insertAuditRow(tx, entry);
+      await insertAuditRows(tx, r.audit);
       return r;
     });
   } catch (error) {
@@ -123,16 +123,10 @@ export async function decideApproval({ approvalId, ownerId, decision, reason, gr
     await markCallDecided({ tx, approvalId, approved: decision !== "deny", decidedBy: ownerId, at: now });
     const grants = prepared ? await storeGrantsInTx(tx, { approval: row, ownerId, prepared }) : { allowlisted: [], refused: [], audit: [] };
     await insertEvent({ tx, type: "approval.resolved", scope: "approvals", sessionId: row.sessionId, payload: { ...summary(row), allowlisted: grants.allowlisted, refused: grants.refused } });
-    await insertAuditRow(tx, {
-      action: "approval.resolved",
-      actorId: ownerId,
-      sessionId: row.sessionId,
-      toolName: row.toolName,
-      callId: row.callId,
-      decision,
-      details: { approvalId, reason: reason ?? null },
-    });
-    for (const entry of grants.audit) await insertAuditRow(tx, entry);
+    await insertAuditRows(tx, [
+      { action: "approval.resolved", actorId: ownerId, sessionId: row.sessionId, toolName: row.toolName, callId: row.callId, decision, details: { approvalId, reason: reason ?? null } },
+      ...grants.audit,
+    ]);
     return { approval: row, allowlisted: grants.allowlisted, refused: grants.refused };
   });
   if (!decided) {

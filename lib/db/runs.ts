@@ -55,15 +55,17 @@ export async function moveRun({ tx, runId, from, to, error, owner }: { tx: Tx | 
   const releasesLease = to !== "running";
   const params: unknown[] = [to, error ?? null, new Date(), runId, ...from];
   const ownerClause = owner ? ` AND "leaseOwner" = $${params.push(owner)}` : "";
-  const [run] = await sql.rows<{ sessionId: string }>(
-    `UPDATE "AgentRun" SET "status" = $1, "error" = $2, "updatedAt" = $3::timestamp(3)${releasesLease ? `, "leaseOwner" = NULL, "leaseExpiresAt" = NULL` : ""}
-     WHERE "id" = $4 AND "status" IN ${inList(5, from.length)}${ownerClause} RETURNING "sessionId"`,
-    params,
-  );
+  const move = `UPDATE "AgentRun" SET "status" = $1, "error" = $2, "updatedAt" = $3::timestamp(3)${releasesLease ? `, "leaseOwner" = NULL, "leaseExpiresAt" = NULL` : ""}
+     WHERE "id" = $4 AND "status" IN ${inList(5, from.length)}${ownerClause} RETURNING "sessionId"`;
+  // A run that ends frees its session for the next turn.
+  const frees = to !== "waiting_approval" && to !== "running";
+  const free = (session: string) => `UPDATE "ChatSession" SET "activeRunId" = NULL, "updatedAt" = $3::timestamp(3) WHERE "id" = ${session} AND "activeRunId" = $4 RETURNING "id"`;
+  // On PostgreSQL one statement (the session's update reads the run's; SQLite allows no writes in WITH), so the
+  // outcome's next statements can be sent without waiting for this one's answer (sql.ts).
+  if (frees && sql.dialect === "postgres") return (await sql.rows(`WITH "r" AS (${move}), "s" AS (${free(`(SELECT "sessionId" FROM "r")`)}) SELECT "sessionId" FROM "r"`, params)).length === 1;
+  const [run] = await sql.rows<{ sessionId: string }>(move, params);
   if (!run) return false;
-  if (to !== "waiting_approval" && to !== "running") {
-    await sql.rows(`UPDATE "ChatSession" SET "activeRunId" = NULL, "updatedAt" = $1::timestamp(3) WHERE "id" = $2 AND "activeRunId" = $3 RETURNING "id"`, [new Date(), run.sessionId, runId]);
-  }
+  if (frees) await sql.rows(free("$5"), [to, error ?? null, params[2], runId, run.sessionId]);
   return true;
 }
 

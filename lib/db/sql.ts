@@ -6,9 +6,12 @@ import "server-only";
 // through the driver, 2.3× through Prisma's raw queries.
 //
 // Two ways to run the same SQL:
-// - transactSql: on PostgreSQL a transaction on a `pg` pool of its own (the fast path); on SQLite straight on
-//   Prisma's own better-sqlite3 connection under the adapter's transaction lock, so that every write to the file
-//   still goes through one connection and its lock (through a Prisma transaction when that connection is unknown).
+// - transactSql: on PostgreSQL a transaction on a `pg` pool of its own (the fast path), pipelined: a statement
+//   goes out when asked for, so statements asked for before any answer is read share one round trip, and a write
+//   nobody reads goes out with the commit (recorder.ts asks that way: a claim is two round trips). On SQLite
+//   straight on Prisma's own better-sqlite3 connection under the adapter's transaction lock, so that every write
+//   to the file still goes through one connection and its lock (through a Prisma transaction when that
+//   connection is unknown).
 // - sqlOf(tx): inside a Prisma transaction that also does model writes (an approval, a stop), through its raw
 //   queries, so those writes and these commit together.
 // The SQL is written with $1…$n placeholders and PostgreSQL casts (::jsonb, ::timestamp(3)); for SQLite each
@@ -24,7 +27,16 @@ import { getDb, isPostgres, sqliteDriver, transact, type SqliteDriver, type Tx }
 export type Dialect = "postgres" | "sqlite";
 
 /** One transaction's statements: rows of a statement (RETURNING rows for writes). */
-export type Sql = { readonly dialect: Dialect; rows<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]> };
+export type Sql = {
+  readonly dialect: Dialect;
+  rows<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * A statement whose answer nobody reads: its failure fails the transaction all the same. On PostgreSQL
+   * (transactSql) it resolves once sent, and its answer is checked with the commit's, so the commit shares its
+   * round trip; elsewhere it resolves once run.
+   */
+  write(text: string, params?: unknown[]): Promise<void>;
+};
 
 /** A JSON value for a Json column (null and undefined are SQL NULL). */
 export class Json {
@@ -57,18 +69,26 @@ function toSqlite(text: string): { text: string; order: number[] } {
   return out;
 }
 
-/** The statements of a Prisma transaction, in SQL: for outcomes that also write through the model API. */
+/**
+ * The statements of a Prisma transaction, in SQL: for outcomes that also write through the model API. A caller may
+ * ask for several statements before reading any answer (as transactSql pipelines them); here they still run one
+ * after the other, in the order asked, since Prisma does not promise to keep the order of concurrent raw queries.
+ */
 export function sqlOf(tx: Tx): Sql {
   const dialect: Dialect = isPostgres() ? "postgres" : "sqlite";
-  return {
-    dialect,
-    rows: <T>(text: string, params: unknown[] = []) => {
-      const values = params.map((p) => bind(dialect, p));
+  let previous: Promise<unknown> = Promise.resolve();
+  const rows = <T>(text: string, params: unknown[] = []) => {
+    const values = params.map((p) => bind(dialect, p));
+    const run = () => {
       if (dialect === "postgres") return tx.$queryRawUnsafe<T[]>(text, ...values);
       const { text: sqlite, order } = toSqlite(text);
       return tx.$queryRawUnsafe<T[]>(sqlite, ...order.map((i) => values[i]));
-    },
+    };
+    const result = previous.then(run, run);
+    previous = result.catch(() => undefined);
+    return result;
   };
+  return { dialect, rows, write: async (text, params) => void (await rows(text, params)) };
 }
 
 /** The runner for a function that takes either a Prisma transaction or a runner. */
@@ -97,7 +117,9 @@ function pool(): pg.Pool {
   if (!p) {
     // A statement waiting longer than Prisma's transaction timeout (client.ts) fails the outcome instead of
     // holding the audit chain's lock; idle connections do not keep a finished process alive.
-    p = new pg.Pool({ connectionString: url, max: 10, statement_timeout: 15_000, allowExitOnIdle: true, types });
+    // Pipelined (pg's pipeline mode): a statement is sent when asked for, not after the previous one's answer, so
+    // the statements of an outcome that do not depend on each other's answers share one round trip (transactSql).
+    p = new pg.Pool({ connectionString: url, max: 10, statement_timeout: 15_000, allowExitOnIdle: true, types, pipeline: true });
     // An idle connection the server dropped (a restart, a forced drop): the pool opens a new one when asked.
     p.on("error", (error) => log("warn", "db_pool_connection_lost", { error: error.message }));
     globalForPool.toolgatePgPools.set(url, p);
@@ -132,9 +154,11 @@ async function transactSqlite<T>(driver: SqliteDriver, fn: (sql: Sql) => Promise
     if (!statement) cache.set(text, (statement = driver.client.prepare(text).safeIntegers(false)));
     return statement;
   };
+  let ended = false; // as in transactSql: no statement after the commit or the rollback
   const sql: Sql = {
     dialect: "sqlite",
     rows: async <R>(text: string, params: unknown[] = []) => {
+      if (ended) throw new Error("a statement was asked for after its transaction ended");
       const { text: sqlite, order } = toSqlite(text);
       const statement = prepare(sqlite);
       const values = order.map((i) => bind("sqlite", params[i]));
@@ -144,14 +168,17 @@ async function transactSqlite<T>(driver: SqliteDriver, fn: (sql: Sql) => Promise
       }
       return decodeSqlite(statement, statement.all(values) as Array<Record<string, unknown>>) as R[];
     },
+    write: async (text, params) => void (await sql.rows(text, params)),
   };
   const tx = await driver.startTransaction(); // runs BEGIN under the adapter's lock
   try {
     const result = await fn(sql);
+    ended = true;
     prepare("COMMIT").run([]);
     await tx.commit();
     return result;
   } catch (error) {
+    ended = true;
     try {
       prepare("ROLLBACK").run([]);
     } finally {
@@ -187,19 +214,45 @@ export async function transactSql<T>(fn: (sql: Sql) => Promise<T>, { commit = "f
     return driver ? transactSqlite(driver, fn) : transact((tx) => fn(sqlOf(tx)));
   }
   const client = await pool().connect();
+  // Every statement sent, answered or not: the commit waits for all of them (a failed one rolls back). Each is
+  // marked handled here, so one that fails while its caller is still reading an earlier answer is not reported
+  // as an unhandled rejection; its caller still gets the error.
+  const sent: Array<Promise<unknown>> = [];
+  const send = <R>(query: Promise<R>): Promise<R> => {
+    query.catch(() => undefined);
+    sent.push(query);
+    return query;
+  };
+  // Once the commit or the rollback is sent, a statement would run outside the transaction (or on the next
+  // borrower's connection): refused, whatever asks for it late.
+  let ended = false;
+  const statement = (text: string, params: unknown[]) => {
+    if (ended) throw new Error("a statement was asked for after its transaction ended");
+    // Named, so each connection parses and plans a statement once and then only binds and runs it.
+    return send(client.query({ name: statementName(text), text, values: params.map((p) => bind("postgres", p)) }));
+  };
   const sql: Sql = {
     dialect: "postgres",
-    // Named, so each connection parses and plans a statement once and then only binds and runs it.
-    rows: async <R>(text: string, params: unknown[] = []) => (await client.query({ name: statementName(text), text, values: params.map((p) => bind("postgres", p)) })).rows as R[],
+    rows: async <R>(text: string, params: unknown[] = []) => (await statement(text, params)).rows as R[],
+    write: async (text, params = []) => {
+      statement(text, params); // its answer is awaited with the commit's (sent, above)
+    },
   };
   let broken: unknown;
   try {
-    // One round trip either way: a simple query may hold several statements.
-    await client.query(commit === "deferred" ? "BEGIN; SET LOCAL synchronous_commit TO OFF" : "BEGIN");
+    // Not waited for: the transaction's first statements follow it in the same round trip. A simple query may
+    // hold several statements.
+    send(client.query(commit === "deferred" ? "BEGIN; SET LOCAL synchronous_commit TO OFF" : "BEGIN"));
     const result = await fn(sql);
-    await client.query("COMMIT");
+    // The commit goes out behind whatever is still unanswered (writes nobody read). A statement that failed has
+    // aborted the transaction, and PostgreSQL answers its COMMIT with a rollback: its error is what is reported.
+    ended = true;
+    const answers = await Promise.allSettled([...sent, client.query("COMMIT")]);
+    const failed = answers.find((answer) => answer.status === "rejected");
+    if (failed) throw failed.reason;
     return result;
   } catch (error) {
+    ended = true;
     await client.query("ROLLBACK").catch((e: unknown) => (broken = e));
     throw error;
   } finally {

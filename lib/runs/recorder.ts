@@ -5,7 +5,7 @@ import "server-only";
 // commit. The events fan out only after the commit. A conditional step that loses (the call is no longer in
 // the state this outcome expects, an allow-once approval already consumed, a run no longer ours) rolls the
 // whole outcome back and says so.
-import { insertAuditRow, type AuditEntry } from "@/lib/db/audit";
+import { insertAuditRows, type AuditEntry } from "@/lib/db/audit";
 import { consumeApproval } from "@/lib/db/approvals";
 import { transact } from "@/lib/db/client";
 import { insertEvents, type EventRow, type NewEvent } from "@/lib/db/events";
@@ -49,7 +49,13 @@ class Lost extends Error {
   }
 }
 
-/** The outcome's writes; `register` is given only when it asks for an approval (written through the model API). */
+/**
+ * The outcome's writes; `register` is given only when it asks for an approval (written through the model API).
+ * Every statement is asked for before any answer is read, so on PostgreSQL they share one round trip (sql.ts);
+ * what the answers decide (a lost step rolls everything back) is checked after, in the order the steps were
+ * asked for, so the first one lost is the one reported. The order the statements reach the database is the
+ * order of the code, which keeps the lock order: the run's row first, the audit chain's head last.
+ */
 async function write(
   tx: Sql,
   o: Outcome,
@@ -67,47 +73,88 @@ async function write(
     audit.unshift(...r.audit);
     events.unshift(...r.events);
   }
-  // A call starts only in a run that still runs, with no Stop asked (from any instance). Moving on (a new call
-  // runs, the run waits, ends or fails) while a call of this run is still `running` means a deferred result was
-  // lost (commitOf): the run is failed there instead of building on a transcript with a hole.
-  if (o.call?.to === "running" || (o.run !== undefined && o.run.to !== "running")) {
-    const run = await checkRunForCall({ tx, sessionId: o.sessionId, runId: o.runId, callId: o.call?.callId });
-    if (o.call?.to === "running" && !run.held) throw new Lost("run");
-    if (run.unsettled) throw new Lost("unsettled");
-  }
-  if (o.consume && !(await consumeApproval({ id: o.consume.approvalId, tx }))) throw new Lost("consume");
-  if (o.call) {
-    const data = { ...o.call.data, ...(approval ? { approvalId: approval.id } : {}) };
-    // From "new": the call id is claimed here, by inserting its row (the unique key refuses a second one).
-    const moved =
-      o.call.from.length === 1 && o.call.from[0] === "new"
-        ? await insertToolCall({ tx, sessionId: o.sessionId, runId: o.runId, callId: o.call.callId, toolName: o.call.toolName, argsHash: o.call.argsHash ?? "", status: o.call.to, data })
-        : await moveToolCall({ tx, sessionId: o.sessionId, callId: o.call.callId, from: o.call.from, to: o.call.to, data });
-    // A call id seen before always loses, whatever `required` says.
-    if (!moved && (o.call.required !== false || o.call.from[0] === "new")) throw new Lost("call");
-    if (moved) events.push({ type: "call.updated", scope: "session", sessionId: o.sessionId, payload: { runId: o.runId, callId: o.call.callId, toolName: o.call.toolName, status: o.call.to } });
-  }
-  let message: MessageRow | undefined;
-  const m = typeof o.message === "function" ? o.message(approval) : o.message;
-  if (m && "append" in m) message = await appendMessageTx({ tx, sessionId: o.sessionId, message: m.append });
-  else if (m) {
-    const { toolCallId, content, parts } = m.settle;
-    // Settling a line that was never written (the server died before it) appends it instead.
-    if ((await updateToolMessage({ tx, sessionId: o.sessionId, toolCallId, content, parts })) === 0) {
-      message = await appendMessageTx({ tx, sessionId: o.sessionId, message: { role: "tool", content, parts, toolCallId, runId: o.runId } });
+  // Every answer in the order asked for, each marked handled now: one that fails while an earlier one is awaited
+  // is reported at the end, not as an unhandled rejection.
+  const answers: Array<Promise<unknown>> = [];
+  const later = <T>(answer: Promise<T>): Promise<T> => {
+    answer.catch(() => undefined);
+    answers.push(answer);
+    return answer;
+  };
+  const step = <T>(answer: Promise<T>, lost: (value: T) => Lost | undefined) =>
+    later(
+      answer.then((value) => {
+        const error = lost(value);
+        if (error) throw error;
+      }),
+    );
+  try {
+    // A call starts only in a run that still runs, with no Stop asked (from any instance). Moving on (a new call
+    // runs, the run waits, ends or fails) while a call of this run is still `running` means a deferred result was
+    // lost (commitOf): the run is failed there instead of building on a transcript with a hole.
+    if (o.call?.to === "running" || (o.run !== undefined && o.run.to !== "running")) {
+      const starts = o.call?.to === "running";
+      step(checkRunForCall({ tx, sessionId: o.sessionId, runId: o.runId, callId: o.call?.callId }), (run) =>
+        starts && !run.held ? new Lost("run") : run.unsettled ? new Lost("unsettled") : undefined,
+      );
     }
+    if (o.consume) step(consumeApproval({ id: o.consume.approvalId, tx }), (consumed) => (consumed ? undefined : new Lost("consume")));
+    if (o.call) {
+      const call = o.call;
+      const data = { ...call.data, ...(approval ? { approvalId: approval.id } : {}) };
+      // From "new": the call id is claimed here, by inserting its row (the unique key refuses a second one).
+      const claims = call.from.length === 1 && call.from[0] === "new";
+      const moved = claims
+        ? insertToolCall({ tx, sessionId: o.sessionId, runId: o.runId, callId: call.callId, toolName: call.toolName, argsHash: call.argsHash ?? "", status: call.to, data })
+        : moveToolCall({ tx, sessionId: o.sessionId, callId: call.callId, from: call.from, to: call.to, data });
+      const event = { type: "call.updated", scope: "session", sessionId: o.sessionId, payload: { runId: o.runId, callId: call.callId, toolName: call.toolName, status: call.to } };
+      // A call id seen before always loses, whatever `required` says. A required step that loses rolls back its
+      // event with everything else; only an optional one waits for its answer to know whether to tell.
+      if (call.required !== false || claims) {
+        step(moved, (ok) => (ok ? undefined : new Lost("call")));
+        events.push(event);
+      } else if (await moved) events.push(event);
+    }
+    const m = typeof o.message === "function" ? o.message(approval) : o.message;
+    let message: Promise<MessageRow | undefined> | undefined;
+    if (m && "append" in m) message = later(appendMessageTx({ tx, sessionId: o.sessionId, message: m.append }));
+    else if (m) {
+      const { toolCallId, content, parts } = m.settle;
+      // Settling a line that was never written (the server died before it) appends it instead.
+      message = later(
+        updateToolMessage({ tx, sessionId: o.sessionId, toolCallId, content, parts }).then((count) =>
+          count === 0 ? appendMessageTx({ tx, sessionId: o.sessionId, message: { role: "tool", content, parts, toolCallId, runId: o.runId } }) : undefined,
+        ),
+      );
+    }
+    if (o.run) {
+      const run = o.run;
+      const moved = moveRun({ tx, runId: o.runId, from: run.from, to: run.to, error: run.error, owner: run.owner });
+      // running → running only proves (and row-locks) that the run is still this instance's: nothing changed to tell.
+      const changed = !(run.to === "running" && run.from.every((s) => s === "running"));
+      const event = { type: "run.updated", scope: "session", sessionId: o.sessionId, payload: { runId: o.runId, status: run.to } };
+      if (run.required !== false) {
+        step(moved, (ok) => (ok ? undefined : new Lost("run")));
+        if (changed) events.push(event);
+      } else if ((await moved) && changed) events.push(event);
+    }
+    const eventRows = later(insertEvents({ events, tx }));
+    // A settled line's fallback is a second statement, sent after the first one's answer: it must still reach the
+    // database before the audit chain's head is locked.
+    if (m && !("append" in m)) await message?.catch(() => undefined);
+    later(insertAuditRows(tx, audit, at));
+    // The first failure in the order asked for, once every answer is in.
+    const failed = (await Promise.allSettled(answers)).find((answer) => answer.status === "rejected");
+    if (failed) throw failed.reason;
+    const rows = await eventRows;
+    written?.(rows);
+    return { approval, message: await message, audit, events: rows };
+  } catch (error) {
+    // Nothing is reported before every answer is in (an optional step's own answer can fail first): a step still
+    // going on (the audit rows follow the head's answer) must not send a statement after the transaction ended.
+    await Promise.allSettled(answers);
+    throw error;
   }
-  if (o.run) {
-    const moved = await moveRun({ tx, runId: o.runId, from: o.run.from, to: o.run.to, error: o.run.error, owner: o.run.owner });
-    if (!moved && o.run.required !== false) throw new Lost("run");
-    // running → running only proves (and row-locks) that the run is still this instance's: nothing changed to tell.
-    const changed = !(o.run.to === "running" && o.run.from.every((s) => s === "running"));
-    if (moved && changed) events.push({ type: "run.updated", scope: "session", sessionId: o.sessionId, payload: { runId: o.runId, status: o.run.to } });
-  }
-  const eventRows = await insertEvents({ events, tx });
-  written?.(eventRows);
-  for (const entry of audit) await insertAuditRow(tx, entry, at);
-  return { approval, message, audit, events: eventRows };
 }
 
 /**

@@ -1,5 +1,6 @@
 // The audit log is hash-chained: an edited or deleted row is detected. Runs on SQLite, and on PostgreSQL
 // when configured, each on its own fresh database.
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { databaseTargets, newPostgresUrl, prepareDatabase } from "../support/databases";
 
@@ -176,5 +177,57 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("audit chain across in
     const rows = await clients[0]!.auditLog.findMany({ orderBy: { seq: "asc" }, select: { prevHash: true } });
     expect(new Set(rows.map((r) => r.prevHash)).size).toBe(rows.length);
     expect(await audit.verifyAuditChain()).toMatchObject({ ok: true, count: 60, head: { count: 60 } });
+  });
+
+  // The rows' numbers are taken in the statement that locks the head. Taken before the lock is held, an append
+  // waiting behind another would hold a number lower than rows the other commits first, and the chain's order
+  // (prevHash links) would disagree with the numbers it is verified in.
+  it("an append waiting for the head takes no numbers until it holds it, and several rows append as one chain", async () => {
+    const { transactSql } = await import("@/lib/db/sql");
+    await audit.appendAudit({ action: "test.head" }); // the head row exists (as after the first append)
+    const observer = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await observer.connect();
+    const sequence = async () => (await observer.query(`SELECT last_value::int AS "n" FROM "AuditLog_seq_seq"`)).rows[0].n as number;
+    let locked!: () => void;
+    const lockHeld = new Promise<void>((resolve) => (locked = resolve));
+    let go!: () => void;
+    const proceed = new Promise<void>((resolve) => (go = resolve));
+    // The holder locks the head, waits, then appends three rows in its own transaction.
+    const holder = transactSql(async (tx) => {
+      await tx.rows(`SELECT 1 AS "locked" FROM "AuditCheckpoint" WHERE "id" = 'head' FOR UPDATE`);
+      locked();
+      await proceed;
+      await audit.insertAuditRows(tx, [
+        { action: "test.batch", toolName: "b1" },
+        { action: "test.batch", toolName: "b2", details: { at: new Date(0) } },
+        { action: "test.batch", toolName: "b3" },
+      ]);
+    });
+    try {
+      await lockHeld;
+      const before = await sequence();
+      const waiting = audit.appendAudit({ action: "test.waits", toolName: "w" });
+      // Until the append is seen waiting for the row lock, then a while longer.
+      let seen = false;
+      for (let i = 0; i < 100 && !seen; i++) {
+        const { rows } = await observer.query(`SELECT count(*)::int AS "n" FROM pg_stat_activity WHERE "wait_event_type" = 'Lock' AND "datname" = current_database()`);
+        seen = rows[0].n > 0;
+        if (!seen) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(seen).toBe(true);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await sequence()).toBe(before);
+      go();
+      await holder;
+      await waiting;
+    } finally {
+      go();
+      await observer.end();
+    }
+    const rows = await clients[0]!.auditLog.findMany({ orderBy: { seq: "asc" }, select: { seq: true, toolName: true } });
+    expect(rows.slice(-4).map((r) => r.toolName)).toEqual(["b1", "b2", "b3", "w"]);
+    const last = rows.slice(-4).map((r) => r.seq);
+    expect(last).toEqual([last[0], last[0]! + 1, last[0]! + 2, last[0]! + 3]);
+    expect(await audit.verifyAuditChain()).toMatchObject({ ok: true, count: rows.length, head: { count: rows.length, seq: last[3] } });
   });
 });

@@ -109,6 +109,41 @@ describe.each(targets)("SQL runner (%s)", (kind, make) => {
     expect(line.seq).toBe(s + 1);
   });
 
+  // Statements are sent without waiting for the previous answer (PostgreSQL pipelines them), so a step can still be
+  // going on when its transaction ends. Sent then, it would run on its own, committed, or on the connection's next
+  // borrower.
+  it("a statement asked for after its transaction ended (committed or rolled back) is refused, never run outside it", async () => {
+    const late: Array<Promise<unknown>> = [];
+    const lateInsert = (tx: import("@/lib/db/sql").Sql) => {
+      const insert = new Promise((r) => setTimeout(r, 30)).then(() => events.insertEvents({ tx, events: [{ type: "late", scope: "session", sessionId, payload: {} }] }));
+      insert.catch(() => undefined);
+      late.push(insert);
+    };
+    await expect(
+      sql.transactSql(async (tx) => {
+        await tx.rows(`SELECT 1 AS "n"`);
+        lateInsert(tx);
+        throw new Error("fails while a step is still going on");
+      }),
+    ).rejects.toThrow("fails while");
+    await sql.transactSql(async (tx) => lateInsert(tx), { commit: "deferred" });
+    await sql.transactSql(async (tx) => lateInsert(tx));
+    for (const insert of late) await expect(insert).rejects.toThrow("after its transaction ended");
+    expect(await db.eventLog.count({ where: { type: "late" } })).toBe(0);
+  });
+
+  it("a write nobody reads (sent with the commit) that fails fails its transaction, whole", async () => {
+    const content = "beside a failing write";
+    await expect(
+      sql.transactSql(async (tx) => {
+        await messages.appendMessageTx({ tx, sessionId, message: { role: "user", content } });
+        await tx.write(`INSERT INTO "Message" ("id", "sessionId") VALUES ($1, $2)`, ["no-such", "no-such-session"]);
+      }),
+    ).rejects.toThrow();
+    expect(await db.message.count({ where: { content } })).toBe(0);
+    expect(await sql.transactSql((tx) => tx.rows<{ n: number }>(`SELECT 1 AS "n"`))).toEqual([{ n: 1 }]);
+  });
+
   it("the runner's transactions and Prisma's queue behind each other, and one that fails lets the next through", async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -203,13 +238,42 @@ describe.each(targets)("SQL runner (%s)", (kind, make) => {
     expect(commitOf({ ...base, message: line, run: { from: ["running"], to: "completed" } })).toBe("flush");
     expect(commitOf({ ...base, run: { from: ["running"], to: "waiting_approval" } })).toBe("flush");
     if (kind !== "postgres") return;
-    // What reaches the server: the claim's transaction begins plainly, the result's turns the flush off.
+    // The chain's head exists from the first audit row on (before it, appends take a slower path, locked otherwise).
+    await (await import("@/lib/db/audit")).appendAudit({ action: "test.first" });
+    // What reaches the server: the claim's transaction begins plainly, the result's turns the flush off. And how
+    // often each transaction waits for the server, read off its connection's socket: a write after the server's
+    // last answer arrived starts a round trip (the statements of a batch are written in one go, sql.ts).
     const pg = (await import("pg")).default;
+    type Wire = { transaction?: number; answered: boolean };
+    type Client = { connection: { stream: { write: (...a: unknown[]) => boolean; on: (e: string, f: () => void) => void } } };
     const sent: string[] = [];
+    const trips: number[] = [];
+    const wires = new Map<Client, Wire>();
+    const restore: Array<() => void> = [];
     const query = pg.Client.prototype.query;
-    const spy = vi.spyOn(pg.Client.prototype, "query").mockImplementation(function (this: unknown, ...args: unknown[]) {
-      if (typeof args[0] === "string" && args[0].startsWith("BEGIN")) sent.push(args[0]);
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    const spy = vi.spyOn(pg.Client.prototype, "query").mockImplementation(function (this: Client, ...args: unknown[]) {
+      const text = typeof args[0] === "string" ? args[0] : ((args[0] as { text?: string }).text ?? "");
+      let wire = wires.get(this);
+      if (!wire) {
+        const w: Wire = { answered: true };
+        wires.set(this, (wire = w));
+        const stream = this.connection.stream;
+        const write = stream.write;
+        stream.write = (...a: unknown[]) => {
+          if (w.transaction !== undefined && w.answered) trips[w.transaction]! += 1;
+          w.answered = false;
+          return write.apply(stream, a);
+        };
+        stream.on("data", () => (w.answered = true));
+        restore.push(() => (stream.write = write));
+      }
+      if (text.startsWith("BEGIN")) {
+        sent.push(text);
+        wire.transaction = trips.push(0) - 1;
+      }
+      const result = (query as (...a: unknown[]) => unknown).apply(this, args);
+      if (text === "COMMIT" || text === "ROLLBACK") wire.transaction = undefined;
+      return result;
     } as never);
     try {
       const callId = "commit-kinds";
@@ -217,8 +281,12 @@ describe.each(targets)("SQL runner (%s)", (kind, make) => {
       expect(await recordOutcome({ ...base, call: { callId, toolName: "t", from: ["running"], to: "done" }, message: { append: { ...line.append, toolCallId: callId } } })).toMatchObject({ ok: true });
     } finally {
       spy.mockRestore();
+      for (const undo of restore) undo();
     }
     expect(sent).toEqual(["BEGIN", "BEGIN; SET LOCAL synchronous_commit TO OFF"]);
+    // The claim: its checks, the call's row, the event and the audit head's lock together; then the audit row and
+    // the head with the commit. The result: its statements together; the commit.
+    expect(trips, JSON.stringify(trips)).toEqual([2, 2]);
   });
 
   it("a call id is claimed once: 12 racing claims (two pools on PostgreSQL) have one winner; moves are conditional", async () => {
