@@ -214,6 +214,12 @@ export async function transactSql<T>(fn: (sql: Sql) => Promise<T>, { commit = "f
     return driver ? transactSqlite(driver, fn) : transact((tx) => fn(sqlOf(tx)));
   }
   const client = await pool().connect();
+  // The pool listens for errors only on idle connections: one lost while this transaction holds it (statements on
+  // the wire, a server restart, a killed backend) would emit an "error" nobody listens to, thrown as an uncaught
+  // exception. Its statements fail with it; the connection is closed on release, not reused.
+  let lost: Error | undefined;
+  const onLost = (error: Error) => void (lost ??= error);
+  client.on("error", onLost);
   // Every statement sent, answered or not: the commit waits for all of them (a failed one rolls back). Each is
   // marked handled here, so one that fails while its caller is still reading an earlier answer is not reported
   // as an unhandled rejection; its caller still gets the error.
@@ -257,7 +263,8 @@ export async function transactSql<T>(fn: (sql: Sql) => Promise<T>, { commit = "f
     throw error;
   } finally {
     // A connection whose rollback failed is in an unknown state: it is closed, not reused.
-    client.release(broken instanceof Error ? broken : undefined);
+    client.removeListener("error", onLost);
+    client.release(broken instanceof Error ? broken : lost);
   }
 }
 

@@ -109,11 +109,12 @@ async function write(
         : moveToolCall({ tx, sessionId: o.sessionId, callId: call.callId, from: call.from, to: call.to, data });
       const event = { type: "call.updated", scope: "session", sessionId: o.sessionId, payload: { runId: o.runId, callId: call.callId, toolName: call.toolName, status: call.to } };
       // A call id seen before always loses, whatever `required` says. A required step that loses rolls back its
-      // event with everything else; only an optional one waits for its answer to know whether to tell.
+      // event with everything else; only an optional one waits for its answer to know whether to tell (a failure,
+      // its own or an earlier one's aborted transaction, is reported with the others, in order).
       if (call.required !== false || claims) {
         step(moved, (ok) => (ok ? undefined : new Lost("call")));
         events.push(event);
-      } else if (await moved) events.push(event);
+      } else if (await later(moved).catch(() => false)) events.push(event);
     }
     const m = typeof o.message === "function" ? o.message(approval) : o.message;
     let message: Promise<MessageRow | undefined> | undefined;
@@ -136,12 +137,16 @@ async function write(
       if (run.required !== false) {
         step(moved, (ok) => (ok ? undefined : new Lost("run")));
         if (changed) events.push(event);
-      } else if ((await moved) && changed) events.push(event);
+      } else if ((await later(moved).catch(() => false)) && changed) events.push(event);
     }
+    // What the steps decide is read before the events and the audit rows are asked for: a rollback does not give
+    // back the numbers a sequence handed out, and an event number taken by an outcome that loses is a hole every
+    // instance's tailer waits GAP_WAIT_MS for (lib/events/bus.ts) — a reused call id or a claim after a Stop would
+    // stall every live stream. A lost outcome takes no event number, no audit number and not the audit lock.
+    // (This also waits for a settled line's fallback, a second statement sent after the first one's answer.)
+    const lost = (await Promise.allSettled(answers)).find((answer) => answer.status === "rejected");
+    if (lost) throw lost.reason;
     const eventRows = later(insertEvents({ events, tx }));
-    // A settled line's fallback is a second statement, sent after the first one's answer: it must still reach the
-    // database before the audit chain's head is locked.
-    if (m && !("append" in m)) await message?.catch(() => undefined);
     later(insertAuditRows(tx, audit, at));
     // The first failure in the order asked for, once every answer is in.
     const failed = (await Promise.allSettled(answers)).find((answer) => answer.status === "rejected");

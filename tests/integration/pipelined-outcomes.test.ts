@@ -1,0 +1,124 @@
+// Attacks on the pipelined outcome (lib/runs/recorder.ts write, lib/db/sql.ts transactSql) on PostgreSQL: what a
+// lost outcome may leave behind outside its rolled-back transaction, and what a lost connection may do to the
+// process.
+import pg from "pg";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useDatabase } from "../support/database-lifecycle";
+import { newPostgresUrl } from "../support/databases";
+
+describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("pipelined outcomes (postgres)", () => {
+  useDatabase(() => newPostgresUrl(process.env.TEST_DATABASE_URL_PG!));
+  let recorder: typeof import("@/lib/runs/recorder");
+  let bus: typeof import("@/lib/events/bus");
+  let db: import("@/lib/db/client").Db;
+  let instance: string;
+  let ownerId: string;
+
+  beforeAll(async () => {
+    recorder = await import("@/lib/runs/recorder");
+    bus = await import("@/lib/events/bus");
+    instance = (await import("@/lib/runs/lease")).INSTANCE_ID;
+    db = (await import("@/lib/db/client")).getDb();
+    ownerId = (await db.user.findUniqueOrThrow({ where: { email: "member@example.com" } })).id;
+  });
+
+  async function newRun() {
+    const sessionId = (await db.chatSession.create({ data: { ownerId } })).id;
+    const runId = (await db.agentRun.create({ data: { sessionId, status: "running", leaseOwner: instance, leaseExpiresAt: new Date(Date.now() + 60_000) } })).id;
+    return { sessionId, runId };
+  }
+  const claim = (ids: { sessionId: string; runId: string }, callId: string) =>
+    recorder.recordOutcome({ ...ids, call: { callId, toolName: "current_time", argsHash: "h", from: ["new"], to: "running" }, audit: [{ action: "tool.call", sessionId: ids.sessionId, callId, decision: "allow" }] });
+
+  // The event log's numbers come from a sequence, which a rollback does not give back: a row inserted and rolled
+  // back leaves a hole the tailer waits up to GAP_WAIT_MS for (lib/events/bus.ts), and every live stream of every
+  // session on every instance stalls that long. A lost outcome must therefore not take event numbers: a reused call
+  // id (a hostile model can send one as often as it likes) or a claim after a Stop is refused, not a 2 s stall.
+  it("an outcome that loses (a reused call id, a stopped run) takes no event numbers: live events are not held up", async () => {
+    const ids = await newRun();
+    expect(await claim(ids, "once")).toMatchObject({ ok: true });
+    const got: Array<{ seq: number; at: number }> = [];
+    const unsubscribe = await bus.subscribeEvents((e) => {
+      if (e.type === "probe") got.push({ seq: e.seq, at: Date.now() });
+    });
+    try {
+      const before = (await db.eventLog.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
+      expect(await claim(ids, "once")).toEqual({ ok: false, lost: "call" }); // the same id again
+      await db.agentRun.update({ where: { id: ids.runId }, data: { stopRequestedAt: new Date() } });
+      expect(await claim(ids, "after-stop")).toEqual({ ok: false, lost: "run" });
+      const sent = Date.now();
+      const probe = await bus.publishEvent({ type: "probe", scope: "session", sessionId: ids.sessionId, payload: {} });
+      // No number was taken by the two lost outcomes: the next event follows the last one.
+      expect(probe.seq).toBe(before + 1);
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(got).toHaveLength(1);
+      expect(got[0]!.at - sent).toBeLessThan(1_000);
+    } finally {
+      unsubscribe();
+    }
+    expect(await db.eventLog.count({ where: { sessionId: ids.sessionId, type: "call.updated" } })).toBe(1);
+  });
+
+  // A connection lost while a transaction holds it (the server restarted, an admin or a pooler killed the backend)
+  // with statements still on the wire: the transaction fails, and the process goes on. A checked-out pg client has
+  // no "error" listener of the pool's, so its socket error would be thrown as an uncaught exception (a crash).
+  it("a connection lost mid-pipeline fails its transaction, not the process, and the pool goes on", async () => {
+    const { transactSql } = await import("@/lib/db/sql");
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => uncaught.push(error);
+    process.on("uncaughtException", onUncaught);
+    const killer = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await killer.connect();
+    try {
+      const failed = await transactSql(async (tx) => {
+        const [{ pid }] = await tx.rows<{ pid: number }>(`SELECT pg_backend_pid() AS "pid"`);
+        const slow = tx.rows(`SELECT pg_sleep(2) AS "slept"`);
+        const behind = tx.rows(`SELECT 2 AS "n"`);
+        slow.catch(() => undefined);
+        behind.catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 200));
+        await killer.query(`SELECT pg_terminate_backend($1)`, [pid]);
+        return Promise.all([slow, behind]);
+      }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(String(failed)).toMatch(/terminat/);
+      await new Promise((r) => setTimeout(r, 300));
+      for (let i = 0; i < 12; i++) expect(await transactSql((tx) => tx.rows(`SELECT 1 AS "n"`))).toEqual([{ n: 1 }]);
+    } finally {
+      process.off("uncaughtException", onUncaught);
+      await killer.end();
+    }
+    expect(uncaught.map(String)).toEqual([]);
+  });
+
+  // An optional step's answer is awaited before the outcome goes on (to know whether to tell its event). When an
+  // earlier statement failed, that answer is only "current transaction is aborted": the failure reported must be
+  // the first one, what actually went wrong (a lock timeout here), as for required steps.
+  it("a failure before an optional step is reported as itself, not as the aborted transaction it left", async () => {
+    const ids = await newRun();
+    const name = (await db.$queryRawUnsafe<Array<{ d: string }>>(`SELECT current_database() AS "d"`))[0]!.d;
+    await db.$executeRawUnsafe(`ALTER DATABASE "${name}" SET lock_timeout = '300ms'`);
+    const pools = (globalThis as unknown as { toolgatePgPools?: Map<string, pg.Pool> }).toolgatePgPools ?? new Map<string, pg.Pool>();
+    await pools.get(process.env.DATABASE_URL!)?.end(); // new connections take the setting
+    pools.delete(process.env.DATABASE_URL!);
+    const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await blocker.connect();
+    try {
+      await blocker.query("BEGIN");
+      await blocker.query(`SELECT 1 FROM "AgentRun" WHERE "id" = $1 FOR UPDATE`, [ids.runId]);
+      const failed = await recorder.recordOutcome({ ...ids, run: { from: ["running"], to: "failed", error: "crashed", required: false } }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(String(failed)).toMatch(/lock timeout/);
+    } finally {
+      await blocker.query("ROLLBACK");
+      await blocker.end();
+      await db.$executeRawUnsafe(`ALTER DATABASE "${name}" RESET lock_timeout`);
+      await pools.get(process.env.DATABASE_URL!)?.end();
+      pools.delete(process.env.DATABASE_URL!);
+    }
+  });
+});
