@@ -8,7 +8,7 @@ import "server-only";
 // Two ways to run the same SQL:
 // - transactSql: on PostgreSQL a transaction on a `pg` pool of its own (the fast path), pipelined: a statement
 //   goes out when asked for, so statements asked for before any answer is read share one round trip, and a write
-//   nobody reads goes out with the commit (recorder.ts asks that way: a claim is two round trips). On SQLite
+//   nobody reads goes out with the commit (recorder.ts asks that way: a claim or a result is three round trips). On SQLite
 //   straight on Prisma's own better-sqlite3 connection under the adapter's transaction lock, so that every write
 //   to the file still goes through one connection and its lock (through a Prisma transaction when that
 //   connection is unknown).

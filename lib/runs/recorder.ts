@@ -51,10 +51,12 @@ class Lost extends Error {
 
 /**
  * The outcome's writes; `register` is given only when it asks for an approval (written through the model API).
- * Every statement is asked for before any answer is read, so on PostgreSQL they share one round trip (sql.ts);
- * what the answers decide (a lost step rolls everything back) is checked after, in the order the steps were
- * asked for, so the first one lost is the one reported. The order the statements reach the database is the
- * order of the code, which keeps the lock order: the run's row first, the audit chain's head last.
+ * The steps (the run's check, the approval consumed, the call's row, the line, the run's move) are all asked for
+ * before any answer is read, so on PostgreSQL they share one round trip (sql.ts); what their answers decide (a
+ * lost step rolls everything back) is checked in the order they were asked for, so the first one lost is the one
+ * reported. Only then the events and the audit rows, which take sequence numbers (below). The order the statements
+ * reach the database is the order of the code, which keeps the lock order: the run's row first, the audit chain's
+ * head last.
  */
 async function write(
   tx: Sql,

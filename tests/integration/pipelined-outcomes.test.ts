@@ -71,13 +71,13 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("pipelined outcomes (p
     await killer.connect();
     try {
       const failed = await transactSql(async (tx) => {
-        const [{ pid }] = await tx.rows<{ pid: number }>(`SELECT pg_backend_pid() AS "pid"`);
+        const [backend] = await tx.rows<{ pid: number }>(`SELECT pg_backend_pid() AS "pid"`);
         const slow = tx.rows(`SELECT pg_sleep(2) AS "slept"`);
         const behind = tx.rows(`SELECT 2 AS "n"`);
         slow.catch(() => undefined);
         behind.catch(() => undefined);
         await new Promise((r) => setTimeout(r, 200));
-        await killer.query(`SELECT pg_terminate_backend($1)`, [pid]);
+        await killer.query(`SELECT pg_terminate_backend($1)`, [backend!.pid]);
         return Promise.all([slow, behind]);
       }).then(
         () => null,
