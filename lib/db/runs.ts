@@ -4,7 +4,7 @@ import "server-only";
 // leaseExpiresAt, renewed by that instance's heartbeat. Every state change is a conditional update, so two
 // instances never both resume, stop or fail the same run.
 import { getDb, type Tx } from "./client";
-import { asSql, inList, type Sql } from "./sql";
+import { asSql, inList, orLost, unlessLost, type Sql } from "./sql";
 
 export type RunStatus = "running" | "waiting_approval" | "completed" | "aborted" | "failed";
 export type RunRow = NonNullable<Awaited<ReturnType<typeof findRun>>>;
@@ -50,7 +50,16 @@ export async function listWaitingRuns() {
  * `owner`): a run failed by another instance for a lapsed lease is not overwritten. Waiting runs keep the
  * session (the turn is not over); finished ones release it.
  */
-export async function moveRun({ tx, runId, from, to, error, owner }: { tx: Tx | Sql; runId: string; from: RunStatus[]; to: RunStatus; error?: string | null; owner?: string }): Promise<boolean> {
+export async function moveRun({ tx, runId, from, to, error, owner, raise }: {
+  tx: Tx | Sql;
+  runId: string;
+  from: RunStatus[];
+  to: RunStatus;
+  error?: string | null;
+  owner?: string;
+  /** A run not in one of `from` (or not `owner`'s) fails the transaction as lost instead of answering false (orLost). */
+  raise?: boolean;
+}): Promise<boolean> {
   const sql = asSql(tx);
   const releasesLease = to !== "running";
   const params: unknown[] = [to, error ?? null, new Date(), runId, ...from];
@@ -62,10 +71,14 @@ export async function moveRun({ tx, runId, from, to, error, owner }: { tx: Tx | 
   const free = (session: string) => `UPDATE "ChatSession" SET "activeRunId" = NULL, "updatedAt" = $3::timestamp(3) WHERE "id" = ${session} AND "activeRunId" = $4 RETURNING "id"`;
   // On PostgreSQL one statement (the session's update reads the run's; SQLite allows no writes in WITH), so the
   // outcome's next statements can be sent without waiting for this one's answer (sql.ts).
-  if (frees && sql.dialect === "postgres") return (await sql.rows(`WITH "r" AS (${move}), "s" AS (${free(`(SELECT "sessionId" FROM "r")`)}) SELECT "sessionId" FROM "r"`, params)).length === 1;
+  if (frees && sql.dialect === "postgres") {
+    const moved = raise && sql.pipelined ? unlessLost(`EXISTS (SELECT 1 FROM "r")`, "run") : `"sessionId" FROM "r"`;
+    return (await sql.rows(`WITH "r" AS (${move}), "s" AS (${free(`(SELECT "sessionId" FROM "r")`)}) SELECT ${moved}`, params)).length === 1;
+  }
+  if (!frees) return (await sql.rows(orLost(sql, move, raise ? "run" : undefined), params)).length === 1;
   const [run] = await sql.rows<{ sessionId: string }>(move, params);
   if (!run) return false;
-  if (frees) await sql.rows(free("$5"), [to, error ?? null, params[2], runId, run.sessionId]);
+  await sql.rows(free("$5"), [to, error ?? null, params[2], runId, run.sessionId]);
   return true;
 }
 

@@ -8,7 +8,7 @@ import "server-only";
 // Two ways to run the same SQL:
 // - transactSql: on PostgreSQL a transaction on a `pg` pool of its own (the fast path), pipelined: a statement
 //   goes out when asked for, so statements asked for before any answer is read share one round trip, and a write
-//   nobody reads goes out with the commit (recorder.ts asks that way: a claim or a result is three round trips). On SQLite
+//   nobody reads goes out with the commit (recorder.ts asks that way: a claim or a result is two round trips). On SQLite
 //   straight on Prisma's own better-sqlite3 connection under the adapter's transaction lock, so that every write
 //   to the file still goes through one connection and its lock (through a Prisma transaction when that
 //   connection is unknown).
@@ -29,6 +29,8 @@ export type Dialect = "postgres" | "sqlite";
 /** One transaction's statements: rows of a statement (RETURNING rows for writes). */
 export type Sql = {
   readonly dialect: Dialect;
+  /** Statements go out without waiting for earlier answers (transactSql on PostgreSQL); elsewhere one at a time. */
+  readonly pipelined: boolean;
   rows<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   /**
    * A statement whose answer nobody reads: its failure fails the transaction all the same. On PostgreSQL
@@ -37,6 +39,38 @@ export type Sql = {
    */
   write(text: string, params?: unknown[]): Promise<void>;
 };
+
+/** A step of an outcome that can lose (lib/runs/recorder.ts). */
+export type LostStep = "call" | "consume" | "run" | "unsettled";
+
+/**
+ * SQL that is true when `condition` holds and otherwise fails its statement, and so its transaction, as the step
+ * `step` lost ("toolgate_lost", migration 20261124220000_lost_step; PostgreSQL only). On a pipelined connection the
+ * statements already sent behind a step that loses then do not run at all: they take no sequence numbers.
+ */
+export function unlessLost(condition: string, step: LostStep): string {
+  return `CASE WHEN ${condition} THEN true ELSE ${failLost(step)} END`;
+}
+
+/** The SQL expression that fails its statement as the step `step` lost (see unlessLost). */
+export function failLost(step: LostStep): string {
+  return `"toolgate_lost"('${step}')`;
+}
+
+/**
+ * A conditional write (… RETURNING) as a step of an outcome: on the pipelined runner, when it changes no row it
+ * fails its transaction as `step` lost (unlessLost), since the outcome's later statements are already on the wire;
+ * elsewhere (or with no step) the write as it is, answering no row.
+ */
+export function orLost(sql: Sql, text: string, step: LostStep | undefined): string {
+  return step && sql.pipelined ? `WITH "step" AS (${text}) SELECT ${unlessLost(`EXISTS (SELECT 1 FROM "step")`, step)} AS "ok"` : text;
+}
+
+/** The step a statement failed as lost (unlessLost), or null for any other failure. */
+export function lostStep(error: unknown): LostStep | null {
+  const e = error as { code?: unknown; detail?: unknown } | null;
+  return e?.code === "TG001" && typeof e.detail === "string" ? (e.detail as LostStep) : null;
+}
 
 /** A JSON value for a Json column (null and undefined are SQL NULL). */
 export class Json {
@@ -88,7 +122,7 @@ export function sqlOf(tx: Tx): Sql {
     previous = result.catch(() => undefined);
     return result;
   };
-  return { dialect, rows, write: async (text, params) => void (await rows(text, params)) };
+  return { dialect, pipelined: false, rows, write: async (text, params) => void (await rows(text, params)) };
 }
 
 /** The runner for a function that takes either a Prisma transaction or a runner. */
@@ -157,6 +191,7 @@ async function transactSqlite<T>(driver: SqliteDriver, fn: (sql: Sql) => Promise
   let ended = false; // as in transactSql: no statement after the commit or the rollback
   const sql: Sql = {
     dialect: "sqlite",
+    pipelined: false,
     rows: async <R>(text: string, params: unknown[] = []) => {
       if (ended) throw new Error("a statement was asked for after its transaction ended");
       const { text: sqlite, order } = toSqlite(text);
@@ -239,6 +274,7 @@ export async function transactSql<T>(fn: (sql: Sql) => Promise<T>, { commit = "f
   };
   const sql: Sql = {
     dialect: "postgres",
+    pipelined: true,
     rows: async <R>(text: string, params: unknown[] = []) => (await statement(text, params)).rows as R[],
     write: async (text, params = []) => {
       statement(text, params); // its answer is awaited with the commit's (sent, above)

@@ -3,7 +3,7 @@ import "server-only";
 // (inserted in the transaction of its first outcome; the unique key refuses a second one, on any instance); moving a call to
 // `running` is a conditional update from the one state that allows it, so a call executes at most once.
 import { getDb, type Tx } from "./client";
-import { asSql, inList, newId, type Sql } from "./sql";
+import { asSql, failLost, inList, newId, orLost, type Sql } from "./sql";
 
 /** "new" is never stored: an outcome "from new" inserts the row (the claim of the call id). */
 export type CallStatus = "new" | "pending" | "approved" | "running" | "done" | "failed" | "stopped" | "denied" | "expired";
@@ -27,8 +27,10 @@ export type ToolCallRow = {
 };
 
 /** Claims a call id in the caller's transaction; false when it was seen before (the unique key kept the first). */
-export async function insertToolCall({ tx, sessionId, runId, callId, toolName, argsHash, status, data = {} }: {
+export async function insertToolCall({ tx, sessionId, runId, callId, toolName, argsHash, status, data = {}, raise }: {
   tx: Tx | Sql;
+  /** A call id seen before fails the transaction as lost instead of answering false (orLost). */
+  raise?: boolean;
   sessionId: string;
   runId: string;
   callId: string;
@@ -42,11 +44,10 @@ export async function insertToolCall({ tx, sessionId, runId, callId, toolName, a
   const columns = ["id", "sessionId", "runId", "callId", "toolName", "argsHash", "status", "createdAt", "updatedAt", ...d.columns];
   const casts = ["", "", "", "", "", "", "", "::timestamp(3)", "::timestamp(3)", ...d.columns.map((c) => CALL_CASTS[c])];
   // ON CONFLICT DO NOTHING instead of a unique-key error: on PostgreSQL an error would abort the transaction.
-  const rows = await asSql(tx).rows(
-    `INSERT INTO "ToolCall" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES (${casts.map((cast, i) => `$${i + 1}${cast}`).join(", ")})
-     ON CONFLICT ("sessionId", "callId") DO NOTHING RETURNING "id"`,
-    [newId(), sessionId, runId, callId, toolName, argsHash, status, now, now, ...d.values],
-  );
+  const sql = asSql(tx);
+  const insert = `INSERT INTO "ToolCall" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES (${casts.map((cast, i) => `$${i + 1}${cast}`).join(", ")})
+     ON CONFLICT ("sessionId", "callId") DO NOTHING RETURNING "id"`;
+  const rows = await sql.rows(orLost(sql, insert, raise ? "call" : undefined), [newId(), sessionId, runId, callId, toolName, argsHash, status, now, now, ...d.values]);
   return rows.length === 1;
 }
 
@@ -64,8 +65,10 @@ function callData(data: CallData): { columns: Array<keyof CallData>; values: unk
 }
 
 /** Moves a call from one of `from` to `to`; false when it was not in one of them (someone else moved it). */
-export async function moveToolCall({ tx, sessionId, callId, from, to, data = {} }: {
+export async function moveToolCall({ tx, sessionId, callId, from, to, data = {}, raise }: {
   tx: Tx | Sql;
+  /** A call not in one of `from` fails the transaction as lost instead of answering false (orLost). */
+  raise?: boolean;
   sessionId: string;
   callId: string;
   from: CallStatus[];
@@ -74,11 +77,10 @@ export async function moveToolCall({ tx, sessionId, callId, from, to, data = {} 
 }): Promise<boolean> {
   const d = callData(data);
   const set = d.columns.map((c, i) => `, "${c}" = $${5 + i}${CALL_CASTS[c]}`).join("");
-  const rows = await asSql(tx).rows(
-    `UPDATE "ToolCall" SET "status" = $1, "updatedAt" = $2::timestamp(3)${set}
-     WHERE "sessionId" = $3 AND "callId" = $4 AND "status" IN ${inList(5 + d.columns.length, from.length)} RETURNING "id"`,
-    [to, new Date(), sessionId, callId, ...d.values, ...from],
-  );
+  const sql = asSql(tx);
+  const update = `UPDATE "ToolCall" SET "status" = $1, "updatedAt" = $2::timestamp(3)${set}
+     WHERE "sessionId" = $3 AND "callId" = $4 AND "status" IN ${inList(5 + d.columns.length, from.length)} RETURNING "id"`;
+  const rows = await sql.rows(orLost(sql, update, raise ? "call" : undefined), [to, new Date(), sessionId, callId, ...d.values, ...from]);
   return rows.length === 1;
 }
 
@@ -98,14 +100,30 @@ export async function listSessionToolCalls({ sessionId }: { sessionId: string })
  * commit, so an instance failing or stopping the run meanwhile either waits for this transaction (and then sees
  * its call) or has finished first (and this one sees the run ended).
  */
-export async function checkRunForCall({ tx, sessionId, runId, callId }: { tx: Tx | Sql; sessionId: string; runId: string; callId?: string }): Promise<{ held: boolean; unsettled: string | null }> {
+export async function checkRunForCall({ tx, sessionId, runId, callId, raise }: {
+  tx: Tx | Sql;
+  sessionId: string;
+  runId: string;
+  callId?: string;
+  /**
+   * On the pipelined runner, fail the transaction as lost (unlessLost) instead of answering: "unsettled" for a call
+   * still `running`, and "run" when the run is not held and `raise.starts` (a call is about to start).
+   */
+  raise?: { starts: boolean };
+}): Promise<{ held: boolean; unsettled: string | null }> {
   const sql = asSql(tx);
-  const [row] = await sql.rows<{ held: boolean | number; unsettled: string | null }>(
-    `SELECT ("r"."status" = 'running' AND "r"."stopRequestedAt" IS NULL) AS "held",
+  const check = `SELECT ("r"."status" = 'running' AND "r"."stopRequestedAt" IS NULL) AS "held",
        (SELECT "c"."callId" FROM "ToolCall" "c" WHERE "c"."sessionId" = $2 AND "c"."runId" = "r"."id" AND "c"."status" = 'running' AND "c"."callId" <> $3 LIMIT 1) AS "unsettled"
-     FROM "AgentRun" "r" WHERE "r"."id" = $1${sql.dialect === "postgres" ? ` FOR UPDATE OF "r"` : ""}`,
-    [runId, sessionId, callId ?? ""],
-  );
+     FROM "AgentRun" "r" WHERE "r"."id" = $1${sql.dialect === "postgres" ? ` FOR UPDATE OF "r"` : ""}`;
+  const [row] =
+    raise && sql.pipelined
+      ? await sql.rows<{ held: boolean; unsettled: string | null }>(
+          `WITH "q" AS MATERIALIZED (${check}) SELECT (SELECT "held" FROM "q") AS "held", (SELECT "unsettled" FROM "q") AS "unsettled",
+             CASE WHEN $4::boolean AND NOT COALESCE((SELECT "held" FROM "q"), false) THEN ${failLost("run")}
+               WHEN (SELECT "unsettled" FROM "q") IS NOT NULL THEN ${failLost("unsettled")} ELSE true END AS "ok"`,
+          [runId, sessionId, callId ?? "", raise.starts],
+        )
+      : await sql.rows<{ held: boolean | number; unsettled: string | null }>(check, [runId, sessionId, callId ?? ""]);
   return { held: Boolean(row?.held), unsettled: row?.unsettled ?? null };
 }
 

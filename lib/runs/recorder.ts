@@ -11,7 +11,7 @@ import { transact } from "@/lib/db/client";
 import { insertEvents, type EventRow, type NewEvent } from "@/lib/db/events";
 import { appendMessageTx, updateToolMessage, type MessageRow, type NewMessage } from "@/lib/db/messages";
 import { moveRun, type RunStatus } from "@/lib/db/runs";
-import { sqlOf, transactSql, type Commit, type Sql } from "@/lib/db/sql";
+import { lostStep, sqlOf, transactSql, type Commit, type Sql } from "@/lib/db/sql";
 import { checkRunForCall, insertToolCall, moveToolCall, type CallStatus } from "@/lib/db/tool-calls";
 import { registerApprovalInTx } from "@/lib/approvals/service";
 import { eventsAbandoned, eventsCommitted, eventsPending } from "@/lib/events/bus";
@@ -83,12 +83,20 @@ async function write(
     answers.push(answer);
     return answer;
   };
+  // A step that loses says so by its answer, or (asked with `raise` on the pipelined runner) by failing its
+  // statement in the database, which aborts the transaction there: what was sent behind it does not run.
   const step = <T>(answer: Promise<T>, lost: (value: T) => Lost | undefined) =>
     later(
-      answer.then((value) => {
-        const error = lost(value);
-        if (error) throw error;
-      }),
+      answer.then(
+        (value) => {
+          const error = lost(value);
+          if (error) throw error;
+        },
+        (error: unknown) => {
+          const what = lostStep(error);
+          throw what ? new Lost(what) : error;
+        },
+      ),
     );
   try {
     // A call starts only in a run that still runs, with no Stop asked (from any instance). Moving on (a new call
@@ -96,24 +104,25 @@ async function write(
     // lost (commitOf): the run is failed there instead of building on a transcript with a hole.
     if (o.call?.to === "running" || (o.run !== undefined && o.run.to !== "running")) {
       const starts = o.call?.to === "running";
-      step(checkRunForCall({ tx, sessionId: o.sessionId, runId: o.runId, callId: o.call?.callId }), (run) =>
+      step(checkRunForCall({ tx, sessionId: o.sessionId, runId: o.runId, callId: o.call?.callId, raise: { starts } }), (run) =>
         starts && !run.held ? new Lost("run") : run.unsettled ? new Lost("unsettled") : undefined,
       );
     }
-    if (o.consume) step(consumeApproval({ id: o.consume.approvalId, tx }), (consumed) => (consumed ? undefined : new Lost("consume")));
+    if (o.consume) step(consumeApproval({ id: o.consume.approvalId, tx, raise: true }), (consumed) => (consumed ? undefined : new Lost("consume")));
     if (o.call) {
       const call = o.call;
       const data = { ...call.data, ...(approval ? { approvalId: approval.id } : {}) };
       // From "new": the call id is claimed here, by inserting its row (the unique key refuses a second one).
       const claims = call.from.length === 1 && call.from[0] === "new";
+      const raise = call.required !== false || claims;
       const moved = claims
-        ? insertToolCall({ tx, sessionId: o.sessionId, runId: o.runId, callId: call.callId, toolName: call.toolName, argsHash: call.argsHash ?? "", status: call.to, data })
-        : moveToolCall({ tx, sessionId: o.sessionId, callId: call.callId, from: call.from, to: call.to, data });
+        ? insertToolCall({ tx, sessionId: o.sessionId, runId: o.runId, callId: call.callId, toolName: call.toolName, argsHash: call.argsHash ?? "", status: call.to, data, raise })
+        : moveToolCall({ tx, sessionId: o.sessionId, callId: call.callId, from: call.from, to: call.to, data, raise });
       const event = { type: "call.updated", scope: "session", sessionId: o.sessionId, payload: { runId: o.runId, callId: call.callId, toolName: call.toolName, status: call.to } };
       // A call id seen before always loses, whatever `required` says. A required step that loses rolls back its
       // event with everything else; only an optional one waits for its answer to know whether to tell (a failure,
       // its own or an earlier one's aborted transaction, is reported with the others, in order).
-      if (call.required !== false || claims) {
+      if (raise) {
         step(moved, (ok) => (ok ? undefined : new Lost("call")));
         events.push(event);
       } else if (await later(moved).catch(() => false)) events.push(event);
@@ -132,7 +141,7 @@ async function write(
     }
     if (o.run) {
       const run = o.run;
-      const moved = moveRun({ tx, runId: o.runId, from: run.from, to: run.to, error: run.error, owner: run.owner });
+      const moved = moveRun({ tx, runId: o.runId, from: run.from, to: run.to, error: run.error, owner: run.owner, raise: run.required !== false });
       // running → running only proves (and row-locks) that the run is still this instance's: nothing changed to tell.
       const changed = !(run.to === "running" && run.from.every((s) => s === "running"));
       const event = { type: "run.updated", scope: "session", sessionId: o.sessionId, payload: { runId: o.runId, status: run.to } };
@@ -141,13 +150,17 @@ async function write(
         if (changed) events.push(event);
       } else if ((await later(moved).catch(() => false)) && changed) events.push(event);
     }
-    // What the steps decide is read before the events and the audit rows are asked for: a rollback does not give
-    // back the numbers a sequence handed out, and an event number taken by an outcome that loses is a hole every
+    // A lost outcome takes no event number, no audit number and not the audit lock: a rollback does not give back
+    // the numbers a sequence handed out, and an event number taken by an outcome that loses is a hole every
     // instance's tailer waits GAP_WAIT_MS for (lib/events/bus.ts) — a reused call id or a claim after a Stop would
-    // stall every live stream. A lost outcome takes no event number, no audit number and not the audit lock.
-    // (This also waits for a settled line's fallback, a second statement sent after the first one's answer.)
-    const lost = (await Promise.allSettled(answers)).find((answer) => answer.status === "rejected");
-    if (lost) throw lost.reason;
+    // stall every live stream. On the pipelined runner a lost step has already failed the transaction in the
+    // database (raise), so the events and the audit head go out behind the steps and do not run after a loss.
+    // Elsewhere the statements run one at a time anyway: what the steps decide is read first. A settled line's
+    // fallback (a second statement, sent after the first one's answer) is waited for either way.
+    if (!tx.pipelined || (m && !("append" in m))) {
+      const lost = (await Promise.allSettled(answers)).find((answer) => answer.status === "rejected");
+      if (lost) throw lost.reason;
+    }
     const eventRows = later(insertEvents({ events, tx }));
     later(insertAuditRows(tx, audit, at));
     // The first failure in the order asked for, once every answer is in.

@@ -34,9 +34,14 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("pipelined outcomes (p
   // back leaves a hole the tailer waits up to GAP_WAIT_MS for (lib/events/bus.ts), and every live stream of every
   // session on every instance stalls that long. A lost outcome must therefore not take event numbers: a reused call
   // id (a hostile model can send one as often as it likes) or a claim after a Stop is refused, not a 2 s stall.
-  it("an outcome that loses (a reused call id, a stopped run) takes no event numbers: live events are not held up", async () => {
+  it("an outcome that loses (a reused call id, a settled call, an ended run, a stopped run) takes no event or audit numbers: live events are not held up", async () => {
     const ids = await newRun();
     expect(await claim(ids, "once")).toMatchObject({ ok: true });
+    const settle = (callId: string) =>
+      recorder.recordOutcome({ ...ids, call: { callId, toolName: "current_time", from: ["running"], to: "done" }, message: { append: { role: "tool", content: "{}", toolCallId: callId, toolName: "current_time", runId: ids.runId } } });
+    expect(await settle("once")).toMatchObject({ ok: true });
+    const auditNumber = async () => Number((await db.$queryRawUnsafe<Array<{ n: bigint }>>(`SELECT last_value AS "n" FROM "AuditLog_seq_seq"`))[0]!.n);
+    const auditBefore = await auditNumber();
     const got: Array<{ seq: number; at: number }> = [];
     const unsubscribe = await bus.subscribeEvents((e) => {
       if (e.type === "probe") got.push({ seq: e.seq, at: Date.now() });
@@ -44,8 +49,14 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("pipelined outcomes (p
     try {
       const before = (await db.eventLog.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
       expect(await claim(ids, "once")).toEqual({ ok: false, lost: "call" }); // the same id again
+      expect(await settle("once")).toEqual({ ok: false, lost: "call" }); // settled already
+      const ended = await newRun();
+      await db.agentRun.update({ where: { id: ended.runId }, data: { status: "failed" } });
+      const end = { ...ended, message: { append: { role: "assistant" as const, content: "done", runId: ended.runId } }, audit: [{ action: "run.completed", sessionId: ended.sessionId }] };
+      expect(await recorder.recordOutcome({ ...end, run: { from: ["running"], to: "completed" } })).toEqual({ ok: false, lost: "run" });
       await db.agentRun.update({ where: { id: ids.runId }, data: { stopRequestedAt: new Date() } });
       expect(await claim(ids, "after-stop")).toEqual({ ok: false, lost: "run" });
+      expect(await auditNumber()).toBe(auditBefore);
       const sent = Date.now();
       const probe = await bus.publishEvent({ type: "probe", scope: "session", sessionId: ids.sessionId, payload: {} });
       // No number was taken by the two lost outcomes: the next event follows the last one.
@@ -56,7 +67,7 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("pipelined outcomes (p
     } finally {
       unsubscribe();
     }
-    expect(await db.eventLog.count({ where: { sessionId: ids.sessionId, type: "call.updated" } })).toBe(1);
+    expect(await db.eventLog.count({ where: { sessionId: ids.sessionId, type: "call.updated" } })).toBe(2); // the claim and the result that won
   });
 
   // A connection lost while a transaction holds it (the server restarted, an admin or a pooler killed the backend)
