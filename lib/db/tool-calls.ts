@@ -112,18 +112,27 @@ export async function checkRunForCall({ tx, sessionId, runId, callId, raise }: {
   raise?: { starts: boolean };
 }): Promise<{ held: boolean; unsettled: string | null }> {
   const sql = asSql(tx);
+  // On PostgreSQL the run's row is locked by a statement of its own and read by the next: a statement reads with the
+  // snapshot it started with, so a check that waited for the lock itself would not see a call started by the
+  // transaction it waited for. Pipelined, the two statements share a round trip.
+  const locked = sql.dialect === "postgres" ? sql.rows(`SELECT 1 AS "locked" FROM "AgentRun" WHERE "id" = $1 FOR UPDATE`, [runId]) : undefined;
   const check = `SELECT ("r"."status" = 'running' AND "r"."stopRequestedAt" IS NULL) AS "held",
        (SELECT "c"."callId" FROM "ToolCall" "c" WHERE "c"."sessionId" = $2 AND "c"."runId" = "r"."id" AND "c"."status" = 'running' AND "c"."callId" <> $3 LIMIT 1) AS "unsettled"
-     FROM "AgentRun" "r" WHERE "r"."id" = $1${sql.dialect === "postgres" ? ` FOR UPDATE OF "r"` : ""}`;
-  const [row] =
+     FROM "AgentRun" "r" WHERE "r"."id" = $1`;
+  const answer =
     raise && sql.pipelined
-      ? await sql.rows<{ held: boolean; unsettled: string | null }>(
-          `WITH "q" AS MATERIALIZED (${check}) SELECT (SELECT "held" FROM "q") AS "held", (SELECT "unsettled" FROM "q") AS "unsettled",
+      ? sql.rows<{ held: boolean; unsettled: string | null }>(
+          `WITH "q" AS (${check}) SELECT (SELECT "held" FROM "q") AS "held", (SELECT "unsettled" FROM "q") AS "unsettled",
              CASE WHEN $4::boolean AND NOT COALESCE((SELECT "held" FROM "q"), false) THEN ${failLost("run")}
                WHEN (SELECT "unsettled" FROM "q") IS NOT NULL THEN ${failLost("unsettled")} ELSE true END AS "ok"`,
           [runId, sessionId, callId ?? "", raise.starts],
         )
-      : await sql.rows<{ held: boolean | number; unsettled: string | null }>(check, [runId, sessionId, callId ?? ""]);
+      : sql.rows<{ held: boolean | number; unsettled: string | null }>(check, [runId, sessionId, callId ?? ""]);
+  // Both asked for before either is read; each failure is reported by its own await, the lock's first.
+  locked?.catch(() => undefined);
+  answer.catch(() => undefined);
+  await locked;
+  const [row] = await answer;
   return { held: Boolean(row?.held), unsettled: row?.unsettled ?? null };
 }
 

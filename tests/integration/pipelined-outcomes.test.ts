@@ -104,6 +104,35 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("pipelined outcomes (p
     expect(uncaught.map(String)).toEqual([]);
   });
 
+  // A claim checks, under the run row's lock, that no other call of the run is still running (a lost result). A
+  // statement reads with the snapshot it started with: had the check been the locking statement itself, a call
+  // started by the transaction it waited for would be invisible to it, and two calls of one run would run at once.
+  it("a claim that waited for the run's lock sees a call started by the transaction it waited for", async () => {
+    const ids = await newRun();
+    const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await blocker.connect();
+    try {
+      await blocker.query("BEGIN");
+      await blocker.query(`SELECT 1 FROM "AgentRun" WHERE "id" = $1 FOR UPDATE`, [ids.runId]);
+      const claiming = claim(ids, "second");
+      for (let i = 0; i < 100; i++) {
+        const { rows } = await blocker.query(`SELECT count(*)::int AS "n" FROM pg_stat_activity WHERE "wait_event_type" = 'Lock' AND "datname" = current_database()`);
+        if (rows[0].n > 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await blocker.query(
+        `INSERT INTO "ToolCall" ("id", "sessionId", "runId", "callId", "toolName", "argsHash", "status", "createdAt", "updatedAt") VALUES ($1, $2, $3, 'first', 'current_time', 'h', 'running', now(), now())`,
+        [`tc-${ids.runId}`, ids.sessionId, ids.runId],
+      );
+      await blocker.query("COMMIT");
+      expect(await claiming).toEqual({ ok: false, lost: "run" });
+    } finally {
+      await blocker.end();
+    }
+    expect(await db.toolCall.count({ where: { sessionId: ids.sessionId, callId: "second" } })).toBe(0);
+    expect((await db.agentRun.findUniqueOrThrow({ where: { id: ids.runId } })).status).toBe("failed");
+  });
+
   // An optional step's answer is awaited before the outcome goes on (to know whether to tell its event). When an
   // earlier statement failed, that answer is only "current transaction is aborted": the failure reported must be
   // the first one, what actually went wrong (a lock timeout here), as for required steps.
