@@ -3,39 +3,23 @@
 // on that hole: the run's next claim, or its end, finds the unsettled call and fails the run as a crashed server's
 // run is failed (an INTERRUPTED line for the call, a notice, an audit row), and the new call never runs. The lost
 // commit is reproduced by moving the call's row back, as the database would have it after losing the commit.
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { useDatabase } from "../support/database-lifecycle";
+import { useOutcomeFixture } from "../support/outcome-fixture";
 import { databaseTargets } from "../support/databases";
 
 const targets = databaseTargets();
 
 describe.each(targets)("a lost call result (%s)", (_kind, make) => {
   useDatabase(make);
-  let recorder: typeof import("@/lib/runs/recorder");
-  let db: import("@/lib/db/client").Db;
-  let instance: string;
-  let ownerId: string;
-
-  beforeAll(async () => {
-    recorder = await import("@/lib/runs/recorder");
-    instance = (await import("@/lib/runs/lease")).INSTANCE_ID;
-    db = (await import("@/lib/db/client")).getDb();
-    ownerId = (await db.user.findUniqueOrThrow({ where: { email: "member@example.com" } })).id;
-  });
-
-  async function newRun() {
-    const sessionId = (await db.chatSession.create({ data: { ownerId } })).id;
-    const runId = (await db.agentRun.create({ data: { sessionId, status: "running", leaseOwner: instance, leaseExpiresAt: new Date(Date.now() + 60_000) } })).id;
-    return { sessionId, runId };
-  }
-  const claim = (ids: { sessionId: string; runId: string }, callId: string) =>
-    recorder.recordOutcome({ ...ids, call: { callId, toolName: "current_time", argsHash: "h", from: ["new"], to: "running" }, audit: [{ action: "tool.call", sessionId: ids.sessionId, callId, decision: "allow" }] });
+  const t = useOutcomeFixture();
+  const { newRun, claim } = t;
   const settle = (ids: { sessionId: string; runId: string }, callId: string) =>
-    recorder.recordOutcome({ ...ids, call: { callId, toolName: "current_time", from: ["running"], to: "done" }, message: { append: { role: "tool", content: "{}", toolCallId: callId, toolName: "current_time", runId: ids.runId } } });
+    t.recorder.recordOutcome({ ...ids, call: { callId, toolName: "current_time", from: ["running"], to: "done" }, message: { append: { role: "tool", content: "{}", toolCallId: callId, toolName: "current_time", runId: ids.runId } } });
   // What the database holds after losing the result's commit.
   const loseResult = async (ids: { sessionId: string; runId: string }, callId: string) => {
-    await db.toolCall.update({ where: { sessionId_callId: { sessionId: ids.sessionId, callId } }, data: { status: "running", finishedAt: null } });
-    await db.message.deleteMany({ where: { sessionId: ids.sessionId, toolCallId: callId } });
+    await t.db.toolCall.update({ where: { sessionId_callId: { sessionId: ids.sessionId, callId } }, data: { status: "running", finishedAt: null } });
+    await t.db.message.deleteMany({ where: { sessionId: ids.sessionId, toolCallId: callId } });
   };
 
   it("calls that settle one after another claim, settle and complete the run as before", async () => {
@@ -44,8 +28,8 @@ describe.each(targets)("a lost call result (%s)", (_kind, make) => {
       expect(await claim(ids, callId)).toMatchObject({ ok: true });
       expect(await settle(ids, callId)).toMatchObject({ ok: true });
     }
-    expect(await recorder.recordOutcome({ ...ids, run: { from: ["running"], to: "completed", owner: instance } })).toMatchObject({ ok: true });
-    expect((await db.agentRun.findUniqueOrThrow({ where: { id: ids.runId } })).status).toBe("completed");
+    expect(await t.recorder.recordOutcome({ ...ids, run: { from: ["running"], to: "completed", owner: t.instance } })).toMatchObject({ ok: true });
+    expect((await t.db.agentRun.findUniqueOrThrow({ where: { id: ids.runId } })).status).toBe("completed");
   });
 
   it("the next claim after a lost result fails the run: the lost call is INTERRUPTED, the new one never claimed", async () => {
@@ -54,19 +38,19 @@ describe.each(targets)("a lost call result (%s)", (_kind, make) => {
     expect(await settle(ids, "first")).toMatchObject({ ok: true });
     await loseResult(ids, "first");
     expect(await claim(ids, "second")).toEqual({ ok: false, lost: "run" });
-    const run = await db.agentRun.findUniqueOrThrow({ where: { id: ids.runId } });
+    const run = await t.db.agentRun.findUniqueOrThrow({ where: { id: ids.runId } });
     expect(run.status).toBe("failed");
     expect(run.error).toMatch(/result was lost/);
-    const calls = await db.toolCall.findMany({ where: { sessionId: ids.sessionId }, orderBy: { createdAt: "asc" } });
+    const calls = await t.db.toolCall.findMany({ where: { sessionId: ids.sessionId }, orderBy: { createdAt: "asc" } });
     expect(calls.map((c) => [c.callId, c.status])).toEqual([["first", "failed"]]);
-    const lines = await db.message.findMany({ where: { sessionId: ids.sessionId }, orderBy: { seq: "asc" } });
+    const lines = await t.db.message.findMany({ where: { sessionId: ids.sessionId }, orderBy: { seq: "asc" } });
     const code = (content: string) => (content.startsWith("{") ? (JSON.parse(content) as { error_code?: string }).error_code : content.slice(0, 28));
     expect(lines.map((l) => [l.role, l.toolCallId, code(l.content)])).toEqual([
       ["tool", "first", "INTERRUPTED"],
       ["system", null, "This turn was interrupted: t"],
     ]);
     // The second call's allow row was never written: it did not run, and the log says why the run ended.
-    const audit = await db.auditLog.findMany({ where: { sessionId: ids.sessionId }, orderBy: { seq: "asc" } });
+    const audit = await t.db.auditLog.findMany({ where: { sessionId: ids.sessionId }, orderBy: { seq: "asc" } });
     expect(audit.map((a) => [a.action, a.callId])).toEqual([
       ["tool.call", "first"],
       ["run.abandoned", null],
@@ -80,30 +64,30 @@ describe.each(targets)("a lost call result (%s)", (_kind, make) => {
     expect(await claim(ids, "only")).toMatchObject({ ok: true });
     await settle(ids, "only");
     await loseResult(ids, "only");
-    expect(await recorder.recordOutcome({ ...ids, run: { from: ["running"], to, owner: instance } })).toEqual({ ok: false, lost: "run" });
-    expect((await db.agentRun.findUniqueOrThrow({ where: { id: ids.runId } })).status).toBe("failed");
-    expect((await db.toolCall.findUniqueOrThrow({ where: { sessionId_callId: { sessionId: ids.sessionId, callId: "only" } } })).status).toBe("failed");
-    expect(await db.message.count({ where: { sessionId: ids.sessionId, toolCallId: "only", content: { contains: "INTERRUPTED" } } })).toBe(1);
+    expect(await t.recorder.recordOutcome({ ...ids, run: { from: ["running"], to, owner: t.instance } })).toEqual({ ok: false, lost: "run" });
+    expect((await t.db.agentRun.findUniqueOrThrow({ where: { id: ids.runId } })).status).toBe("failed");
+    expect((await t.db.toolCall.findUniqueOrThrow({ where: { sessionId_callId: { sessionId: ids.sessionId, callId: "only" } } })).status).toBe("failed");
+    expect(await t.db.message.count({ where: { sessionId: ids.sessionId, toolCallId: "only", content: { contains: "INTERRUPTED" } } })).toBe(1);
   });
 
   it("a call starts only in a run that still runs: after a Stop (from any instance) or the run's end, its claim writes nothing", async () => {
     const stopped = await newRun();
-    await db.agentRun.update({ where: { id: stopped.runId }, data: { stopRequestedAt: new Date(), stopRequestedBy: "someone" } });
+    await t.db.agentRun.update({ where: { id: stopped.runId }, data: { stopRequestedAt: new Date(), stopRequestedBy: "someone" } });
     const ended = await newRun();
-    await db.agentRun.update({ where: { id: ended.runId }, data: { status: "failed" } });
+    await t.db.agentRun.update({ where: { id: ended.runId }, data: { status: "failed" } });
     for (const ids of [stopped, ended]) {
       // Many times: the claim's statements go out together, and its audit row follows the head's answer, after the
       // run's answer has already lost the claim. The rollback must still come after that row.
       for (let i = 0; i < 15; i++) expect(await claim(ids, `late-${i}`)).toEqual({ ok: false, lost: "run" });
-      expect(await db.toolCall.count({ where: { sessionId: ids.sessionId } })).toBe(0);
-      expect(await db.auditLog.count({ where: { sessionId: ids.sessionId } })).toBe(0);
+      expect(await t.db.toolCall.count({ where: { sessionId: ids.sessionId } })).toBe(0);
+      expect(await t.db.auditLog.count({ where: { sessionId: ids.sessionId } })).toBe(0);
     }
   });
 
   it("another run's unsettled call is none of this run's business", async () => {
     const busy = await newRun();
     expect(await claim(busy, "long")).toMatchObject({ ok: true }); // still running, legitimately
-    const other = { sessionId: busy.sessionId, runId: (await db.agentRun.create({ data: { sessionId: busy.sessionId, status: "running", leaseOwner: instance } })).id };
+    const other = { sessionId: busy.sessionId, runId: (await t.db.agentRun.create({ data: { sessionId: busy.sessionId, status: "running", leaseOwner: t.instance } })).id };
     expect(await claim(other, "mine")).toMatchObject({ ok: true });
   });
 });

@@ -4,31 +4,18 @@
 import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useDatabase } from "../support/database-lifecycle";
+import { useOutcomeFixture } from "../support/outcome-fixture";
 import { newPostgresUrl } from "../support/databases";
 
 describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("pipelined outcomes (postgres)", () => {
   useDatabase(() => newPostgresUrl(process.env.TEST_DATABASE_URL_PG!));
-  let recorder: typeof import("@/lib/runs/recorder");
+  const t = useOutcomeFixture();
+  const { newRun, claim } = t;
   let bus: typeof import("@/lib/events/bus");
-  let db: import("@/lib/db/client").Db;
-  let instance: string;
-  let ownerId: string;
 
   beforeAll(async () => {
-    recorder = await import("@/lib/runs/recorder");
     bus = await import("@/lib/events/bus");
-    instance = (await import("@/lib/runs/lease")).INSTANCE_ID;
-    db = (await import("@/lib/db/client")).getDb();
-    ownerId = (await db.user.findUniqueOrThrow({ where: { email: "member@example.com" } })).id;
   });
-
-  async function newRun() {
-    const sessionId = (await db.chatSession.create({ data: { ownerId } })).id;
-    const runId = (await db.agentRun.create({ data: { sessionId, status: "running", leaseOwner: instance, leaseExpiresAt: new Date(Date.now() + 60_000) } })).id;
-    return { sessionId, runId };
-  }
-  const claim = (ids: { sessionId: string; runId: string }, callId: string) =>
-    recorder.recordOutcome({ ...ids, call: { callId, toolName: "current_time", argsHash: "h", from: ["new"], to: "running" }, audit: [{ action: "tool.call", sessionId: ids.sessionId, callId, decision: "allow" }] });
 
   // The event log's numbers come from a sequence, which a rollback does not give back: a row inserted and rolled
   // back leaves a hole the tailer waits up to GAP_WAIT_MS for (lib/events/bus.ts), and every live stream of every
@@ -38,23 +25,23 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("pipelined outcomes (p
     const ids = await newRun();
     expect(await claim(ids, "once")).toMatchObject({ ok: true });
     const settle = (callId: string) =>
-      recorder.recordOutcome({ ...ids, call: { callId, toolName: "current_time", from: ["running"], to: "done" }, message: { append: { role: "tool", content: "{}", toolCallId: callId, toolName: "current_time", runId: ids.runId } } });
+      t.recorder.recordOutcome({ ...ids, call: { callId, toolName: "current_time", from: ["running"], to: "done" }, message: { append: { role: "tool", content: "{}", toolCallId: callId, toolName: "current_time", runId: ids.runId } } });
     expect(await settle("once")).toMatchObject({ ok: true });
-    const auditNumber = async () => Number((await db.$queryRawUnsafe<Array<{ n: bigint }>>(`SELECT last_value AS "n" FROM "AuditLog_seq_seq"`))[0]!.n);
+    const auditNumber = async () => Number((await t.db.$queryRawUnsafe<Array<{ n: bigint }>>(`SELECT last_value AS "n" FROM "AuditLog_seq_seq"`))[0]!.n);
     const auditBefore = await auditNumber();
     const got: Array<{ seq: number; at: number }> = [];
     const unsubscribe = await bus.subscribeEvents((e) => {
       if (e.type === "probe") got.push({ seq: e.seq, at: Date.now() });
     });
     try {
-      const before = (await db.eventLog.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
+      const before = (await t.db.eventLog.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
       expect(await claim(ids, "once")).toEqual({ ok: false, lost: "call" }); // the same id again
       expect(await settle("once")).toEqual({ ok: false, lost: "call" }); // settled already
       const ended = await newRun();
-      await db.agentRun.update({ where: { id: ended.runId }, data: { status: "failed" } });
+      await t.db.agentRun.update({ where: { id: ended.runId }, data: { status: "failed" } });
       const end = { ...ended, message: { append: { role: "assistant" as const, content: "done", runId: ended.runId } }, audit: [{ action: "run.completed", sessionId: ended.sessionId }] };
-      expect(await recorder.recordOutcome({ ...end, run: { from: ["running"], to: "completed" } })).toEqual({ ok: false, lost: "run" });
-      await db.agentRun.update({ where: { id: ids.runId }, data: { stopRequestedAt: new Date() } });
+      expect(await t.recorder.recordOutcome({ ...end, run: { from: ["running"], to: "completed" } })).toEqual({ ok: false, lost: "run" });
+      await t.db.agentRun.update({ where: { id: ids.runId }, data: { stopRequestedAt: new Date() } });
       expect(await claim(ids, "after-stop")).toEqual({ ok: false, lost: "run" });
       expect(await auditNumber()).toBe(auditBefore);
       const sent = Date.now();
@@ -67,7 +54,7 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("pipelined outcomes (p
     } finally {
       unsubscribe();
     }
-    expect(await db.eventLog.count({ where: { sessionId: ids.sessionId, type: "call.updated" } })).toBe(2); // the claim and the result that won
+    expect(await t.db.eventLog.count({ where: { sessionId: ids.sessionId, type: "call.updated" } })).toBe(2); // the claim and the result that won
   });
 
   // A connection lost while a transaction holds it (the server restarted, an admin or a pooler killed the backend)
@@ -129,8 +116,8 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("pipelined outcomes (p
     } finally {
       await blocker.end();
     }
-    expect(await db.toolCall.count({ where: { sessionId: ids.sessionId, callId: "second" } })).toBe(0);
-    expect((await db.agentRun.findUniqueOrThrow({ where: { id: ids.runId } })).status).toBe("failed");
+    expect(await t.db.toolCall.count({ where: { sessionId: ids.sessionId, callId: "second" } })).toBe(0);
+    expect((await t.db.agentRun.findUniqueOrThrow({ where: { id: ids.runId } })).status).toBe("failed");
   });
 
   // An optional step's answer is awaited before the outcome goes on (to know whether to tell its event). When an
@@ -138,8 +125,8 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("pipelined outcomes (p
   // the first one, what actually went wrong (a lock timeout here), as for required steps.
   it("a failure before an optional step is reported as itself, not as the aborted transaction it left", async () => {
     const ids = await newRun();
-    const name = (await db.$queryRawUnsafe<Array<{ d: string }>>(`SELECT current_database() AS "d"`))[0]!.d;
-    await db.$executeRawUnsafe(`ALTER DATABASE "${name}" SET lock_timeout = '300ms'`);
+    const name = (await t.db.$queryRawUnsafe<Array<{ d: string }>>(`SELECT current_database() AS "d"`))[0]!.d;
+    await t.db.$executeRawUnsafe(`ALTER DATABASE "${name}" SET lock_timeout = '300ms'`);
     const pools = (globalThis as unknown as { toolgatePgPools?: Map<string, pg.Pool> }).toolgatePgPools ?? new Map<string, pg.Pool>();
     await pools.get(process.env.DATABASE_URL!)?.end(); // new connections take the setting
     pools.delete(process.env.DATABASE_URL!);
@@ -148,7 +135,7 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("pipelined outcomes (p
     try {
       await blocker.query("BEGIN");
       await blocker.query(`SELECT 1 FROM "AgentRun" WHERE "id" = $1 FOR UPDATE`, [ids.runId]);
-      const failed = await recorder.recordOutcome({ ...ids, run: { from: ["running"], to: "failed", error: "crashed", required: false } }).then(
+      const failed = await t.recorder.recordOutcome({ ...ids, run: { from: ["running"], to: "failed", error: "crashed", required: false } }).then(
         () => null,
         (error: unknown) => error,
       );
@@ -156,7 +143,7 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("pipelined outcomes (p
     } finally {
       await blocker.query("ROLLBACK");
       await blocker.end();
-      await db.$executeRawUnsafe(`ALTER DATABASE "${name}" RESET lock_timeout`);
+      await t.db.$executeRawUnsafe(`ALTER DATABASE "${name}" RESET lock_timeout`);
       await pools.get(process.env.DATABASE_URL!)?.end();
       pools.delete(process.env.DATABASE_URL!);
     }
