@@ -83,6 +83,11 @@ async function write(
     answers.push(answer);
     return answer;
   };
+  // Once every answer so far is in: the first failure in the order asked for, thrown.
+  const allAnswered = async () => {
+    const failed = (await Promise.allSettled(answers)).find((answer) => answer.status === "rejected");
+    if (failed) throw failed.reason;
+  };
   // A step that loses says so by its answer, or (asked with `raise` on the pipelined runner) by failing its
   // statement in the database, which aborts the transaction there: what was sent behind it does not run.
   const step = <T>(answer: Promise<T>, lost: (value: T) => Lost | undefined) =>
@@ -157,15 +162,10 @@ async function write(
     // database (raise), so the events and the audit head go out behind the steps and do not run after a loss.
     // Elsewhere the statements run one at a time anyway: what the steps decide is read first. A settled line's
     // fallback (a second statement, sent after the first one's answer) is waited for either way.
-    if (!tx.pipelined || (m && !("append" in m))) {
-      const lost = (await Promise.allSettled(answers)).find((answer) => answer.status === "rejected");
-      if (lost) throw lost.reason;
-    }
+    if (!tx.pipelined || (m && !("append" in m))) await allAnswered();
     const eventRows = later(insertEvents({ events, tx }));
     later(insertAuditRows(tx, audit, at));
-    // The first failure in the order asked for, once every answer is in.
-    const failed = (await Promise.allSettled(answers)).find((answer) => answer.status === "rejected");
-    if (failed) throw failed.reason;
+    await allAnswered();
     const rows = await eventRows;
     written?.(rows);
     return { approval, message: await message, audit, events: rows };

@@ -13,9 +13,7 @@ const targets = databaseTargets();
 describe.each(targets)("a lost call result (%s)", (_kind, make) => {
   useDatabase(make);
   const t = useOutcomeFixture();
-  const { newRun, claim } = t;
-  const settle = (ids: { sessionId: string; runId: string }, callId: string) =>
-    t.recorder.recordOutcome({ ...ids, call: { callId, toolName: "current_time", from: ["running"], to: "done" }, message: { append: { role: "tool", content: "{}", toolCallId: callId, toolName: "current_time", runId: ids.runId } } });
+  const { newRun, claim, settle } = t;
   // What the database holds after losing the result's commit.
   const loseResult = async (ids: { sessionId: string; runId: string }, callId: string) => {
     await t.db.toolCall.update({ where: { sessionId_callId: { sessionId: ids.sessionId, callId } }, data: { status: "running", finishedAt: null } });

@@ -24,9 +24,7 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("pipelined outcomes (p
   it("an outcome that loses (a reused call id, a settled call, an ended run, a stopped run) takes no event or audit numbers: live events are not held up", async () => {
     const ids = await newRun();
     expect(await claim(ids, "once")).toMatchObject({ ok: true });
-    const settle = (callId: string) =>
-      t.recorder.recordOutcome({ ...ids, call: { callId, toolName: "current_time", from: ["running"], to: "done" }, message: { append: { role: "tool", content: "{}", toolCallId: callId, toolName: "current_time", runId: ids.runId } } });
-    expect(await settle("once")).toMatchObject({ ok: true });
+    expect(await t.settle(ids, "once")).toMatchObject({ ok: true });
     const auditNumber = async () => Number((await t.db.$queryRawUnsafe<Array<{ n: bigint }>>(`SELECT last_value AS "n" FROM "AuditLog_seq_seq"`))[0]!.n);
     const auditBefore = await auditNumber();
     const got: Array<{ seq: number; at: number }> = [];
@@ -36,7 +34,7 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("pipelined outcomes (p
     try {
       const before = (await t.db.eventLog.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
       expect(await claim(ids, "once")).toEqual({ ok: false, lost: "call" }); // the same id again
-      expect(await settle("once")).toEqual({ ok: false, lost: "call" }); // settled already
+      expect(await t.settle(ids, "once")).toEqual({ ok: false, lost: "call" }); // settled already
       const ended = await newRun();
       await t.db.agentRun.update({ where: { id: ended.runId }, data: { status: "failed" } });
       const end = { ...ended, message: { append: { role: "assistant" as const, content: "done", runId: ended.runId } }, audit: [{ action: "run.completed", sessionId: ended.sessionId }] };
@@ -118,6 +116,21 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("pipelined outcomes (p
     }
     expect(await t.db.toolCall.count({ where: { sessionId: ids.sessionId, callId: "second" } })).toBe(0);
     expect((await t.db.agentRun.findUniqueOrThrow({ where: { id: ids.runId } })).status).toBe("failed");
+  });
+
+  // A database whose migrations did not run to the end (no toolgate_lost): every claim is refused by the database
+  // itself, even one that would win, so nothing is recorded as started and nothing runs (fail closed).
+  it("without the lost-step function (migration not applied) no claim is recorded: the outcome fails, nothing is written", async () => {
+    const ids = await newRun();
+    await t.db.$executeRawUnsafe(`ALTER FUNCTION "toolgate_lost"(text) RENAME TO "toolgate_lost_away"`);
+    try {
+      await expect(claim(ids, "fresh")).rejects.toThrow(/toolgate_lost/);
+    } finally {
+      await t.db.$executeRawUnsafe(`ALTER FUNCTION "toolgate_lost_away"(text) RENAME TO "toolgate_lost"`);
+    }
+    expect(await t.db.toolCall.count({ where: { sessionId: ids.sessionId } })).toBe(0);
+    expect(await t.db.auditLog.count({ where: { sessionId: ids.sessionId } })).toBe(0);
+    expect(await claim(ids, "fresh")).toMatchObject({ ok: true });
   });
 
   // An optional step's answer is awaited before the outcome goes on (to know whether to tell its event). When an

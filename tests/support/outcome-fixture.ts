@@ -1,6 +1,6 @@
 // What the recorder's integration files share: lib's recorder and client loaded for the database useDatabase
 // prepared (call this inside the describe, after useDatabase), a run of the member's leased by this instance, and a
-// claim of a call in it with its audit row.
+// claim of a call in it with its audit row, and its result.
 import { beforeAll } from "vitest";
 
 type Ids = { sessionId: string; runId: string };
@@ -18,6 +18,9 @@ export function useOutcomeFixture() {
     },
     claim: (ids: Ids, callId: string) =>
       t.recorder.recordOutcome({ ...ids, call: { callId, toolName: "current_time", argsHash: "h", from: ["new"], to: "running" }, audit: [{ action: "tool.call", sessionId: ids.sessionId, callId, decision: "allow" }] }),
+    /** The call's result: running → done with its transcript line. */
+    settle: (ids: Ids, callId: string) =>
+      t.recorder.recordOutcome({ ...ids, call: { callId, toolName: "current_time", from: ["running"], to: "done" }, message: { append: { role: "tool", content: "{}", toolCallId: callId, toolName: "current_time", runId: ids.runId } } }),
   };
   beforeAll(async () => {
     t.recorder = await import("@/lib/runs/recorder");
