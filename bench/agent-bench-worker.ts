@@ -1,6 +1,7 @@
 // One benchmark measurement in its own process, against the database DATABASE_URL names (lib/config reads
 // it once per process, so each database gets a fresh worker). Prints one JSON line on stdout.
-// Usage: DATABASE_URL=... tsx --conditions=react-server bench/agent-bench-worker.ts gate|turns
+// Usage: DATABASE_URL=... tsx --conditions=react-server bench/agent-bench-worker.ts
+//   gate [calls] | record legacy|outcome|floor [calls] [warm-up calls] [settled calls in the run] | turns [sessions] [turns each]
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -13,6 +14,7 @@ import { appendAudit } from "@/lib/db/audit";
 import { getDb } from "@/lib/db/client";
 import { appendMessage } from "@/lib/db/messages";
 import { legacyAppendAudit, legacyAppendMessage } from "./legacy-record";
+import { stats } from "./stats";
 import { recordOutcome } from "@/lib/runs/recorder";
 import { transactSql, type Commit } from "@/lib/db/sql";
 import { createSession } from "@/lib/db/sessions";
@@ -21,14 +23,7 @@ import { resolveEffectiveToolPolicy, resolveGrantedModes } from "@/lib/policy";
 
 const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
 
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
 
-function stats(samples: number[]) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { n: sorted.length, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length };
-}
 
 async function owner() {
   const row = await findUserByEmail({ email: "owner@example.com" });
@@ -74,57 +69,60 @@ async function gateBench(iterations: number) {
 }
 
 /**
- * Gate + record of one allowed call, both ways on the same database in the same process:
+ * Gate + record of one allowed call by one of three paths, `path` alone in this process (the parent alternates
+ * processes over one database, so neither path is charged the other's garbage collection or background writes):
  * legacy = the writes the loop made before issue 11 (audit row, then the transcript line, each on its own; the
  * code of that time, bench/legacy-record.ts);
- * outcome = what it does now (claim = call id inserted as running + audit row + event in one
- * transaction; result = call → done + transcript line + event in one transaction).
+ * outcome = what it does now (claim = call id inserted as running + audit row + event in one transaction;
+ * result = call → done + transcript line + event in one transaction);
+ * floor = what any claim + result pair must at least cost on this database: the claim must be on disk before the
+ * call runs (its audit row with it); the result need not wait for the disk (recorder.ts, commitOf). So one flushed
+ * and one deferred one-row commit.
+ * Returns the samples, so the parent pools the processes of one path.
  */
-async function recordBench(iterations: number) {
+async function recordBench(path: string, iterations: number, warmup: number, settled: number) {
   const user = await owner();
   const session = await createSession({ ownerId: user.id, mode: "chat_safe" });
-  // The old code numbered lines from the transcript, the new from the session's counter: a session each.
-  const legacySession = await createSession({ ownerId: user.id, mode: "chat_safe" });
   const run = await getDb().agentRun.create({ data: { sessionId: session.id, status: "running" } });
+  // A long run: calls it already settled (each claim asks whether one of the run's calls is still running).
+  for (let i = 0; i < settled; i += 1000) {
+    const n = Math.min(1000, settled - i);
+    await getDb().toolCall.createMany({ data: Array.from({ length: n }, (_, k) => ({ sessionId: session.id, runId: run.id, callId: `settled_${i + k}`, toolName: "current_time", argsHash: "x", status: "done" })) });
+  }
   const registry = getToolRegistry();
   const { document } = await loadPolicyDocument();
   const base = { roles: user.roles, teamIds: user.teamIds, senderId: user.id };
   const grantedModes = resolveGrantedModes(base, document);
   const policy = resolveEffectiveToolPolicy({ ...base, senderIsOwner: true, mode: "chat_safe", provider: "offline" }, { document, tools: registry.meta() });
-  const legacy: number[] = [];
-  const outcome: number[] = [];
-  const floor: number[] = [];
-  // The floor: what any claim + result pair must at least cost on this database. The claim must be on disk before
-  // the call runs (its audit row with it); the result need not wait for the disk (recorder.ts, commitOf). So one
-  // flushed and one deferred one-row commit.
   const commit = (commit: Commit) =>
     transactSql((sql) => sql.rows(`INSERT INTO "RateLimiterFlexible" ("key", "points") VALUES ($1, 1) ON CONFLICT ("key") DO UPDATE SET "points" = "RateLimiterFlexible"."points" + 1 RETURNING "points"`, ["bench-floor"]), { commit });
   const audit = (callId: string) => ({ action: "tool.call", actorId: user.id, sessionId: session.id, toolName: "current_time", callId, decision: "allow", layer: "allowed", details: { mode: policy.mode } });
   const line = (callId: string) => ({ role: "tool" as const, content: "{}", parts: { status: "ok", output: {} }, toolCallId: callId, toolName: "current_time", runId: run.id });
-  for (let i = 0; i < iterations + 100; i += 1) {
-    // Alternate the two so that neither gets a warmer cache or a smaller table.
-    let start = process.hrtime.bigint();
-    checkToolCall({ policy, registry, toolName: "current_time", input: {}, grantedModes });
-    await legacyAppendAudit(audit(`legacy_${i}`));
-    await legacyAppendMessage({ sessionId: legacySession.id, message: line(`legacy_${i}`) });
-    const a = ms(start);
-    start = process.hrtime.bigint();
-    const callId = `outcome_${i}`;
-    checkToolCall({ policy, registry, toolName: "current_time", input: {}, grantedModes });
-    await recordOutcome({ sessionId: session.id, runId: run.id, call: { callId, toolName: "current_time", argsHash: "x", from: ["new"], to: "running" }, audit: [audit(callId)] });
-    await recordOutcome({ sessionId: session.id, runId: run.id, call: { callId, toolName: "current_time", from: ["running"], to: "done" }, message: { append: line(callId) } });
-    const b = ms(start);
-    start = process.hrtime.bigint();
-    await commit("flush");
-    await commit("deferred");
-    const c = ms(start);
-    if (i >= 100) {
-      legacy.push(a);
-      outcome.push(b);
-      floor.push(c);
-    }
+  const once: Record<string, (callId: string) => Promise<void>> = {
+    legacy: async (callId) => {
+      checkToolCall({ policy, registry, toolName: "current_time", input: {}, grantedModes });
+      await legacyAppendAudit(audit(callId));
+      await legacyAppendMessage({ sessionId: session.id, message: line(callId) });
+    },
+    outcome: async (callId) => {
+      checkToolCall({ policy, registry, toolName: "current_time", input: {}, grantedModes });
+      await recordOutcome({ sessionId: session.id, runId: run.id, call: { callId, toolName: "current_time", argsHash: "x", from: ["new"], to: "running" }, audit: [audit(callId)] });
+      await recordOutcome({ sessionId: session.id, runId: run.id, call: { callId, toolName: "current_time", from: ["running"], to: "done" }, message: { append: line(callId) } });
+    },
+    floor: async () => {
+      await commit("flush");
+      await commit("deferred");
+    },
+  };
+  const call = once[path];
+  if (!call) throw new Error(`unknown record path ${path}`);
+  const samples: number[] = [];
+  for (let i = 0; i < iterations + warmup; i += 1) {
+    const start = process.hrtime.bigint();
+    await call(`${path}_${i}`);
+    if (i >= warmup) samples.push(ms(start));
   }
-  return { legacy: stats(legacy), outcome: stats(outcome), floor: stats(floor) };
+  return { samples };
 }
 
 /** Whole turns with the offline model ("what time is it": one tool call, four messages, one audit row). */
@@ -156,7 +154,7 @@ async function main() {
   const [kind, ...rest] = process.argv.slice(2);
   let result: unknown;
   if (kind === "gate") result = await gateBench(Number(rest[0] ?? 2000));
-  else if (kind === "record") result = await recordBench(Number(rest[0] ?? 2000));
+  else if (kind === "record") result = await recordBench(rest[0] ?? "outcome", Number(rest[1] ?? 1000), Number(rest[2] ?? 200), Number(rest[3] ?? 0));
   else if (kind === "turns") result = await turnsBench(Number(rest[0] ?? 1), Number(rest[1] ?? 20));
   else throw new Error(`unknown bench kind ${kind}`);
   process.stdout.write(`${JSON.stringify(result)}\n`);

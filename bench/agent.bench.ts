@@ -8,13 +8,24 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { newPostgresUrl, newSqliteUrl, prepareDatabase, reachablePostgresBase } from "../tests/support/databases";
+import { stats, type Stats } from "./stats";
 
 const ROOT = path.resolve(__dirname, "..");
 const PG_DEFAULT = "postgresql://postgres@127.0.0.1:5432/postgres";
 
-type Stats = { n: number; p50: number; p99: number; mean: number };
 type GateResult = { checkOnly: Stats; withAudit: Stats };
-type RecordResult = { legacy: Stats; outcome: Stats; floor: Stats };
+type RecordResult = { samples: number[] };
+type RecordPath = "legacy" | "outcome" | "floor";
+const RECORD_PATHS: RecordPath[] = ["outcome", "legacy", "floor"];
+const RECORD_ROUNDS = 3;
+// Measured: calls 3,000–3,999 of a process (its steady state: a server that has run a while; in a new process the
+// JIT and the heap's growth take a few thousand calls to settle) and, for comparison, calls 200–1,199.
+const STEADY_FROM = 3000;
+const EARLY_FROM = 200;
+const RECORD_CALLS = 1000;
+const LONG_RUN = 10_000;
+
+
 type TurnsResult = { concurrency: number; turns: number; seconds: number; turnsPerSecond: number; latency: Stats; failures: number };
 
 function worker<T>(databaseUrl: string, args: string[], tree = ROOT): T {
@@ -67,20 +78,43 @@ export async function runAgentBench(): Promise<string> {
   const baseline = baselineTree(baselineRef);
   try {
     const recordRows: string[] = [];
+    const longRunRows: string[] = [];
     for (const db of databases) {
-      const r = worker<RecordResult>(db.url, ["record", "1000"]);
+      // Each path alone in its own process, the three taking turns over one database, so tables grow alike for all
+      // and none is charged another's garbage collection or background writes. Samples pooled over the rounds.
+      const record = (path: RecordPath, settled = 0) => worker<RecordResult>(db.url, ["record", path, String(STEADY_FROM + RECORD_CALLS), "0", String(settled)]).samples;
+      const steady: Record<RecordPath, number[]> = { legacy: [], outcome: [], floor: [] };
+      const early: Record<RecordPath, number[]> = { legacy: [], outcome: [], floor: [] };
+      for (let round = 0; round < RECORD_ROUNDS; round += 1) {
+        for (const path of RECORD_PATHS) {
+          const samples = record(path);
+          steady[path].push(...samples.slice(STEADY_FROM));
+          early[path].push(...samples.slice(EARLY_FROM, EARLY_FROM + RECORD_CALLS));
+        }
+      }
+      const [legacy, outcome, floor] = [stats(steady.legacy), stats(steady.outcome), stats(steady.floor)];
+      const [legacyEarly, outcomeEarly] = [stats(early.legacy), stats(early.outcome)];
       recordRows.push(
-        `| ${db.kind} | ${f(r.legacy.p50)} | ${f(r.legacy.p99)} | ${f(r.outcome.p50)} | ${f(r.outcome.p99)} | ${ratio(r.outcome.p50, r.legacy.p50)} | ${ratio(r.outcome.p99, r.legacy.p99)} | ${f(r.floor.p50)} | ${f(r.floor.p99)} |`,
+        `| ${db.kind} | ${f(legacy.p50)} | ${f(legacy.p99)} | ${f(outcome.p50)} | ${f(outcome.p99)} | ${ratio(outcome.p50, legacy.p50)} | ${ratio(outcome.p99, legacy.p99)} | ${f(floor.p50)} | ${f(floor.p99)} | ${f(legacyEarly.p99)} | ${f(outcomeEarly.p99)} |`,
       );
+      const fresh = stats(record("outcome").slice(STEADY_FROM));
+      const long = stats(record("outcome", LONG_RUN).slice(STEADY_FROM));
+      longRunRows.push(`| ${db.kind} | ${f(fresh.p50)} | ${f(fresh.p99)} | ${f(long.p50)} | ${f(long.p99)} | ${ratio(long.p50, fresh.p50)} |`);
     }
     lines.push(
       "### Gate + record of one allowed call, before and after one transaction per outcome",
       "",
-      "Both ways in the same process, alternating per call, on the same database. Before: the gate check, the audit row and the transcript line written one after another, by the code the loop used before issue 11 (kept as it was in bench/legacy-record.ts: Prisma model queries, three commits). After: the gate check, the claim (the call id inserted as running + audit row + event, one transaction) and the result (call → done + transcript line + event, one transaction whose commit does not wait for the disk on PostgreSQL), through lib/db/sql.ts. 1000 calls each after 100 warm-up calls. Floor: one flushed and one deferred one-row commit (an upsert each, in its own transaction), measured in the same loop: what any claim and result must at least cost on this machine, since the claim and its audit row must be on disk before the call runs.",
+      `Before: the gate check, the audit row and the transcript line written one after another, by the code the loop used before issue 11 (kept as it was in bench/legacy-record.ts: Prisma model queries, three commits). After: the gate check, the claim (the call id inserted as running + audit row + event, one transaction) and the result (call → done + transcript line + event, one transaction whose commit does not wait for the disk on PostgreSQL), through lib/db/sql.ts. Floor: one flushed and one deferred one-row commit (an upsert each, in its own transaction): what any claim and result must at least cost on this machine, since the claim and its audit row must be on disk before the call runs. Each of the three runs alone in a process of its own, the three taking turns over one database, ${RECORD_ROUNDS} rounds. Measured: calls ${STEADY_FROM.toLocaleString("en")}–${(STEADY_FROM + RECORD_CALLS - 1).toLocaleString("en")} of each process (a server that has run a while), ${(RECORD_ROUNDS * RECORD_CALLS).toLocaleString("en")} calls each, pooled; the last two columns are calls ${EARLY_FROM.toLocaleString("en")}–${(EARLY_FROM + RECORD_CALLS - 1).toLocaleString("en")} of the same processes (a server just started).`,
       "",
-      "| database | before p50 (ms) | before p99 (ms) | after p50 (ms) | after p99 (ms) | p50 after/before | p99 after/before | floor p50 (ms) | floor p99 (ms) |",
-      "|---|---|---|---|---|---|---|---|---|",
+      "| database | before p50 (ms) | before p99 (ms) | after p50 (ms) | after p99 (ms) | p50 after/before | p99 after/before | floor p50 (ms) | floor p99 (ms) | just started: before p99 (ms) | just started: after p99 (ms) |",
+      "|---|---|---|---|---|---|---|---|---|---|---|",
       ...recordRows,
+      "",
+      `The same for a call late in a long run: ${LONG_RUN.toLocaleString("en")} calls of the run settled before (each claim asks whether a call of its run is still running), against a fresh run, one process each, measured as above.`,
+      "",
+      "| database | fresh run p50 (ms) | fresh run p99 (ms) | long run p50 (ms) | long run p99 (ms) | p50 long/fresh |",
+      "|---|---|---|---|---|---|",
+      ...longRunRows,
       "",
     );
     for (const db of databases) {

@@ -51,8 +51,10 @@ export async function appendMessageTx({ tx, sessionId, message }: { tx: Tx | Sql
   const take = `UPDATE "ChatSession" SET "messageSeq" = "messageSeq" + 1, "updatedAt" = $9::timestamp(3) WHERE "id" = $2 RETURNING "messageSeq"`;
   let row: MessageRow | undefined;
   if (sql.dialect === "postgres") {
-    // One round trip on the hot path: the counter's update feeds the insert (SQLite allows no writes in WITH).
-    [row] = await sql.rows<MessageRow>(`WITH "c" AS (${take}) INSERT INTO "Message" (${columns}) SELECT $1, $2, "c"."messageSeq", $3, $4, $5::jsonb, $6, $7, $8, $9::timestamp(3) FROM "c" RETURNING *`, values);
+    // One round trip on the hot path: the counter's update feeds the insert (SQLite allows no writes in WITH). A
+    // session that is gone leaves the counter without a row and the line without a seq: the statement fails in the
+    // database (seq is NOT NULL), not only here, because a pipelined commit may already be on its way behind it.
+    [row] = await sql.rows<MessageRow>(`WITH "c" AS (${take}) INSERT INTO "Message" (${columns}) VALUES ($1, $2, (SELECT "messageSeq" FROM "c"), $3, $4, $5::jsonb, $6, $7, $8, $9::timestamp(3)) RETURNING *`, values);
   } else {
     const [counter] = await sql.rows<{ messageSeq: number }>(take, values);
     if (counter) [row] = await sql.rows<MessageRow>(`INSERT INTO "Message" (${columns}) VALUES ($1, $2, $10, $3, $4, $5::jsonb, $6, $7, $8, $9::timestamp(3)) RETURNING *`, [...values, counter.messageSeq]);

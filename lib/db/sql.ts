@@ -8,7 +8,7 @@ import "server-only";
 // Two ways to run the same SQL:
 // - transactSql: on PostgreSQL a transaction on a `pg` pool of its own (the fast path), pipelined: a statement
 //   goes out when asked for, so statements asked for before any answer is read share one round trip, and a write
-//   nobody reads goes out with the commit (recorder.ts asks that way: a claim or a result is two round trips). On SQLite
+//   nobody reads goes out with the commit (recorder.ts asks that way: a claim is two round trips, a result one). On SQLite
 //   straight on Prisma's own better-sqlite3 connection under the adapter's transaction lock, so that every write
 //   to the file still goes through one connection and its lock (through a Prisma transaction when that
 //   connection is unknown).
@@ -286,8 +286,9 @@ export async function transactSql<T>(fn: (sql: Sql) => Promise<T>, { commit = "f
     // hold several statements.
     send(client.query(commit === "deferred" ? "BEGIN; SET LOCAL synchronous_commit TO OFF" : "BEGIN"));
     const result = await fn(sql);
-    // The commit goes out behind whatever is still unanswered (writes nobody read). A statement that failed has
-    // aborted the transaction, and PostgreSQL answers its COMMIT with a rollback: its error is what is reported.
+    // The commit goes out behind whatever is still unanswered (writes nobody read, statements whose answers fn
+    // reads later). A statement that failed has aborted the transaction, and PostgreSQL answers its COMMIT with a
+    // rollback: its error is what is reported.
     ended = true;
     const answers = await Promise.allSettled([...sent, client.query("COMMIT")]);
     const failed = answers.find((answer) => answer.status === "rejected");

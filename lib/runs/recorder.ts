@@ -43,6 +43,8 @@ export type MessageWrite = { append: NewMessage } | { settle: { toolCallId: stri
 
 export type Recorded = { ok: true; approval?: Approval; message?: MessageRow } | { ok: false; lost: "call" | "consume" | "run" };
 
+type Written = { approval?: Approval; message?: MessageRow; audit: AuditEntry[]; events: EventRow[] };
+
 class Lost extends Error {
   constructor(readonly what: "call" | "consume" | "run" | "unsettled") {
     super(`outcome lost: ${what}`);
@@ -51,19 +53,19 @@ class Lost extends Error {
 
 /**
  * The outcome's writes; `register` is given only when it asks for an approval (written through the model API).
- * The steps (the run's check, the approval consumed, the call's row, the line, the run's move) are all asked for
- * before any answer is read, so on PostgreSQL they share one round trip (sql.ts); what their answers decide (a
- * lost step rolls everything back) is checked in the order they were asked for, so the first one lost is the one
- * reported. Only then the events and the audit rows, which take sequence numbers (below). The order the statements
- * reach the database is the order of the code, which keeps the lock order: the run's row first, the audit chain's
- * head last.
+ * What they wrote is `answered`, read after the commit: the commit may go out before the answers are in (below).
+ * The steps (the run's check, the approval consumed, the call's row, the line, the run's move), the events and the
+ * audit head's lock are all asked for before any answer is read, so on PostgreSQL they share one round trip (sql.ts);
+ * what their answers decide (a lost step rolls everything back) is checked in the order they were asked for, so the
+ * first one lost is the one reported. The order the statements reach the database is the order of the code, which
+ * keeps the lock order: the run's row first, the audit chain's head last.
  */
 async function write(
   tx: Sql,
   o: Outcome,
   register?: (request: ApprovalRequest) => ReturnType<typeof registerApprovalInTx>,
   written?: (events: EventRow[]) => void,
-): Promise<{ approval?: Approval; message?: MessageRow; audit: AuditEntry[]; events: EventRow[] }> {
+): Promise<{ answered: Promise<Written> }> {
   // The audit row is written last (lock order) but stamped first: what is recorded happened before its lines.
   const at = new Date();
   const audit = [...(o.audit ?? [])];
@@ -163,12 +165,22 @@ async function write(
     // Elsewhere the statements run one at a time anyway: what the steps decide is read first. A settled line's
     // fallback (a second statement, sent after the first one's answer) is waited for either way.
     if (!tx.pipelined || (m && !("append" in m))) await allAnswered();
-    const eventRows = later(insertEvents({ events, tx }));
+    const eventRows = later(
+      insertEvents({ events, tx }).then((rows) => {
+        written?.(rows);
+        return rows;
+      }),
+    );
     later(insertAuditRows(tx, audit, at));
-    await allAnswered();
-    const rows = await eventRows;
-    written?.(rows);
-    return { approval, message: await message, audit, events: rows };
+    const answered = allAnswered().then(async () => ({ approval, message: await message, audit, events: await eventRows }));
+    answered.catch(() => undefined);
+    // Every statement is on the wire now but the audit rows' second one, which needs the head's answer. Without
+    // audit rows on the pipelined runner nothing left waits for an answer, and nothing that could still go wrong
+    // is decided here: a step that loses fails in the database, and so does a line for a session that is gone
+    // (messages.ts). So the commit goes out behind them (transactSql) and a call's result is one round trip; its
+    // answers are read with the commit's, and a failure among them rolls it back.
+    if (tx.pipelined && audit.length === 0) return { answered };
+    return { answered: Promise.resolve(await answered) };
   } catch (error) {
     // Nothing is reported before every answer is in (an optional step's own answer can fail first): a step still
     // going on (the audit rows follow the head's answer) must not send a statement after the transaction ended.
@@ -193,7 +205,7 @@ export function commitOf(o: Outcome): Commit {
 }
 
 export async function recordOutcome(o: Outcome): Promise<Recorded> {
-  let result: Awaited<ReturnType<typeof write>>;
+  let result: Written;
   let pending: EventRow[] = [];
   const written = (rows: EventRow[]) => {
     pending = rows;
@@ -202,10 +214,14 @@ export async function recordOutcome(o: Outcome): Promise<Recorded> {
   try {
     // An approval request is written through Prisma's model API, so that outcome runs in a Prisma transaction
     // (the SQL through its raw queries); every other outcome takes the runner's own transaction.
-    result = o.approval
+    const outcome = o.approval
       ? await transact((tx) => write(sqlOf(tx), o, (request) => registerApprovalInTx(tx, request), written))
       : await transactSql((sql) => write(sql, o, undefined, written), { commit: commitOf(o) });
-  } catch (error) {
+    result = await outcome.answered;
+  } catch (caught) {
+    // An outcome committed behind its statements learns of a lost step from the commit (transactSql): as it failed.
+    const what = lostStep(caught);
+    const error = what ? new Lost(what) : caught;
     eventsAbandoned(pending);
     if (error instanceof Lost && error.what === "unsettled") {
       // What a crash of the database server can leave behind (commitOf): end the turn as a crash of this server

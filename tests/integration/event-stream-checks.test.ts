@@ -1,7 +1,8 @@
 // The stream runner (lib/events/sse.ts, lib/events/fan-out.ts) on a real database and the real event bus: a re-check
 // that cannot be made closes the stream instead of leaving it open and silent; a revoked claim stops delivery before
 // the next event; streams of one claim share one check per event (and all close when it fails); a stream opened with a
-// Last-Event-ID gets its backlog before live events, without repeats; one live event reaches many streams once each,
+// Last-Event-ID gets its backlog before live events, without repeats, and one beyond the log's end (a crash lost its
+// tail) does not hide new events; one live event reaches many streams once each,
 // and a large fan-out is measured and logged.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dbTargets } from "../support/agent-harness";
@@ -112,6 +113,20 @@ describe.each(dbTargets())("event stream checks (%s)", (_kind, make) => {
     await new Promise((r) => setTimeout(r, 200));
     const ids = s.frames.flatMap((f) => /^id: (\d+)$/m.exec(f)?.[1] ?? []).map(Number);
     expect(ids).toEqual([first.seq, second.seq, third.seq]);
+    stop();
+  });
+
+  // A client that saw events the database server then lost (a crash before they reached the disk) comes back with a
+  // Last-Event-ID the log has not reached again; the numbers it saw are handed out anew. So does a made-up id.
+  it("a Last-Event-ID beyond the log's end is not a reason to skip live events: the stream starts from now", async () => {
+    const last = await publish("check-f");
+    const s = sink();
+    const stop = sse.openEventStream({ since: last.seq + 50, visible: (e) => e.sessionId === "check-f", check: { key: "check-f", stillAllowed: async () => true } }, s);
+    await until(() => s.frames.some((f) => f.includes(": connected")));
+    const next = await publish("check-f");
+    await until(() => s.frames.some((f) => f.includes(`id: ${next.seq}\n`)));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(s.frames.flatMap((f) => /^id: (\d+)$/m.exec(f)?.[1] ?? []).map(Number)).toEqual([next.seq]);
     stop();
   });
 

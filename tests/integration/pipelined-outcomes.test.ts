@@ -133,6 +133,36 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("pipelined outcomes (p
     expect(await claim(ids, "fresh")).toMatchObject({ ok: true });
   });
 
+  // A call's result goes out with its commit behind it, before any of its answers is read (recorder.ts). What the
+  // database refuses among them must still roll the whole result back: here the line's number is already taken.
+  it("a result whose transcript line the database refuses commits nothing, though its commit was already sent", async () => {
+    const ids = await newRun();
+    expect(await claim(ids, "refused")).toMatchObject({ ok: true });
+    const session = await t.db.chatSession.findUniqueOrThrow({ where: { id: ids.sessionId } });
+    await t.db.message.create({ data: { sessionId: ids.sessionId, seq: session.messageSeq + 1, role: "assistant", content: "squatter" } });
+    const events = await t.db.eventLog.count();
+    await expect(t.settle(ids, "refused")).rejects.toThrow(/unique/i);
+    expect((await t.db.toolCall.findUniqueOrThrow({ where: { sessionId_callId: { sessionId: ids.sessionId, callId: "refused" } } })).status).toBe("running");
+    expect(await t.db.message.count({ where: { sessionId: ids.sessionId, toolCallId: "refused" } })).toBe(0);
+    expect(await t.db.eventLog.count()).toBe(events);
+    expect((await t.db.chatSession.findUniqueOrThrow({ where: { id: ids.sessionId } })).messageSeq).toBe(session.messageSeq);
+  });
+
+  // The same for a line whose session is gone: it must fail in the database, not only in the function that reads
+  // its answer (which, pipelined, may read it after the commit went out).
+  it("a line for a session that is gone fails its statement in the database, so a commit sent behind it rolls back", async () => {
+    const { transactSql } = await import("@/lib/db/sql");
+    const { appendMessageTx } = await import("@/lib/db/messages");
+    const events = await t.db.eventLog.count();
+    const outcome = transactSql(async (tx) => {
+      appendMessageTx({ tx, sessionId: "gone", message: { role: "tool", content: "{}" } }).catch(() => undefined);
+      await tx.write(`INSERT INTO "EventLog" ("type", "scope", "payload", "createdAt") VALUES ('probe', 'session', '{}'::jsonb, now())`);
+      return "committed";
+    });
+    await expect(outcome).rejects.toThrow(/seq/);
+    expect(await t.db.eventLog.count()).toBe(events);
+  });
+
   // An optional step's answer is awaited before the outcome goes on (to know whether to tell its event). When an
   // earlier statement failed, that answer is only "current transaction is aborted": the failure reported must be
   // the first one, what actually went wrong (a lock timeout here), as for required steps.
