@@ -83,6 +83,9 @@ function bind(dialect: Dialect, value: unknown): unknown {
   if (value instanceof Date) return dialect === "postgres" ? value.toISOString() : value.toISOString().replace("Z", "+00:00");
   if (value instanceof Json) return value.value === undefined || value.value === null ? null : JSON.stringify(sanitizeDeep(value.value));
   if (typeof value === "string" || Array.isArray(value)) return sanitizeDeep(value);
+  // pg would turn any other object into its JSON itself, inside its own send, where a failure (a cycle, a throwing
+  // toJSON) rejects the statement without the database seeing it: done here instead, where it is caught (transactSql).
+  if (dialect === "postgres" && typeof value === "object" && value !== null && !Buffer.isBuffer(value)) return JSON.stringify(sanitizeDeep(value));
   return value;
 }
 
@@ -267,10 +270,21 @@ export async function transactSql<T>(fn: (sql: Sql) => Promise<T>, { commit = "f
   // Once the commit or the rollback is sent, a statement would run outside the transaction (or on the next
   // borrower's connection): refused, whatever asks for it late.
   let ended = false;
+  // A statement that failed before it went out (a value that could not be bound: a cycle, nesting deeper than the
+  // stack): the database never saw it, so nothing there aborts the transaction, and a commit asked for without
+  // reading its answer (recorder.ts) would keep everything else. The commit is refused instead.
+  let unsent: unknown;
   const statement = (text: string, params: unknown[]) => {
     if (ended) throw new Error("a statement was asked for after its transaction ended");
+    let values: unknown[];
+    try {
+      values = params.map((p) => bind("postgres", p));
+    } catch (error) {
+      unsent ??= error;
+      throw error;
+    }
     // Named, so each connection parses and plans a statement once and then only binds and runs it.
-    return send(client.query({ name: statementName(text), text, values: params.map((p) => bind("postgres", p)) }));
+    return send(client.query({ name: statementName(text), text, values }));
   };
   const sql: Sql = {
     dialect: "postgres",
@@ -286,6 +300,7 @@ export async function transactSql<T>(fn: (sql: Sql) => Promise<T>, { commit = "f
     // hold several statements.
     send(client.query(commit === "deferred" ? "BEGIN; SET LOCAL synchronous_commit TO OFF" : "BEGIN"));
     const result = await fn(sql);
+    if (unsent !== undefined) throw unsent;
     // The commit goes out behind whatever is still unanswered (writes nobody read, statements whose answers fn
     // reads later). A statement that failed has aborted the transaction, and PostgreSQL answers its COMMIT with a
     // rollback: its error is what is reported.

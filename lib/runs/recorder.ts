@@ -177,8 +177,9 @@ async function write(
     // Every statement is on the wire now but the audit rows' second one, which needs the head's answer. Without
     // audit rows on the pipelined runner nothing left waits for an answer, and nothing that could still go wrong
     // is decided here: a step that loses fails in the database, and so does a line for a session that is gone
-    // (messages.ts). So the commit goes out behind them (transactSql) and a call's result is one round trip; its
-    // answers are read with the commit's, and a failure among them rolls it back.
+    // (messages.ts); a value that could not be bound refuses the commit (sql.ts). So the commit goes out behind
+    // them (transactSql) and a call's result is one round trip; its answers are read with the commit's, and a
+    // failure among them rolls it back.
     if (tx.pipelined && audit.length === 0) return { answered };
     return { answered: Promise.resolve(await answered) };
   } catch (error) {

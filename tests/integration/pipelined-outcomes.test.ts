@@ -163,6 +163,57 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("pipelined outcomes (p
     expect(await t.db.eventLog.count()).toBe(events);
   });
 
+  // A value that cannot be bound fails its statement before it is sent: the database never sees it, so nothing there
+  // aborts the transaction. A result's commit is asked for without reading the answers, so it must be refused here.
+  // Values: JSON nested deeper than the sanitiser's recursion (JSON.parse and JSON.stringify take it: an MCP server can
+  // return it), and a toJSON above a cycle (JSON.stringify never walks the cycle, the sanitiser does). Found by a
+  // review helper: the call moved to done with its event and without its line, the run completed without its last one.
+  it("a result or a turn's end whose line cannot be bound commits nothing, though nothing reached the database to fail", async () => {
+    const { sanitizeDeep } = await import("@/lib/text-sanitize");
+    const nested = (depth: number) => JSON.parse("[".repeat(depth) + "]".repeat(depth)) as unknown;
+    const overflows = (value: unknown) => {
+      try {
+        sanitizeDeep(value);
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    let depth = 1_000;
+    while (!overflows({ output: nested(depth) })) depth += 500;
+    const deep = { status: "ok", output: nested(depth) };
+    expect(() => JSON.stringify(deep)).not.toThrow();
+    const ids = await newRun();
+    expect(await claim(ids, "deep")).toMatchObject({ ok: true });
+    const events = await t.db.eventLog.count();
+    const line = { role: "tool" as const, content: "{}", parts: deep, toolCallId: "deep", toolName: "current_time", runId: ids.runId };
+    await expect(t.recorder.recordOutcome({ ...ids, call: { callId: "deep", toolName: "current_time", from: ["running"], to: "done" }, message: { append: line } })).rejects.toThrow();
+    expect((await t.db.toolCall.findUniqueOrThrow({ where: { sessionId_callId: { sessionId: ids.sessionId, callId: "deep" } } })).status).toBe("running");
+    expect(await t.db.eventLog.count()).toBe(events);
+
+    const ending = await newRun();
+    const cyclic: Record<string, unknown> = { toJSON: () => ({}) };
+    cyclic.self = cyclic;
+    const last = { role: "assistant" as const, content: "bye", parts: cyclic, runId: ending.runId };
+    await expect(t.recorder.recordOutcome({ ...ending, message: { append: last }, run: { from: ["running"], to: "completed", owner: t.instance } })).rejects.toThrow();
+    expect((await t.db.agentRun.findUniqueOrThrow({ where: { id: ending.runId } })).status).toBe("running");
+    expect(await t.db.message.count({ where: { sessionId: ending.sessionId } })).toBe(0);
+    expect(await t.db.eventLog.count()).toBe(events);
+  });
+
+  // A turn's end has no audit row, so it too commits behind its statements: a lost result found there (a call of
+  // the run still running) is learned from the commit's answer and still fails the run, required or not.
+  it("a turn's end committed behind its statements still finds a lost result and fails the run", async () => {
+    for (const required of [true, false]) {
+      const ids = await newRun();
+      expect(await claim(ids, "unsettled")).toMatchObject({ ok: true });
+      const end = { ...ids, message: { append: { role: "assistant" as const, content: "bye", runId: ids.runId } } };
+      expect(await t.recorder.recordOutcome({ ...end, run: { from: ["running"], to: "completed", owner: t.instance, ...(required ? {} : { required: false }) } })).toEqual({ ok: false, lost: "run" });
+      expect((await t.db.agentRun.findUniqueOrThrow({ where: { id: ids.runId } })).status).toBe("failed");
+      expect(await t.db.message.count({ where: { sessionId: ids.sessionId, role: "assistant", content: "bye" } })).toBe(0);
+    }
+  });
+
   // An optional step's answer is awaited before the outcome goes on (to know whether to tell its event). When an
   // earlier statement failed, that answer is only "current transaction is aborted": the failure reported must be
   // the first one, what actually went wrong (a lock timeout here), as for required steps.
