@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { parsePolicyDocument, ToolRegistry, type McpServerConfig, type ToolDefinition } from "@/lib/policy";
+import { sanitizeDeep } from "@/lib/text-sanitize";
 import {
   buildMcpToolDefinitions,
   configuredToolStubs,
@@ -20,6 +21,7 @@ import {
   mcpApprovalReason,
   mcpOutputToModelContent,
   outputCapFor,
+  MAX_STRUCTURED_DEPTH,
   toToolOutput,
   TRUNCATION_MARKER,
   type McpContentOutput,
@@ -190,6 +192,20 @@ describe("tool output", () => {
     const image = { type: "image", data: "AA==", mimeType: "image/png" } as const;
     expect(toToolOutput("s", "t", { content: [image] }, cap)).toEqual({ type: "mcp-content", server: "s", tool: "t", parts: [{ type: "image", mimeType: "image/png", data: "AA==" }] });
     expect(() => toToolOutput("s", "t", { content: [{ type: "text", text: "boom" }], isError: true }, cap)).toThrow(/MCP server s: t reported an error: boom/);
+  });
+
+  // A few thousand levels of nesting fit in a few kilobytes and overflow the recursive walks before the database
+  // (and JSON.stringify itself), so the call's result could not be recorded: the server's text stands in for it.
+  it("structured content nested deeper than the limit gives way to the server's text, or to a marker", () => {
+    const nested = (levels: number) => JSON.parse("[".repeat(levels) + "]".repeat(levels)) as unknown;
+    const atLimit = { rows: nested(MAX_STRUCTURED_DEPTH - 1) };
+    expect(toToolOutput("s", "t", { content: [], structuredContent: atLimit }, cap)).toEqual(atLimit);
+    const deeper = { rows: nested(MAX_STRUCTURED_DEPTH) };
+    expect(toToolOutput("s", "t", { content: [{ type: "text", text: "as text" }], structuredContent: deeper }, cap)).toBe("as text");
+    expect(toToolOutput("s", "t", { content: [], structuredContent: deeper }, cap)).toBe(`${TRUNCATION_MARKER}: structured content nested deeper than ${MAX_STRUCTURED_DEPTH} levels omitted]`);
+    const hostile = toToolOutput("s", "t", { content: [{ type: "text", text: "[".repeat(20_000) }], structuredContent: { rows: nested(20_000) } }, 64 * 1024);
+    expect(hostile).toBe("[".repeat(20_000));
+    expect(() => sanitizeDeep({ output: hostile })).not.toThrow();
   });
 
   it("cuts text at the cap on a character boundary and says so", () => {
