@@ -16,6 +16,7 @@ import { claimSessionForRun, findActiveRun, findRun, insertLeasedRun, type RunRo
 import { newId, transactSql } from "@/lib/db/sql";
 import { handleCall, recordUnfinished } from "./calls";
 import { holdRun, INSTANCE_ID, leaseMs } from "./lease";
+import { guardModel } from "./model-guard";
 import { recordOutcome } from "./recorder";
 import { subagentServices } from "./subagents";
 import { prepareTurn, type Turn, type TurnEnv } from "./turn-setup";
@@ -194,7 +195,7 @@ async function finishRun(turn: Turn, status: TurnResult["status"], failure?: str
 
 async function streamStep(turn: Turn, messages: ModelMessage[], stepIndex: number): Promise<{ text: string; calls: StoredToolCall[]; aborted: boolean }> {
   const { env } = turn;
-  const result = streamText({ model: env.model.model, system: turn.system, messages, tools: turn.sdkTools, abortSignal: env.abortSignal, maxRetries: 0 });
+  const result = streamText({ model: guardModel(env.model.model), system: turn.system, messages, tools: turn.sdkTools, abortSignal: env.abortSignal, maxRetries: 0 });
   let text = "";
   const calls: StoredToolCall[] = [];
   let aborted = false;

@@ -59,7 +59,8 @@ export function checkToolCall({
     return { verdict: "deny", denial: buildDenial(d, mode, { grantedModes }), layer: String(d.layer), rule: d.rule, reason: d.reason };
   }
   if (typeof input === "string" || input === null || typeof input !== "object" || Array.isArray(input)) {
-    return invalidArguments(name, mode, "arguments must be a JSON object");
+    // Text is quoted (cut short): it may say why it is not an object (lib/runs/model-guard.ts).
+    return invalidArguments(name, mode, `arguments must be a JSON object${typeof input === "string" ? `, not the text ${JSON.stringify(input.slice(0, 200))}` : ""}`);
   }
   const parsed = tool.inputSchema.safeParse(input);
   if (!parsed.success) {

@@ -46,6 +46,8 @@ describe.each(dbTargets())("adversarial model (%s)", (_kind, make) => {
     ["malformed JSON", '{"timezone": "UT'],
     ["a schema-failing value", '{"timezone": 5}'],
     ["a JSON array", "[1,2]"],
+    // Deeper than any recursive walk between the model and the database (hashing, sanitising, storing) can go.
+    ["arguments nested 5,000 levels deep", `{"timezone": ${"[".repeat(5_000)}${"]".repeat(5_000)}}`],
   ])("%s as arguments is INVALID_ARGUMENTS to the model, and the tool does not run", async (_label, input) => {
     const s = await agent.session(owner.id);
     const model = scriptedModel([[toolCallPart("bad1", "current_time", input), finishPart("tool-calls")]]);
