@@ -3,13 +3,12 @@ import "server-only";
 // refused before a byte is read, and a chunked body is cut off (413) the moment it passes the cap, so a
 // client cannot make the server hold more than the cap in memory. Handlers authenticate before calling this.
 import { AppError } from "@/lib/errors";
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from "@/lib/json-depth";
 import { sanitizeDeep } from "@/lib/text-sanitize";
 
 /** Byte caps per kind of route (the chat route and policy documents are the large ones). */
 export const BODY_LIMITS = { small: 16 * 1024, approval: 128 * 1024, policy: 1024 * 1024, chat: 256 * 1024 } as const;
 
-/** Nested objects and arrays deeper than this are refused (400): recursion over them must stay bounded. */
-export const MAX_JSON_DEPTH = 64;
 
 function tooLarge(maxBytes: number): AppError {
   return new AppError("PAYLOAD_TOO_LARGE", `body is larger than ${maxBytes} bytes`, { maxBytes });
@@ -37,23 +36,6 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
   } catch {
     throw new AppError("BAD_REQUEST", "body is not valid UTF-8");
   }
-}
-
-/** Depth of nested brackets outside strings, counted on the text so a deep body is refused before parsing. */
-export function jsonDepthExceeds(text: string, limit = MAX_JSON_DEPTH): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
-      if (++depth > limit) return true;
-    } else if (c === 125 || c === 93) depth--;
-  }
-  return false;
 }
 
 /** Reads, caps and parses a JSON body; strings come back without NUL bytes or lone surrogates. */

@@ -4,7 +4,7 @@ import "server-only";
 export { BACKOFF_BASE_MS, BACKOFF_MAX_MS, backoffDelay, McpConnection, STDERR_TAIL_CHARS, type McpTool } from "./connection";
 export { jsonSchemaToZod, rootObjectSchema, validateJsonSchema, type JsonSchema, type SchemaProblem } from "./json-schema";
 export { mcpServerOfToolName, mcpToolName, MCP_TOOL_PREFIX, sanitizeMcpToolPart } from "./naming";
-export { capText, isMcpContentOutput, MAX_STRUCTURED_DEPTH, mcpOutputToModelContent, toToolOutput, TRUNCATION_MARKER, type McpContentOutput, type McpContentPart, type ModelContentPart } from "./output";
+export { capText, isMcpContentOutput, mcpOutputToModelContent, toToolOutput, TRUNCATION_MARKER, type McpContentOutput, type McpContentPart, type ModelContentPart } from "./output";
 export { decryptEnv, decryptHeaders, encryptEnv, encryptHeaders, encryptMcpSecrets, maskMcpSecrets, SECRET_MASK } from "./secrets";
 export { closeMcpConnections, isServerInUse, listMcpServerStatus, mcpSupervisor, reconnectMcpServer, refreshMcpTools, syncMcpTools } from "./sync";
 export type { McpServerState, McpServerStatus } from "./supervisor";

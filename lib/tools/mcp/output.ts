@@ -4,6 +4,7 @@
 // a provider that takes images gets an image and the chat can render one.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AppError } from "@/lib/errors";
+import { MAX_JSON_DEPTH, valueDepthExceeds } from "@/lib/json-depth";
 
 export type McpContentPart =
   | { type: "text"; text: string }
@@ -41,20 +42,6 @@ export function capText(text: string, cap: number): { text: string; truncated: b
   return { text: cutUtf8(text, cap) + marker(total, cap), truncated: true };
 }
 
-/**
- * How deep structured content may nest and still be kept. Deeper JSON (a few thousand levels fit in a few kilobytes)
- * overflows the recursive walks between here and the database (the sanitiser in lib/db/sql.ts, JSON.stringify), so
- * the call's result could not be recorded.
- */
-export const MAX_STRUCTURED_DEPTH = 64;
-
-/** Whether the value nests deeper than `levels` (the walk itself stops there, so it cannot overflow). */
-function nestsDeeper(value: unknown, levels: number): boolean {
-  if (value === null || typeof value !== "object") return false;
-  if (levels === 0) return true;
-  return Object.values(value).some((child) => nestsDeeper(child, levels - 1));
-}
-
 /** Bytes a base64 payload decodes to (what a provider is sent, what the database stores ~4/3 of). */
 const base64Bytes = (data: string) => Math.floor((data.length * 3) / 4);
 
@@ -70,16 +57,16 @@ export function toToolOutput(serverId: string, toolName: string, result: CallToo
     const detail = capText(texts.join("\n") || "no details", Math.min(cap, 4000)).text;
     throw new AppError("TOOL_FAILED", `MCP server ${serverId}: ${toolName} reported an error: ${detail}`);
   }
-  // Too deep to walk (or even to serialise, at a few thousand levels): the server's text content stands in for it
-  // (MCP asks servers to send the structured result as text too).
-  const tooDeep = result.structuredContent !== undefined && nestsDeeper(result.structuredContent, MAX_STRUCTURED_DEPTH);
+  // Too deep to walk (or even to serialise, at a few thousand levels: lib/json-depth.ts): the server's text content
+  // stands in for it (MCP asks servers to send the structured result as text too).
+  const tooDeep = result.structuredContent !== undefined && valueDepthExceeds(result.structuredContent);
   if (result.structuredContent !== undefined && !tooDeep) {
     const json = JSON.stringify(result.structuredContent);
     if (byteLength(json) <= cap) return result.structuredContent;
     // Too big as an object: hand over its text form, cut (a half object would not parse anyway).
     return capText(json, cap).text;
   }
-  if (tooDeep && texts.length === 0) return `${TRUNCATION_MARKER}: structured content nested deeper than ${MAX_STRUCTURED_DEPTH} levels omitted]`;
+  if (tooDeep && texts.length === 0) return `${TRUNCATION_MARKER}: structured content nested deeper than ${MAX_JSON_DEPTH} levels omitted]`;
   if (texts.length === content.length) return capText(texts.join("\n"), cap).text;
   return toContentOutput(serverId, toolName, content, cap);
 }

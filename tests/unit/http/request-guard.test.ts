@@ -1,7 +1,8 @@
 // CSRF guard and body helpers, without a server: the integration and browser tests cover them end to end.
 import { describe, expect, it } from "vitest";
 import { assertStateChangeAllowed, isSameOrigin, safeRedirectPath } from "@/lib/http/request-guard";
-import { jsonDepthExceeds, readBodyText, readJsonBody } from "@/lib/http/body";
+import { readBodyText, readJsonBody } from "@/lib/http/body";
+import { jsonDepthExceeds } from "@/lib/json-depth";
 import { sanitizeDeep, sanitizeText } from "@/lib/text-sanitize";
 import { redactHostPaths, publicErrorMessage } from "@/lib/http/public-error";
 import { AppError } from "@/lib/errors";

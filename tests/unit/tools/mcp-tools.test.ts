@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { parsePolicyDocument, ToolRegistry, type McpServerConfig, type ToolDefinition } from "@/lib/policy";
+import { MAX_JSON_DEPTH } from "@/lib/json-depth";
 import { sanitizeDeep } from "@/lib/text-sanitize";
 import {
   buildMcpToolDefinitions,
@@ -21,7 +22,6 @@ import {
   mcpApprovalReason,
   mcpOutputToModelContent,
   outputCapFor,
-  MAX_STRUCTURED_DEPTH,
   toToolOutput,
   TRUNCATION_MARKER,
   type McpContentOutput,
@@ -198,11 +198,11 @@ describe("tool output", () => {
   // (and JSON.stringify itself), so the call's result could not be recorded: the server's text stands in for it.
   it("structured content nested deeper than the limit gives way to the server's text, or to a marker", () => {
     const nested = (levels: number) => JSON.parse("[".repeat(levels) + "]".repeat(levels)) as unknown;
-    const atLimit = { rows: nested(MAX_STRUCTURED_DEPTH - 1) };
+    const atLimit = { rows: nested(MAX_JSON_DEPTH - 1) };
     expect(toToolOutput("s", "t", { content: [], structuredContent: atLimit }, cap)).toEqual(atLimit);
-    const deeper = { rows: nested(MAX_STRUCTURED_DEPTH) };
+    const deeper = { rows: nested(MAX_JSON_DEPTH) };
     expect(toToolOutput("s", "t", { content: [{ type: "text", text: "as text" }], structuredContent: deeper }, cap)).toBe("as text");
-    expect(toToolOutput("s", "t", { content: [], structuredContent: deeper }, cap)).toBe(`${TRUNCATION_MARKER}: structured content nested deeper than ${MAX_STRUCTURED_DEPTH} levels omitted]`);
+    expect(toToolOutput("s", "t", { content: [], structuredContent: deeper }, cap)).toBe(`${TRUNCATION_MARKER}: structured content nested deeper than ${MAX_JSON_DEPTH} levels omitted]`);
     const hostile = toToolOutput("s", "t", { content: [{ type: "text", text: "[".repeat(20_000) }], structuredContent: { rows: nested(20_000) } }, 64 * 1024);
     expect(hostile).toBe("[".repeat(20_000));
     expect(() => sanitizeDeep({ output: hostile })).not.toThrow();
