@@ -82,12 +82,17 @@ function bind(dialect: Dialect, value: unknown): unknown {
   if (value === undefined) return null;
   if (value instanceof Date) return dialect === "postgres" ? value.toISOString() : value.toISOString().replace("Z", "+00:00");
   if (value instanceof Json) return value.value === undefined || value.value === null ? null : JSON.stringify(sanitizeDeep(value.value));
-  if (typeof value === "string" || Array.isArray(value)) return sanitizeDeep(value);
-  // pg would turn any other object into its JSON itself, inside its own send, where a failure (a cycle, a throwing
-  // toJSON) rejects the statement without the database seeing it: done here instead, where it is caught (transactSql).
-  if (dialect === "postgres" && typeof value === "object" && value !== null && !Buffer.isBuffer(value)) return JSON.stringify(sanitizeDeep(value));
-  return value;
+  const sane = typeof value === "string" || Array.isArray(value) ? sanitizeDeep(value) : value;
+  // pg turns values into text inside its own send (an array into an array literal, an object into its JSON), where
+  // a failure (a BigInt, a cycle, a throwing toJSON) rejects the statement without the database seeing it, and
+  // leaves the connection believing in a prepared statement it closed. Done here, with pg's own function, a
+  // failure is caught before anything is sent (transactSql).
+  return dialect === "postgres" ? pgValues.prepareValue(sane) : sane;
 }
+
+// pg's value preparation (what its send applies to every parameter; idempotent on what it returns). Exported by pg
+// at run time as `utils`, not in its type declarations.
+const pgValues = (pg as unknown as { utils: { prepareValue: (value: unknown) => unknown } }).utils;
 
 // better-sqlite3 binds only anonymous `?` by position (no ?NNN): each $n becomes a `?` and the values are
 // picked in that order (a parameter used twice is bound twice).
@@ -262,8 +267,13 @@ export async function transactSql<T>(fn: (sql: Sql) => Promise<T>, { commit = "f
   // marked handled here, so one that fails while its caller is still reading an earlier answer is not reported
   // as an unhandled rejection; its caller still gets the error.
   const sent: Array<Promise<unknown>> = [];
+  // A statement pg refused itself, not the database (anything but a DatabaseError): the connection's own idea of
+  // its state may be wrong, so it is closed on release, not reused.
+  let refused: Error | undefined;
   const send = <R>(query: Promise<R>): Promise<R> => {
-    query.catch(() => undefined);
+    query.catch((error: unknown) => {
+      if (!(error instanceof pg.DatabaseError)) refused ??= error instanceof Error ? error : new Error(String(error));
+    });
     sent.push(query);
     return query;
   };
@@ -316,7 +326,7 @@ export async function transactSql<T>(fn: (sql: Sql) => Promise<T>, { commit = "f
   } finally {
     // A connection whose rollback failed is in an unknown state: it is closed, not reused.
     client.removeListener("error", onLost);
-    client.release(broken instanceof Error ? broken : lost);
+    client.release(broken instanceof Error ? broken : (lost ?? refused));
   }
 }
 

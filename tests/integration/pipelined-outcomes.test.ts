@@ -201,6 +201,31 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("pipelined outcomes (p
     expect(await t.db.eventLog.count()).toBe(events);
   });
 
+  // The same class, one level down: values pg itself turns into text while sending (the elements of an array) fail
+  // there without the database seeing the statement. Before, the commit behind kept the other writes, and the pooled
+  // connection then refused that statement's text for good ("prepared statement … does not exist"). Found by review.
+  it("a value pg cannot send commits nothing and leaves no connection that refuses the statement later", async () => {
+    const { transactSql } = await import("@/lib/db/sql");
+    await t.db.$executeRawUnsafe(`CREATE TABLE IF NOT EXISTS "UnsentProbe" ("x" text)`);
+    const throwing = new (class {
+      toJSON(): never {
+        throw new Error("no JSON for this");
+      }
+    })();
+    for (const bad of [[{ n: 1n }], [throwing]]) {
+      const outcome = transactSql(async (sql) => {
+        await sql.write(`INSERT INTO "UnsentProbe" ("x") VALUES ($1)`, ["kept?"]);
+        await sql.write(`SELECT $1::text[] AS "a"`, [bad]);
+      });
+      await expect(outcome).rejects.toThrow();
+      expect(await t.db.$queryRawUnsafe(`SELECT "x" FROM "UnsentProbe"`)).toEqual([]);
+    }
+    const text = `SELECT $1::text[] AS "b"`;
+    expect(await transactSql((sql) => sql.rows(text, [["ok"]]))).toEqual([{ b: ["ok"] }]);
+    await expect(transactSql((sql) => sql.rows(text, [[{ n: 1n }]]))).rejects.toThrow();
+    for (let i = 0; i < 12; i++) expect(await transactSql((sql) => sql.rows(text, [["ok"]]))).toEqual([{ b: ["ok"] }]);
+  });
+
   // A turn's end has no audit row, so it too commits behind its statements: a lost result found there (a call of
   // the run still running) is learned from the commit's answer and still fails the run, required or not.
   it("a turn's end committed behind its statements still finds a lost result and fails the run", async () => {
