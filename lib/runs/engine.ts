@@ -20,7 +20,7 @@ import { guardModel } from "./model-guard";
 import { recordOutcome } from "./recorder";
 import { subagentServices } from "./subagents";
 import { prepareTurn, type Turn, type TurnEnv } from "./turn-setup";
-import { assistantParts, takesImagesInToolResults, toModelMessages, toolResultOutput, type StoredToolCall } from "./transcript";
+import { assistantParts, modelToolCall, takesImagesInToolResults, toModelMessages, toolResultOutput, type StoredToolCall } from "./transcript";
 import { publicErrorMessage } from "@/lib/http/public-error";
 
 export { MAX_CALLS_PER_STEP } from "./calls";
@@ -135,7 +135,7 @@ export async function runSteps(turn: Turn, stepsSoFar: number, known?: RunRow | 
       }
       const content = [
         ...(step.text ? [{ type: "text" as const, text: step.text }] : []),
-        ...step.calls.map((c) => ({ type: "tool-call" as const, toolCallId: c.toolCallId, toolName: c.toolName, input: c.input ?? {} })),
+        ...step.calls.map(modelToolCall),
       ];
       if (content.length) messages.push({ role: "assistant", content });
       if (step.aborted) {

@@ -15,6 +15,9 @@ import {
   type ToolRegistry,
 } from "@/lib/policy";
 
+/** How many schema issues an INVALID_ARGUMENTS message lists before "and N more". */
+export const MAX_LISTED_ISSUES = 10;
+
 /** What the model receives for a call that did not run (DESIGN.md "The two gates"). */
 export type DenialResult = {
   ok: false;
@@ -64,7 +67,12 @@ export function checkToolCall({
   }
   const parsed = tool.inputSchema.safeParse(input);
   if (!parsed.success) {
-    return invalidArguments(name, mode, parsed.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`).join("; "));
+    // The first issues say what is wrong; a long array of wrong items would otherwise make a message of megabytes,
+    // written to the transcript and the audit row and sent back to the model on every later step.
+    const issues = parsed.error.issues;
+    const listed = issues.slice(0, MAX_LISTED_ISSUES).map((i) => `${i.path.slice(0, 8).join(".") || "(arguments)"}: ${i.message.slice(0, 200)}`);
+    if (issues.length > MAX_LISTED_ISSUES) listed.push(`and ${issues.length - MAX_LISTED_ISSUES} more`);
+    return invalidArguments(name, mode, listed.join("; "));
   }
   if (name === "exec") {
     const command = String((parsed.data as { command?: unknown }).command ?? "");

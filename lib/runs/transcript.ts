@@ -19,6 +19,17 @@ export function toolParts(status: ToolStatus, output: unknown) {
   return { status, output };
 }
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * A call as the model is shown it again. A provider takes a call's input only as an object (Anthropic answers 400
+ * to anything else, for the whole request): arguments the gate refused as text or an array go back as {}, and the
+ * call's result says what they were.
+ */
+export function modelToolCall(c: StoredToolCall): { type: "tool-call"; toolCallId: string; toolName: string; input: unknown } {
+  return { type: "tool-call", toolCallId: c.toolCallId, toolName: c.toolName, input: isPlainObject(c.input) ? c.input : {} };
+}
+
 function toolCallsOf(m: StoredMessage): StoredToolCall[] {
   const parts = m.parts as { toolCalls?: StoredToolCall[] } | null;
   return Array.isArray(parts?.toolCalls) ? parts!.toolCalls : [];
@@ -44,7 +55,7 @@ export function toModelMessages(rows: StoredMessage[], options: ToolResultOption
       const calls = toolCallsOf(m);
       const content: Array<{ type: "text"; text: string } | { type: "tool-call"; toolCallId: string; toolName: string; input: unknown }> = [];
       if (m.content) content.push({ type: "text", text: m.content });
-      for (const c of calls) content.push({ type: "tool-call", toolCallId: c.toolCallId, toolName: c.toolName, input: c.input ?? {} });
+      for (const c of calls) content.push(modelToolCall(c));
       if (content.length) out.push({ role: "assistant", content });
       const missing = calls.filter((c) => !answered.has(c.toolCallId));
       if (missing.length) {

@@ -2,8 +2,24 @@
 // schema-failing arguments, twenty calls in one step, an unreadable stored policy, and hooks in the loop.
 import fs from "node:fs";
 import path from "node:path";
+import { createAnthropic } from "@ai-sdk/anthropic";
+import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { beforeAll, describe, expect, it } from "vitest";
 import { dbTargets, finishPart, scriptedModel, seenBy, toolCallPart, type Agent, type AgentUser, useAgentOnDatabase } from "../support/agent-harness";
+
+/** The body the Anthropic provider would send for a prompt (captured; nothing leaves the machine). */
+async function anthropicRequest(prompt: LanguageModelV3Prompt): Promise<{ messages: Array<{ content: Array<{ type: string; input?: unknown }> }> }> {
+  let body: unknown;
+  const model = createAnthropic({
+    apiKey: "test-key",
+    fetch: async (_url, init) => {
+      body = JSON.parse(String(init?.body));
+      return new Response(JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: "captured" } }), { status: 400, headers: { "content-type": "application/json" } });
+    },
+  }).languageModel("claude-test");
+  await Promise.resolve(model.doStream({ prompt })).catch(() => undefined);
+  return body as Awaited<ReturnType<typeof anthropicRequest>>;
+}
 
 describe.each(dbTargets())("adversarial model (%s)", (_kind, make) => {
   const h = useAgentOnDatabase(make);
@@ -57,6 +73,12 @@ describe.each(dbTargets())("adversarial model (%s)", (_kind, make) => {
     const resent = model.doStreamCalls[1]!.prompt.at(-1)!;
     expect(JSON.stringify(resent)).toContain("INVALID_ARGUMENTS");
     expect(result.status).toBe("completed");
+    // The refused call goes back to the model in the next request, through the provider's own request builder: a
+    // provider takes a call's input only as an object (Anthropic's tool_use.input), whatever the model sent.
+    const uses = (await anthropicRequest(model.doStreamCalls[1]!.prompt)).messages.flatMap((m) => m.content).filter((c) => c.type === "tool_use");
+    expect(uses).toHaveLength(1);
+    expect(uses[0]!.input).toEqual(expect.any(Object));
+    expect(Array.isArray(uses[0]!.input)).toBe(false);
   });
 
   it("twenty calls in one step: every call gets a result, calls beyond the cap get LIMIT_EXCEEDED and none of them run", async () => {

@@ -59,29 +59,42 @@ function matchesType(expected: string, value: unknown): boolean {
   return expected === actual || (expected === "number" && actual === "integer");
 }
 
-/** The common subset of JSON Schema; unknown keywords are ignored (the server validates again). */
-export function validateJsonSchema(schema: unknown, value: unknown, path: (string | number)[] = []): SchemaProblem[] {
-  if (!isObject(schema)) return [];
+/** How many problems the validator reports: the first ones say what is wrong; 200,000 of them say it no better. */
+export const MAX_SCHEMA_PROBLEMS = 20;
+
+/**
+ * The common subset of JSON Schema; unknown keywords are ignored (the server validates again). Stops at
+ * MAX_SCHEMA_PROBLEMS, so a wide value (a long array of wrong items) costs no more than a few problems.
+ */
+export function validateJsonSchema(schema: unknown, value: unknown): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
+  collectProblems(schema, value, [], problems);
+  return problems;
+}
+
+function collectProblems(schema: unknown, value: unknown, path: (string | number)[], problems: SchemaProblem[]): void {
+  const add = (problem: SchemaProblem) => problems.length < MAX_SCHEMA_PROBLEMS && problems.push(problem);
+  if (!isObject(schema) || problems.length >= MAX_SCHEMA_PROBLEMS) return;
   const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? schema.type.filter((t): t is string => typeof t === "string") : [];
   if (types.length > 0 && !types.some((t) => matchesType(t, value))) {
-    return [{ path, message: `expected ${types.join(" or ")}, received ${typeOf(value)}` }];
+    add({ path, message: `expected ${types.join(" or ")}, received ${typeOf(value)}` });
+    return;
   }
   if (Array.isArray(schema.enum) && !schema.enum.some((option) => JSON.stringify(option) === JSON.stringify(value))) {
-    problems.push({ path, message: `expected one of ${schema.enum.map((o) => JSON.stringify(o)).join(", ")}` });
+    add({ path, message: `expected one of ${schema.enum.map((o) => JSON.stringify(o)).join(", ")}` });
   }
   if (isObject(value)) {
     const properties = isObject(schema.properties) ? schema.properties : {};
     for (const key of Array.isArray(schema.required) ? schema.required : []) {
-      if (typeof key === "string" && !(key in value)) problems.push({ path: [...path, key], message: "required" });
+      if (typeof key === "string" && !(key in value)) add({ path: [...path, key], message: "required" });
     }
     for (const [key, inner] of Object.entries(value)) {
-      if (key in properties) problems.push(...validateJsonSchema(properties[key], inner, [...path, key]));
-      else if (schema.additionalProperties === false) problems.push({ path: [...path, key], message: "unexpected property" });
+      if (problems.length >= MAX_SCHEMA_PROBLEMS) return;
+      if (key in properties) collectProblems(properties[key], inner, [...path, key], problems);
+      else if (schema.additionalProperties === false) add({ path: [...path, key], message: "unexpected property" });
     }
   }
   if (Array.isArray(value) && isObject(schema.items)) {
-    value.forEach((item, index) => problems.push(...validateJsonSchema(schema.items, item, [...path, index])));
+    for (let index = 0; index < value.length && problems.length < MAX_SCHEMA_PROBLEMS; index += 1) collectProblems(schema.items, value[index], [...path, index], problems);
   }
-  return problems;
 }

@@ -132,3 +132,38 @@ describe("the reason a plugin call waits for an owner", () => {
     expect(list).toMatchObject({ verdict: "ask", reason: expect.stringMatching(/an ask rule matches/) });
   });
 });
+
+// Width, not depth: a long array of wrong items is a few hundred kilobytes of arguments. Its refusal is written to the
+// transcript and the audit row and sent back to the model on every later step, so it must stay small; and the
+// subset validator (schemas zod cannot convert) must answer rather than overflow collecting its problems.
+describe("a wide refusal stays small", () => {
+  const wide = { paths: Array<number>(200_000).fill(0) };
+  async function pluginGate(schema: Record<string, unknown>) {
+    const { ToolRegistry, resolveEffectiveToolPolicy } = await import("@/lib/policy");
+    const { jsonSchemaToZod } = await import("@/lib/tools/mcp");
+    const registry = new ToolRegistry();
+    registry.register({ name: "mcp__fx__files", description: "files", pluginId: "fx", group: "plugins", allowedModes: ["chat_safe", "coding"], inputSchema: jsonSchemaToZod(schema), execute: async () => ({ ok: true }) } as never);
+    const document = documentOf({ system: { mcp: { enabled: true, allowedServers: ["fx"] } } } as never);
+    const policy = resolveEffectiveToolPolicy({ roles: MEMBER, senderIsOwner: false, mode: "chat_safe", provider: "offline" }, { document, tools: registry.meta() });
+    return (input: unknown) => checkToolCall({ policy, registry, toolName: "mcp__fx__files", input, grantedModes: ["chat_safe"] });
+  }
+  const paths = { type: "object", properties: { paths: { type: "array", items: { type: "string" } } } };
+
+  it.each([
+    ["a schema zod converts", paths],
+    ["a schema only the subset validator reads", { ...paths, if: { required: ["x"] }, then: {} }],
+  ])("%s: 200,000 wrong items are a refusal of a few lines", async (_label, schema) => {
+    const gate = await pluginGate(schema);
+    const v = denied(gate(wide));
+    expect(v.denial.error_code).toBe("INVALID_ARGUMENTS");
+    expect(v.denial.message).toContain("paths.0");
+    expect(v.denial.message.length).toBeLessThan(4_000);
+    expect(v.reason!.length).toBeLessThan(4_000);
+    expect(denied(gate({ paths: [1, 2] })).denial.message).not.toContain("more");
+  });
+
+  it("lists the first issues and how many more there are", async () => {
+    const v = denied((await pluginGate(paths))(wide));
+    expect(v.denial.message).toMatch(/and \d+ more/);
+  });
+});
