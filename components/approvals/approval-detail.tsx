@@ -71,8 +71,17 @@ export function ApprovalDetail({ approval }: { approval: Approval }) {
   const detail = useApprovalDetail(approval.id);
   const [reason, setReason] = useState("");
   const [confirming, setConfirming] = useState(false);
-  const shown = { ...approval, ...(detail.data ?? {}) };
+  // A request's status only moves on from pending, so a copy that says pending while the other has moved on is the
+  // older one: the detail's first read, still under way when the decision committed, answers "pending" late (and a
+  // refresh asked meanwhile joins that read instead of starting a new one). The list's copy wins until the detail
+  // is read again.
+  const stale = detail.data?.status === "pending" && approval.status !== "pending";
+  const shown = stale ? { ...detail.data, ...approval } : { ...approval, ...(detail.data ?? {}) };
   const pending = shown.status === "pending";
+  const { refetch } = detail;
+  useEffect(() => {
+    if (stale) void refetch();
+  }, [stale, refetch]);
   const send = (decision: "allow-once" | "allow-always" | "deny", scope?: Scope) => decide.mutate({ id: shown.id, decision, reason, scope });
 
   useEffect(() => {

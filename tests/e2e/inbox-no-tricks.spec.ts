@@ -81,8 +81,22 @@ test("two requests arrive while the owner reads one: nothing switches, keys act 
   expect(await statusOf(owner.request, risky)).toBe("denied");
   expect(await statusOf(owner.request, other)).toBe("pending");
   await owner.screenshot({ path: "test-results/inbox-no-tricks.png", fullPage: true });
+  // The pane's own read of the request, answered by the server before the decision but arriving after it (a busy
+  // server): the pane must not go back to "pending" with its buttons live. Held here until the decision is answered.
+  let decided!: () => void;
+  const decision = new Promise<void>((resolve) => (decided = resolve));
+  owner.on("response", (response) => response.url().endsWith(`/api/approvals/${other}/decision`) && decided());
+  await owner.route(`**/api/approvals/${other}`, async (route) => {
+    const response = await route.fetch();
+    await decision;
+    await route.fulfill({ response });
+  });
   await owner.getByTestId("pending-list").getByTestId("approval-row").filter({ hasText: `other-${tag}` }).click();
+  // As an owner would: the key once the request is open.
+  await expect(detail).toHaveAttribute("data-approval-id", other);
+  await expect(detail.getByTestId("approval-status")).toContainText("pending");
   await owner.keyboard.press("d");
   await expect(detail.getByTestId("approval-status")).toContainText("denied");
+  await expect(detail.getByRole("button", { name: /Deny/ })).toHaveCount(0);
   await Promise.all([memberCtx.close(), ownerCtx.close()]);
 });
