@@ -8,15 +8,15 @@ import "server-only";
 // Two ways to run the same SQL:
 // - transactSql: on PostgreSQL a transaction on a `pg` pool of its own (the fast path), pipelined: a statement
 //   goes out when asked for, so statements asked for before any answer is read share one round trip, and a write
-//   nobody reads goes out with the commit (recorder.ts asks that way: a claim is two round trips, a result one). On SQLite
-//   straight on Prisma's own better-sqlite3 connection under the adapter's transaction lock, so that every write
-//   to the file still goes through one connection and its lock (through a Prisma transaction when that
-//   connection is unknown).
+//   nobody reads goes out with the commit (recorder.ts asks that way: a claim is two round trips, a result one).
+//   On SQLite straight on Prisma's own better-sqlite3 connection under the adapter's transaction lock, so that
+//   every write to the file still goes through one connection and its lock (through a Prisma transaction when
+//   that connection is unknown).
 // - sqlOf(tx): inside a Prisma transaction that also does model writes (an approval, a stop), through its raw
 //   queries, so those writes and these commit together.
 // The SQL is written with $1…$n placeholders and PostgreSQL casts (::jsonb, ::timestamp(3)); for SQLite each
-// placeholder becomes an anonymous `?` (bound in order) and the casts go. Values pass through `bind` (strings sanitised as the Prisma
-// extension in client.ts does; Dates and JSON in the form each database stores).
+// placeholder becomes an anonymous `?` (bound in order) and the casts go. Values pass through `bind` (strings
+// sanitised as the Prisma extension in client.ts does; Dates and JSON in the form each database stores).
 import { createHash, randomBytes } from "node:crypto";
 import pg from "pg";
 import { loadConfig } from "@/lib/config";
@@ -82,12 +82,8 @@ function bind(dialect: Dialect, value: unknown): unknown {
   if (value === undefined) return null;
   if (value instanceof Date) return dialect === "postgres" ? value.toISOString() : value.toISOString().replace("Z", "+00:00");
   if (value instanceof Json) return value.value === undefined || value.value === null ? null : JSON.stringify(sanitizeDeep(value.value));
-  const sane = typeof value === "string" || Array.isArray(value) ? sanitizeDeep(value) : value;
-  // pg turns values into text inside its own send (an array into an array literal, an object into its JSON), where
-  // a failure (a BigInt, a cycle, a throwing toJSON) rejects the statement without the database seeing it, and
-  // leaves the connection believing in a prepared statement it closed. Done here, with pg's own function, a
-  // failure is caught before anything is sent (transactSql).
-  return dialect === "postgres" ? pgValues.prepareValue(sane) : sane;
+  if (typeof value === "string" || Array.isArray(value)) return sanitizeDeep(value);
+  return value;
 }
 
 // pg's value preparation (what its send applies to every parameter; idempotent on what it returns). Exported by pg
@@ -288,7 +284,10 @@ export async function transactSql<T>(fn: (sql: Sql) => Promise<T>, { commit = "f
     if (ended) throw new Error("a statement was asked for after its transaction ended");
     let values: unknown[];
     try {
-      values = params.map((p) => bind("postgres", p));
+      // pg turns values into text inside its own send (an array into an array literal, an object into its JSON),
+      // where a failure (a BigInt, a cycle, a throwing toJSON) rejects the statement without the database seeing it
+      // and leaves the connection believing in a prepared statement it closed. Done here, with pg's own function.
+      values = params.map((p) => pgValues.prepareValue(bind("postgres", p)));
     } catch (error) {
       unsent ??= error;
       throw error;

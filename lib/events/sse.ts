@@ -67,15 +67,14 @@ export function openEventStream(spec: EventStreamSpec, sink: EventSink): () => v
       member.cursor = event.seq;
       if (visible(event)) backlog.push(event);
     };
-    if (since === null) {
-      member.cursor = await latestEventSeq(); // a fresh client starts from now and loads current state itself
-    } else {
-      // An id beyond the log's end was not handed out by the log as it stands: the database server lost the log's
-      // tail in a crash (results commit without waiting for the disk) and hands those numbers out again, or the id
-      // is made up. Skipping every event up to it would hide the new ones: the stream starts from now, as for a
-      // fresh client (which re-reads current state on every connection, components/use-event-source.ts).
-      const latest = await latestEventSeq();
-      member.cursor = Math.min(since, latest);
+    // A fresh client starts from now and loads current state itself. So does one whose id is beyond the log's end:
+    // that id was not handed out by the log as it stands (the database server lost the log's tail in a crash, since
+    // results commit without waiting for the disk, and hands those numbers out again; or the id is made up), and
+    // skipping every event up to it would hide the new ones. A client re-reads current state on every connection
+    // (components/use-event-source.ts).
+    const latest = await latestEventSeq();
+    member.cursor = Math.min(since ?? latest, latest);
+    if (since !== null) {
       for (let page = await listEventsAfter({ seq: member.cursor }); page.length > 0; page = await listEventsAfter({ seq: member.cursor })) page.forEach(take);
     }
     // Going live is one synchronous step: what arrived meanwhile joins the backlog, and the group writes it (after one

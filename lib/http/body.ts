@@ -9,7 +9,6 @@ import { sanitizeDeep } from "@/lib/text-sanitize";
 /** Byte caps per kind of route (the chat route and policy documents are the large ones). */
 export const BODY_LIMITS = { small: 16 * 1024, approval: 128 * 1024, policy: 1024 * 1024, chat: 256 * 1024 } as const;
 
-
 function tooLarge(maxBytes: number): AppError {
   return new AppError("PAYLOAD_TOO_LARGE", `body is larger than ${maxBytes} bytes`, { maxBytes });
 }

@@ -16,7 +16,7 @@ import {
 } from "@/lib/policy";
 
 /** How many schema issues an INVALID_ARGUMENTS message lists before "and N more". */
-export const MAX_LISTED_ISSUES = 10;
+const MAX_LISTED_ISSUES = 10;
 
 /** What the model receives for a call that did not run (DESIGN.md "The two gates"). */
 export type DenialResult = {

@@ -105,6 +105,15 @@ async function write(
         },
       ),
     );
+  // A conditional move with the event that tells of it. Required, it is a step: one that loses rolls back its event
+  // with everything else. Optional, its answer is waited for to know whether to tell (a failure, its own or an
+  // earlier one's aborted transaction, is reported with the others, in order).
+  const move = async (moved: Promise<boolean>, required: boolean, what: "call" | "run", event?: NewEvent) => {
+    if (required) {
+      step(moved, (ok) => (ok ? undefined : new Lost(what)));
+      if (event) events.push(event);
+    } else if ((await later(moved).catch(() => false)) && event) events.push(event);
+  };
   try {
     // A call starts only in a run that still runs, with no Stop asked (from any instance). Moving on (a new call
     // runs, the run waits, ends or fails) while a call of this run is still `running` means a deferred result was
@@ -125,14 +134,8 @@ async function write(
       const moved = claims
         ? insertToolCall({ tx, sessionId: o.sessionId, runId: o.runId, callId: call.callId, toolName: call.toolName, argsHash: call.argsHash ?? "", status: call.to, data, raise })
         : moveToolCall({ tx, sessionId: o.sessionId, callId: call.callId, from: call.from, to: call.to, data, raise });
-      const event = { type: "call.updated", scope: "session", sessionId: o.sessionId, payload: { runId: o.runId, callId: call.callId, toolName: call.toolName, status: call.to } };
-      // A call id seen before always loses, whatever `required` says. A required step that loses rolls back its
-      // event with everything else; only an optional one waits for its answer to know whether to tell (a failure,
-      // its own or an earlier one's aborted transaction, is reported with the others, in order).
-      if (raise) {
-        step(moved, (ok) => (ok ? undefined : new Lost("call")));
-        events.push(event);
-      } else if (await later(moved).catch(() => false)) events.push(event);
+      // A call id seen before always loses, whatever `required` says.
+      await move(moved, raise, "call", { type: "call.updated", scope: "session", sessionId: o.sessionId, payload: { runId: o.runId, callId: call.callId, toolName: call.toolName, status: call.to } });
     }
     const m = typeof o.message === "function" ? o.message(approval) : o.message;
     let message: Promise<MessageRow | undefined> | undefined;
@@ -151,11 +154,7 @@ async function write(
       const moved = moveRun({ tx, runId: o.runId, from: run.from, to: run.to, error: run.error, owner: run.owner, raise: run.required !== false });
       // running → running only proves (and row-locks) that the run is still this instance's: nothing changed to tell.
       const changed = !(run.to === "running" && run.from.every((s) => s === "running"));
-      const event = { type: "run.updated", scope: "session", sessionId: o.sessionId, payload: { runId: o.runId, status: run.to } };
-      if (run.required !== false) {
-        step(moved, (ok) => (ok ? undefined : new Lost("run")));
-        if (changed) events.push(event);
-      } else if ((await later(moved).catch(() => false)) && changed) events.push(event);
+      await move(moved, run.required !== false, "run", changed ? { type: "run.updated", scope: "session", sessionId: o.sessionId, payload: { runId: o.runId, status: run.to } } : undefined);
     }
     // A lost outcome takes no event number, no audit number and not the audit lock: a rollback does not give back
     // the numbers a sequence handed out, and an event number taken by an outcome that loses is a hole every

@@ -60,7 +60,7 @@ function matchesType(expected: string, value: unknown): boolean {
 }
 
 /** How many problems the validator reports: the first ones say what is wrong; 200,000 of them say it no better. */
-export const MAX_SCHEMA_PROBLEMS = 20;
+const MAX_SCHEMA_PROBLEMS = 20;
 
 /**
  * The common subset of JSON Schema; unknown keywords are ignored (the server validates again). Stops at
