@@ -49,7 +49,7 @@ describe("system tool settings form", () => {
     for (const bytes of [1, 1000, 1024, 1536, 524288, 2097152, 5 * 1024 ** 3]) expect(parseByteSize(formatByteSize(bytes))).toEqual({ ok: true, bytes });
   });
 
-  it("Y14 an edit is saved through applySystemToolSettingsPatch: only the edited field changes, an unset one keeps its value", () => {
+  it("Y13 an edit is saved through applySystemToolSettingsPatch: only the edited field changes, an unset one keeps its value", () => {
     const stored = documentOf({ system: { fs: { maxReadBytes: 4096, maxWriteBytes: 8192 }, mcp: { enabled: true, allowedServers: ["github"] } } });
     const next = withSystemSettings(stored, { fs: { maxWriteBytes: 1024, maxReadBytes: undefined } });
     expect(next.system).toEqual({ ...stored.system, fs: { enabled: true, maxReadBytes: 4096, maxWriteBytes: 1024 } });

@@ -76,7 +76,7 @@ describe("layered-tool-policy.md: names and plugin groups", () => {
     expect(allowOnly.check("read").allowed).toBe(false);
   });
 
-  it("L29 a tool with an empty plugin id is no plugin tool: not in group:plugins, not governed by the mcp settings", () => {
+  it("L28 a tool with an empty plugin id is no plugin tool: not in group:plugins, not governed by the mcp settings", () => {
     const tools: ToolMeta[] = [...TOOLS, { name: "lobster", group: "plugin", allowedModes: ["chat_safe", "coding"], pluginId: "" }];
     const onlyPlugins = resolve(doc({ tools: { allow: ["group:plugins"] }, system: { mcp: { enabled: true, allowedServers: ["github", "jira"] } } }), {}, tools);
     expect(onlyPlugins.check("gh_issue").allowed).toBe(true);
@@ -112,7 +112,7 @@ describe("system-tool-policy-story.md: system tool settings", () => {
     expect(resolve(listed, { agentId: "a1" }).check("jira_ticket").allowed).toBe(true);
   });
 
-  it("Y15 with fs off, file tools are neither offered nor run, even when the model names them: TOOL_NOT_AVAILABLE", () => {
+  it("Y14 with fs off, file tools are neither offered nor run, even when the model names them: TOOL_NOT_AVAILABLE", () => {
     const policy = resolve(openDoc({ system: { fs: { enabled: false } } }));
     for (const name of TOOL_GROUPS["group:fs"]!) {
       expect(policy.allowedTools).not.toContain(name);
@@ -123,5 +123,13 @@ describe("system-tool-policy-story.md: system tool settings", () => {
       expect(denial.message).toMatch(/fs/);
     }
     expect(policy.check("ask_user").allowed).toBe(true);
+  });
+
+  it("Y19 with fs off only the file tools go: exec, web, MCP and the tools of no capability keep theirs", () => {
+    const on = resolve(openDoc());
+    const off = resolve(openDoc({ system: { fs: { enabled: false } } }));
+    const fs = new Set(TOOL_GROUPS["group:fs"]);
+    expect(off.allowedTools).toEqual(on.allowedTools.filter((name) => !fs.has(name)));
+    expect(off.allowedTools).toEqual(expect.arrayContaining(["exec", "web_search", "gh_issue", "current_time", "ask_user"]));
   });
 });
