@@ -26,7 +26,7 @@ function parseRows(text: string): { rows: Row[]; sections: Map<string, string> }
       continue;
     }
     if (section) sections.set(section, `${sections.get(section)}${line}\n`);
-    const m = new RegExp(`^\\| (${ID}) \\|.*\\| ([^|]+) \\|$`).exec(line);
+    const m = new RegExp(`^\\| (${ID}) \\|.*\\|([^|]*)\\|$`).exec(line);
     if (!m) continue;
     const last = m[2]!.trim();
     const deviation = /^deviation: (.+)/.exec(last)?.[1];

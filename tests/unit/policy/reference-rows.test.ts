@@ -5,9 +5,11 @@ import {
   buildDenial,
   expandToolGroups,
   mergeToolPolicies,
+  parsePolicyDocument,
   resolveEffectiveToolPolicy,
   TOOL_GROUPS,
   TOOL_MODES,
+  TOOL_PROFILES,
   ToolRegistry,
   type PolicyContext,
   type PolicyDocument,
@@ -74,6 +76,21 @@ describe("layered-tool-policy.md: names and plugin groups", () => {
     const allowOnly = resolve(openDoc({ teams: { ops: { allow: ["group:moltbot"] } } }), { teamIds: ["ops"] });
     expect(allowOnly.check("memory_search").allowed).toBe(true);
     expect(allowOnly.check("read").allowed).toBe(false);
+  });
+
+  it("L10 the restricted profiles keep the harmless current_time, the conversational ones ask_user too", () => {
+    expect(TOOL_PROFILES.minimal.allow).toEqual(["session_status", "current_time"]);
+    for (const id of ["coding", "messaging"] as const) expect(TOOL_PROFILES[id].allow).toEqual(expect.arrayContaining(["current_time", "ask_user"]));
+    expect(TOOL_PROFILES.full).toEqual({});
+  });
+
+  it("L11 saving an unknown profile is refused, naming where it is used", () => {
+    for (const input of [{ tools: { profile: "nope" } }, { agents: { a1: { name: "A1", tools: { profile: "nope" } } } }, { tools: { byProvider: { openai: { profile: "nope" } } } }]) {
+      const parsed = parsePolicyDocument(input);
+      expect(parsed.ok, JSON.stringify(input)).toBe(false);
+      if (!parsed.ok) expect(parsed.issues.map((i) => i.path).join(" ")).toMatch(/profile/);
+    }
+    expect(parsePolicyDocument({ profiles: { mine: { allow: ["read"] } }, tools: { profile: "mine" } }).ok).toBe(true);
   });
 
   it("L28 a tool with an empty plugin id is no plugin tool: not in group:plugins, not governed by the mcp settings", () => {
