@@ -2,9 +2,11 @@
 import { ownValue } from "./own";
 import type { ToolPolicy } from "./types";
 
+// `group:moltbot` is the layered-policy document's name for the native set; lists written from it keep working.
 export const TOOL_NAME_ALIASES: Readonly<Record<string, string>> = Object.freeze({
   bash: "exec",
   "apply-patch": "apply_patch",
+  "group:moltbot": "group:toolgate",
 });
 
 // Maps, not object lookups: a name like "constructor" must not find Object.prototype's members.

@@ -131,3 +131,32 @@ export function systemSettingsRule(settings: SystemToolSettings, name: string, p
   }
   return undefined;
 }
+
+const BYTE_UNITS = [
+  ["GiB", 1024 ** 3],
+  ["MiB", 1024 ** 2],
+  ["KiB", 1024],
+] as const;
+
+/** A byte limit as people read it: the largest binary unit that states it exactly ("512 KiB", "2 MiB", "1000 B"). */
+export function formatByteSize(bytes: number): string {
+  for (const [unit, size] of BYTE_UNITS) if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
+  return `${bytes} B`;
+}
+
+/**
+ * Reads a byte limit typed in the settings form: a whole number of bytes, or a number with B, KiB, MiB or GiB
+ * ("512 KiB", "1.5 MiB"). Empty, zero, fractional bytes and other units (KB and MB are ambiguous) are refused
+ * with the reason, so a limit is never saved as nothing.
+ */
+export function parseByteSize(text: string): { ok: true; bytes: number } | { ok: false; reason: string } {
+  const trimmed = text.trim();
+  if (trimmed === "") return { ok: false, reason: "a limit cannot be empty" };
+  const m = /^(\d+(?:\.\d+)?)\s*(b|kib|mib|gib)?$/i.exec(trimmed);
+  if (!m) return { ok: false, reason: "write a size such as 512 KiB, 2 MiB or a number of bytes" };
+  const unit = m[2]?.toLowerCase();
+  const size = BYTE_UNITS.find(([name]) => name.toLowerCase() === unit)?.[1] ?? 1;
+  const bytes = Number(m[1]) * size;
+  if (!Number.isSafeInteger(bytes) || bytes <= 0) return { ok: false, reason: "a limit needs a positive whole number of bytes" };
+  return { ok: true, bytes };
+}

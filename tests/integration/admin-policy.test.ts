@@ -143,7 +143,7 @@ describe.each(appTargets())("admin policy API (%s)", (_kind, app) => {
     expect(invalid.body.error.details.issues[0].path).toBe("tools.deny");
   });
 
-  it("a saved policy applies to the next chat turn: current_time denied globally → data-tool_denied POLICY_DENIED", async () => {
+  it("Y6 a saved policy applies to the next chat turn: current_time denied globally → data-tool_denied POLICY_DENIED", async () => {
     await save({}, "reset");
     const session = (await member.json("/api/sessions", { method: "POST", body: {} })).body.id as string;
     const before = await chat(member, session, "/tool current_time {}");

@@ -128,9 +128,9 @@ describe.each(dbTargets())("adversarial model (%s)", (_kind, make) => {
     }
   });
 
-  it("hooks in the loop: a blocking hook denies, a throwing hook denies, a rewrite is what runs, after hooks see results", async () => {
+  it("P7/P9/P12/P13 hooks in the loop: a blocking hook denies, a throwing hook denies, a rewrite is what runs, after hooks see it", async () => {
     const { ToolHooks } = await import("@/lib/runs/hooks");
-    const after: Array<{ callId: string; ok: boolean }> = [];
+    const after: Array<{ callId: string; ok: boolean; params: Record<string, unknown> }> = [];
     const hooks = new ToolHooks()
       .onBeforeToolCall((c) => (c.callId === "h_block" ? { block: true, blockReason: "blocked by test" } : undefined))
       .onBeforeToolCall((c) => {
@@ -138,7 +138,7 @@ describe.each(dbTargets())("adversarial model (%s)", (_kind, make) => {
       })
       .onBeforeToolCall((c) => (c.callId === "h_rewrite" ? { params: { timezone: "Asia/Tokyo" } } : undefined))
       .onAfterToolCall((c) => {
-        after.push({ callId: c.callId, ok: c.ok });
+        after.push({ callId: c.callId, ok: c.ok, params: c.params });
       });
     const s = await agent.session(owner.id);
     const model = scriptedModel([[toolCallPart("h_block", "current_time", "{}"), toolCallPart("h_throw", "current_time", "{}"), toolCallPart("h_rewrite", "current_time", '{"timezone":"UTC"}'), finishPart("tool-calls")]]);
@@ -149,7 +149,8 @@ describe.each(dbTargets())("adversarial model (%s)", (_kind, make) => {
     expect(rows[2]).toMatchObject({ id: "h_rewrite", status: "ok", output: { timezone: "Asia/Tokyo" } });
     expect(hooks.adjustedParams("h_rewrite")).toEqual({ timezone: "Asia/Tokyo" });
     await new Promise((r) => setTimeout(r, 20));
-    expect(after).toEqual([{ callId: "h_rewrite", ok: true }]);
+    // The after hook receives the parameters the before hook rewrote, not the model's.
+    expect(after).toEqual([{ callId: "h_rewrite", ok: true, params: { timezone: "Asia/Tokyo" } }]);
     const layers = await agent.db.auditLog.findMany({ where: { sessionId: s.id, action: "tool.call" }, orderBy: { seq: "asc" }, select: { layer: true, decision: true } });
     expect(layers).toEqual([
       { layer: "hook", decision: "deny" },

@@ -135,7 +135,7 @@ describe.each(dbTargets())("agent loop (%s)", (_kind, make) => {
     expect(rows[1]!.details).toMatchObject({ mode: "chat_safe", errorCode: "MODE_DENIED" });
   });
 
-  it.each(["chat_safe", "coding"] as const)("declared == enforced in %s: prompt tools == model tools == tools the gate lets through", async (mode) => {
+  it.each(["chat_safe", "coding"] as const)("Y5 declared == enforced in %s: prompt tools == model tools == tools the gate lets through", async (mode) => {
     const s = await agent.session(owner.id, mode);
     const { getToolRegistry } = await import("@/lib/catalog/tool-catalog");
     const all = getToolRegistry().all().map((t) => t.name);

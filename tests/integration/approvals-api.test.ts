@@ -97,7 +97,7 @@ describe.each(appTargets())("approvals (%s)", (_kind, app) => {
     expect((await db.agentRun.findFirstOrThrow({ where: { sessionId }, orderBy: { createdAt: "desc" } })).status).toBe("completed");
   });
 
-  it("a second resolve is refused with 409 and changes nothing", async () => {
+  it("P22 a second resolve is refused with 409 and changes nothing", async () => {
     const sessionId = await newCodingSession(member);
     const { approvalId, callId } = await askPending(member, sessionId, execLine("rm -rf data"));
     ids.requested.add(approvalId);
@@ -165,7 +165,7 @@ describe.each(appTargets())("approvals (%s)", (_kind, app) => {
     expect(fs.readFileSync(path.join(workspace, marker), "utf8")).toBe("ran\n");
   });
 
-  it("allow-always stores a grant for that argv; the next identical command runs without approval; owners revoke it", async () => {
+  it("P28 allow-always stores a grant for that argv; the next identical command runs without approval; owners revoke it", async () => {
     const sessionId = await newCodingSession(member);
     const { approvalId, callId } = await askPending(member, sessionId, execLine("rm -rf data"));
     ids.requested.add(approvalId);
@@ -312,7 +312,7 @@ describe.each(appTargets())("approvals (%s)", (_kind, app) => {
     }
   });
 
-  it("two-phase request: 202 accepted with the id, already listed before the response is read; registering the same call twice returns the same request", async () => {
+  it("P17/P19 two-phase request: 202 accepted with the id, already listed before the response is read; registering the same call twice returns the same request", async () => {
     const sessionId = await newCodingSession(member);
     const callId = `two-phase-${Date.now()}`;
     const body = JSON.stringify({ sessionId, toolName: "exec", callId, args: { command: "rm -rf data" }, reason: "a script wants it" });
@@ -353,7 +353,7 @@ describe.each(appTargets())("approvals (%s)", (_kind, app) => {
     expect((await member.json(`/api/approvals/${accepted.id}/wait?timeoutMs=999999`)).status).toBe(422);
   });
 
-  it("SSE: requested and resolved arrive live; reconnecting with Last-Event-ID replays the missed ones with no gap or repeat", async () => {
+  it("P20 SSE: requested and resolved arrive live; reconnecting with Last-Event-ID replays the missed ones with no gap or repeat", async () => {
     const sessionId = await newCodingSession(member);
     const request = async (callId: string) => {
       const r = await member.json("/api/approvals", { method: "POST", body: { sessionId, toolName: "exec", callId, args: { command: "rm -rf data" } } });
@@ -434,7 +434,7 @@ describe.each(appTargets())("approvals (%s)", (_kind, app) => {
       return { ...settled, approvalId };
     }
 
-    it("askFallback deny (default): expired, the model gets APPROVAL_EXPIRED, the run resumes with text", async () => {
+    it("P18 askFallback deny (default): expired, the model gets APPROVAL_EXPIRED, the run resumes with text", async () => {
       const { tool, answer } = await expireOne("rm -rf data");
       expect(tool.parts.status).toBe("denied");
       expect(tool.parts.output).toMatchObject({ ok: false, error_code: "APPROVAL_EXPIRED" });

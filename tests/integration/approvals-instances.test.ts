@@ -134,7 +134,7 @@ describe.skipIf(!PG)("two app instances on one PostgreSQL database", () => {
     expect(await db.auditLog.count({ where: { action: "tool.call", callId, decision: "allow" } })).toBe(1);
   });
 
-  it("50 concurrent resolves split across both instances: exactly one wins", async () => {
+  it("P22 50 concurrent resolves split across both instances: exactly one wins", async () => {
     const member = await grantMember(db, one.url);
     const owners = await Promise.all([signedIn(one.url, "owner@example.com"), signedIn(two.url, "owner@example.com")]);
     const sessionId = await newCodingSession(member);

@@ -65,7 +65,7 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     expiresAt: new Date(Date.now() + 60_000),
   });
 
-  it("registering the same call twice (also 20 at once) returns the same pending request", async () => {
+  it("P17 registering the same call twice (also 20 at once) returns the same pending request", async () => {
     const session = await newSession();
     const first = await store.registerApproval(base(session.id, "c1"));
     const second = await store.registerApproval({ ...base(session.id, "c1"), reason: "other" });
@@ -81,7 +81,7 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     expect(await db.eventLog.count({ where: { type: "approval.requested", sessionId: session.id } })).toBe(1);
   });
 
-  it("resolve is exactly-once (a second resolve returns null, 30 concurrent: one wins), consume is exactly-once", async () => {
+  it("P21/P22/P23 resolve is exactly-once (a second resolve returns null, 30 concurrent: one wins), consume is exactly-once", async () => {
     const session = await newSession();
     const { approval } = await store.registerApproval(base(session.id, "r1"));
     const won = await store.resolveApprovalRow({ id: approval.id, decision: "allow-once", resolvedById: owner.id, reason: "ok" });
@@ -90,6 +90,8 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     const stored = (await store.findApproval({ id: approval.id }))!;
     expect(won).toEqual({ status: stored.status, decision: stored.decision, resolvedAt: stored.resolvedAt, resolvedById: stored.resolvedById, resolveReason: stored.resolveReason });
     expect(stored).toMatchObject({ status: "approved", decision: "allow-once", resolveReason: "ok" });
+    // Waiting after the decision, however late, still returns it (the record stays; no grace window to miss).
+    expect(await service.waitForDecision({ approvalId: approval.id, timeoutMs: 5_000 })).toEqual({ status: "approved", decision: "allow-once", resolvedAt: stored.resolvedAt });
     const results = await Promise.all(Array.from({ length: 10 }, () => store.consumeApproval({ id: approval.id })));
     expect(results.filter(Boolean)).toHaveLength(1);
     const { approval: other } = await store.registerApproval(base(session.id, "r2"));
@@ -101,7 +103,7 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     expect(await store.consumeApproval({ id: denied.id })).toBe(false);
   });
 
-  it("expiry: a due approval becomes expired once (sweep), cannot be resolved, and waitForDecision answers expired", async () => {
+  it("P18/P24 expiry: a due approval becomes expired once (sweep), cannot be resolved, and waitForDecision answers expired", async () => {
     const session = await newSession();
     const { approval } = await store.registerApproval({ ...base(session.id, "e1"), expiresAt: new Date(Date.now() - 1) });
     // Past its time but not swept yet: already undecidable, and the long-poll does not hang.
@@ -117,9 +119,11 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     const t0 = Date.now();
     expect(await service.waitForDecision({ approvalId: open.id, timeoutMs: 300 })).toBeNull();
     expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
+    // Waiting on a request that does not exist is an error, not a wait.
+    await expect(service.waitForDecision({ approvalId: "no-such-approval", timeoutMs: 5_000 })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
-  it("allow-once is consumed by exactly one execution: forcing the run back to waiting and resuming again is refused", async () => {
+  it("P29 allow-once is consumed by exactly one execution: forcing the run back to waiting and resuming again is refused", async () => {
     const { changeSessionMode } = await import("@/lib/runs/sessions");
     const { startChatTurn } = await import("@/lib/runs/host");
     const { resumeRun } = await import("@/lib/runs/resume");

@@ -72,7 +72,7 @@ describe.each(appTargets())("chat API (%s)", (_kind, app) => {
     expect(types.at(-1)).toBe("finish");
   });
 
-  it("'what time is it' runs current_time", async () => {
+  it("T2 'what time is it' runs current_time", async () => {
     const id = await newSession(member);
     const chunks = await chat(member, id, "what time is it");
     const input = chunks.find((c) => c.type === "tool-input-available");

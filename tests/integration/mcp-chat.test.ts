@@ -163,7 +163,7 @@ describe.each(appTargets())("MCP plugin tools through chat (%s)", (_kind, app) =
     }
   });
 
-  it("with MCP disabled the call is TOOL_NOT_AVAILABLE", async () => {
+  it("Y3 with MCP disabled the call is TOOL_NOT_AVAILABLE", async () => {
     await setPolicy(policy({ enabled: false }));
     const { chunks } = await chat(member, sessionId, `/tool mcp__fixture__add {"a":2,"b":3}`);
     expect(denialOf(chunks)).toMatchObject({ errorCode: "TOOL_NOT_AVAILABLE" });

@@ -80,7 +80,7 @@ describe.each(dbTargets())("subagents (%s)", (_kind, make) => {
     expect(denial).toMatchObject({ decision: "deny", layer: "subagent", rule: "maxSpawnDepth: 2" });
   });
 
-  it("the child (a leaf at the default maxSpawnDepth) loses the sessions tools, keeps memory and current_time", async () => {
+  it("L12/L13 the child (a leaf at the default maxSpawnDepth) loses the sessions tools, keeps memory and current_time", async () => {
     await agent.setPolicy({});
     const parent = await agent.session(member.id);
     const model = scriptedModel([[toolCallPart("call_spawn", "sessions_spawn", JSON.stringify({ task: "look around" })), finishPart("tool-calls")]]);

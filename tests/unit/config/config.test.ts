@@ -18,6 +18,13 @@ describe("configuration", () => {
     expect(parseConfig({}).SESSION_DEFAULT_MODE).toBe("chat_safe");
   });
 
+  it("T1 SESSION_DEFAULT_MODE=chat_safe set explicitly is accepted and is the configuration's session default", () => {
+    expect(problems({ SESSION_DEFAULT_MODE: "chat_safe" })).toEqual([]);
+    expect(parseConfig({ SESSION_DEFAULT_MODE: "chat_safe" }).SESSION_DEFAULT_MODE).toBe("chat_safe");
+    // Only the exact value: the check is not a prefix or case-folding match (an empty variable counts as unset).
+    for (const near of ["Chat_Safe", "chat_safe ", "chat_safe,coding"]) expect(problems({ SESSION_DEFAULT_MODE: near }), JSON.stringify(near)).not.toEqual([]);
+  });
+
   it("B8/S5 SESSION_DEFAULT_MODE=coding is rejected, naming the variable", () => {
     const found = problems({ SESSION_DEFAULT_MODE: "coding" });
     expect(found).toHaveLength(1);

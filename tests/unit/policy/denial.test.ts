@@ -20,12 +20,12 @@ describe("buildDenial", () => {
     });
   });
 
-  it("MODE_DENIED for a sender who already holds coding says to switch", () => {
+  it("D6 MODE_DENIED for a sender who already holds coding says to switch", () => {
     const policy = decide({}, { mode: "chat_safe" });
     expect(buildDenial(policy.check("read"), "chat_safe", { grantedModes: policy.grantedModes }).next_action).toBe("Switch this session to coding mode, then try again.");
   });
 
-  it("MODE_DENIED for a tool with no mode at all does not promise a mode switch", () => {
+  it("D6 MODE_DENIED for a tool with no mode at all does not promise a mode switch", () => {
     const policy = resolveEffectiveToolPolicy(ctx(), { document: openDoc(), tools: [{ name: "legacy" }] });
     const denial = buildDenial(policy.check("legacy"), "coding");
     expect(denial.error_code).toBe("MODE_DENIED");
@@ -40,7 +40,7 @@ describe("buildDenial", () => {
     expect(denial.next_action).toContain("teams.ops");
   });
 
-  it("TOOL_NOT_AVAILABLE names the switched-off capability", () => {
+  it("Y3 TOOL_NOT_AVAILABLE names the switched-off capability", () => {
     const policy = decide({ system: { fs: { enabled: false } } }, {});
     const denial = buildDenial(policy.check("read"), "coding");
     expect(denial).toMatchObject({ error_code: "TOOL_NOT_AVAILABLE", tool_name: "read" });

@@ -48,7 +48,7 @@ const rows: Row[] = [
   ["system: agent tightens", { agents: { a1: { name: "A1", system: { web: { enabled: false } } } } }, { agentId: "a1" }, "web_fetch", { layer: "system", rule: "web.enabled: false", errorCode: "TOOL_NOT_AVAILABLE" }],
 ];
 
-describe("resolveEffectiveToolPolicy: every layer removes with provenance", () => {
+describe("L3/L4/Y3 resolveEffectiveToolPolicy: every layer removes with provenance", () => {
   it.each(rows)("%s", (_label, input, context, name, expected) => {
     const baseline = resolve(openDoc(), context).check(name);
     expect(baseline.allowed || baseline.layer === expected.layer).toBe(true);
@@ -67,7 +67,7 @@ describe("resolveEffectiveToolPolicy: every layer removes with provenance", () =
 });
 
 describe("resolveEffectiveToolPolicy: behaviour", () => {
-  it("the chain lists every layer in order, skipping the ones that do not apply", () => {
+  it("L1/P3 the chain lists every layer in order, skipping the ones that do not apply", () => {
     const decision = resolve(openDoc()).check("read");
     expect(decision.chain.map((entry) => entry.layer)).toEqual([...POLICY_LAYERS]);
     expect(decision.chain.find((entry) => entry.layer === "sandbox")?.outcome).toBe("skipped");
@@ -75,13 +75,13 @@ describe("resolveEffectiveToolPolicy: behaviour", () => {
     expect(decision).toMatchObject({ allowed: true, effect: "allow", layer: "allowed" });
   });
 
-  it("a later layer cannot re-add what an earlier one removed", () => {
+  it("L2 a later layer cannot re-add what an earlier one removed", () => {
     const policy = resolve(openDoc({ tools: { deny: ["exec"] }, agents: { a1: { name: "A1", tools: { allow: ["exec", "read"] } } } }), { agentId: "a1" });
     expect(policy.check("exec")).toMatchObject({ allowed: false, layer: "global" });
     expect(policy.check("exec").chain.find((e) => e.layer === "agent")?.outcome).toBe("kept");
   });
 
-  it("alsoAllow extends a profile", () => {
+  it("L20 alsoAllow extends a profile", () => {
     const policy = resolve(openDoc({ tools: { profile: "minimal", alsoAllow: ["web_search"] } }));
     expect(policy.check("web_search").allowed).toBe(true);
     expect(policy.check("read").allowed).toBe(false);
@@ -99,7 +99,7 @@ describe("resolveEffectiveToolPolicy: behaviour", () => {
     expect(resolve(document, { subagentDepth: 1 }).check("subagents").allowed).toBe(true);
   });
 
-  it("ask_user stays available when fs is disabled", () => {
+  it("Y15 ask_user stays available when fs is disabled", () => {
     const policy = resolve(openDoc({ system: { fs: { enabled: false } } }), { mode: "chat_safe" });
     expect(policy.check("ask_user").allowed).toBe(true);
     expect(policy.allowedTools).not.toContain("read");
@@ -164,13 +164,13 @@ describe("resolveEffectiveToolPolicy: behaviour", () => {
     expect(resolve(doc(), { sandboxed: true, subagentDepth: 1 }).warnings).toEqual([]);
   });
 
-  it("a plugin-only allow list outside the flagged steps is enforced without the warning", () => {
+  it("P4 a plugin-only allow list outside the flagged steps is enforced without the warning", () => {
     const policy = resolve(openDoc({ tools: { allow: ["github"] } }));
     expect(policy.warnings.map((w) => w.code)).not.toContain("plugin_only_allowlist");
     expect(policy.check("read").allowed).toBe(false);
   });
 
-  it("an unknown profile that bypassed validation removes everything (fail closed)", () => {
+  it("L11 an unknown profile that bypassed validation removes everything (fail closed)", () => {
     const document = { ...openDoc(), tools: { profile: "ghost" } } as PolicyDocument;
     const policy = resolve(document);
     expect(policy.allowedTools).toEqual([]);
@@ -178,7 +178,7 @@ describe("resolveEffectiveToolPolicy: behaviour", () => {
     expect(policy.warnings.map((w) => w.code)).toContain("unknown_profile");
   });
 
-  it("exposes merged limits and exec settings", () => {
+  it("Y17 exposes merged limits and exec settings", () => {
     const policy = resolve(openDoc({ system: { fs: { maxReadBytes: 4096 } }, agents: { a1: { name: "A1", system: { fs: { maxReadBytes: 1000, maxWriteBytes: 9e9 } } } } }), { agentId: "a1" });
     expect(policy.limits.fs).toEqual({ enabled: true, maxReadBytes: 1000, maxWriteBytes: 2 * 1024 * 1024 });
     expect(policy.exec.security).toBe("allowlist");
@@ -222,7 +222,7 @@ describe("resolveEffectiveToolPolicy: behaviour", () => {
     expect(Object.isFrozen(policy.context.roles)).toBe(true);
   });
 
-  it("with the default document a member in chat_safe gets exactly the safe built-ins", () => {
+  it("L29 with the default document a member in chat_safe gets exactly the safe built-ins", () => {
     const policy = resolve(doc(), { roles: ["member"], senderIsOwner: false, mode: "chat_safe", provider: "openai" });
     expect(policy.allowedTools).toEqual(["current_time", "ask_user", "memory_search", "memory_get", "web_search", "web_fetch", "sessions_list", "sessions_spawn", "subagents", "session_status"]);
   });

@@ -8,7 +8,7 @@ import {
   type ExecSecurity,
 } from "@/lib/policy";
 
-describe("requiresExecApproval (reference rule)", () => {
+describe("P16 requiresExecApproval (reference rule)", () => {
   const asks: ExecAsk[] = ["off", "on-miss", "always"];
   const securities: ExecSecurity[] = ["deny", "allowlist", "full"];
   const rows: Array<[ExecAsk, ExecSecurity, boolean, boolean, boolean]> = [];
@@ -26,7 +26,7 @@ describe("requiresExecApproval (reference rule)", () => {
 });
 
 describe("hooks and decisions", () => {
-  it("merges before-tool-call results: last params win until a block, which is final with its own reason", () => {
+  it("P10 merges before-tool-call results: last params win until a block, which is final with its own reason", () => {
     expect(
       mergeBeforeToolCallHookResults([
         { params: { a: 1 }, block: false },
@@ -39,13 +39,13 @@ describe("hooks and decisions", () => {
     expect(mergeBeforeToolCallHookResults([])).toEqual({});
   });
 
-  it("hook params overlay the original arguments", () => {
+  it("P11 hook params overlay the original arguments", () => {
     expect(applyHookParams({ a: 1, b: 1 }, { params: { b: 2 } })).toEqual({ a: 1, b: 2 });
     const original = { a: 1 };
     expect(applyHookParams(original, {})).toBe(original);
   });
 
-  it("only the three decisions are valid", () => {
+  it("P25 only the three decisions are valid", () => {
     expect(["allow-once", "allow-always", "deny"].every(isApprovalDecision)).toBe(true);
     expect(isApprovalDecision("approve")).toBe(false);
     expect(isApprovalDecision(null)).toBe(false);

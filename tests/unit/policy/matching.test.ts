@@ -55,19 +55,19 @@ describe("policy matching", () => {
     expect(makeToolPolicyMatcher(policy, plugins)(name)).toBe(expected);
   });
 
-  it("isToolAllowedByPolicies requires every policy; undefined policies allow", () => {
+  it("L7 isToolAllowedByPolicies requires every policy; undefined policies allow", () => {
     expect(isToolAllowedByPolicies("read", [undefined, { allow: ["read"] }, { deny: ["exec"] }])).toBe(true);
     expect(isToolAllowedByPolicies("read", [{ allow: ["read"] }, { deny: ["group:fs"] }])).toBe(false);
     expect(isToolAllowedByPolicies("read", [])).toBe(true);
   });
 
-  it("filterToolsByPolicy keeps order and returns all without a policy", () => {
+  it("L7 filterToolsByPolicy keeps order and returns all without a policy", () => {
     const tools = [{ name: "read" }, { name: "exec" }, { name: "web_search" }];
     expect(filterToolsByPolicy(tools, { deny: ["exec"] }).map((t) => t.name)).toEqual(["read", "web_search"]);
     expect(filterToolsByPolicy(tools).map((t) => t.name)).toEqual(["read", "exec", "web_search"]);
   });
 
-  it("owner-only tools are kept only for a sender explicitly marked as owner", () => {
+  it("P2 owner-only tools are kept only for a sender explicitly marked as owner", () => {
     const tools = [{ name: "cron", ownerOnly: true }, { name: "read" }];
     expect(applyOwnerOnlyToolPolicy(tools, false).map((t) => t.name)).toEqual(["read"]);
     expect(applyOwnerOnlyToolPolicy(tools, true).map((t) => t.name)).toEqual(["cron", "read"]);

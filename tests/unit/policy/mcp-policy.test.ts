@@ -68,13 +68,13 @@ describe("requiresApproval on a tool", () => {
 });
 
 describe("the system layer for MCP", () => {
-  it("MCP disabled (the default) removes every plugin tool with TOOL_NOT_AVAILABLE and keeps core tools", () => {
+  it("Y10 MCP disabled (the default) removes every plugin tool with TOOL_NOT_AVAILABLE and keeps core tools", () => {
     const policy = resolveEffectiveToolPolicy(member, { document: doc({ modeGrants: { users: { u1: ["chat_safe", "coding"] } } }), tools: TOOLS });
     for (const tool of PLUGIN) expect(policy.check(tool.name)).toMatchObject({ allowed: false, layer: "system", errorCode: "TOOL_NOT_AVAILABLE", capability: "mcp", rule: "mcp.enabled: false" });
     expect(policy.check("read").allowed).toBe(true);
   });
 
-  it("enabled with empty allowedServers uses no server", () => {
+  it("Y10 enabled with empty allowedServers uses no server", () => {
     const policy = resolve({ system: { mcp: { enabled: true, allowedServers: [] } } });
     expect(policy.allowedTools.filter((n) => n.startsWith("mcp__"))).toEqual([]);
     expect(policy.check("mcp__fixture__add").rule).toBe("mcp.allowedServers excludes fixture");
@@ -95,7 +95,7 @@ describe("the system layer for MCP", () => {
   });
 });
 
-describe("plugin groups and wildcards in every layer", () => {
+describe("L27 plugin groups and wildcards in every layer", () => {
   it.each<[string, PolicyDocumentInput, string[]]>([
     ["group:plugins", { tools: { deny: ["group:plugins"] } }, []],
     ["the server id", { tools: { deny: ["fixture"] } }, ["mcp__other__ping"]],
@@ -113,7 +113,7 @@ describe("plugin groups and wildcards in every layer", () => {
 });
 
 describe("a plugin-only allow list", () => {
-  it("is kept (fail closed) and reported as a warning, and the editor asks for confirmation", () => {
+  it("P4 is kept (fail closed) and reported as a warning, and the editor asks for confirmation", () => {
     const input: PolicyDocumentInput = { teams: { ops: { allow: ["mcp__fixture__*"] } }, system: { mcp: { enabled: true, allowedServers: ["fixture"] } } };
     const policy = resolve(input, { ...member, teamIds: ["ops"] });
     expect(policy.warnings).toContainEqual(expect.objectContaining({ code: "plugin_only_allowlist", source: "teams.ops" }));

@@ -9,7 +9,7 @@ import {
   TOOL_PROFILES,
 } from "@/lib/policy";
 
-describe("normalizeToolName", () => {
+describe("L25/L26 normalizeToolName", () => {
   it.each([
     ["read", "read"],
     ["  Read  ", "read"],
@@ -25,7 +25,7 @@ describe("normalizeToolName", () => {
   });
 });
 
-describe("TOOL_GROUPS", () => {
+describe("L8 TOOL_GROUPS", () => {
   it.each([
     ["group:fs", ["read", "write", "edit", "apply_patch"]],
     ["group:runtime", ["exec", "process"]],
@@ -45,7 +45,7 @@ describe("TOOL_GROUPS", () => {
   });
 });
 
-describe("expandToolGroups", () => {
+describe("L6 expandToolGroups", () => {
   const plugins = buildPluginToolGroups([
     { name: "gh_issue", pluginId: "github" },
     { name: "GH_PR", pluginId: "GitHub" },
@@ -71,7 +71,7 @@ describe("expandToolGroups", () => {
   });
 });
 
-describe("profiles", () => {
+describe("L10 profiles", () => {
   it("full and unknown profiles resolve to no restriction", () => {
     expect(resolveToolProfilePolicy("full")).toBeUndefined();
     expect(resolveToolProfilePolicy("nope")).toBeUndefined();
@@ -88,7 +88,7 @@ describe("profiles", () => {
     expect(resolveToolProfilePolicy("readonly", { readonly: { allow: ["read"] } })).toEqual({ allow: ["read"] });
   });
 
-  it("the subagent hard-deny list is the reference's newest list (message included, memory tools not)", () => {
+  it("L12 the subagent hard-deny list is the reference's newest list (message included, memory tools not)", () => {
     expect([...SUBAGENT_TOOL_DENY_ALWAYS].sort()).toEqual(
       ["gateway", "agents_list", "whatsapp_login", "session_status", "cron", "message", "sessions_send"].sort(),
     );

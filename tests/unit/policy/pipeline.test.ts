@@ -12,7 +12,7 @@ const tools = [
 const names = (list: Array<{ name: string }>) => list.map((t) => t.name);
 
 describe("applyToolPolicyPipeline", () => {
-  it("applies labelled steps in order and records which step removed what", () => {
+  it("P3 applies labelled steps in order and records which step removed what", () => {
     const result = applyToolPolicyPipeline(tools, [
       { policy: TOOL_PROFILES.coding, label: "tools.profile (coding)", stripPluginOnlyAllowlist: true },
       { policy: { deny: ["exec"] }, label: "tools.global" },
@@ -29,7 +29,7 @@ describe("applyToolPolicyPipeline", () => {
     ]);
   });
 
-  it("keeps a plugin-only allow list (fail closed) and warns only on flagged steps", () => {
+  it("P4 keeps a plugin-only allow list (fail closed) and warns only on flagged steps", () => {
     const flagged = applyToolPolicyPipeline(tools, [{ policy: { allow: ["github"] }, label: "group tools.allow", stripPluginOnlyAllowlist: true }]);
     expect(names(flagged.tools)).toEqual(["gh_issue"]);
     expect(flagged.warnings).toEqual([expect.objectContaining({ code: "plugin_only_allowlist", source: "group tools.allow", entries: ["github"] })]);
@@ -49,7 +49,7 @@ describe("applyToolPolicyPipeline", () => {
     expect(result.warnings).toEqual([expect.objectContaining({ code: "unknown_entry", entries: ["reed", "nothing_*"] })]);
   });
 
-  it("owner-only runs before the pipeline in the reference order", () => {
+  it("P1 owner-only runs before the pipeline in the reference order", () => {
     const owned = applyOwnerOnlyToolPolicy(tools, false);
     const result = applyToolPolicyPipeline(owned, [{ policy: { allow: ["*"] }, label: "tools.global" }]);
     expect(names(result.tools)).not.toContain("cron");

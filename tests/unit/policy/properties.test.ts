@@ -66,7 +66,7 @@ describe("properties", () => {
     );
   });
 
-  it("a later layer can never add a tool an earlier one removed: adding restrictions only shrinks the allowed set", () => {
+  it("L2 a later layer can never add a tool an earlier one removed: adding restrictions only shrinks the allowed set", () => {
     fc.assert(
       fc.property(documentArb, contextArb, policy, fc.constantFrom("teams", "senders", "agent", "sandbox", "subagents", "global"), (input, context, extra, where) => {
         const before = allowedSet(input, context);
@@ -99,7 +99,7 @@ describe("properties", () => {
     );
   });
 
-  it("deny always beats allow", () => {
+  it("L16 deny always beats allow", () => {
     const plugins = buildPluginToolGroups(TOOLS);
     fc.assert(
       fc.property(list, list, fc.constantFrom(...TOOLS.map((t) => t.name)), (allow, deny, name) => {

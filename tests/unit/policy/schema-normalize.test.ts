@@ -3,7 +3,7 @@ import { z } from "zod";
 import { normalizeToolParameters } from "@/lib/policy";
 
 describe("normalizeToolParameters", () => {
-  it("flattens a root anyOf into one object schema; only fields required by every variant stay required", () => {
+  it("P5 flattens a root anyOf into one object schema; only fields required by every variant stay required", () => {
     const schema = {
       anyOf: [
         { type: "object", properties: { action: { const: "get" }, id: { type: "string" } }, required: ["action", "id"] },
@@ -17,7 +17,7 @@ describe("normalizeToolParameters", () => {
     });
   });
 
-  it("flattens a root oneOf and keeps title/description", () => {
+  it("P5 flattens a root oneOf and keeps title/description", () => {
     const out = normalizeToolParameters({
       title: "T",
       description: "D",

@@ -12,7 +12,7 @@ const KiB = 1024;
 const MiB = 1024 * 1024;
 
 describe("system tool settings defaults", () => {
-  it("defaults: fs on with 512 KiB / 2 MiB, exec and web on, mcp off with no servers", () => {
+  it("Y2 defaults: fs on with 512 KiB / 2 MiB, exec and web on, mcp off with no servers", () => {
     expect(DEFAULT_SYSTEM_TOOL_SETTINGS).toEqual({
       fs: { enabled: true, maxReadBytes: 512 * KiB, maxWriteBytes: 2 * MiB },
       exec: { enabled: true },
@@ -21,7 +21,7 @@ describe("system tool settings defaults", () => {
     });
   });
 
-  it("old stored settings missing fields get defaults", () => {
+  it("Y12 old stored settings missing fields get defaults", () => {
     expect(normalizeSystemToolSettings({ fs: { enabled: false } })).toEqual({
       ...DEFAULT_SYSTEM_TOOL_SETTINGS,
       fs: { enabled: false, maxReadBytes: 512 * KiB, maxWriteBytes: 2 * MiB },
@@ -30,13 +30,13 @@ describe("system tool settings defaults", () => {
     expect(normalizeSystemToolSettings({ mcp: { enabled: true } }).mcp).toEqual({ enabled: true, allowedServers: [] });
   });
 
-  it("invalid stored limits are rejected instead of silently loosening", () => {
+  it("Y12 invalid stored limits are rejected instead of silently loosening", () => {
     expect(() => normalizeSystemToolSettings({ fs: { maxReadBytes: -1 } })).toThrow();
     expect(() => normalizeSystemToolSettings({ fs: { unknown: 1 } } as unknown as SystemToolSettingsInput)).toThrow();
   });
 });
 
-describe("mergeToolPolicies (agent can only tighten)", () => {
+describe("Y4 mergeToolPolicies (agent can only tighten)", () => {
   type Row = [string, SystemToolSettingsInput | undefined, SystemToolSettingsPatch | undefined, (m: ReturnType<typeof mergeToolPolicies>) => unknown, unknown];
   const rows: Row[] = [
     ["enabled = AND: agent disables", {}, { fs: { enabled: false } }, (m) => m.fs.enabled, false],
@@ -60,7 +60,7 @@ describe("mergeToolPolicies (agent can only tighten)", () => {
   });
 });
 
-describe("applySystemToolSettingsPatch (saving)", () => {
+describe("Y13 applySystemToolSettingsPatch (saving)", () => {
   it("an unset value keeps the stored value instead of replacing the limit", () => {
     const stored = normalizeSystemToolSettings({ fs: { maxReadBytes: 4096 } });
     const saved = applySystemToolSettingsPatch(stored, { fs: { maxReadBytes: undefined, enabled: false } });

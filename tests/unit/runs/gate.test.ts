@@ -94,7 +94,7 @@ describe("checkToolCall", () => {
     });
   });
 
-  it("an askRules match needs approval (ask), it does not run", () => {
+  it("P27 an askRules match needs approval (ask), it does not run", () => {
     expect(check("chat_safe", "current_time", {}, { document: documentOf({ askRules: ["current_time"] }) }).verdict).toBe("ask");
   });
 });

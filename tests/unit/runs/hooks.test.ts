@@ -25,12 +25,12 @@ describe("ToolHooks.runBefore", () => {
     expect(hooks.adjustedParams("c1")).toBeUndefined();
   });
 
-  it("blocks with the hook's reason", async () => {
+  it("P7 blocks with the hook's reason", async () => {
     const hooks = new ToolHooks().onBeforeToolCall(() => ({ block: true, blockReason: "no reading on Sundays" }));
     expect(await hooks.runBefore(call("c1"))).toEqual({ blocked: true, reason: "no reading on Sundays" });
   });
 
-  it("a hook that throws blocks the call, naming the failure, and later hooks do not run", async () => {
+  it("P12 a hook that throws blocks the call, naming the failure, and later hooks do not run", async () => {
     let laterRan = false;
     const hooks = new ToolHooks()
       .onBeforeToolCall(() => {
@@ -50,7 +50,7 @@ describe("ToolHooks.runBefore", () => {
     expect((await hooks.runBefore(call("c1"))).blocked).toBe(true);
   });
 
-  it("rewrites overlay the original params, last setter wins, and are kept per call id", async () => {
+  it("P8 rewrites overlay the original params, last setter wins, and are kept per call id", async () => {
     const hooks = new ToolHooks()
       .onBeforeToolCall(() => ({ params: { path: "first.txt", limit: 1 } }))
       .onBeforeToolCall((c) => (c.callId === "c2" ? { params: { path: "second.txt" } } : undefined));
@@ -63,7 +63,7 @@ describe("ToolHooks.runBefore", () => {
     expect(hooks.adjustedParams("c2")).toEqual({ path: "second.txt" });
   });
 
-  it("the adjusted-params map is bounded: the oldest call id is evicted first", async () => {
+  it("P8 the adjusted-params map is bounded: the oldest call id is evicted first", async () => {
     const hooks = new ToolHooks(3).onBeforeToolCall((c) => ({ params: { path: `${c.callId}.txt` } }));
     for (const id of ["c1", "c2", "c3", "c4", "c5"]) await hooks.runBefore(call(id));
     expect(hooks.trackedCount).toBe(3);
@@ -74,7 +74,7 @@ describe("ToolHooks.runBefore", () => {
 });
 
 describe("ToolHooks.runAfter", () => {
-  it("fires on success and on error, asynchronously, without blocking the caller", async () => {
+  it("P14 fires on success and on error, asynchronously, without blocking the caller", async () => {
     const seen: Array<{ callId: string; ok: boolean }> = [];
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -94,7 +94,7 @@ describe("ToolHooks.runAfter", () => {
     ]);
   });
 
-  it("a failing after hook is logged, not thrown, and other after hooks still run", async () => {
+  it("P15 a failing after hook is logged, not thrown, and other after hooks still run", async () => {
     const logs: LogRecord[] = [];
     removers.push(addLogSink((r) => logs.push(r)));
     let second = false;

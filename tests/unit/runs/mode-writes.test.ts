@@ -25,7 +25,7 @@ function sourceFiles(dir: string): string[] {
 
 const files = [...sourceFiles("app"), ...sourceFiles("lib")].map((file) => ({ file, text: fs.readFileSync(path.join(ROOT, file), "utf8") }));
 
-describe("B3 one writer of ChatSession.mode", () => {
+describe("B3/D8 one writer of ChatSession.mode", () => {
   it("finds the source tree (the scan is not vacuous)", () => {
     expect(files.some((f) => f.file === path.join("lib", "runs", "sessions.ts"))).toBe(true);
     expect(files.length).toBeGreaterThan(50);

@@ -1,5 +1,7 @@
 // Fail-closed session mode (rows B5, B6, B7, S3, S4, O3, O4 of docs/requirements.md): whatever is stored, the effective mode is
 // chat_safe unless it is a valid mode the user was granted; every downgrade logs the raw value and session id.
+import fs from "node:fs";
+import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getSessionMode, resolveSessionMode } from "@/lib/runs/session-mode";
 import { checkToolCall } from "@/lib/runs/gate";
@@ -72,5 +74,26 @@ describe("O4 a normal call logs no mode warning", () => {
     const output = await verdict.tool.execute(verdict.input, { callId: "c1", context: {} as ToolRunContext });
     expect(output).toMatchObject({ timezone: "UTC" });
     expect(logs.filter((l) => l.level !== "info")).toEqual([]);
+  });
+});
+
+describe("D7 the stored mode column", () => {
+  const root = path.resolve(__dirname, "../../..");
+  it("is NOT NULL with DEFAULT 'chat_safe' in the schema and in every migration of both providers that writes it", () => {
+    const schema = fs.readFileSync(path.join(root, "prisma/schema.base.prisma"), "utf8");
+    const model = /model ChatSession \{([\s\S]*?)\n\}/.exec(schema)?.[1] ?? "";
+    expect(model).toMatch(/^\s*mode\s+String\s+@default\("chat_safe"\)\s*$/m);
+    let seen = 0;
+    for (const provider of ["sqlite", "postgres"]) {
+      const dir = path.join(root, "prisma", provider, "migrations");
+      for (const migration of fs.readdirSync(dir).filter((d) => fs.existsSync(path.join(dir, d, "migration.sql")))) {
+        const sql = fs.readFileSync(path.join(dir, migration, "migration.sql"), "utf8");
+        for (const column of sql.match(/^\s*"mode" .*$/gm) ?? []) {
+          seen += 1;
+          expect(column.trim(), `${provider}/${migration}`).toBe(`"mode" TEXT NOT NULL DEFAULT 'chat_safe',`);
+        }
+      }
+    }
+    expect(seen).toBeGreaterThanOrEqual(2);
   });
 });

@@ -43,7 +43,7 @@ describe("BUILTIN_TOOLS guard", () => {
     ]);
   });
 
-  it.each(BUILTIN_TOOLS.map((t) => [t.name, t] as const))("%s declares its own group and modes", (_name, tool) => {
+  it.each(BUILTIN_TOOLS.map((t) => [t.name, t] as const))("D4 %s declares its own group and modes", (_name, tool) => {
     expect(Object.hasOwn(tool, "group")).toBe(true);
     expect(typeof tool.group).toBe("string");
     expect(Object.hasOwn(tool, "allowedModes")).toBe(true);
@@ -115,7 +115,7 @@ describe("simple built-ins", () => {
     expect(other).toMatchObject({ code: "NOT_FOUND", message: "no such session" });
   });
 
-  it("ask_user returns the question for the chat to show", async () => {
+  it("Y20 ask_user returns the question for the chat to show", async () => {
     const c = await ctx();
     expect(await askUserTool.execute({ question: "Which branch?", choices: ["main", "dev"] }, callOptions(c))).toEqual({
       asked: true,

@@ -43,7 +43,7 @@ describe("read", () => {
     }
   });
 
-  it("refuses a file over maxReadBytes and names the limit", async () => {
+  it("Y16 refuses a file over maxReadBytes and names the limit", async () => {
     const { workspace } = await makeSandboxDirs();
     await writeFile(path.join(workspace, "big.txt"), "x".repeat(101));
     await writeFile(path.join(workspace, "ok.txt"), "x".repeat(100));
@@ -66,7 +66,7 @@ describe("write", () => {
     expect(await readFile(path.join(workspace, "a/b/c.txt"), "utf8")).toBe("bye");
   });
 
-  it("refuses content over maxWriteBytes and writes nothing", async () => {
+  it("Y16 refuses content over maxWriteBytes and writes nothing", async () => {
     const { workspace } = await makeSandboxDirs();
     const ctx = makeContext(workspace, { limits: { maxReadBytes: 1000, maxWriteBytes: 10 } });
     const err = await failure(() => writeTool.execute({ path: "d/big.txt", content: "x".repeat(11) }, callOptions(ctx)));

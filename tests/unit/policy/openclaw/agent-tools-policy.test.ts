@@ -23,7 +23,7 @@ describe("agent-tools.policy.test.ts: agent-tools.policy", () => {
     expect(allows({ tools: { profile: "coding" } }, { agentId: "main" }, "lobster")).toBe(false);
   });
 
-  it("merges agent profile alsoAllow: ours cannot widen past a global profile (every layer only removes)", () => {
+  it("L22 merges agent profile alsoAllow: ours cannot widen past a global profile (every layer only removes)", () => {
     // OpenClaw lets the agent's profile replace the global one; here the global profile is its own layer.
     const input: PolicyDocumentInput = { tools: { profile: "coding" }, agents: { main: { name: "Main", tools: { profile: "coding", alsoAllow: ["group:plugins"] } } } };
     const decision = policyFor(input, { agentId: "main" }).check("lobster");
@@ -43,7 +43,7 @@ describe("agent-tools.policy.test.ts: agent-tools.policy", () => {
     expect(isToolAllowedByPolicyName("web_search", { deny: ["web_*"] })).toBe(false);
   });
 
-  it("keeps apply_patch when write is allowlisted", () => {
+  it("L19 keeps apply_patch when write is allowlisted", () => {
     expect(isToolAllowedByPolicyName("apply_patch", { allow: ["write"] })).toBe(true);
   });
 
@@ -51,7 +51,7 @@ describe("agent-tools.policy.test.ts: agent-tools.policy", () => {
     expect(isToolAllowedByPolicyName("apply_patch", { deny: ["write"] })).toBe(false);
   });
 
-  it("pi-tools.policy: keeps apply_patch when exec is allowlisted: ours does not (exec approvals would be bypassed)", () => {
+  it("L18 pi-tools.policy: keeps apply_patch when exec is allowlisted: ours does not (exec approvals would be bypassed)", () => {
     expect(isToolAllowedByPolicyName("apply_patch", { allow: ["exec"] })).toBe(false);
   });
 });
@@ -59,7 +59,7 @@ describe("agent-tools.policy.test.ts: agent-tools.policy", () => {
 const max = (maxSpawnDepth: number, tools: ToolPolicy = {}): PolicyDocumentInput => ({ subagents: { maxSpawnDepth, tools } });
 const sub = (input: PolicyDocumentInput, depth: number, name: string) => allows(input, { subagentDepth: depth }, name);
 
-describe("agent-tools.policy.test.ts: resolveSubagentToolPolicy depth awareness", () => {
+describe("L5 agent-tools.policy.test.ts: resolveSubagentToolPolicy depth awareness", () => {
   const baseCfg = max(2);
   const deepCfg = max(3);
   const leafCfg = max(1);
@@ -95,7 +95,7 @@ describe("agent-tools.policy.test.ts: resolveSubagentToolPolicy depth awareness"
     expect(sub(max(2, { allow: ["sessions_list"], alsoAllow: ["sessions_list"], deny: ["sessions_list"] }), 1, "sessions_list")).toBe(false);
   });
 
-  it("applies configured deny to memory tools even though they are allowed by default", () => {
+  it("L13 applies configured deny to memory tools even though they are allowed by default", () => {
     const cfg = max(2, { deny: ["memory_search", "memory_get"] });
     expect(sub(cfg, 1, "memory_search")).toBe(false);
     expect(sub(cfg, 1, "memory_get")).toBe(false);
@@ -119,13 +119,13 @@ describe("agent-tools.policy.test.ts: resolveSubagentToolPolicy depth awareness"
     expect(sub(baseCfg, 1, name)).toBe(true);
   });
 
-  it("depth-1 orchestrator still denies gateway and cron (and message) but allows memory tools", () => {
+  it("L13 depth-1 orchestrator still denies gateway and cron (and message) but allows memory tools", () => {
     for (const name of ["gateway", "cron", "message", "sessions_send", "session_status", "agents_list"]) expect(sub(baseCfg, 1, name)).toBe(false);
     expect(sub(baseCfg, 1, "memory_search")).toBe(true);
     expect(sub(baseCfg, 1, "memory_get")).toBe(true);
   });
 
-  it("the hard denies hold whatever the admin allows, at every depth", () => {
+  it("L12 the hard denies hold whatever the admin allows, at every depth", () => {
     const wide = max(5, { allow: ["*"], alsoAllow: ["gateway", "cron", "message", "sessions_send", "session_status", "agents_list"] });
     for (const depth of [1, 2, 4]) for (const name of ["gateway", "cron", "message", "sessions_send", "session_status", "agents_list"]) expect(sub(wide, depth, name)).toBe(false);
     expect(sub(wide, 1, "read")).toBe(true);
@@ -180,7 +180,7 @@ describe("agent-tools.policy.test.ts: resolveEffectiveToolPolicy", () => {
     "openrouter/anthropic/claude-sonnet": { deny: ["read"] },
   };
 
-  it("keeps slash-containing modelId scoped to the selected provider", () => {
+  it("L21 keeps slash-containing modelId scoped to the selected provider", () => {
     const policy = policyFor({ tools: { byProvider } }, { provider: "openrouter", model: "anthropic/claude-sonnet" });
     expect(policy.check("read")).toMatchObject({ allowed: false, layer: "global_provider", source: "tools.byProvider.openrouter/anthropic/claude-sonnet" });
     expect(policy.check("exec").allowed).toBe(true);

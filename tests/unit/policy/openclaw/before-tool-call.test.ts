@@ -12,17 +12,17 @@ describe("pi-tools.before-tool-call.test.ts: before_tool_call hook integration",
     expect(await new ToolHooks().runBefore(call(params))).toEqual({ blocked: false, params });
   });
 
-  it("allows hook to modify parameters", async () => {
+  it("P9 allows hook to modify parameters", async () => {
     const hooks = new ToolHooks().onBeforeToolCall(() => ({ params: { mode: "safe" } }));
     expect(await hooks.runBefore(call({ cmd: "ls" }))).toEqual({ blocked: false, params: { cmd: "ls", mode: "safe" } });
   });
 
-  it("blocks tool execution when hook returns block=true", async () => {
+  it("P7 blocks tool execution when hook returns block=true", async () => {
     const hooks = new ToolHooks().onBeforeToolCall(() => ({ block: true, blockReason: "blocked" }));
     expect(await hooks.runBefore(call({ cmd: "rm -rf /" }))).toEqual({ blocked: true, reason: "blocked" });
   });
 
-  it("continues execution when hook throws: ours blocks (fail closed)", async () => {
+  it("P12 continues execution when hook throws: ours blocks (fail closed)", async () => {
     const hooks = new ToolHooks().onBeforeToolCall(() => {
       throw new Error("boom");
     });
@@ -45,7 +45,7 @@ describe("pi-tools.before-tool-call.e2e.test.ts: before_tool_call hook deduplica
 });
 
 describe("before_tool_call hook runner: first block wins", () => {
-  it("a later hook returning block: false does not clear an earlier block, and does not run", async () => {
+  it("P10 a later hook returning block: false does not clear an earlier block, and does not run", async () => {
     let laterRan = false;
     const hooks = new ToolHooks()
       .onBeforeToolCall(() => ({ block: true, blockReason: "first" }))
@@ -85,7 +85,7 @@ describe("before_tool_call hook runner: first block wins", () => {
 describe("pi-tools.before-tool-call.test.ts: after_tool_call hook integration", () => {
   const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-  it("fires after_tool_call on successful execution", async () => {
+  it("P14 fires after_tool_call on successful execution", async () => {
     const seen: unknown[] = [];
     const hooks = new ToolHooks().onAfterToolCall((c) => void seen.push(c));
     hooks.runAfter({ ...call({ path: "/tmp/file" }, "call-a1"), toolName: "read", ok: true, result: { content: [] }, durationMs: 3 });
@@ -93,7 +93,7 @@ describe("pi-tools.before-tool-call.test.ts: after_tool_call hook integration", 
     expect(seen).toEqual([expect.objectContaining({ toolName: "read", params: { path: "/tmp/file" }, ok: true, result: { content: [] }, durationMs: 3 })]);
   });
 
-  it("fires after_tool_call on failed execution with error", async () => {
+  it("P14 fires after_tool_call on failed execution with error", async () => {
     const seen: Array<{ ok: boolean; error?: string }> = [];
     const hooks = new ToolHooks().onAfterToolCall((c) => void seen.push(c));
     hooks.runAfter({ ...call({ cmd: "fail" }, "call-a2"), ok: false, error: "Error: kaboom", durationMs: 1 });
@@ -101,7 +101,7 @@ describe("pi-tools.before-tool-call.test.ts: after_tool_call hook integration", 
     expect(seen).toEqual([expect.objectContaining({ toolName: "exec", ok: false, error: expect.stringContaining("kaboom") })]);
   });
 
-  it("does not fire after_tool_call when no hooks registered, and a failing after hook changes nothing", async () => {
+  it("P15 does not fire after_tool_call when no hooks registered, and a failing after hook changes nothing", async () => {
     const hooks = new ToolHooks();
     expect(() => hooks.runAfter({ ...call({}, "call-a3"), ok: true, durationMs: 0 })).not.toThrow();
     const failing = new ToolHooks().onAfterToolCall(() => {

@@ -6,7 +6,7 @@ import { ALL_TOOLS, allows, policyFor } from "./helpers";
 
 const sandboxed = (input: PolicyDocumentInput, name: string) => allows(input, { sandboxed: true }, name);
 
-describe("sandbox/tool-policy.test.ts: sandbox/tool-policy", () => {
+describe("L24 sandbox/tool-policy.test.ts: sandbox/tool-policy", () => {
   it("includes the message tool in the default sandbox allowlist", () => {
     const resolved = resolveSandboxToolPolicy();
     expect(resolved.allow).toContain("message");

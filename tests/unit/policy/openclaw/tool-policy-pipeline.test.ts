@@ -15,7 +15,7 @@ type Tool = { name: string; pluginId?: string };
 const names = (tools: Tool[]) => tools.map((t) => t.name);
 
 describe("tool-policy-pipeline.test.ts: tool-policy-pipeline", () => {
-  it("preserves plugin-only allowlists instead of silently stripping them", () => {
+  it("P4 preserves plugin-only allowlists instead of silently stripping them", () => {
     const result = applyToolPolicyPipeline<Tool>([{ name: "exec" }, { name: "plugin_tool", pluginId: "foo" }], [
       { policy: { allow: ["plugin_tool"] }, label: "tools.allow", stripPluginOnlyAllowlist: true },
     ]);
@@ -124,7 +124,7 @@ describe("tool-policy.plugin-only-allowlist.test.ts: analyzeAllowlistByToolType"
     expect(analyze(["apply_patch"], pluginGroups, new Set(["read", "apply_patch"]))).toEqual({ pluginOnly: false, pluginEntries: [], unknown: [] });
   });
 
-  it("ignores empty plugin ids when building groups (ours: an empty plugin id is no plugin at all)", () => {
+  it("L28 ignores empty plugin ids when building groups (ours: an empty plugin id is no plugin at all)", () => {
     const groups = buildPluginToolGroups([{ name: "lobster", pluginId: "" }]);
     expect(groups.all).toEqual([]);
     expect(groups.byPlugin.size).toBe(0);

@@ -12,13 +12,13 @@ import {
 import { allows } from "./helpers";
 
 describe("tool-policy.test.ts: tool-policy", () => {
-  it("expands groups and normalizes aliases", () => {
+  it("L6 expands groups and normalizes aliases", () => {
     const set = new Set(expandToolGroups(["group:runtime", "BASH", "apply-patch", "group:fs"]));
     for (const name of ["exec", "process", "apply_patch", "read", "write", "edit"]) expect(set.has(name)).toBe(true);
     expect(set.has("bash")).toBe(false);
   });
 
-  it("resolves known profiles and ignores unknown ones", () => {
+  it("L10 resolves known profiles and ignores unknown ones", () => {
     // The reference's newest coding profile lists tools one by one (and adds cron); ours names groups. What matters
     // is what it allows: read yes, gateway no. cron stays out of ours: it is owner-only automation.
     const coding = resolveToolProfilePolicy("coding") as ToolPolicy;
@@ -27,11 +27,11 @@ describe("tool-policy.test.ts: tool-policy", () => {
     expect(resolveToolProfilePolicy("nope")).toBeUndefined();
   });
 
-  it("includes core tool groups in group:openclaw (ours: group:toolgate)", () => {
+  it("L9 includes core tool groups in group:openclaw (ours: group:toolgate)", () => {
     expect(TOOL_GROUPS["group:toolgate"]).toEqual(expect.arrayContaining(["browser", "message", "subagents", "session_status"]));
   });
 
-  it("normalizes tool names and aliases", () => {
+  it("L25/L26 normalizes tool names and aliases", () => {
     expect(normalizeToolName(" BASH ")).toBe("exec");
     expect(normalizeToolName("apply-patch")).toBe("apply_patch");
     expect(normalizeToolName("READ")).toBe("read");
@@ -43,26 +43,26 @@ describe("tool-policy.test.ts: tool-policy", () => {
 });
 
 describe("tool-policy.test.ts: sandbox tool policy (the shared matcher)", () => {
-  it("allows all tools with * allow", () => {
+  it("L14 allows all tools with * allow", () => {
     expect(isToolAllowedByPolicyName("browser", { allow: ["*"], deny: [] })).toBe(true);
   });
 
-  it("denies all tools with * deny", () => {
+  it("L14 denies all tools with * deny", () => {
     expect(isToolAllowedByPolicyName("read", { allow: [], deny: ["*"] })).toBe(false);
   });
 
-  it("supports wildcard patterns", () => {
+  it("L15 supports wildcard patterns", () => {
     expect(isToolAllowedByPolicyName("web_fetch", { allow: ["web_*"] })).toBe(true);
     expect(isToolAllowedByPolicyName("read", { allow: ["web_*"] })).toBe(false);
   });
 
-  it("applies deny before allow", () => {
+  it("L16 applies deny before allow", () => {
     const policy = { allow: ["*"], deny: ["web_*"] };
     expect(isToolAllowedByPolicyName("web_fetch", policy)).toBe(false);
     expect(isToolAllowedByPolicyName("read", policy)).toBe(true);
   });
 
-  it("treats empty allowlist as allow-all (with deny exceptions)", () => {
+  it("L17 treats empty allowlist as allow-all (with deny exceptions)", () => {
     const policy = { allow: [], deny: ["web_*"] };
     expect(isToolAllowedByPolicyName("web_fetch", policy)).toBe(false);
     expect(isToolAllowedByPolicyName("read", policy)).toBe(true);
@@ -75,7 +75,7 @@ describe("tool-policy.test.ts: sandbox tool policy (the shared matcher)", () => 
     expect(isToolAllowedByPolicyName("apply_patch", policy)).toBe(false);
   });
 
-  it("normalizes whitespace + case", () => {
+  it("L26 normalizes whitespace + case", () => {
     expect(isToolAllowedByPolicyName("WEB_FETCH", { allow: [" WEB_* "] })).toBe(true);
   });
 });
@@ -87,7 +87,7 @@ describe("tool-policy.test.ts: resolveSandboxToolPolicyForAgent", () => {
     expect(allows({ sandbox }, { sandboxed: true }, "browser")).toBe(false);
   });
 
-  it("auto-adds image to explicit allowlists unless denied: ours does not (an explicit list means what it says)", () => {
+  it("L24 auto-adds image to explicit allowlists unless denied: ours does not (an explicit list means what it says)", () => {
     expect(allows({ sandbox: { tools: { allow: ["read"], deny: ["browser"] } } }, { sandboxed: true }, "image")).toBe(false);
     // The default sandbox list itself includes image, as the reference's does.
     expect(allows({}, { sandboxed: true }, "image")).toBe(true);
@@ -99,7 +99,7 @@ describe("tool-policy.test.ts: resolveSandboxToolPolicyForAgent", () => {
 });
 
 describe("tool-policy.test.ts: apply_patch / write pairing (#76749), decided on security grounds", () => {
-  it("does not deny apply_patch when write is denied: ours does (denying writes must not leave a patch path)", () => {
+  it("L19 does not deny apply_patch when write is denied: ours does (denying writes must not leave a patch path)", () => {
     expect(isToolAllowedByPolicyName("apply_patch", { deny: ["write"] })).toBe(false);
     expect(isToolAllowedByPolicyName("apply_patch", { deny: ["w*"] })).toBe(false);
   });
@@ -108,7 +108,7 @@ describe("tool-policy.test.ts: apply_patch / write pairing (#76749), decided on 
     expect(isToolAllowedByPolicyName("apply_patch", { deny: ["apply_patch"] })).toBe(false);
   });
 
-  it("still allows apply_patch via write in the allow list", () => {
+  it("L19 still allows apply_patch via write in the allow list", () => {
     expect(isToolAllowedByPolicyName("apply_patch", { allow: ["write"], deny: [] })).toBe(true);
   });
 
@@ -116,7 +116,7 @@ describe("tool-policy.test.ts: apply_patch / write pairing (#76749), decided on 
     expect(isToolAllowedByPolicyName("apply_patch", { deny: ["write", "apply_patch"] })).toBe(false);
   });
 
-  it("exec in an allow list no longer admits apply_patch (patches would skip the exec approval rules)", () => {
+  it("L18 exec in an allow list no longer admits apply_patch (patches would skip the exec approval rules)", () => {
     expect(isToolAllowedByPolicyName("apply_patch", { allow: ["exec"] })).toBe(false);
     expect(isToolAllowedByPolicyName("write", { allow: ["apply_patch"] })).toBe(false);
   });
