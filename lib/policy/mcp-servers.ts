@@ -5,8 +5,13 @@ import { TOOL_MODES } from "./types";
 
 const modeList = z.array(z.enum(TOOL_MODES));
 
-/** Lower-case, no "__": the id is part of every tool name (`mcp__<id>__<tool>`) and must split back unambiguously. */
-export const MCP_SERVER_ID_PATTERN = /^[a-z0-9](?:[a-z0-9-]|_(?!_))*$/;
+/**
+ * Lower-case; "_" only between two other characters (never doubled, leading or trailing): the id is part of every
+ * tool name (`mcp__<id>__<tool>`), and the first "__" after the prefix must be the separator. With a trailing "_",
+ * `vic_` + `out` and `vic` + `_out` both became `mcp__vic___out`, and one server's links were served by the other.
+ */
+export const MCP_SERVER_ID_PATTERN = /^[a-z0-9](?:[a-z0-9-]|_(?=[a-z0-9-]))*$/;
+export const MCP_SERVER_ID_RULE = "lower-case letters, digits, '-' and '_', where '_' is never doubled, first or last (the id must split back out of mcp__<id>__<tool>)";
 export const DEFAULT_MCP_TIMEOUT_MS = 15_000;
 
 export const McpStdioTransportSchema = z
@@ -39,7 +44,7 @@ export const McpToolOverrideSchema = z
 
 export const McpServerConfigSchema = z
   .object({
-    id: z.string().trim().min(1).max(32).regex(MCP_SERVER_ID_PATTERN, "lower-case letters, digits, '-' or single '_'"),
+    id: z.string().trim().min(1).max(32).regex(MCP_SERVER_ID_PATTERN, MCP_SERVER_ID_RULE),
     transport: z.discriminatedUnion("type", [McpStdioTransportSchema, McpHttpTransportSchema]),
     /** Modes for every tool of this server. Empty (the default) = no mode: fail closed. */
     allowedModes: modeList.default(() => []),

@@ -1,5 +1,6 @@
 // The pure parts of MCP plugin tools: names, schema conversion and normalization, definitions from config and
 // discovery, output shaping, and header encryption. Connections to a real server are in tests/integration/mcp-*.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { parsePolicyDocument, ToolRegistry, type McpServerConfig, type ToolDefinition } from "@/lib/policy";
@@ -50,6 +51,24 @@ describe("plugin tool names", () => {
     expect(mcpToolName("fixture", "Get Weather.v2")).toBe("mcp__fixture__get_weather_v2");
     expect(mcpServerOfToolName("mcp__fixture__get_weather_v2")).toBe("fixture");
     expect(mcpServerOfToolName("read")).toBeUndefined();
+  });
+
+  it("an id the policy accepts always splits back out of its tool names, whatever the tool is called (issue 36)", () => {
+    const idChar = fc.constantFrom(..."ab0-_");
+    const toolChar = fc.constantFrom(..."ab_-.X ");
+    fc.assert(
+      fc.property(fc.string({ unit: idChar, minLength: 1, maxLength: 8 }), fc.string({ unit: toolChar, minLength: 1, maxLength: 8 }), (id, tool) => {
+        const parsed = parsePolicyDocument({ mcpServers: [{ id, transport: { type: "stdio", command: "node" } }] });
+        if (!parsed.ok) return;
+        const name = mcpToolName(id, tool);
+        if (name.length < 64) expect(mcpServerOfToolName(name)).toBe(id);
+      }),
+      { numRuns: 3000 },
+    );
+    // The case from the issue: refused when saved, with a message saying why.
+    const refused = parsePolicyDocument({ mcpServers: [{ id: "vic_", transport: { type: "stdio", command: "node" } }] });
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) expect(refused.issues[0]?.message).toMatch(/never doubled, first or last/);
   });
 
   it("long names are cut to 64 characters with a hash, so two long names stay distinct", () => {
