@@ -23,7 +23,18 @@ export const McpStdioTransportSchema = z
     env: z.record(z.string().min(1), z.string()).optional(),
     /** AES-256-GCM ciphertext of the env (see lib/tools/mcp/secrets.ts); never plaintext at rest. */
     envEncrypted: z.string().min(1).optional(),
+    /** Working directory inside the sandbox (bound read-only); default a private /tmp. Never the app or data directory. */
     cwd: z.string().trim().min(1).optional(),
+    /** The server always runs in bubblewrap (lib/tools/mcp/stdio-sandbox.ts); these widen it, per server. */
+    sandbox: z
+      .object({
+        /** Network access (a shared network namespace). Off by default. */
+        network: z.boolean().default(false),
+        /** Absolute paths bound read-only besides the command, its script and that script's node_modules. */
+        readOnlyPaths: z.array(z.string().trim().startsWith("/")).max(32).default(() => []),
+      })
+      .strict()
+      .default(() => ({ network: false, readOnlyPaths: [] })),
   })
   .strict();
 

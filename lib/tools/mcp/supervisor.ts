@@ -8,6 +8,7 @@ import type { McpServerConfig, ToolDefinition, ToolRegistry } from "@/lib/policy
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { backoffDelay, McpConnection, type McpTool } from "./connection";
+import { describeCuts, emptyCuts, MAX_TOOLS_PER_SERVER, type ListingCuts } from "./limits";
 import { buildMcpToolDefinitions, configuredToolStubs, requiresTasks, type DiscoveredTool } from "./tool-definitions";
 
 export type McpServerState = "disabled" | "connecting" | "ready" | "down";
@@ -26,8 +27,7 @@ export type McpServerStatus = {
   hiddenTools: Array<{ name: string; reason: string }>;
 };
 
-/** A server cannot flood the registry (and every prompt's tool list); the rest are listed as hidden. */
-export const MAX_TOOLS_PER_SERVER = 256;
+export { MAX_TOOLS_PER_SERVER };
 
 /** How often a ready server is pinged. Tests shorten it through the environment. */
 const healthIntervalMs = () => Number(process.env.TOOLGATE_MCP_HEALTH_INTERVAL_MS) || 30_000;
@@ -41,6 +41,7 @@ export class McpServerSupervisor {
   private nextAttemptAt = 0;
   private lastReadyAt: number | null = null;
   private discovered: McpTool[] | undefined;
+  private cuts: ListingCuts = emptyCuts();
   private names: string[] = [];
   private definitionsKey = "";
   private inFlight: Promise<void> | undefined;
@@ -121,7 +122,7 @@ export class McpServerSupervisor {
       hiddenTools: [
         ...hidden,
         ...this.skipped.map((name) => ({ name, reason: "its name collides with another tool of this server after sanitising" })),
-        ...(this.discovered ?? []).slice(MAX_TOOLS_PER_SERVER).map((tool) => ({ name: tool.name, reason: `over the limit of ${MAX_TOOLS_PER_SERVER} tools per server` })),
+        ...describeCuts(this.cuts),
       ],
     };
   }
@@ -164,9 +165,10 @@ export class McpServerSupervisor {
     this.inFlight ??= (async () => {
       if (this.state !== "ready") this.state = "connecting";
       try {
-        const tools = await this.connection.listTools();
+        const { tools, cuts } = await this.connection.listToolsBounded();
         if (this.stopped()) return;
         this.discovered = tools;
+        this.cuts = cuts;
         this.state = "ready";
         this.failures = 0;
         this.lastError = null;
@@ -237,7 +239,7 @@ export class McpServerSupervisor {
   /** Registers what is known: discovered tools (kept while the server is down, so the matrix does not flicker) plus configured stubs. */
   private apply(): void {
     if (this.disposed) return;
-    const discovered: readonly DiscoveredTool[] = (this.discovered ?? []).slice(0, MAX_TOOLS_PER_SERVER);
+    const discovered: readonly DiscoveredTool[] = this.discovered ?? [];
     const known = new Set(discovered.map((tool) => tool.name));
     const tools = [...discovered, ...configuredToolStubs(this.config).filter((tool) => !known.has(tool.name))];
     const definitionsKey = JSON.stringify([this.config, tools]);

@@ -28,7 +28,8 @@ describe("mcpServers in the policy document", () => {
   it("defaults are fail-closed: no modes, not owner-only, 15 s timeout, no forced approval", () => {
     const parsed = doc({ mcpServers: [server] });
     expect(parsed.mcpServers[0]).toMatchObject({ id: "fixture", allowedModes: [], ownerOnly: false, tools: {}, timeoutMs: 15_000, requireApprovalForDestructive: false });
-    expect(parsed.mcpServers[0]?.transport).toEqual({ type: "stdio", command: "node", args: ["server.mjs"] });
+    // Sandboxed, without network, unless the admin widens it (issue 36).
+    expect(parsed.mcpServers[0]?.transport).toEqual({ type: "stdio", command: "node", args: ["server.mjs"], sandbox: { network: false, readOnlyPaths: [] } });
   });
 
   it("accepts an HTTP server with encrypted headers and per-tool overrides", () => {
