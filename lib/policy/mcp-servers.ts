@@ -50,7 +50,13 @@ export const McpHttpTransportSchema = z
   .strict();
 
 export const McpToolOverrideSchema = z
-  .object({ allowedModes: modeList.optional(), ownerOnly: z.boolean().optional(), maxOutputBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional() })
+  .object({
+    allowedModes: modeList.optional(),
+    ownerOnly: z.boolean().optional(),
+    maxOutputBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
+    /** Every call asks for an owner's approval, whatever the server's annotations say (readOnlyHint cannot lift it). */
+    requireApproval: z.boolean().optional(),
+  })
   .strict();
 
 export const McpServerConfigSchema = z

@@ -9,6 +9,7 @@ import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { backoffDelay, McpConnection, type McpTool } from "./connection";
 import { describeCuts, emptyCuts, MAX_TOOLS_PER_SERVER, type ListingCuts } from "./limits";
+import { applyPins, type PendingToolChange } from "./pins";
 import { buildMcpToolDefinitions, configuredToolStubs, requiresTasks, type DiscoveredTool } from "./tool-definitions";
 
 export type McpServerState = "disabled" | "connecting" | "ready" | "down";
@@ -25,6 +26,8 @@ export type McpServerStatus = {
   lastReadyAt: string | null;
   tools: Array<{ name: string; serverName: string; requiresApproval: boolean }>;
   hiddenTools: Array<{ name: string; reason: string }>;
+  /** Definitions the server changed since they were pinned: held (the pinned one is in use) until an admin accepts. */
+  pendingChanges: PendingToolChange[];
 };
 
 export { MAX_TOOLS_PER_SERVER };
@@ -42,6 +45,7 @@ export class McpServerSupervisor {
   private lastReadyAt: number | null = null;
   private discovered: McpTool[] | undefined;
   private cuts: ListingCuts = emptyCuts();
+  private pending: PendingToolChange[] = [];
   private names: string[] = [];
   private definitionsKey = "";
   private inFlight: Promise<void> | undefined;
@@ -96,6 +100,13 @@ export class McpServerSupervisor {
     await this.discover();
   }
 
+  /** Lists the tools again on the current connection (after an admin accepted a change). */
+  async rediscover(): Promise<void> {
+    if (this.state === "disabled") return;
+    await this.settled();
+    await this.discover();
+  }
+
   async dispose(): Promise<void> {
     this.disposed = true;
     this.clearTimers();
@@ -124,6 +135,7 @@ export class McpServerSupervisor {
         ...this.skipped.map((name) => ({ name, reason: "its name collides with another tool of this server after sanitising" })),
         ...describeCuts(this.cuts),
       ],
+      pendingChanges: this.pending,
     };
   }
 
@@ -165,10 +177,18 @@ export class McpServerSupervisor {
     this.inFlight ??= (async () => {
       if (this.state !== "ready") this.state = "connecting";
       try {
-        const { tools, cuts } = await this.connection.listToolsBounded();
+        const listed = await this.connection.listToolsBounded();
+        if (this.stopped()) return;
+        // What the server says now is compared with what was pinned (pins.ts); a pin that cannot be read fails
+        // the discovery, so a server's tools are never used unchecked.
+        const { tools, pending } = await applyPins(this.config.id, listed.tools).catch((error: unknown) => {
+          throw new Error(`MCP server ${this.config.id}: its pinned tool definitions could not be checked (${error instanceof Error ? error.message.slice(0, 200) : String(error)})`);
+        });
         if (this.stopped()) return;
         this.discovered = tools;
-        this.cuts = cuts;
+        this.cuts = listed.cuts;
+        this.pending = pending;
+        if (pending.length > 0) log("warn", "mcp_tool_changes_held", { server: this.config.id, tools: pending.map((change) => change.tool).slice(0, 20) });
         this.state = "ready";
         this.failures = 0;
         this.lastError = null;

@@ -139,6 +139,13 @@ describe("definitions from config and discovery", () => {
     ]);
   });
 
+  it("an approval the admin configured for a tool holds whatever the server annotates (readOnlyHint cannot lift it)", () => {
+    const config = serverConfig({ tools: { echo: { requireApproval: true } } });
+    const echo = buildMcpToolDefinitions(config, DISCOVERED, noCall).definitions.find((d) => d.serverToolName === "echo");
+    expect(DISCOVERED[0]!.annotations).toEqual({ readOnlyHint: true });
+    expect(echo).toMatchObject({ requiresApproval: true, approvalReason: expect.stringMatching(/admin requires approval for every call of echo/) });
+  });
+
   it("take modes and owner-only per server, replaced per tool", () => {
     const config = serverConfig({ allowedModes: ["coding"], ownerOnly: true, tools: { add: { allowedModes: ["chat_safe", "coding"], ownerOnly: false } } });
     const byName = Object.fromEntries(buildMcpToolDefinitions(config, DISCOVERED, noCall).definitions.map((d) => [d.serverToolName, d]));
