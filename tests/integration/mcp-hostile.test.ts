@@ -189,3 +189,29 @@ describe("the sandbox (finding 7)", () => {
     await closeMcpConnections(registry);
   });
 });
+
+describe("output caps over every field (finding 3)", () => {
+  let http: HttpFixture | undefined;
+  afterAll(async () => http?.stop());
+  const cap = 64 * 1024;
+
+  it.each(["stdio", "http"] as const)("2,000 resource links with 1 KB names, descriptions, mimeTypes and URIs over %s stay within the call's cap; 5,000 (30 MB) end at the message cap", async (kind) => {
+    let transport: Record<string, unknown> = hostileStdioTransport();
+    if (kind === "http") {
+      http = await startHttpFixture({}, "--http", HOSTILE_FIXTURE);
+      transport = { type: "http", url: http.url };
+    }
+    const registry = new ToolRegistry<ToolDefinition>({ logger: { warn: () => undefined } });
+    await syncMcpTools(docWith([{ id: `links-${kind}`, transport, timeoutMs: 60_000, maxOutputBytes: cap }]), registry);
+    const tool = registry.get(`mcp__links-${kind}__links`)!;
+    const run = (count: number) => tool.execute!({ count }, { abortSignal: new AbortController().signal } as never);
+    const before = process.memoryUsage().rss;
+    const output = await run(2000);
+    const stored = Buffer.byteLength(JSON.stringify(output));
+    console.log(`[mcp-hostile] 2,000 links over ${kind}: ~12 MB sent, ${stored} bytes kept (cap ${cap}); rss ${mb(before)} -> ${mb(process.memoryUsage().rss)}`);
+    expect(stored).toBeLessThan(cap + 512);
+    expect(JSON.stringify(output)).toMatch(/more content part\(s\) of \d+ bytes omitted/);
+    await expect(run(5000)).rejects.toThrow(/MCP server links-/);
+    await closeMcpConnections(registry);
+  });
+});

@@ -176,7 +176,8 @@ export class McpConnection {
       const detail = cause?.code ?? cause?.message ?? message;
       return new AppError("TOOL_FAILED", `${prefix}: server exited or is unreachable while ${what} (${detail})`);
     }
-    return new AppError("TOOL_FAILED", `${prefix}: ${message}`);
+    // A server's own error text: shown to the model and stored, so bounded like everything else it sends.
+    return new AppError("TOOL_FAILED", `${prefix}: ${message.slice(0, 1000)}`);
   }
 
   private stderrSuffix(): string {

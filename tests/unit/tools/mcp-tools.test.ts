@@ -257,6 +257,31 @@ describe("tool output", () => {
     expect(mcpOutputToModelContent(output).map((p) => p.type)).toEqual(["text", "text", "text"]);
   });
 
+  it("every field of every content type counts against the call's cap, whatever a hostile server puts where (issue 36)", () => {
+    const str = fc.oneof(fc.string({ maxLength: 50 }), fc.integer({ min: 0, max: 20_000 }).map((n) => "\"\u0001é".repeat(n)));
+    const part = fc.oneof(
+      fc.record({ type: fc.constant("text"), text: str }),
+      fc.record({ type: fc.constant("image"), data: str, mimeType: str }),
+      fc.record({ type: fc.constant("audio"), data: str, mimeType: str }),
+      fc.record({ type: fc.constant("resource_link"), uri: str, name: str, title: str, description: str, mimeType: str, annotations: fc.record({ lastModified: str }), _meta: fc.record({ junk: str }) }),
+      fc.record({ type: fc.constant("resource"), resource: fc.oneof(fc.record({ uri: str, mimeType: str, text: str }), fc.record({ uri: str, mimeType: str, blob: str })) }),
+    );
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 30 }), fc.integer({ min: 1024, max: 8192 }), (content, limit) => {
+        const output = toToolOutput("s", "t", { content: [{ type: "image", data: "AA==", mimeType: "image/png" }, ...content] as never }, limit) as McpContentOutput;
+        // The parts as stored and sent: within the cap, plus one marker.
+        expect(Buffer.byteLength(JSON.stringify(output.parts))).toBeLessThanOrEqual(limit + 200);
+      }),
+      { numRuns: 300 },
+    );
+    // The issue's case: 5,000 links with long names, descriptions, mimeTypes and URIs.
+    const big = "L".repeat(1000);
+    const links = Array.from({ length: 5000 }, (_, i) => ({ type: "resource_link" as const, uri: `x://${i}/${big}`, name: big, description: big, mimeType: `text/${big}` }));
+    const output = toToolOutput("s", "t", { content: links }, 512 * 1024) as McpContentOutput;
+    expect(Buffer.byteLength(JSON.stringify(output))).toBeLessThan(512 * 1024 + 300);
+    expect(output.parts.at(-1)).toMatchObject({ type: "text", text: expect.stringMatching(/more content part\(s\) of \d+ bytes omitted/) });
+  });
+
   it("turns images into model image parts and resource links into text naming the uri", () => {
     const output = toToolOutput("s", "t", { content: [{ type: "image", data: "AA==", mimeType: "image/png" }, { type: "resource_link", uri: "demo://r/1", name: "One" }] }, cap) as McpContentOutput;
     expect(mcpOutputToModelContent(output)).toEqual([
