@@ -32,9 +32,11 @@ export const McpStdioTransportSchema = z
         network: z.boolean().default(false),
         /** Absolute paths bound read-only besides the command, its script and that script's node_modules. */
         readOnlyPaths: z.array(z.string().trim().startsWith("/")).max(32).default(() => []),
+        /** Absolute paths bound writable (a filesystem server's root, a memory file's directory). */
+        writablePaths: z.array(z.string().trim().startsWith("/")).max(32).default(() => []),
       })
       .strict()
-      .default(() => ({ network: false, readOnlyPaths: [] })),
+      .default(() => ({ network: false, readOnlyPaths: [], writablePaths: [] })),
   })
   .strict();
 

@@ -29,6 +29,7 @@ export type StdioSandboxOptions = {
   serverId: string;
   network: boolean;
   readOnlyPaths: readonly string[];
+  writablePaths: readonly string[];
   /** Directories the server must never see: the app, its data, the workspaces. */
   forbidden: readonly string[];
   bwrapPath?: string;
@@ -94,8 +95,20 @@ export function readOnlyBinds(options: Pick<StdioSandboxOptions, "command" | "ar
   return [...wanted];
 }
 
+/** Writable binds: never the app directory or anything in it, the data directory or the workspaces. */
+export function writableBinds(options: Pick<StdioSandboxOptions, "writablePaths" | "forbidden">): string[] {
+  const forbidden = options.forbidden.map((dir) => realOrNull(dir) ?? path.resolve(dir));
+  return options.writablePaths.map((wanted) => {
+    const real = realOrNull(wanted);
+    if (!real) throw new Error(`its writable path ${wanted} does not exist`);
+    if (forbidden.some((dir) => within(dir, real) || within(real, dir))) throw new Error(`its writable path ${wanted} is, holds or lies in the app's directory, its data or the workspaces`);
+    return real;
+  });
+}
+
 export function buildStdioSandboxArgv(options: StdioSandboxOptions): { argv: string[]; env: Record<string, string> } {
-  const binds = readOnlyBinds(options);
+  const writable = writableBinds(options);
+  const binds = readOnlyBinds(options).filter((bind) => !writable.some((dir) => within(bind, dir)));
   const cwd = options.cwd ? (realOrNull(options.cwd) ?? options.cwd) : "/tmp";
   if (options.cwd) {
     const forbidden = options.forbidden.map((dir) => realOrNull(dir) ?? path.resolve(dir));
@@ -129,6 +142,7 @@ export function buildStdioSandboxArgv(options: StdioSandboxOptions): { argv: str
     "--dev",
     "/dev",
     ...binds.flatMap((bind) => ["--ro-bind", bind, bind]),
+    ...writable.flatMap((bind) => ["--bind", bind, bind]),
     "--remount-ro",
     "/",
     "--chdir",

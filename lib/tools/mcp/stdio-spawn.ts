@@ -29,6 +29,7 @@ export function stdioSpawnSpec(config: McpServerConfig, env: Record<string, stri
     serverId: config.id,
     network: t.sandbox.network,
     readOnlyPaths: t.sandbox.readOnlyPaths,
+    writablePaths: t.sandbox.writablePaths,
     forbidden: forbiddenDirs(),
   });
 }

@@ -29,7 +29,7 @@ describe("mcpServers in the policy document", () => {
     const parsed = doc({ mcpServers: [server] });
     expect(parsed.mcpServers[0]).toMatchObject({ id: "fixture", allowedModes: [], ownerOnly: false, tools: {}, timeoutMs: 15_000, requireApprovalForDestructive: false });
     // Sandboxed, without network, unless the admin widens it (issue 36).
-    expect(parsed.mcpServers[0]?.transport).toEqual({ type: "stdio", command: "node", args: ["server.mjs"], sandbox: { network: false, readOnlyPaths: [] } });
+    expect(parsed.mcpServers[0]?.transport).toEqual({ type: "stdio", command: "node", args: ["server.mjs"], sandbox: { network: false, readOnlyPaths: [], writablePaths: [] } });
   });
 
   it("accepts an HTTP server with encrypted headers and per-tool overrides", () => {
