@@ -26,7 +26,7 @@ export function McpToolChanges({ changes, accepting, onAccept }: { changes: Pend
           <table className="w-full table-fixed border-collapse">
             <thead>
               <tr className="text-left">
-                <th className="w-32 p-1">Field</th>
+                <th className="w-56 p-1">Field</th>
                 <th className="p-1">Pinned (in use)</th>
                 <th className="p-1">Proposed by the server</th>
               </tr>
@@ -34,7 +34,7 @@ export function McpToolChanges({ changes, accepting, onAccept }: { changes: Pend
             <tbody>
               {change.changed.map((key) => (
                 <tr key={key} className="align-top">
-                  <td className="p-1 font-mono">{key}</td>
+                  <td className="break-all p-1 font-mono">{key}</td>
                   <td className="p-1">
                     <pre className="max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-100 p-1 dark:bg-slate-900">{show(part(change.pinned, key))}</pre>
                   </td>
