@@ -2,6 +2,7 @@
 // sandbox, and over HTTP on loopback, against the real connection, supervisor and registry on a real database.
 // Bounded discovery and size caps, log flooding, orphans and the sandbox's walls. Pinning is in mcp-pins.test.ts.
 import fs from "node:fs";
+import { createServer } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -169,6 +170,20 @@ describe("the sandbox (finding 7)", () => {
     }
     // From the outside: the server ran as a uid of its own, not the app's.
     expect(process.getuid?.()).toBe(0);
+  });
+
+  it("network is the admin's choice per server: with sandbox.network the same call reaches a loopback server", async () => {
+    const server = createServer((_req, res) => res.end("ok"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as { port: number }).port;
+    const connection = new McpConnection(docWith([{ id: "net", transport: { ...hostileStdioTransport(), sandbox: { network: true } }, timeoutMs: 20_000 }]).mcpServers[0]!);
+    try {
+      const seen = JSON.parse(textOf(await connection.callTool("snoop", { path: "/nonexistent", url: `http://127.0.0.1:${port}/` }))) as { fetched: string };
+      expect(seen.fetched).toBe("HTTP 200");
+    } finally {
+      await connection.close();
+      server.close();
+    }
   });
 
   it("an admin's cwd in the app or data directory is refused", async () => {
