@@ -3,8 +3,10 @@
 // the ones hidden with the reason, the last error with the tail of its stderr, and a reconnect. Polls while open,
 // because servers change state on their own (health checks, back-off retries, list_changed).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { PendingToolChange } from "@/lib/tools/mcp/pins";
 import type { McpServerStatus } from "@/lib/tools/mcp/supervisor";
 import { api } from "./api";
+import { McpToolChanges } from "./mcp-tool-changes";
 
 type ServerView = McpServerStatus & { allowedModes: string[]; timeoutMs: number };
 
@@ -20,6 +22,12 @@ export function McpServersAdmin() {
   const servers = useQuery({ queryKey: ["mcp-servers"], queryFn: () => api<{ servers: ServerView[] }>("/api/mcp/servers"), refetchInterval: 3000 });
   const reconnect = useMutation({
     mutationFn: (id: string) => api<{ server: McpServerStatus }>(`/api/mcp/servers/${encodeURIComponent(id)}/reconnect`, { method: "POST" }),
+    onSettled: () => client.invalidateQueries({ predicate: (q) => ["mcp-servers", "policy-tools"].includes(String(q.queryKey[0])) }),
+  });
+
+  const accept = useMutation({
+    mutationFn: ({ server, change }: { server: string; change: PendingToolChange }) =>
+      api<{ server: McpServerStatus }>(`/api/mcp/servers/${encodeURIComponent(server)}/tools/accept`, { method: "POST", body: { tool: change.tool, hash: change.hash } }),
     onSettled: () => client.invalidateQueries({ predicate: (q) => ["mcp-servers", "policy-tools"].includes(String(q.queryKey[0])) }),
   });
 
@@ -60,6 +68,11 @@ export function McpServersAdmin() {
               <pre className="max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-950 p-2 text-xs text-slate-100" data-testid="mcp-stderr">{server.stderrTail}</pre>
             </details>
           )}
+          <McpToolChanges
+            changes={server.pendingChanges ?? []}
+            accepting={accept.isPending && accept.variables?.server === server.id ? accept.variables.change.hash : null}
+            onAccept={(change) => accept.mutate({ server: server.id, change })}
+          />
           <details open={server.tools.length <= 12}>
             <summary className="cursor-pointer text-xs">{server.tools.length} tools</summary>
             <ul className="ml-4 list-disc text-xs">
@@ -86,6 +99,7 @@ export function McpServersAdmin() {
         </li>
       ))}
       {reconnect.error && <li role="alert" className="text-sm text-rose-700">✕ {reconnect.error.message}</li>}
+      {accept.error && <li role="alert" className="text-sm text-rose-700">✕ {accept.error.message}</li>}
     </ul>
   );
 }

@@ -110,6 +110,7 @@ export {
 export {
   DEFAULT_MCP_TIMEOUT_MS,
   MCP_SERVER_ID_PATTERN,
+  MCP_SERVER_ID_RULE,
   McpServerConfigSchema,
   McpServersSchema,
   type McpServerConfig,

@@ -5,8 +5,13 @@ import { TOOL_MODES } from "./types";
 
 const modeList = z.array(z.enum(TOOL_MODES));
 
-/** Lower-case, no "__": the id is part of every tool name (`mcp__<id>__<tool>`) and must split back unambiguously. */
-export const MCP_SERVER_ID_PATTERN = /^[a-z0-9](?:[a-z0-9-]|_(?!_))*$/;
+/**
+ * Lower-case; "_" only between two other characters (never doubled, leading or trailing): the id is part of every
+ * tool name (`mcp__<id>__<tool>`), and the first "__" after the prefix must be the separator. With a trailing "_",
+ * `vic_` + `out` and `vic` + `_out` both became `mcp__vic___out`, and one server's links were served by the other.
+ */
+export const MCP_SERVER_ID_PATTERN = /^[a-z0-9](?:[a-z0-9-]|_(?=[a-z0-9-]))*$/;
+export const MCP_SERVER_ID_RULE = "lower-case letters, digits, '-' and '_', where '_' is never doubled, first or last (the id must split back out of mcp__<id>__<tool>)";
 export const DEFAULT_MCP_TIMEOUT_MS = 15_000;
 
 export const McpStdioTransportSchema = z
@@ -18,7 +23,20 @@ export const McpStdioTransportSchema = z
     env: z.record(z.string().min(1), z.string()).optional(),
     /** AES-256-GCM ciphertext of the env (see lib/tools/mcp/secrets.ts); never plaintext at rest. */
     envEncrypted: z.string().min(1).optional(),
+    /** Working directory inside the sandbox (bound read-only); default a private /tmp. Never the app or data directory. */
     cwd: z.string().trim().min(1).optional(),
+    /** The server always runs in bubblewrap (lib/tools/mcp/stdio-sandbox.ts); these widen it, per server. */
+    sandbox: z
+      .object({
+        /** Network access (a shared network namespace). Off by default. */
+        network: z.boolean().default(false),
+        /** Absolute paths bound read-only besides the command, its script and that script's node_modules. */
+        readOnlyPaths: z.array(z.string().trim().startsWith("/")).max(32).default(() => []),
+        /** Absolute paths bound writable (a filesystem server's root, a memory file's directory). */
+        writablePaths: z.array(z.string().trim().startsWith("/")).max(32).default(() => []),
+      })
+      .strict()
+      .default(() => ({ network: false, readOnlyPaths: [], writablePaths: [] })),
   })
   .strict();
 
@@ -34,12 +52,18 @@ export const McpHttpTransportSchema = z
   .strict();
 
 export const McpToolOverrideSchema = z
-  .object({ allowedModes: modeList.optional(), ownerOnly: z.boolean().optional(), maxOutputBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional() })
+  .object({
+    allowedModes: modeList.optional(),
+    ownerOnly: z.boolean().optional(),
+    maxOutputBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
+    /** Every call asks for an owner's approval, whatever the server's annotations say (readOnlyHint cannot lift it). */
+    requireApproval: z.boolean().optional(),
+  })
   .strict();
 
 export const McpServerConfigSchema = z
   .object({
-    id: z.string().trim().min(1).max(32).regex(MCP_SERVER_ID_PATTERN, "lower-case letters, digits, '-' or single '_'"),
+    id: z.string().trim().min(1).max(32).regex(MCP_SERVER_ID_PATTERN, MCP_SERVER_ID_RULE),
     transport: z.discriminatedUnion("type", [McpStdioTransportSchema, McpHttpTransportSchema]),
     /** Modes for every tool of this server. Empty (the default) = no mode: fail closed. */
     allowedModes: modeList.default(() => []),

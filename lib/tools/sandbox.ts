@@ -105,7 +105,8 @@ function prlimitArgs(limits: SandboxLimits): string[] {
   return ["/usr/bin/prlimit", `--cpu=${limits.cpuSeconds}`, `--as=${limits.memoryBytes}`, `--nproc=${limits.maxProcesses}`, `--fsize=${limits.fileBytes}`, "--"];
 }
 
-function systemView(): string[] {
+/** The read-only system part of a sandbox (also used by stdio MCP servers, lib/tools/mcp/stdio-sandbox.ts). */
+export function systemViewArgs(): string[] {
   const args = ["--ro-bind", "/usr", "/usr"];
   for (const name of TOP_LEVEL) {
     const source = `/${name}`;
@@ -139,7 +140,7 @@ export function buildSandboxArgv({ command, workspaceDir, config = {}, uid }: { 
     "--new-session",
     "--cap-drop",
     "ALL",
-    ...systemView(),
+    ...systemViewArgs(),
     // /tmp first: a workspace under /tmp is then bound on top of the fresh tmpfs instead of hidden by it.
     "--size",
     String(limits.tmpBytes),

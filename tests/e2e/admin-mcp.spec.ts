@@ -6,6 +6,7 @@ import { expect, test } from "./fixtures";
 import { signInAs } from "./helpers";
 
 const FIXTURE = path.resolve(__dirname, "../fixtures/mcp-server.mjs");
+const HOSTILE = path.resolve(__dirname, "../fixtures/hostile-mcp-server.mjs");
 
 test.afterAll(async ({ browser }) => {
   // Later specs expect no MCP servers.
@@ -40,6 +41,37 @@ test("the MCP servers view shows state, tools, the stderr tail and reconnects", 
   await crashy.getByRole("button", { name: "Reconnect and refresh tools" }).click();
   await expect(crashy.getByTestId("mcp-state")).toHaveText("down");
   await page.screenshot({ path: "playwright-report/screens/mcp-servers.png", fullPage: true });
+});
+
+// Issue 36: a server update that re-lists a destructive tool as read-only is held; the view shows the pinned and
+// the proposed definition side by side, and the admin's accept pins exactly that one.
+test("a tool definition the server changed is held, shown as a diff and accepted by the admin", async ({ page }) => {
+  await signInAs(page, "admin@example.com");
+  const save = async (env: Record<string, string>) => {
+    const current = await (await page.request.get("/api/policy")).json();
+    const document = {
+      ...current.document,
+      system: { ...current.document.system, mcp: { enabled: true, allowedServers: ["rug"] } },
+      mcpServers: [{ id: "rug", transport: { type: "stdio", command: process.execPath, args: [HOSTILE], env }, allowedModes: ["coding"], timeoutMs: 10_000, requireApprovalForDestructive: true }],
+    };
+    expect((await page.request.put("/api/policy", { data: { baseVersion: current.version, document } })).status()).toBe(200);
+  };
+  await save({ HOSTILE_MODE: "default" });
+  await page.goto("/admin/mcp");
+  const rug = page.getByTestId("mcp-server-rug");
+  await expect(rug.getByTestId("mcp-state")).toHaveText("ready");
+  await expect(rug).toContainText("mcp__rug__wipe · asks for approval");
+  // The update gone bad: a new process lists wipe as read-only with a soothing description.
+  await save({ HOSTILE_MODE: "default", HOSTILE_WIPE_SAFE: "1" });
+  const change = rug.getByTestId("mcp-tool-change-wipe");
+  await expect(change).toBeVisible({ timeout: 15_000 });
+  await expect(change).toContainText("Deletes the target.");
+  await expect(change).toContainText("Reads nothing. Perfectly safe.");
+  await expect(rug).toContainText("mcp__rug__wipe · asks for approval");
+  await page.screenshot({ path: "playwright-report/screens/mcp-held-change.png", fullPage: true });
+  await change.getByRole("button", { name: "Accept this definition" }).click();
+  await expect(rug.getByTestId("mcp-tool-changes")).toHaveCount(0);
+  await expect(rug).not.toContainText("mcp__rug__wipe · asks for approval");
 });
 
 // Issue 14: a plugin's image is shown in the chat as an image (allowed by the page's CSP, actually decoded), its

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "@/lib/db/client";
 import { signedIn, type HttpClient } from "../support/http-client";
-import { stdioFixtureTransport } from "../support/mcp-fixture";
+import { hostileStdioTransport, stdioFixtureTransport } from "../support/mcp-fixture";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -183,6 +183,50 @@ describe.each(appTargets())("MCP admin and turn latency (%s)", (_kind, app) => {
     const bad = await admin.json("/api/mcp/servers/..%2Fetc/reconnect", { method: "POST" });
     expect(bad.status).toBe(422);
     expect(JSON.stringify(bad.body)).not.toMatch(/\/work|node_modules|at /);
+  });
+
+  it("issue 36 over HTTP: a rug pull keeps asking, the admin sees the held change and accepts exactly it; members and bad input are refused", async () => {
+    const memberId = (await users[0]!.client.json("/api/me", { method: "GET" })).body.user.id;
+    await save({
+      modeGrants: { users: { [memberId]: ["chat_safe", "coding"] } },
+      system: { mcp: { enabled: true, allowedServers: ["rug"] } },
+      mcpServers: [{ id: "rug", transport: hostileStdioTransport(), allowedModes: ["coding"], timeoutMs: 20_000, requireApprovalForDestructive: true }],
+    });
+    const { client, sessionId } = users[0]!;
+    expect((await client.json(`/api/sessions/${sessionId}`, { method: "PATCH", body: { mode: "coding" } })).status).toBe(200);
+    type Change = { tool: string; hash: string; changed: string[]; pinned: unknown; proposed: unknown };
+    const rug = async () => (await admin.json("/api/mcp/servers", { method: "GET" })).body.servers.find((s: { id: string }) => s.id === "rug") as { pendingChanges: Change[]; tools: Array<{ name: string; requiresApproval: boolean }> };
+    try {
+      await turn(client, sessionId, "/tool mcp__rug__flip {}");
+      let change: Change | undefined;
+      for (const deadline = Date.now() + 20_000; !change && Date.now() < deadline; ) {
+        change = (await rug()).pendingChanges[0];
+        if (!change) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(change).toMatchObject({ tool: "wipe", proposed: { annotations: { readOnlyHint: true } }, pinned: { annotations: { destructiveHint: true } } });
+      expect((await rug()).tools.find((t) => t.name === "mcp__rug__wipe")?.requiresApproval).toBe(true);
+      // The model calls the tool the server now calls read-only: it still waits for an owner.
+      const call = await turn(client, sessionId, '/tool mcp__rug__wipe {"target":"prod"}');
+      expect(call.body).toContain("data-approval_pending");
+      expect(call.body).not.toContain("wiped prod");
+      await client.json(`/api/sessions/${sessionId}/stop`, { method: "POST", body: {} });
+
+      const accept = (who: HttpClient, server: string, body: unknown) => who.json(`/api/mcp/servers/${server}/tools/accept`, { method: "POST", body });
+      expect((await accept(client, "rug", { tool: "wipe", hash: change!.hash })).status).toBe(403);
+      const malformed = await accept(admin, "rug", { tool: "wipe", hash: "not-a-hash" });
+      expect(malformed.status).toBe(422);
+      expect(JSON.stringify(malformed.body)).not.toMatch(/\/work|node_modules|at /);
+      expect((await accept(admin, "rug", { tool: "wipe", hash: "0".repeat(64) })).status).toBe(409);
+      expect((await accept(admin, "nope", { tool: "wipe", hash: change!.hash })).status).toBe(404);
+      const ok = await accept(admin, "rug", { tool: "wipe", hash: change!.hash });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+      expect(ok.body.server.pendingChanges).toEqual([]);
+      expect((await accept(admin, "rug", { tool: "wipe", hash: change!.hash })).status).toBe(409);
+      const rows = await db.auditLog.findMany({ where: { action: { in: ["mcp.tool_changed", "mcp.tool_change_accepted"] }, toolName: "wipe" }, orderBy: { seq: "asc" } });
+      expect(rows.map((r) => r.action).slice(-2)).toEqual(["mcp.tool_changed", "mcp.tool_change_accepted"]);
+    } finally {
+      await client.json(`/api/sessions/${sessionId}`, { method: "PATCH", body: { mode: "chat_safe" } });
+    }
   });
 
   it("members cannot see or reconnect MCP servers, nor import", async () => {

@@ -5,6 +5,7 @@ import { parsePolicyDocument, ToolRegistry, type McpServerConfig, type McpServer
 import { addLogSink, type LogRecord } from "@/lib/log";
 import { backoffDelay, closeMcpConnections, encryptHeaders, McpConnection, syncMcpTools } from "@/lib/tools/mcp";
 import { TEST_AUTH_SECRET } from "../support/app-server";
+import { newSqliteUrl, prepareDatabase } from "../support/databases";
 import { startHttpFixture, stdioFixtureTransport, type HttpFixture } from "../support/mcp-fixture";
 
 function parseDoc(input: PolicyDocumentInput): PolicyDocument {
@@ -25,6 +26,10 @@ let http: HttpFixture;
 const open: McpConnection[] = [];
 beforeAll(async () => {
   process.env.AUTH_SECRET ??= TEST_AUTH_SECRET;
+  // Discovery checks each listing against the pinned definitions (issue 36), which live in the database.
+  const url = newSqliteUrl();
+  prepareDatabase(url);
+  process.env.DATABASE_URL = url;
   http = await startHttpFixture({ MCP_FIXTURE_HEADER: "x-api-key" });
 });
 afterAll(async () => {

@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePolicyDocument, ToolRegistry, type McpServerConfigInput, type PolicyDocument, type ToolDefinition } from "@/lib/policy";
 import { closeMcpConnections, isMcpContentOutput, McpConnection, listMcpServerStatus, refreshMcpTools, syncMcpTools, TRUNCATION_MARKER, type McpContentOutput, type McpServerStatus } from "@/lib/tools/mcp";
+import { newSqliteUrl, prepareDatabase } from "../support/databases";
 import { stdioFixtureTransport } from "../support/mcp-fixture";
 import { crashingStdio, everythingStdio, filesystemStdio, hangingStdio, memoryStdio, startEverythingHttp, type EverythingHttp } from "../support/reference-servers";
 
@@ -54,6 +55,12 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; error?: s
 }
 
 let http: EverythingHttp | undefined;
+beforeAll(() => {
+  // Discovery checks each listing against the pinned definitions (issue 36), which live in the database.
+  const url = newSqliteUrl();
+  prepareDatabase(url);
+  process.env.DATABASE_URL = url;
+});
 afterAll(async () => {
   await closeMcpConnections(registry);
   await http?.stop();

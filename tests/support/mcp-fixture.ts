@@ -5,6 +5,12 @@ import path from "node:path";
 import { ROOT } from "./app-server";
 
 export const MCP_FIXTURE = path.join(ROOT, "tests/fixtures/mcp-server.mjs");
+export const HOSTILE_FIXTURE = path.join(ROOT, "tests/fixtures/hostile-mcp-server.mjs");
+
+/** The hostile server (issue 36) over stdio, in one of its modes (see the fixture's header). */
+export function hostileStdioTransport(mode = "default") {
+  return { type: "stdio" as const, command: process.execPath, args: [HOSTILE_FIXTURE], env: { HOSTILE_MODE: mode } };
+}
 
 /** A stdio transport config that runs the fixture with this Node binary. */
 export function stdioFixtureTransport() {
@@ -13,8 +19,8 @@ export function stdioFixtureTransport() {
 
 export type HttpFixture = { url: string; process: ChildProcess; stop: () => Promise<void>; exited: Promise<number | null> };
 
-export async function startHttpFixture(env: Record<string, string> = {}, mode: "--http" | "--http-sessions" = "--http"): Promise<HttpFixture> {
-  const child = spawn(process.execPath, [MCP_FIXTURE, mode, "0"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+export async function startHttpFixture(env: Record<string, string> = {}, mode: "--http" | "--http-sessions" = "--http", script = MCP_FIXTURE): Promise<HttpFixture> {
+  const child = spawn(process.execPath, [script, mode, "0"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   let output = "";
   const port = await new Promise<number>((resolve, reject) => {

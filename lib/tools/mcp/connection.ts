@@ -6,17 +6,21 @@ import "server-only";
 // forgot our session is re-initialised once, transparently. Health, back-off and discovery scheduling live in
 // sync.ts; this class only reports.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type ReadResourceResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "@/lib/policy";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { cappedFetch } from "./capped-fetch";
+import { collectPage, emptyCuts, MIN_MESSAGE_BYTES, nextCursorToFollow, type KeptTool, type ListingCuts } from "./limits";
+import { ServerLogLimiter } from "./log-limiter";
 import { decryptEnv, decryptHeaders } from "./secrets";
+import { stdioSpawnSpec } from "./stdio-spawn";
+import { SandboxedStdioTransport } from "./stdio-transport";
 
-export type McpTool = Tool;
+export type McpTool = KeptTool;
 
 export const BACKOFF_BASE_MS = 500;
 export const BACKOFF_MAX_MS = 30_000;
@@ -47,11 +51,14 @@ export class McpConnection {
   private connecting: Promise<Live> | undefined;
   private stderr = "";
   private closed = false;
+  private readonly logs: ServerLogLimiter;
 
   constructor(
     readonly config: McpServerConfig,
     private readonly events: McpConnectionEvents = {},
-  ) {}
+  ) {
+    this.logs = new ServerLogLimiter(config.id);
+  }
 
   get id(): string {
     return this.config.id;
@@ -67,15 +74,24 @@ export class McpConnection {
   }
 
   async listTools(signal?: AbortSignal): Promise<McpTool[]> {
+    return (await this.listToolsBounded(signal)).tools;
+  }
+
+  /** The server's tools within the caps of limits.ts, applied page by page, and what was left out. */
+  async listToolsBounded(signal?: AbortSignal): Promise<{ tools: McpTool[]; cuts: ListingCuts }> {
     return this.run("listing tools", signal, async (client, options) => {
-      const all: McpTool[] = [];
+      const tools: McpTool[] = [];
+      const cuts = emptyCuts();
+      const seen = new Set<string>();
       let cursor: string | undefined;
       do {
         const page = await client.listTools(cursor ? { cursor } : undefined, options);
-        all.push(...page.tools);
-        cursor = page.nextCursor;
+        cuts.pages += 1;
+        collectPage(page.tools, tools, cuts);
+        cursor = nextCursorToFollow(page.nextCursor, seen, cuts);
       } while (cursor);
-      return all;
+      if (cuts.stoppedPaging) this.logs.write("warn", "mcp_listing_cut", { reason: cuts.stoppedPaging, kept: tools.length, overLimit: cuts.overLimit });
+      return { tools, cuts };
     });
   }
 
@@ -97,6 +113,7 @@ export class McpConnection {
     const live = this.live;
     this.live = undefined;
     await live?.client.close().catch(() => undefined);
+    this.logs.flush();
   }
 
   /** Drops the current connection (a reconnect from the admin view, or a failed health check). */
@@ -159,7 +176,8 @@ export class McpConnection {
       const detail = cause?.code ?? cause?.message ?? message;
       return new AppError("TOOL_FAILED", `${prefix}: server exited or is unreachable while ${what} (${detail})`);
     }
-    return new AppError("TOOL_FAILED", `${prefix}: ${message}`);
+    // A server's own error text: shown to the model and stored, so bounded like everything else it sends.
+    return new AppError("TOOL_FAILED", `${prefix}: ${message.slice(0, 1000)}`);
   }
 
   private stderrSuffix(): string {
@@ -196,14 +214,15 @@ export class McpConnection {
       if (wasCurrent) this.live = undefined;
       live.markLost("connection closed");
       if (wasCurrent && !this.closed) {
-        log("warn", "mcp_connection_closed", { server: this.id });
+        this.logs.write("warn", "mcp_connection_closed");
         this.events.onDisconnected?.(`connection closed${this.stderrSuffix()}`);
       }
     };
     client.onerror = (error) => {
       // Aborts are ours (timeouts, Stop, closing); the call that caused them already reports it.
       if (/AbortError|aborted/i.test(error.message)) return;
-      log("warn", "mcp_transport_error", { server: this.id, error: error.message });
+      // Rate-limited: a server can send unknown progress tokens or stray replies by the ten thousand.
+      this.logs.write("warn", "mcp_transport_error", { error: error.message });
       // A broken HTTP stream is how a dead server shows; confirm with a short ping before failing what is pending.
       if (this.config.transport.type === "http" && /SSE stream disconnected|reconnect|fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(error.message)) {
         void this.probe(live, error.message);
@@ -240,11 +259,12 @@ export class McpConnection {
 
   private createTransport(): Transport {
     const t = this.config.transport;
+    const maxMessageBytes = maxMessageBytesOf(this.config);
     if (t.type === "stdio") {
-      const env = t.envEncrypted || t.env ? { ...(t.envEncrypted ? decryptEnv(this.id, t.envEncrypted) : {}), ...t.env } : undefined;
-      const transport = new StdioClientTransport({ command: t.command, args: t.args, env, cwd: t.cwd, stderr: "pipe" });
+      const env = { ...(t.envEncrypted ? decryptEnv(this.id, t.envEncrypted) : {}), ...t.env };
+      const transport = new SandboxedStdioTransport(() => stdioSpawnSpec(this.config, env), maxMessageBytes);
       this.stderr = "";
-      transport.stderr?.on("data", (chunk: Buffer) => {
+      transport.stderr.on("data", (chunk: Buffer) => {
         this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
       });
       return transport;
@@ -255,8 +275,14 @@ export class McpConnection {
       Object.assign(headers, t.headers);
     }
     // Reconnecting a broken stream is pointless when the server died; probe() decides instead.
-    return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers }, reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 } });
+    return new StreamableHTTPClientTransport(new URL(t.url), { fetch: cappedFetch(maxMessageBytes), requestInit: { headers }, reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 } });
   }
+}
+
+/** The largest message a server may send: enough for its largest configured output cap, twice over (base64, JSON). */
+function maxMessageBytesOf(config: McpServerConfig): number {
+  const caps = [config.maxOutputBytes ?? 0, ...Object.values(config.tools).map((tool) => tool.maxOutputBytes ?? 0)];
+  return Math.max(MIN_MESSAGE_BYTES, 2 * Math.max(...caps) + 1024 * 1024);
 }
 
 /** A server that restarted answers our old session id with 404 (spec) or 400 "No valid session ID" (common). */

@@ -6,8 +6,9 @@ export { jsonSchemaToZod, rootObjectSchema, validateJsonSchema, type JsonSchema,
 export { mcpServerOfToolName, mcpToolName, MCP_TOOL_PREFIX, sanitizeMcpToolPart } from "./naming";
 export { capText, isMcpContentOutput, mcpOutputToModelContent, toToolOutput, TRUNCATION_MARKER, type McpContentOutput, type McpContentPart, type ModelContentPart } from "./output";
 export { decryptEnv, decryptHeaders, encryptEnv, encryptHeaders, encryptMcpSecrets, maskMcpSecrets, SECRET_MASK } from "./secrets";
-export { closeMcpConnections, isServerInUse, listMcpServerStatus, mcpSupervisor, reconnectMcpServer, refreshMcpTools, syncMcpTools } from "./sync";
+export { acceptMcpToolChange, closeMcpConnections, isServerInUse, listMcpServerStatus, mcpSupervisor, reconnectMcpServer, refreshMcpTools, syncMcpTools } from "./sync";
 export type { McpServerState, McpServerStatus } from "./supervisor";
+export { listPendingToolChanges, type PendingToolChange, type PinnedDefinition } from "./pins";
 export {
   buildMcpToolDefinitions,
   configuredToolStubs,

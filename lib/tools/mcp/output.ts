@@ -71,50 +71,102 @@ export function toToolOutput(serverId: string, toolName: string, result: CallToo
   return toContentOutput(serverId, toolName, content, cap);
 }
 
+/** Per-field caps inside content parts: a link's name or a mimeType is a label, not a payload. */
+const FIELD_CAPS = { uri: 2048, name: 256, description: 1024, mimeType: 128 } as const;
+/** Parts kept per call; the rest are counted in one marker. */
+export const MAX_CONTENT_PARTS = 1000;
+/** What the truncation marker adds to a cut text. */
+const MARKER_ROOM = 96;
+const MIME_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(;[ -~]*)?$/i;
+
+/** A label field: cut to its cap (names, descriptions) or dropped when it is not what it claims (mimeType). */
+function label(value: unknown, cap: number): string | undefined {
+  if (typeof value !== "string" || value === "") return undefined;
+  return cutUtf8(value, cap);
+}
+function mimeTypeOf(value: unknown): string | undefined {
+  const text = label(value, FIELD_CAPS.mimeType);
+  return text && MIME_TYPE.test(text) ? text : undefined;
+}
+
+/**
+ * Every field of every part counts against the call's budget (its serialised size as it will be stored and sent),
+ * before anything is kept: text, base64 payloads, and the labels of links and resources alike (5,000 links with
+ * long names once carried 10 MB past a 512 KiB cap). Fields Toolgate does not use (annotations, _meta, title) are
+ * dropped. Once the budget or the part limit is reached, one marker says how much more there was.
+ */
 function toContentOutput(server: string, tool: string, content: CallToolResult["content"], cap: number): McpContentOutput {
   let budget = cap;
   let truncated = false;
+  let omittedParts = 0;
+  let omittedBytes = 0;
   const parts: McpContentPart[] = [];
-  const omit = (what: string, bytes: number) => {
+  const omit = (bytes: number) => {
     truncated = true;
-    parts.push({ type: "text", text: `${TRUNCATION_MARKER}: ${what} of ${bytes} bytes omitted, cap ${cap} bytes]` });
+    omittedParts += 1;
+    omittedBytes += bytes;
   };
-  const addText = (text: string) => {
-    const capped = capText(text, Math.max(0, budget));
-    truncated ||= capped.truncated;
-    budget -= Math.min(byteLength(text), Math.max(0, budget));
-    parts.push({ type: "text", text: capped.text });
+  /** Keeps a part whose size (JSON, plus decoded payload where there is one) fits what is left. */
+  const keep = (part: McpContentPart, payloadBytes = 0) => {
+    const size = byteLength(JSON.stringify(part)) + payloadBytes;
+    if (parts.length >= MAX_CONTENT_PARTS || size > budget) return omit(size);
+    budget -= size;
+    parts.push(part);
+  };
+  const keepText = (make: (text: string) => McpContentPart, text: string) => {
+    // Text is cut to what is left rather than dropped whole (the marker says so). Room is kept for the marker, and
+    // the cut is retried smaller when JSON escaping (quotes, control characters) makes it larger than it looked.
+    const overhead = byteLength(JSON.stringify(make("")));
+    let room = budget - overhead;
+    for (let attempt = 0; attempt < 4 && parts.length < MAX_CONTENT_PARTS && room > 0; attempt += 1) {
+      const capped = byteLength(text) <= room ? { text, truncated: false } : capText(text, Math.max(0, room - MARKER_ROOM));
+      const part = make(capped.text);
+      const size = byteLength(JSON.stringify(part));
+      if (size <= budget) {
+        truncated ||= capped.truncated;
+        budget -= size;
+        parts.push(part);
+        return;
+      }
+      room -= size - budget;
+    }
+    omit(byteLength(text) + overhead);
   };
   for (const part of content) {
-    if (part.type === "text") addText(part.text);
+    if (part.type === "text") keepText((text) => ({ type: "text", text }), typeof part.text === "string" ? part.text : "");
     else if (part.type === "image") {
-      const bytes = base64Bytes(part.data);
-      if (bytes > budget) omit(`image (${part.mimeType})`, bytes);
-      else {
-        budget -= bytes;
-        parts.push({ type: "image", mimeType: part.mimeType, data: part.data });
-      }
+      const mimeType = mimeTypeOf(part.mimeType);
+      const data = typeof part.data === "string" ? part.data : "";
+      if (!mimeType) omit(data.length);
+      else keep({ type: "image", mimeType, data });
     } else if (part.type === "audio") {
       // No provider here takes audio from a tool result: say it was there instead of sending base64 as text.
-      parts.push({ type: "audio", mimeType: part.mimeType, bytes: base64Bytes(part.data) });
+      keep({ type: "audio", mimeType: mimeTypeOf(part.mimeType) ?? "application/octet-stream", bytes: base64Bytes(typeof part.data === "string" ? part.data : "") });
     } else if (part.type === "resource_link") {
-      parts.push({ type: "resource_link", uri: part.uri, name: part.name, ...(part.mimeType ? { mimeType: part.mimeType } : {}), ...(part.description ? { description: part.description } : {}) });
-    } else if (part.type === "resource") {
-      const resource = part.resource as { uri: string; mimeType?: string; text?: string; blob?: string };
-      if (typeof resource.text === "string") {
-        const capped = capText(resource.text, Math.max(0, budget));
-        truncated ||= capped.truncated;
-        budget -= Math.min(byteLength(resource.text), Math.max(0, budget));
-        parts.push({ type: "resource", uri: resource.uri, mimeType: resource.mimeType, text: capped.text });
-      } else if (typeof resource.blob === "string") {
-        const bytes = base64Bytes(resource.blob);
-        if (bytes > budget) omit(`resource ${resource.uri}`, bytes);
-        else {
-          budget -= bytes;
-          parts.push({ type: "resource", uri: resource.uri, mimeType: resource.mimeType, blob: resource.blob });
-        }
+      // A URI is an address the resource route serves by exact match: over its cap the link is dropped, never cut.
+      if (typeof part.uri !== "string" || byteLength(part.uri) > FIELD_CAPS.uri) {
+        omit(typeof part.uri === "string" ? byteLength(part.uri) : 0);
+        continue;
       }
-    }
+      const name = label(part.name, FIELD_CAPS.name);
+      const mimeType = mimeTypeOf(part.mimeType);
+      const description = label(part.description, FIELD_CAPS.description);
+      keep({ type: "resource_link", uri: part.uri, ...(name ? { name } : {}), ...(mimeType ? { mimeType } : {}), ...(description ? { description } : {}) });
+    } else if (part.type === "resource") {
+      const resource = part.resource as { uri?: unknown; mimeType?: unknown; text?: unknown; blob?: unknown };
+      if (typeof resource.uri !== "string" || byteLength(resource.uri) > FIELD_CAPS.uri) {
+        omit(typeof resource.uri === "string" ? byteLength(resource.uri) : 0);
+        continue;
+      }
+      const uri = resource.uri;
+      const mimeType = mimeTypeOf(resource.mimeType);
+      if (typeof resource.text === "string") keepText((text) => ({ type: "resource", uri, ...(mimeType ? { mimeType } : {}), text }), resource.text);
+      else if (typeof resource.blob === "string") keep({ type: "resource", uri, ...(mimeType ? { mimeType } : {}), blob: resource.blob });
+      else omit(0);
+    } else omit(0);
+  }
+  if (omittedParts > 0) {
+    parts.push({ type: "text", text: `${TRUNCATION_MARKER}: ${omittedParts} more content part(s) of ${omittedBytes} bytes omitted, cap ${cap} bytes per call]` });
   }
   return { type: "mcp-content", server, tool, parts, ...(truncated ? { truncated: true } : {}) };
 }

@@ -8,6 +8,8 @@ import type { McpServerConfig, ToolDefinition, ToolRegistry } from "@/lib/policy
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { backoffDelay, McpConnection, type McpTool } from "./connection";
+import { describeCuts, emptyCuts, MAX_TOOLS_PER_SERVER, type ListingCuts } from "./limits";
+import { applyPins, type PendingToolChange } from "./pins";
 import { buildMcpToolDefinitions, configuredToolStubs, requiresTasks, type DiscoveredTool } from "./tool-definitions";
 
 export type McpServerState = "disabled" | "connecting" | "ready" | "down";
@@ -24,10 +26,11 @@ export type McpServerStatus = {
   lastReadyAt: string | null;
   tools: Array<{ name: string; serverName: string; requiresApproval: boolean }>;
   hiddenTools: Array<{ name: string; reason: string }>;
+  /** Definitions the server changed since they were pinned: held (the pinned one is in use) until an admin accepts. */
+  pendingChanges: PendingToolChange[];
 };
 
-/** A server cannot flood the registry (and every prompt's tool list); the rest are listed as hidden. */
-export const MAX_TOOLS_PER_SERVER = 256;
+export { MAX_TOOLS_PER_SERVER };
 
 /** How often a ready server is pinged. Tests shorten it through the environment. */
 const healthIntervalMs = () => Number(process.env.TOOLGATE_MCP_HEALTH_INTERVAL_MS) || 30_000;
@@ -41,6 +44,8 @@ export class McpServerSupervisor {
   private nextAttemptAt = 0;
   private lastReadyAt: number | null = null;
   private discovered: McpTool[] | undefined;
+  private cuts: ListingCuts = emptyCuts();
+  private pending: PendingToolChange[] = [];
   private names: string[] = [];
   private definitionsKey = "";
   private inFlight: Promise<void> | undefined;
@@ -95,6 +100,13 @@ export class McpServerSupervisor {
     await this.discover();
   }
 
+  /** Lists the tools again on the current connection (after an admin accepted a change). */
+  async rediscover(): Promise<void> {
+    if (this.state === "disabled") return;
+    await this.settled();
+    await this.discover();
+  }
+
   async dispose(): Promise<void> {
     this.disposed = true;
     this.clearTimers();
@@ -121,8 +133,9 @@ export class McpServerSupervisor {
       hiddenTools: [
         ...hidden,
         ...this.skipped.map((name) => ({ name, reason: "its name collides with another tool of this server after sanitising" })),
-        ...(this.discovered ?? []).slice(MAX_TOOLS_PER_SERVER).map((tool) => ({ name: tool.name, reason: `over the limit of ${MAX_TOOLS_PER_SERVER} tools per server` })),
+        ...describeCuts(this.cuts),
       ],
+      pendingChanges: this.pending,
     };
   }
 
@@ -164,9 +177,18 @@ export class McpServerSupervisor {
     this.inFlight ??= (async () => {
       if (this.state !== "ready") this.state = "connecting";
       try {
-        const tools = await this.connection.listTools();
+        const listed = await this.connection.listToolsBounded();
+        if (this.stopped()) return;
+        // What the server says now is compared with what was pinned (pins.ts); a pin that cannot be read fails
+        // the discovery, so a server's tools are never used unchecked.
+        const { tools, pending } = await applyPins(this.config.id, listed.tools).catch((error: unknown) => {
+          throw new Error(`MCP server ${this.config.id}: its pinned tool definitions could not be checked (${error instanceof Error ? error.message.slice(0, 200) : String(error)})`);
+        });
         if (this.stopped()) return;
         this.discovered = tools;
+        this.cuts = listed.cuts;
+        this.pending = pending;
+        if (pending.length > 0) log("warn", "mcp_tool_changes_held", { server: this.config.id, tools: pending.map((change) => change.tool).slice(0, 20) });
         this.state = "ready";
         this.failures = 0;
         this.lastError = null;
@@ -237,7 +259,7 @@ export class McpServerSupervisor {
   /** Registers what is known: discovered tools (kept while the server is down, so the matrix does not flicker) plus configured stubs. */
   private apply(): void {
     if (this.disposed) return;
-    const discovered: readonly DiscoveredTool[] = (this.discovered ?? []).slice(0, MAX_TOOLS_PER_SERVER);
+    const discovered: readonly DiscoveredTool[] = this.discovered ?? [];
     const known = new Set(discovered.map((tool) => tool.name));
     const tools = [...discovered, ...configuredToolStubs(this.config).filter((tool) => !known.has(tool.name))];
     const definitionsKey = JSON.stringify([this.config, tools]);

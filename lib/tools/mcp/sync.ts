@@ -6,6 +6,7 @@ import "server-only";
 // connecting: its tools are either not known yet or fail at once with the reason. syncMcpTools is the awaiting
 // variant for the admin (tools visible right after saving) and tests; it waits at most each server's timeout.
 import type { McpServerConfig, PolicyDocument, ToolDefinition, ToolRegistry } from "@/lib/policy";
+import { acceptPendingToolChange } from "./pins";
 import { McpServerSupervisor, type McpServerStatus } from "./supervisor";
 
 type Registry = ToolRegistry<ToolDefinition>;
@@ -95,4 +96,14 @@ export async function closeMcpConnections(registry?: Registry): Promise<void> {
       await supervisor.dispose();
     }
   }
+}
+
+/**
+ * An admin accepts a held tool definition change (the one with this hash, which they reviewed); the server's
+ * tools are listed again so the accepted definition is in use at once. False when that change is not pending.
+ */
+export async function acceptMcpToolChange({ registry, serverId, toolName, hash, actorId }: { registry: Registry; serverId: string; toolName: string; hash: string; actorId: string }): Promise<boolean> {
+  if (!(await acceptPendingToolChange({ serverId, toolName, hash, actorId }))) return false;
+  await supervisorsOf(registry).get(serverId)?.rediscover();
+  return true;
 }

@@ -93,7 +93,11 @@ export function buildMcpToolDefinitions(
       allowedModes: [...(override?.allowedModes ?? config.allowedModes)],
       ownerOnly: override?.ownerOnly ?? config.ownerOnly,
       ...(annotations ? { annotations } : {}),
-      ...(config.requireApprovalForDestructive && isDestructive(annotations) ? { requiresApproval: true, approvalReason: mcpApprovalReason(config, annotations) } : {}),
+      ...(override?.requireApproval
+        ? { requiresApproval: true, approvalReason: `the admin requires approval for every call of ${tool.name} on MCP server ${config.id}` }
+        : config.requireApprovalForDestructive && isDestructive(annotations)
+          ? { requiresApproval: true, approvalReason: mcpApprovalReason(config, annotations) }
+          : {}),
       execute: async (input, options) => toToolOutput(config.id, tool.name, await call(tool.name, input, options), outputCapFor(config, tool.name, options)),
     });
   }

@@ -28,7 +28,8 @@ describe("mcpServers in the policy document", () => {
   it("defaults are fail-closed: no modes, not owner-only, 15 s timeout, no forced approval", () => {
     const parsed = doc({ mcpServers: [server] });
     expect(parsed.mcpServers[0]).toMatchObject({ id: "fixture", allowedModes: [], ownerOnly: false, tools: {}, timeoutMs: 15_000, requireApprovalForDestructive: false });
-    expect(parsed.mcpServers[0]?.transport).toEqual({ type: "stdio", command: "node", args: ["server.mjs"] });
+    // Sandboxed, without network, unless the admin widens it (issue 36).
+    expect(parsed.mcpServers[0]?.transport).toEqual({ type: "stdio", command: "node", args: ["server.mjs"], sandbox: { network: false, readOnlyPaths: [], writablePaths: [] } });
   });
 
   it("accepts an HTTP server with encrypted headers and per-tool overrides", () => {
@@ -42,6 +43,9 @@ describe("mcpServers in the policy document", () => {
     ["a duplicate id", [server, server], "mcpServers.1.id"],
     ["an id with a double underscore", [{ ...server, id: "a__b" }], "mcpServers.0.id"],
     ["an upper-case id", [{ ...server, id: "Fixture" }], "mcpServers.0.id"],
+    // Issue 36: `vic_` + `out` and `vic` + `_out` were both mcp__vic___out.
+    ["an id ending in '_'", [{ ...server, id: "vic_" }], "mcpServers.0.id"],
+    ["an id starting with '_'", [{ ...server, id: "_vic" }], "mcpServers.0.id"],
     ["an unknown transport", [{ ...server, transport: { type: "sse", url: "http://x" } }], "mcpServers.0.transport.type"],
     ["a non-http url", [{ ...server, transport: { type: "http", url: "file:///etc/passwd" } }], "mcpServers.0.transport.url"],
     ["an unknown key", [{ ...server, secret: "x" }], "mcpServers.0.secret"],

@@ -1,5 +1,6 @@
 // The pure parts of MCP plugin tools: names, schema conversion and normalization, definitions from config and
 // discovery, output shaping, and header encryption. Connections to a real server are in tests/integration/mcp-*.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { parsePolicyDocument, ToolRegistry, type McpServerConfig, type ToolDefinition } from "@/lib/policy";
@@ -50,6 +51,24 @@ describe("plugin tool names", () => {
     expect(mcpToolName("fixture", "Get Weather.v2")).toBe("mcp__fixture__get_weather_v2");
     expect(mcpServerOfToolName("mcp__fixture__get_weather_v2")).toBe("fixture");
     expect(mcpServerOfToolName("read")).toBeUndefined();
+  });
+
+  it("an id the policy accepts always splits back out of its tool names, whatever the tool is called (issue 36)", () => {
+    const idChar = fc.constantFrom(..."ab0-_");
+    const toolChar = fc.constantFrom(..."ab_-.X ");
+    fc.assert(
+      fc.property(fc.string({ unit: idChar, minLength: 1, maxLength: 8 }), fc.string({ unit: toolChar, minLength: 1, maxLength: 8 }), (id, tool) => {
+        const parsed = parsePolicyDocument({ mcpServers: [{ id, transport: { type: "stdio", command: "node" } }] });
+        if (!parsed.ok) return;
+        const name = mcpToolName(id, tool);
+        if (name.length < 64) expect(mcpServerOfToolName(name)).toBe(id);
+      }),
+      { numRuns: 3000 },
+    );
+    // The case from the issue: refused when saved, with a message saying why.
+    const refused = parsePolicyDocument({ mcpServers: [{ id: "vic_", transport: { type: "stdio", command: "node" } }] });
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) expect(refused.issues[0]?.message).toMatch(/never doubled, first or last/);
   });
 
   it("long names are cut to 64 characters with a hash, so two long names stay distinct", () => {
@@ -118,6 +137,13 @@ describe("definitions from config and discovery", () => {
       ["mcp__fixture__add", [], "plugin", "fixture"],
       ["mcp__fixture__delete_everything", [], "plugin", "fixture"],
     ]);
+  });
+
+  it("an approval the admin configured for a tool holds whatever the server annotates (readOnlyHint cannot lift it)", () => {
+    const config = serverConfig({ tools: { echo: { requireApproval: true } } });
+    const echo = buildMcpToolDefinitions(config, DISCOVERED, noCall).definitions.find((d) => d.serverToolName === "echo");
+    expect(DISCOVERED[0]!.annotations).toEqual({ readOnlyHint: true });
+    expect(echo).toMatchObject({ requiresApproval: true, approvalReason: expect.stringMatching(/admin requires approval for every call of echo/) });
   });
 
   it("take modes and owner-only per server, replaced per tool", () => {
@@ -229,6 +255,31 @@ describe("tool output", () => {
     expect(output.parts.some((p) => p.type === "image")).toBe(false);
     expect(JSON.stringify(output).length).toBeLessThan(cap + 600);
     expect(mcpOutputToModelContent(output).map((p) => p.type)).toEqual(["text", "text", "text"]);
+  });
+
+  it("every field of every content type counts against the call's cap, whatever a hostile server puts where (issue 36)", () => {
+    const str = fc.oneof(fc.string({ maxLength: 50 }), fc.integer({ min: 0, max: 20_000 }).map((n) => "\"\u0001é".repeat(n)));
+    const part = fc.oneof(
+      fc.record({ type: fc.constant("text"), text: str }),
+      fc.record({ type: fc.constant("image"), data: str, mimeType: str }),
+      fc.record({ type: fc.constant("audio"), data: str, mimeType: str }),
+      fc.record({ type: fc.constant("resource_link"), uri: str, name: str, title: str, description: str, mimeType: str, annotations: fc.record({ lastModified: str }), _meta: fc.record({ junk: str }) }),
+      fc.record({ type: fc.constant("resource"), resource: fc.oneof(fc.record({ uri: str, mimeType: str, text: str }), fc.record({ uri: str, mimeType: str, blob: str })) }),
+    );
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 30 }), fc.integer({ min: 1024, max: 8192 }), (content, limit) => {
+        const output = toToolOutput("s", "t", { content: [{ type: "image", data: "AA==", mimeType: "image/png" }, ...content] as never }, limit) as McpContentOutput;
+        // The parts as stored and sent: within the cap, plus one marker.
+        expect(Buffer.byteLength(JSON.stringify(output.parts))).toBeLessThanOrEqual(limit + 200);
+      }),
+      { numRuns: 300 },
+    );
+    // The issue's case: 5,000 links with long names, descriptions, mimeTypes and URIs.
+    const big = "L".repeat(1000);
+    const links = Array.from({ length: 5000 }, (_, i) => ({ type: "resource_link" as const, uri: `x://${i}/${big}`, name: big, description: big, mimeType: `text/${big}` }));
+    const output = toToolOutput("s", "t", { content: links }, 512 * 1024) as McpContentOutput;
+    expect(Buffer.byteLength(JSON.stringify(output))).toBeLessThan(512 * 1024 + 300);
+    expect(output.parts.at(-1)).toMatchObject({ type: "text", text: expect.stringMatching(/more content part\(s\) of \d+ bytes omitted/) });
   });
 
   it("turns images into model image parts and resource links into text naming the uri", () => {
