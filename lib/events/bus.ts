@@ -3,7 +3,7 @@ import "server-only";
 // event log first. One tailer per process reads new rows in order and fans them out to subscribers; it is
 // woken by local publishes, by PostgreSQL NOTIFY from other instances, and by a slow poll as a safety net.
 import { loadConfig } from "@/lib/config";
-import { insertEvent, latestEventSeq, listEventsAfter, listenForEvents, type EventRow } from "@/lib/db/events";
+import { insertEvent, isListeningForEvents, latestEventSeq, listEventsAfter, listenForEvents, type EventRow } from "@/lib/db/events";
 import { log } from "@/lib/log";
 
 export type AppEvent = EventRow;
@@ -225,6 +225,16 @@ export async function subscribeEvents(listener: EventListener): Promise<() => vo
 
 export function subscriberCount(): number {
   return tailer().subscriberCount;
+}
+
+/** For the readiness probe: the tailer started (it reads the log) and, on PostgreSQL, its LISTEN connection is up. */
+export async function eventBusStatus(): Promise<{ ok: true } | { ok: false; reason: string }> {
+  try {
+    await tailer().start();
+  } catch {
+    return { ok: false, reason: "the event log cannot be read" };
+  }
+  return isListeningForEvents() === false ? { ok: false, reason: "not listening for other instances' events (LISTEN connection down)" } : { ok: true };
 }
 
 export { listEventsAfter };
