@@ -26,7 +26,7 @@ if (!nginxBin) console.warn("ops-deploy: the three-instance layout is skipped: n
 if (!pgBin) console.warn("ops-deploy: the three-instance layout is skipped: no PostgreSQL binaries under /usr/lib/postgresql");
 const systemdAnalyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].find((f) => fs.existsSync(f));
 
-describe.skipIf(!systemdAnalyze)("O34 systemd units of docs/deploy", () => {
+describe.skipIf(!systemdAnalyze)("ops: systemd units of docs/deploy", () => {
   it("toolgate@.service and toolgate-migrate.service pass systemd-analyze verify", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-units-"));
     try {
@@ -44,7 +44,7 @@ describe.skipIf(!systemdAnalyze)("O34 systemd units of docs/deploy", () => {
   });
 });
 
-describe.skipIf(!nginxBin || !pgBin)("O34 three instances behind nginx on one PostgreSQL (docs/deploy.md)", () => {
+describe.skipIf(!nginxBin || !pgBin)("ops: three instances behind nginx on one PostgreSQL (docs/deploy.md)", () => {
   let pg: PrivatePostgres;
   let db: Db;
   let nginx: Nginx;

@@ -27,7 +27,7 @@ afterAll(async () => {
   await proxied?.stop();
 });
 
-describe("O34 health and readiness", () => {
+describe("ops: health and readiness", () => {
   it("/healthz and /readyz answer JSON without a session, with no page CSP and with a request id", async () => {
     const health = await fetch(`${app.url}/healthz`);
     expect(health.status).toBe(200);
@@ -49,7 +49,7 @@ describe("O34 health and readiness", () => {
   });
 });
 
-describe("O34 metrics after a scripted session", () => {
+describe("ops: metrics after a scripted session", () => {
   it("counts the allowed call, the mode's denial, the unknown tool and the refused turn", async () => {
     const member = await signedIn(app.url, "member@example.com");
     const created = await member.json("/api/sessions", { method: "POST", body: {} });
@@ -93,7 +93,7 @@ describe("O34 metrics after a scripted session", () => {
   });
 });
 
-describe("O34 who may scrape /metrics", () => {
+describe("ops: who may scrape /metrics", () => {
   it("loopback: a forged X-Forwarded-For is ignored without a trusted proxy", async () => {
     expect((await scrape(app.url, { "x-forwarded-for": "203.0.113.9" })).status).toBe(200);
   });

@@ -11,7 +11,7 @@ import { postgresBinDir, startPrivatePostgres, type PrivatePostgres } from "../s
 const bin = postgresBinDir();
 if (!bin) console.warn("ops-readyz-postgres: skipped, no PostgreSQL binaries under /usr/lib/postgresql (apt-get install postgresql)");
 
-describe.skipIf(!bin)("O34 /readyz when the database stops and returns (private PostgreSQL cluster)", () => {
+describe.skipIf(!bin)("ops: /readyz when the database stops and returns (private PostgreSQL cluster)", () => {
   let pg: PrivatePostgres;
   let app: RunningApp;
 

@@ -29,7 +29,7 @@ afterAll(async () => {
   await db?.$disconnect();
 });
 
-describe("O34 traces", () => {
+describe("ops: traces", () => {
   it("a turn's spans with the gate's attributes, and the trace id in the audit rows", async () => {
     const member = await signedIn(app.url, "member@example.com");
     const sessionId = (await member.json("/api/sessions", { method: "POST", body: {} })).body.id as string;
