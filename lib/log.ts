@@ -3,7 +3,7 @@
 // AsyncLocalStorage on globalThis, shared by every bundle) and the trace id when a span is active (lib/ops/tracing.ts).
 // LOG_LEVEL (debug, info, warn, error; default info) decides what reaches the console; test sinks see everything.
 import type { AsyncLocalStorage } from "node:async_hooks";
-import { trace } from "@opentelemetry/api";
+import { context, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type LogRecord = { level: LogLevel; event: string; [key: string]: unknown };
@@ -18,6 +18,17 @@ const globalForLog = globalThis as unknown as { toolgateRequestContext?: AsyncLo
 /** The id of the HTTP request being served, if any (also the X-Request-Id response header). */
 export function currentRequestId(): string | undefined {
   return globalForLog.toolgateRequestContext?.getStore()?.requestId;
+}
+
+/**
+ * Runs fn outside the current request and trace: for work that outlives them (the event tailer's timers and LISTEN
+ * connection, a run resumed by an event), whose callbacks would otherwise carry the id of whichever request or turn
+ * happened to start them into every later log line and span.
+ */
+export function detached<T>(fn: () => T): T {
+  const outside = () => context.with(ROOT_CONTEXT, fn);
+  const store = globalForLog.toolgateRequestContext;
+  return store ? store.exit(outside) : outside();
 }
 
 function threshold(): number {

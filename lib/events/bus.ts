@@ -4,7 +4,7 @@ import "server-only";
 // woken by local publishes, by PostgreSQL NOTIFY from other instances, and by a slow poll as a safety net.
 import { loadConfig } from "@/lib/config";
 import { insertEvent, isListeningForEvents, latestEventSeq, listEventsAfter, listenForEvents, type EventRow } from "@/lib/db/events";
-import { log } from "@/lib/log";
+import { detached, log } from "@/lib/log";
 
 export type AppEvent = EventRow;
 export type EventListener = (event: AppEvent) => void;
@@ -30,7 +30,8 @@ class EventTailer {
   private recent = new Map<number, string>();
 
   async start(): Promise<void> {
-    this.started ??= (async () => {
+    // Detached: the timers and the LISTEN connection started here outlive the request or turn that first asks.
+    this.started ??= detached(async () => {
       this.lastSeq = await latestEventSeq();
       await listenForEvents(
         (seq) => this.wake(seq),
@@ -38,7 +39,7 @@ class EventTailer {
       ).catch((error) => log("warn", "event_listen_failed", { error: String(error) }));
       this.timer = setInterval(() => this.wake(), loadConfig().EVENT_POLL_MS);
       this.timer.unref();
-    })().catch((error: unknown) => {
+    }).catch((error: unknown) => {
       // Not kept: a start that failed (the database was down) is tried again by the next caller.
       this.started = null;
       throw error;

@@ -77,9 +77,13 @@ function failed(span: Span, error: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: String(safeAttribute(error instanceof Error ? error.message : String(error)) ?? "") });
 }
 
-/** Runs fn inside a span (the active one while it runs, so spans and logs within it belong to it). */
-export async function inSpan<T>(name: string, attributes: Record<string, unknown>, fn: (span: Span) => Promise<T>): Promise<T> {
-  return tracer().startActiveSpan(name, { attributes: safeAttributes(attributes) }, async (span) => {
+/**
+ * Runs fn inside a span (the active one while it runs, so spans and logs within it belong to it). `root` starts a
+ * trace of its own: work woken by a timer or the event bus runs in whatever context scheduled it, often a span of
+ * an earlier turn, and must not join that trace.
+ */
+export async function inSpan<T>(name: string, attributes: Record<string, unknown>, fn: (span: Span) => Promise<T>, { root = false } = {}): Promise<T> {
+  return tracer().startActiveSpan(name, { attributes: safeAttributes(attributes), root }, async (span) => {
     try {
       return await fn(span);
     } catch (error) {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../support/app-server";
 import { signedIn } from "../support/http-client";
 import { newSqliteUrl, prepareDatabase } from "../support/databases";
-import { chat, say } from "../support/approvals-helpers";
+import { chat, openSse, say, until } from "../support/approvals-helpers";
 import { histogramCount, sample, scrape } from "../support/prometheus";
 
 const TOKEN = "metrics-token-0123456789abcdef";
@@ -90,6 +90,25 @@ describe("ops: metrics after a scripted session", () => {
     // Every family is ours (default process metrics too) and no label carries a model-chosen tool name.
     expect(families.every((f) => f.name.startsWith("toolgate_"))).toBe(true);
     expect(JSON.stringify(families)).not.toContain("no_such_tool");
+  });
+});
+
+describe("ops: event streams", () => {
+  it("open streams are counted, and closing them is seen; an event's fan-out is timed", async () => {
+    // The owner: the member used up the per-minute turn limit above.
+    const member = await signedIn(app.url, "owner@example.com");
+    const count = async () => sample((await scrape(app.url)).families, "toolgate_sse_connections");
+    const base = await count();
+    const first = await scrape(app.url);
+    const sessionId = (await member.json("/api/sessions", { method: "POST", body: {} })).body.id as string;
+    const streams = [openSse(member, `/api/me/events?session=${sessionId}`), openSse(member, `/api/me/events?session=${sessionId}`)];
+    await Promise.all(streams.map((s) => s.ready));
+    expect(await count()).toBe(base + 2);
+    // The turn's events go to both streams.
+    await chat(member, sessionId, "hello");
+    await until("a fan-out observed", async () => (histogramCount((await scrape(app.url)).text, "toolgate_sse_fanout_seconds") > histogramCount(first.text, "toolgate_sse_fanout_seconds") ? true : null), 15_000, 200);
+    await Promise.all(streams.map((s) => s.close()));
+    await until("streams closed", async () => ((await count()) === base ? true : null), 15_000, 200);
   });
 });
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../support/app-server";
 import { signedIn } from "../support/http-client";
 import { newSqliteUrl, prepareDatabase } from "../support/databases";
-import { chat, until } from "../support/approvals-helpers";
+import { askPending, chat, codingGrant, execLine, newCodingSession, setPolicy, settledTranscript, until } from "../support/approvals-helpers";
 import { startOtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver";
 import { createDb, type Db } from "@/lib/db/client";
 
@@ -61,5 +61,28 @@ describe("ops: traces", () => {
     expect(rows.length).toBe(3);
     for (const row of rows) expect((row.details as { traceId?: string }).traceId).toBe(turn.traceId);
     expect(receiver.contentTypes.every((t) => t.includes("application/json"))).toBe(true);
+  });
+
+  it("a run that waited for an owner continues as a trace with the approval wait and the sandbox run", async () => {
+    const member = await signedIn(app.url, "member@example.com");
+    const memberId = (await member.json("/api/me")).body.user.id as string;
+    await setPolicy(db, codingGrant(memberId), "traces test");
+    const sessionId = await newCodingSession(member);
+    const { approvalId, callId } = await askPending(member, sessionId, execLine("echo traced"));
+    const owner = await signedIn(app.url, "owner@example.com");
+    expect((await owner.json(`/api/approvals/${approvalId}/decision`, { method: "POST", body: { decision: "allow-once" } })).status).toBe(200);
+    const { tool } = await settledTranscript(member, sessionId, callId);
+    expect(tool.parts.status).toBe("ok");
+
+    const wait = await until("the approval wait span", async () => receiver.spans.find((s) => s.name === "toolgate.approval_wait" && s.attributes["toolgate.approval_id"] === approvalId) ?? null, 30_000, 200);
+    expect(wait.attributes).toMatchObject({ "toolgate.approval_status": "approved", "toolgate.approval_decision": "allow-once" });
+    const resumed = await until("the resumed turn", async () => receiver.spans.find((s) => s.traceId === wait.traceId && s.name === "toolgate.turn") ?? null, 30_000, 200);
+    expect(resumed.attributes["toolgate.resumed"]).toBe(true);
+    // Its own trace: a resume is woken by the event bus, whose timers began inside an earlier turn's span.
+    expect(resumed.parentSpanId).toBeUndefined();
+    const run = await until("the sandbox run", async () => receiver.spans.find((s) => s.traceId === wait.traceId && s.name === "toolgate.tool_run") ?? null, 30_000, 200);
+    expect(run.attributes).toMatchObject({ "toolgate.tool": "exec", "toolgate.execution": "sandbox" });
+    const gate = receiver.spans.find((s) => s.traceId === wait.traceId && s.name === "toolgate.gate");
+    expect(gate?.attributes["toolgate.decision"]).toBe("ask");
   });
 });

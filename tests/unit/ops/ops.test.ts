@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { isLoopback, metricsAccess } from "@/lib/ops/metrics-access";
 import { countDecision, limitsHit, metricsRegistry, renderMetrics } from "@/lib/ops/metrics";
 import { safeAttribute } from "@/lib/ops/tracing";
-import { addLogSink, log, type LogRecord } from "@/lib/log";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { addLogSink, currentRequestId, detached, log, type LogRecord, type RequestContext } from "@/lib/log";
 
 const globals = globalThis as { toolgateClientAddressDecided?: boolean };
 
@@ -91,5 +92,22 @@ describe("ops: log levels and context", () => {
     expect(printed.some((l) => l.includes("quiet_event"))).toBe(false);
     expect(printed.some((l) => l.includes("loud_event"))).toBe(true);
     expect(seen.map((r) => r.event)).toEqual(["quiet_event", "loud_event"]);
+  });
+
+  it("records carry the request id of the request being served; detached work does not", () => {
+    const store = ((globalThis as { toolgateRequestContext?: AsyncLocalStorage<RequestContext> }).toolgateRequestContext ??= new AsyncLocalStorage());
+    const seen: LogRecord[] = [];
+    const remove = addLogSink((r) => seen.push(r));
+    try {
+      store.run({ requestId: "req-0123456789" }, () => {
+        log("info", "inside");
+        expect(currentRequestId()).toBe("req-0123456789");
+        detached(() => log("info", "background"));
+      });
+    } finally {
+      remove();
+    }
+    expect(seen.find((r) => r.event === "inside")?.requestId).toBe("req-0123456789");
+    expect(seen.find((r) => r.event === "background")?.requestId).toBeUndefined();
   });
 });
