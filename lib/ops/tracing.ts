@@ -38,11 +38,6 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): boolean {
   return true;
 }
 
-/** Sends what is buffered (tests, shutdown). */
-export async function flushTraces(): Promise<void> {
-  await globalForTracing.toolgateTracing?.provider.forceFlush();
-}
-
 function redactUrl(url: string): string {
   try {
     const u = new URL(url);
