@@ -17,7 +17,10 @@ const CHECK_TIMEOUT_MS = 2_000;
 export type CheckResult = { ok: boolean; reason?: string };
 export type Readiness = { ready: boolean; checks: Record<"database" | "migrations" | "shellParser" | "sandbox" | "eventBus", CheckResult> };
 
-const globalForReady = globalThis as unknown as { toolgateMigrationsApplied?: boolean };
+/** Probes within this long share one answer: a flood of unauthenticated /readyz costs one database round trip a second. */
+const SHARED_MS = 1_000;
+
+const globalForReady = globalThis as unknown as { toolgateMigrationsApplied?: boolean; toolgateReadiness?: { at: number; answer: Promise<Readiness> } };
 
 function within<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -47,7 +50,15 @@ async function migrationsApplied(): Promise<CheckResult> {
   return { ok: true };
 }
 
-export async function checkReadiness(): Promise<Readiness> {
+export function checkReadiness(): Promise<Readiness> {
+  const last = globalForReady.toolgateReadiness;
+  if (last && Date.now() - last.at < SHARED_MS) return last.answer;
+  const answer = readinessNow();
+  globalForReady.toolgateReadiness = { at: Date.now(), answer };
+  return answer;
+}
+
+async function readinessNow(): Promise<Readiness> {
   const database = await check("the database", async () => (await pingDatabase(), { ok: true }), "the database is unreachable");
   const [migrations, shellParser, sandbox, eventBus] = await Promise.all([
     database.ok ? check("the migrations table", migrationsApplied, "the migrations could not be read") : Promise.resolve({ ok: false, reason: "the database is unreachable" }),
