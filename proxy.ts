@@ -58,7 +58,9 @@ export const config = {
   matcher: [
     "/api/:rest(.*%.*)",
     {
-      source: "/((?!api/|_next/static|_next/image|favicon.ico).*)",
+      // The operations endpoints (app/healthz, app/readyz, app/metrics) are not pages: no nonce, no redirect to
+      // sign in; they are GET only, answer JSON or Prometheus text, and decide their own access.
+      source: "/((?!api/|_next/static|_next/image|favicon.ico|healthz$|readyz$|metrics$).*)",
       missing: [
         { type: "header", key: "next-router-prefetch" },
         { type: "header", key: "purpose", value: "prefetch" },

@@ -63,6 +63,10 @@ const ConfigSchema = z.object({
   APPROVALS_SELF_DECISION: z.enum(["deny", "allow"]).default("deny"),
   // Arguments of one approval request, as canonical JSON (the owners' inbox shows them).
   APPROVAL_MAX_ARGS_BYTES: z.coerce.number().int().min(1024).max(1_000_000).default(64 * 1024),
+  // Operations (lib/ops, docs/deploy.md): what the console log shows, and who may scrape /metrics from afar.
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  METRICS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, "must be at least 16 characters"),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s/]+/.test(v), "must be an http:// or https:// URL"),
 });
 
 /**

@@ -4,6 +4,8 @@
 // over by instrumentation.ts once Next.js has loaded the app). An open stream costs a fraction of what it costs
 // through Next.js's route plumbing (BENCHMARKS.md, "SSE streams at scale"). TOOLGATE_LEAN_STREAMS=off sends the
 // streams to the Next.js routes too (same checks; for comparison). Flags as `next start`: -p/--port, -H/--hostname.
+import { AsyncLocalStorage } from "node:async_hooks";
+import { randomUUID } from "node:crypto";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -47,8 +49,37 @@ function normaliseClientAddress(req) {
   delete req.headers["x-real-ip"];
 }
 
+// Every request gets an id: the X-Request-Id response header, and every log line written while serving it
+// (lib/log.ts reads it from this AsyncLocalStorage, kept on globalThis so every bundle of the app finds it).
+// A trusted proxy's id (nginx's $request_id) is kept, so its access log and ours name the same request; a
+// client's own header is not trusted without one.
+const requestContext = (globalThis.toolgateRequestContext ??= new AsyncLocalStorage());
+// The client address in X-Forwarded-For is decided here (normaliseClientAddress): /metrics trusts it for its
+// loopback rule only under this server (`next start` leaves the header as the client sent it).
+globalThis.toolgateClientAddressDecided = true;
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+function requestIdOf(req) {
+  const given = req.headers["x-request-id"];
+  const id = trustedHops > 0 && typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID().replace(/-/g, "").slice(0, 16);
+  req.headers["x-request-id"] = id;
+  return id;
+}
+const debugLog = ["debug"].includes(String(process.env.LOG_LEVEL ?? "").toLowerCase());
+
 const server = http.createServer((req, res) => {
   normaliseClientAddress(req);
+  const requestId = requestIdOf(req);
+  res.setHeader("x-request-id", requestId);
+  if (debugLog) {
+    const started = performance.now();
+    res.once("finish", () =>
+      console.log(JSON.stringify({ at: new Date().toISOString(), level: "debug", event: "http_request", requestId, method: req.method, path: String(req.url ?? "").split("?")[0], status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 })),
+    );
+  }
+  requestContext.run({ requestId }, () => serve(req, res));
+});
+
+function serve(req, res) {
   const target = lean?.target(req.method, req.url);
   if (!target) return void handle(req, res);
   lean.serve(req, res, target).catch((error) => {
@@ -56,7 +87,7 @@ const server = http.createServer((req, res) => {
     if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end('{"error":{"code":"INTERNAL","message":"stream failed"}}');
     else res.destroy();
   });
-});
+}
 // Behind a load balancer the proxy keeps idle connections to us open for reuse (nginx 60 s, most cloud balancers
 // 60 s). If we closed an idle one first (Node's default is 5 s), a request the proxy sends just then is lost and the
 // client gets a 502 (the likely cause of 2 × 502 in 1,000 turns of the cluster benchmark). So the proxy closes first.
@@ -65,9 +96,11 @@ server.headersTimeout = 66_000;
 server.listen(port, hostname, () => console.log(`▶ Ready on http://${hostname ?? "localhost"}:${port}${lean ? " (lean event streams)" : ""}`));
 
 for (const signal of ["SIGTERM", "SIGINT"]) {
-  process.once(signal, () => {
+  process.once(signal, async () => {
     server.close();
     server.closeAllConnections();
+    // Spans still batched (lib/ops/tracing.ts) go out first, for at most two seconds.
+    await Promise.race([globalThis.toolgateFlushTraces?.().catch(() => undefined), new Promise((r) => setTimeout(r, 2_000))]);
     process.exit(0);
   });
 }

@@ -7,7 +7,7 @@
 // `npm run test:fast` (--fast): lock check, types, lint and unit tests only.
 import fs from "node:fs";
 import path from "node:path";
-import { ensureBubblewrap, ensureBuild, ensureDependencies, generateClients, log, phase, root, runAsync, which } from "./lib/bootstrap.mjs";
+import { ensureBubblewrap, ensureBuild, ensureNginx, ensureDependencies, generateClients, log, phase, root, runAsync, which } from "./lib/bootstrap.mjs";
 import { CHROMIUM_CANDIDATES } from "./lib/chromium.mjs";
 import { BUILD_HASH_FILE, buildHash, buildIsCurrent } from "./lib/source-hash.mjs";
 
@@ -108,6 +108,7 @@ if ((await step("lock file in sync (npm run lock:check)", () => runAsync("node",
 }
 await ensureDependencies();
 ensureBubblewrap(); // the exec and sandbox unit tests run real commands in it
+if (!fast) ensureNginx(); // the deployment test's balancer (integration only)
 generateClients();
 fs.rmSync(results, { recursive: true, force: true });
 fs.mkdirSync(results, { recursive: true });

@@ -23,6 +23,7 @@ import type { GrantChoice } from "./grant-choice";
 import { prepareGrants, storeGrantsInTx } from "./grants";
 import { hashArguments } from "./rules";
 import { assertApprovalPayloadWithinCap, assertMayDecide, assertSameCallArguments } from "./limits";
+import { countApprovalSettled } from "@/lib/ops/metrics";
 
 export type ApprovalView = NonNullable<Awaited<ReturnType<typeof findApproval>>>;
 
@@ -134,6 +135,7 @@ export async function decideApproval({ approvalId, ownerId, decision, reason, gr
     throw new AppError("CONFLICT", `this approval is already ${now?.status === "pending" ? "expired" : now?.status ?? "gone"}`, { status: now?.status });
   }
   await eventsCommitted();
+  countApprovalSettled(decision === "deny" ? "denied" : "approved", before.createdAt, now);
   return decided;
 }
 
@@ -148,7 +150,10 @@ export async function sweepExpiredApprovals(): Promise<ApprovalView[]> {
       await insertAuditRow(tx, { action: "approval.expired", sessionId: row.sessionId, toolName: row.toolName, callId: row.callId, decision: "expired", details: { approvalId: row.id } });
       return row;
     });
-    if (approval) expired.push(approval);
+    if (approval) {
+      expired.push(approval);
+      countApprovalSettled("expired");
+    }
   }
   if (expired.length) await eventsCommitted();
   return expired;

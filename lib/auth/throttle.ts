@@ -7,6 +7,7 @@ import { RateLimiterPrisma, RateLimiterRes } from "rate-limiter-flexible";
 import { loadConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
+import { countRateLimited } from "@/lib/ops/metrics";
 
 const FIFTEEN_MINUTES = 15 * 60;
 
@@ -32,7 +33,8 @@ function limiter(name: LimiterName): RateLimiterPrisma {
   return found;
 }
 
-function rateLimited(res: RateLimiterRes, message: string): AppError {
+function rateLimited(res: RateLimiterRes, message: string, name: LimiterName): AppError {
+  countRateLimited(name);
   const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
   return new AppError("RATE_LIMITED", `${message}; try again in ${seconds} s`, { retryAfterSeconds: seconds }, { "retry-after": String(seconds) });
 }
@@ -41,7 +43,7 @@ async function take(name: LimiterName, key: string, message: string): Promise<vo
   try {
     await limiter(name).consume(key);
   } catch (error) {
-    if (error instanceof RateLimiterRes) throw rateLimited(error, message);
+    if (error instanceof RateLimiterRes) throw rateLimited(error, message, name);
     throw error;
   }
 }
@@ -76,7 +78,7 @@ export async function assertSignInOpen({ email, address }: SignInAttempt): Promi
   const account = email.trim().toLowerCase();
   for (const [name, key] of [["signin-account-address", `${account}|${address}`], ["signin-account", account]] as const) {
     const res = await limiter(name).get(key);
-    if (res && res.remainingPoints <= 0 && res.consumedPoints >= limiter(name).points) throw rateLimited(res, "too many failed sign-ins for this account");
+    if (res && res.remainingPoints <= 0 && res.consumedPoints >= limiter(name).points) throw rateLimited(res, "too many failed sign-ins for this account", name);
   }
 }
 

@@ -48,6 +48,14 @@ export async function latestEventSeq(): Promise<number> {
 const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 10_000;
 
+// Whether a LISTEN connection is up (the readiness probe asks); on globalThis, as every bundle's copy must agree.
+const globalForListen = globalThis as unknown as { toolgateEventListeners?: number };
+
+/** True while a LISTEN connection of this process is open; null on SQLite (no NOTIFY: the poll carries events). */
+export function isListeningForEvents(): boolean | null {
+  return isPostgres() ? (globalForListen.toolgateEventListeners ?? 0) > 0 : null;
+}
+
 /**
  * A dedicated connection listening for NOTIFY on PostgreSQL; null on SQLite (one instance, in-process bus).
  * onNotify gets the highest seq the notifying commit wrote, or undefined when that is not known (a payload
@@ -65,6 +73,7 @@ export async function listenForEvents(onNotify: (seq?: number) => void, onReconn
     const onLost = (error?: unknown) => {
       if (lost || closed) return;
       lost = true;
+      if (current === client) globalForListen.toolgateEventListeners = (globalForListen.toolgateEventListeners ?? 1) - 1;
       current = null;
       log("warn", "event_listen_lost", { error: error ? String(error) : "connection ended" });
       client.end().catch(() => undefined);
@@ -79,6 +88,7 @@ export async function listenForEvents(onNotify: (seq?: number) => void, onReconn
     await client.connect();
     await client.query(`LISTEN ${EVENT_CHANNEL}`);
     current = client;
+    globalForListen.toolgateEventListeners = (globalForListen.toolgateEventListeners ?? 0) + 1;
   };
   const scheduleReconnect = () => {
     const wait = delay;
@@ -101,6 +111,7 @@ export async function listenForEvents(onNotify: (seq?: number) => void, onReconn
   await open();
   return async () => {
     closed = true;
+    if (current) globalForListen.toolgateEventListeners = (globalForListen.toolgateEventListeners ?? 1) - 1;
     await current?.end().catch(() => undefined);
   };
 }

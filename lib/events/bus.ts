@@ -3,8 +3,8 @@ import "server-only";
 // event log first. One tailer per process reads new rows in order and fans them out to subscribers; it is
 // woken by local publishes, by PostgreSQL NOTIFY from other instances, and by a slow poll as a safety net.
 import { loadConfig } from "@/lib/config";
-import { insertEvent, latestEventSeq, listEventsAfter, listenForEvents, type EventRow } from "@/lib/db/events";
-import { log } from "@/lib/log";
+import { insertEvent, isListeningForEvents, latestEventSeq, listEventsAfter, listenForEvents, type EventRow } from "@/lib/db/events";
+import { detached, log } from "@/lib/log";
 
 export type AppEvent = EventRow;
 export type EventListener = (event: AppEvent) => void;
@@ -30,7 +30,8 @@ class EventTailer {
   private recent = new Map<number, string>();
 
   async start(): Promise<void> {
-    this.started ??= (async () => {
+    // Detached: the timers and the LISTEN connection started here outlive the request or turn that first asks.
+    this.started ??= detached(async () => {
       this.lastSeq = await latestEventSeq();
       await listenForEvents(
         (seq) => this.wake(seq),
@@ -38,7 +39,7 @@ class EventTailer {
       ).catch((error) => log("warn", "event_listen_failed", { error: String(error) }));
       this.timer = setInterval(() => this.wake(), loadConfig().EVENT_POLL_MS);
       this.timer.unref();
-    })().catch((error: unknown) => {
+    }).catch((error: unknown) => {
       // Not kept: a start that failed (the database was down) is tried again by the next caller.
       this.started = null;
       throw error;
@@ -225,6 +226,16 @@ export async function subscribeEvents(listener: EventListener): Promise<() => vo
 
 export function subscriberCount(): number {
   return tailer().subscriberCount;
+}
+
+/** For the readiness probe: the tailer started (it reads the log) and, on PostgreSQL, its LISTEN connection is up. */
+export async function eventBusStatus(): Promise<{ ok: true } | { ok: false; reason: string }> {
+  try {
+    await tailer().start();
+  } catch {
+    return { ok: false, reason: "the event log cannot be read" };
+  }
+  return isListeningForEvents() === false ? { ok: false, reason: "not listening for other instances' events (LISTEN connection down)" } : { ok: true };
 }
 
 export { listEventsAfter };

@@ -6,6 +6,7 @@ import "server-only";
 // Hand-written because this is the product's own access rule (re-checked per event) on top of the event log.
 import { log } from "@/lib/log";
 import { subscribeEvents, type AppEvent } from "./bus";
+import { observeFanOut, provideMetricSource } from "@/lib/ops/metrics";
 
 const HEARTBEAT_MS = 15_000;
 const RECHECK_MS = 5_000;
@@ -115,6 +116,7 @@ const rechecks = new SharedTicker(RECHECK_MS);
 
 const globalForFanOut = globalThis as unknown as { toolgateStreamGroups?: Map<string, Group>; toolgateFanOutListening?: Promise<void> };
 const groups = (globalForFanOut.toolgateStreamGroups ??= new Map<string, Group>());
+provideMetricSource("sseConnections", () => [...groups.values()].reduce((n, g) => n + g.members.size, 0));
 
 let anonymous = 0;
 
@@ -160,6 +162,7 @@ function deliver(event: AppEvent): void {
   const finished = () => {
     if (--pending > 0) return;
     const ms = performance.now() - start;
+    observeFanOut(ms / 1000);
     if (streams >= FANOUT_LOG_STREAMS || ms > FANOUT_SLOW_MS) log(ms > FANOUT_SLOW_MS ? "warn" : "info", "event_fanout", { seq: event.seq, type: event.type, streams, ms: Math.round(ms * 10) / 10 });
   };
   for (const group of groups.values()) {

@@ -3,13 +3,14 @@
 // is logged under a request id, and the public text names that id so an operator can find the log line.
 import { randomUUID } from "node:crypto";
 import { isAppError } from "@/lib/errors";
-import { log } from "@/lib/log";
+import { currentRequestId, log } from "@/lib/log";
 import { looksInternal, redactHostPaths } from "@/lib/redact";
 
 export { looksInternal, redactHostPaths };
 
+/** The id of the request being served (scripts/server.mjs, X-Request-Id), or a new one outside a request. */
 export function newRequestId(): string {
-  return randomUUID().replace(/-/g, "").slice(0, 16);
+  return currentRequestId() ?? randomUUID().replace(/-/g, "").slice(0, 16);
 }
 
 /**

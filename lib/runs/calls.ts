@@ -23,6 +23,8 @@ import { recordOutcome, type MessageWrite } from "./recorder";
 import { toolDeniedData, toolParts, type StoredToolCall, type ToolStatus } from "./transcript";
 import type { Turn } from "./turn-setup";
 import { publicErrorMessage } from "@/lib/http/public-error";
+import { observeStage } from "@/lib/ops/metrics";
+import { currentTraceId, inSpan, observeGate, policyVersionOf, recordApprovalWait } from "@/lib/ops/tracing";
 
 export const MAX_CALLS_PER_STEP = 10;
 
@@ -42,6 +44,7 @@ function auditContext(turn: Turn) {
     teamIds: turn.env.user.teamIds,
     sandboxed: turn.policy?.sandboxed ?? null,
     subagentDepth: turn.session.depth,
+    traceId: currentTraceId(),
   };
 }
 
@@ -116,7 +119,8 @@ function gate(turn: Turn, call: StoredToolCall): GateVerdict | { verdict: "deny"
       reason: "policy unavailable",
     };
   }
-  return checkToolCall({ policy: turn.policy, registry: turn.registry, toolName: call.toolName, input: call.input, grantedModes: turn.grantedModes, durable: turn.durable });
+  const policy = turn.policy;
+  return observeGate(call.toolName, policyVersionOf(policy), () => checkToolCall({ policy, registry: turn.registry, toolName: call.toolName, input: call.input, grantedModes: turn.grantedModes, durable: turn.durable }));
 }
 
 export async function handleCall(turn: Turn, call: StoredToolCall, index: number): Promise<CallOutcome> {
@@ -223,7 +227,8 @@ async function executeCall(
   let status: ToolStatus;
   let output: unknown;
   try {
-    output = await verdict.tool.execute(params, { callId: call.toolCallId, abortSignal: env.abortSignal, context });
+    const run = { "toolgate.tool": verdict.tool.name, "toolgate.execution": executionOf(turn, verdict.tool.name) ?? "in-process" };
+    output = await inSpan("toolgate.tool_run", run, async () => verdict.tool.execute(params, { callId: call.toolCallId, abortSignal: env.abortSignal, context }));
     status = env.abortSignal?.aborted ? "aborted" : "ok";
     env.emit({ type: "tool-output-available", toolCallId: call.toolCallId, output, dynamic: true });
     turn.hooks.runAfter({ ...info, params: params as Record<string, unknown>, ok: true, result: output, durationMs: Date.now() - started });
@@ -236,6 +241,7 @@ async function executeCall(
     env.emit({ type: "tool-output-error", toolCallId: call.toolCallId, errorText: JSON.stringify(output), dynamic: true });
     turn.hooks.runAfter({ ...info, params: params as Record<string, unknown>, ok: false, error: String(error), durationMs: Date.now() - started });
   }
+  observeStage("run", (Date.now() - started) / 1000);
   const to: CallStatus = status === "ok" ? "done" : status === "aborted" ? "stopped" : "failed";
   const done = await recordOutcome({
     sessionId: session.id,
@@ -258,6 +264,7 @@ export type SettledApproval = { id: string; status: string; decision: string | n
 export async function settleCall(turn: Turn, call: StoredToolCall, approval: SettledApproval): Promise<CallOutcome> {
   const open: From = ["pending", "approved", "denied"];
   const name = call.toolName;
+  recordApprovalWait(approval);
   if (approval.status === "denied") {
     const why = approval.resolveReason ? `: ${approval.resolveReason}` : "";
     return deny(turn, call, denial("APPROVAL_DENIED", name, turn.mode, `an owner denied this call${why}`, "Continue without it, or ask the owner what would be acceptable."), { layer: "approval", rule: "deny", reason: approval.resolveReason ?? "denied by owner" }, "update", open);

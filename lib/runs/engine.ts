@@ -22,6 +22,8 @@ import { subagentServices } from "./subagents";
 import { prepareTurn, type Turn, type TurnEnv } from "./turn-setup";
 import { assistantParts, modelToolCall, takesImagesInToolResults, toModelMessages, toolResultOutput, type StoredToolCall } from "./transcript";
 import { publicErrorMessage } from "@/lib/http/public-error";
+import { countTurn } from "@/lib/ops/metrics";
+import { annotateSpan, inSpan } from "@/lib/ops/tracing";
 
 export { MAX_CALLS_PER_STEP } from "./calls";
 export type { TurnEnv, TurnUser } from "./turn-setup";
@@ -79,7 +81,7 @@ export async function runTurn(opts: TurnOptions & { runId?: string }): Promise<T
       throw error;
     }
     env.emit({ type: "start", messageId: runId });
-    return await runSteps(turn, 0, run);
+    return await inSpan("toolgate.turn", { "toolgate.session_id": sessionId, "toolgate.run_id": runId }, () => runSteps(turn, 0, run));
   } finally {
     release();
     env.abortSignal?.removeEventListener("abort", onAbort);
@@ -118,7 +120,7 @@ export async function runSteps(turn: Turn, stepsSoFar: number, known?: RunRow | 
       }
       steps += 1;
       env.emit({ type: "start-step" });
-      const step = await streamStep(turn, messages, steps);
+      const step = await inSpan("toolgate.model_step", { "toolgate.step": steps, "toolgate.provider": env.model.info.provider }, () => streamStep(turn, messages, steps));
       const line: NewMessage = { role: "assistant", content: step.text, parts: assistantParts(step.calls), runId };
       // The last answer and the run's end are one outcome: whoever sees the answer sees the run completed.
       if (step.calls.length === 0 && !step.aborted) {
@@ -184,6 +186,8 @@ export async function runSteps(turn: Turn, stepsSoFar: number, known?: RunRow | 
 
 /** The run's end state (and the session's release) in one transaction; only while this instance holds it. */
 async function finishRun(turn: Turn, status: TurnResult["status"], failure?: string, finalLine?: NewMessage) {
+  countTurn(status);
+  annotateSpan({ "toolgate.outcome": status });
   const recorded = await recordOutcome({
     sessionId: turn.session.id,
     runId: turn.runId,

@@ -15,6 +15,7 @@ import { lostStep, sqlOf, transactSql, type Commit, type Sql } from "@/lib/db/sq
 import { checkRunForCall, insertToolCall, moveToolCall, type CallStatus } from "@/lib/db/tool-calls";
 import { registerApprovalInTx } from "@/lib/approvals/service";
 import { eventsAbandoned, eventsCommitted, eventsPending } from "@/lib/events/bus";
+import { observeOutcome } from "@/lib/ops/outcomes";
 import { INSTANCE_ID } from "./lease";
 import { failRun } from "./recovery";
 
@@ -204,7 +205,11 @@ export function commitOf(o: Outcome): Commit {
   return settles && !decides ? "deferred" : "flush";
 }
 
-export async function recordOutcome(o: Outcome): Promise<Recorded> {
+export function recordOutcome(o: Outcome): Promise<Recorded> {
+  return observeOutcome(o, () => recordNow(o));
+}
+
+async function recordNow(o: Outcome): Promise<Recorded> {
   let result: Written;
   let pending: EventRow[] = [];
   const written = (rows: EventRow[]) => {

@@ -3,7 +3,8 @@ import "server-only";
 // approvals, the calls, the run), so any instance can do it, after a reload or a restart. One instance wins
 // the claim (a conditional update that also takes the lease); a run someone asked to stop is never claimed.
 import { loadConfig } from "@/lib/config";
-import { log } from "@/lib/log";
+import { detached, log } from "@/lib/log";
+import { inSpan } from "@/lib/ops/tracing";
 import { listRunApprovals } from "@/lib/db/approvals";
 import { listMessages } from "@/lib/db/messages";
 import { claimWaitingRun, findRun, listWaitingRuns } from "@/lib/db/runs";
@@ -17,7 +18,15 @@ import { recordOutcome } from "./recorder";
 import type { ModelChoice } from "./turn-setup";
 import type { StoredToolCall } from "./transcript";
 
-export async function resumeRun({ runId, model }: { runId: string; model?: ModelChoice }): Promise<TurnResult | null> {
+/**
+ * A resumed run is traced as a turn of its own (the approval wait and the settled calls are its first spans), outside
+ * whatever request or trace woke it (the event bus delivers in the context of the publisher).
+ */
+export function resumeRun(opts: { runId: string; model?: ModelChoice }): Promise<TurnResult | null> {
+  return detached(() => inSpan("toolgate.turn", { "toolgate.run_id": opts.runId, "toolgate.resumed": true }, () => resumeNow(opts), { root: true }));
+}
+
+async function resumeNow({ runId, model }: { runId: string; model?: ModelChoice }): Promise<TurnResult | null> {
   const run = await findRun({ runId });
   if (!run || run.status !== "waiting_approval" || run.stopRequestedAt) return null;
   const approvals = await listRunApprovals({ runId });

@@ -23,6 +23,7 @@ import { getToolRegistry } from "@/lib/catalog/tool-catalog";
 import { limitToAncestors } from "./parent-policy";
 import { refreshMcpTools } from "@/lib/tools/mcp";
 import { publicErrorMessage } from "@/lib/http/public-error";
+import { rememberPolicyVersion } from "@/lib/ops/tracing";
 
 export type TurnUser = { id: string; roles: Role[]; teamIds: string[] };
 export type ModelChoice = { model: LanguageModelV3; info: { provider: string; model?: string } };
@@ -78,7 +79,7 @@ export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string
   let grantedModes: ToolMode[] = ["chat_safe"];
   let durable: DurableApprovals = { execRules: [], tools: new Set() };
   try {
-    const { document } = await loadPolicyDocument();
+    const { document, version } = await loadPolicyDocument();
     refreshMcpTools(document, registry); // never waits on a server: discovery and health run in the background
     const base = { roles: env.user.roles, teamIds: env.user.teamIds, senderId: env.user.id };
     grantedModes = resolveGrantedModes(base, document);
@@ -101,6 +102,7 @@ export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string
     if (session.parentId) policy = await limitToAncestors({ session, policy, context, grantedModes, resolve });
     // Grants in force for this requester only (their own, their teams', this agent's, everyone's), not expired.
     const [grants] = await Promise.all([listActiveGrants({ userId: env.user.id, teamIds: env.user.teamIds, agentId: session.agentId }), loadShellParser()]);
+    rememberPolicyVersion(policy, version);
     durable = {
       execRules: [...compileAllowlist(policy.exec.allowlist), ...grantRules(grants.filter((g) => g.kind === "exec"))],
       tools: new Set(grants.filter((g) => g.kind === "tool").map((g) => g.pattern)),

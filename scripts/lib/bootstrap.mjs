@@ -221,3 +221,25 @@ export function ensureBubblewrap() {
   );
   return false;
 }
+
+/**
+ * nginx runs the deployment test's balancer (tests/integration/ops-deploy.test.ts, docs/deploy.md). Installed from
+ * Debian's packages (nginx-light) as bubblewrap is, when we are root; otherwise that test skips with a message.
+ * Only the binary is used: the test starts nginx with a configuration and a port of its own.
+ */
+export function ensureNginx() {
+  const found = () => which("nginx") ?? (fs.existsSync("/usr/sbin/nginx") ? "/usr/sbin/nginx" : null);
+  if (found()) return true;
+  if (process.getuid?.() === 0 && which("apt-get")) {
+    log("installing nginx for the deployment test (apt-get install nginx-light)…");
+    try {
+      run("apt-get", ["update", "-qq"], { allowFail: true });
+      run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "nginx-light"], { env: { DEBIAN_FRONTEND: "noninteractive" }, allowFail: true });
+    } catch (error) {
+      log(`could not run apt-get: ${error.message}`);
+    }
+    if (found()) return true;
+  }
+  log("nginx is missing: the three-instance deployment test will be skipped (`sudo apt-get install nginx-light`).");
+  return false;
+}

@@ -6,6 +6,8 @@ import { runHostCommand, runSandboxedCommand } from "../sandbox";
 import { ensureWorkspace } from "../workspace";
 import { AppError } from "@/lib/errors";
 import { assertWithinQuota, watchQuota } from "../workspace-quota";
+import { countSandboxRun, limitsHit } from "@/lib/ops/metrics";
+import { execFailed } from "../result-shapes";
 
 const inputSchema = z.object({
   command: z.string().min(1).max(100_000).describe("Shell command line, run with /bin/sh -c in the workspace directory."),
@@ -50,7 +52,11 @@ export const execTool = defineBuiltinTool({
     // No owner approved this call: the repositories' metadata is read-only for it (see repository-metadata.ts).
     const sandbox = ctx.protectRepositories ? { ...limited, readOnlyPaths: await repositoryMetadataPaths(cwd) } : limited;
     try {
-      const result = await (ctx.execHost ? runHostCommand(run, sandbox) : runSandboxedCommand(run, sandbox));
+      const result = await (ctx.execHost ? runHostCommand(run, sandbox) : runSandboxedCommand(run, sandbox)).catch((error: unknown) => {
+        countSandboxRun(ctx.execHost ? "host" : "sandbox", "unavailable");
+        throw error;
+      });
+      countSandboxRun(ctx.execHost ? "host" : "sandbox", execFailed(result) ? "failed" : "ok", limitsHit(result, overQuota));
       if (overQuota) {
         throw new AppError("LIMIT_EXCEEDED", `the command was stopped: the workspace passed its disk quota (${quotaBytes} bytes) while it ran; delete files before running more`, {
           limit: "workspaceQuotaBytes",
