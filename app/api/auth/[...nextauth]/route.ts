@@ -4,7 +4,7 @@ import { AppError } from "@/lib/errors";
 import { readBodyText, BODY_LIMITS } from "@/lib/http/body";
 import { errorResponse } from "@/lib/http/respond";
 import { isSameOrigin } from "@/lib/http/request-guard";
-import { assertSignInOpen, clientAddress } from "@/lib/auth/throttle";
+import { assertSignInOpen, clientAddress, isSignInExempt } from "@/lib/auth/throttle";
 import { checkedAuthRequest, isAcceptedCallbackUrl } from "@/lib/auth/callback-url";
 
 /** next-auth's GET endpoints, after the callback URL check it would otherwise answer with a 500 (lib/auth/callback-url.ts). */
@@ -30,7 +30,8 @@ export async function POST(request: NextRequest): Promise<Response> {
     if (callbackUrl && !isAcceptedCallbackUrl(callbackUrl, request.nextUrl.origin)) throw new AppError("BAD_REQUEST", "callbackUrl must be a path on this site or an http(s) URL");
     if (request.nextUrl.pathname.endsWith("/callback/credentials")) {
       const email = fields.get("email") ?? "";
-      if (email) await assertSignInOpen({ email, address: clientAddress(request.headers) });
+      const attempt = { email, address: clientAddress(request.headers) };
+      if (email && !(await isSignInExempt(attempt))) await assertSignInOpen(attempt);
     }
     const checked = checkedAuthRequest(request, (headers) => new NextRequest(request.url, { method: "POST", headers }));
     return handlers.POST(new NextRequest(request.url, { method: "POST", headers: checked.headers, body: form }));
