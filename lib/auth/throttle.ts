@@ -10,7 +10,8 @@ import "server-only";
 // - one account over all addresses: no lock. Past SIGNIN_MAX_FAILURES failures in a day the account is slowed: each
 //   address that tries it then waits before its next try, 2 s doubling to at most 60 s. An address that has not
 //   tried the account waits for nothing, so the right password from a new address always gets in at once;
-// - an admin signing in from SIGNIN_TRUSTED_NETWORKS is not throttled at all;
+// - an admin signing in from SIGNIN_TRUSTED_NETWORKS is not throttled at all, nor an admin with a one-time
+//   recovery code (lib/auth/recovery-codes.ts; 10 code attempts an hour per address);
 // - a wrong current password on /api/me/password spends its own budget, never the sign-in one.
 import { RateLimiterPrisma, RateLimiterRes } from "rate-limiter-flexible";
 import { loadConfig, parseNetworks } from "@/lib/config";
@@ -24,7 +25,7 @@ const DAY = 24 * 3600;
 export const MAX_SIGNIN_DELAY_SECONDS = 60;
 const PASSWORD_CHANGE_FAILURES = 5;
 
-type LimiterName = "signin-account-address" | "signin-address" | "signin-account" | "signin-pace" | "password-change" | "chat" | "approvals";
+type LimiterName = "signin-account-address" | "signin-address" | "signin-account" | "signin-pace" | "signin-recovery" | "password-change" | "chat" | "approvals";
 
 const limiters = new Map<LimiterName, RateLimiterPrisma>();
 
@@ -40,6 +41,8 @@ function limiter(name: LimiterName): RateLimiterPrisma {
       // Blocked (limiter.block) for the pace's delay after a try of a slowed account, per account and address.
       "signin-pace": { points: 1, duration: MAX_SIGNIN_DELAY_SECONDS },
       "password-change": { points: PASSWORD_CHANGE_FAILURES, duration: FIFTEEN_MINUTES },
+      // Recovery codes (lib/auth/recovery-codes.ts) skip the sign-in limits; this bounds their lookups per address.
+      "signin-recovery": { points: 10, duration: 3600 },
       chat: { points: c.CHAT_TURNS_PER_MINUTE, duration: 60 },
       approvals: { points: c.APPROVAL_REQUESTS_PER_MINUTE, duration: 60 },
     };
@@ -136,6 +139,11 @@ export async function assertSignInOpen({ email, address }: SignInAttempt): Promi
     const res = await limiter(name).get(key);
     if (res && res.remainingPoints <= 0 && res.consumedPoints >= limiter(name).points) throw rateLimited(res, name === "signin-address" ? "too many failed sign-ins from this address" : "too many failed sign-ins for this account");
   }
+}
+
+/** One recovery-code sign-in from this address (10 an hour, successful or not). */
+export async function beginRecoveryAttempt(address: string): Promise<void> {
+  await take("signin-recovery", address, "too many recovery-code sign-ins from this address");
 }
 
 /** A wrong current password on a password change: its own budget per user, not the sign-in one. */

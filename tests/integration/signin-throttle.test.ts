@@ -5,8 +5,9 @@
 // than a minute for an account they have not guessed at ten times themselves, an admin on a trusted network is never
 // throttled, and password changes have their own budget. Real HTTP, the app behind one "proxy" hop (the test names
 // each request's client in X-Forwarded-For, TRUST_PROXY_HOPS=1), real database.
+import { execFileSync, spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_PASSWORD, startApp, type RunningApp } from "../support/app-server";
+import { DEMO_PASSWORD, ROOT, startApp, type RunningApp } from "../support/app-server";
 import { databaseTargets, prepareDatabase, type DatabaseTarget } from "../support/databases";
 import { HttpClient, signedIn } from "../support/http-client";
 import { createDb, type Db } from "@/lib/db/client";
@@ -108,6 +109,30 @@ describe.each(databaseTargets())("sign-in throttling (%s)", (_kind, make) => {
     const memberEmail = await newUser(["member"]);
     for (let i = 0; i < 10; i++) await credentialsPost(app, memberEmail, "wrong-password", "198.18.3.5");
     expect((await credentialsPost(app, memberEmail, DEMO_PASSWORD, "198.18.3.5")).status).toBe(429);
+  });
+
+  it("an admin's one-time recovery code signs in whatever the throttle says; each code works once; only admins get codes", async () => {
+    const adminEmail = await newUser(["admin"]);
+    const env = { ...process.env, DATABASE_URL: target.url };
+    const out = execFileSync("npm", ["run", "-s", "recovery-codes", "--", adminEmail], { cwd: ROOT, env, encoding: "utf8" });
+    const codes = out.split("\n").filter((line) => /^tgrc-/.test(line));
+    expect(codes).toHaveLength(10);
+    expect(new Set(codes).size).toBe(10);
+    // Only hashes are stored.
+    const rows = await db.recoveryCode.findMany({});
+    expect(rows.map((r) => r.codeHash).join(" ")).not.toContain(codes[0]!.slice(5));
+    // The account is locked from this address...
+    for (let i = 0; i < 10; i++) await credentialsPost(app, adminEmail, "wrong-password", "203.0.113.200");
+    expect((await credentialsPost(app, adminEmail, DEMO_PASSWORD, "203.0.113.200")).status).toBe(429);
+    // ...and a recovery code still signs the admin in, from there, once.
+    expect((await credentialsPost(app, adminEmail, codes[0]!, "203.0.113.200")).signedIn).toBe(true);
+    expect((await credentialsPost(app, adminEmail, codes[0]!, "203.0.113.201")).signedIn).toBe(false);
+    expect((await credentialsPost(app, adminEmail, codes[1]!.toUpperCase(), "203.0.113.201")).signedIn).toBe(true);
+    // A new set voids the old one; a member gets none.
+    execFileSync("npm", ["run", "-s", "recovery-codes", "--", adminEmail], { cwd: ROOT, env, encoding: "utf8" });
+    expect((await credentialsPost(app, adminEmail, codes[2]!, "203.0.113.202")).signedIn).toBe(false);
+    const memberEmail = await newUser(["member"]);
+    expect(spawnSync("npm", ["run", "-s", "recovery-codes", "--", memberEmail], { cwd: ROOT, env, encoding: "utf8" }).status).toBe(1);
   });
 
   it("a wrong current password on /api/me/password spends its own budget, not the sign-in one", async () => {

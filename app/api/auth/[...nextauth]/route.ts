@@ -6,6 +6,7 @@ import { errorResponse } from "@/lib/http/respond";
 import { isSameOrigin } from "@/lib/http/request-guard";
 import { assertSignInOpen, clientAddress, isSignInExempt } from "@/lib/auth/throttle";
 import { checkedAuthRequest, isAcceptedCallbackUrl } from "@/lib/auth/callback-url";
+import { looksLikeRecoveryCode } from "@/lib/auth/recovery-codes";
 
 /** next-auth's GET endpoints, after the callback URL check it would otherwise answer with a 500 (lib/auth/callback-url.ts). */
 export async function GET(request: NextRequest): Promise<Response> {
@@ -31,7 +32,8 @@ export async function POST(request: NextRequest): Promise<Response> {
     if (request.nextUrl.pathname.endsWith("/callback/credentials")) {
       const email = fields.get("email") ?? "";
       const attempt = { email, address: clientAddress(request.headers) };
-      if (email && !(await isSignInExempt(attempt))) await assertSignInOpen(attempt);
+      // A recovery code and an admin on a trusted network are not held by the sign-in limits (authorize decides).
+      if (email && !looksLikeRecoveryCode(fields.get("password") ?? "") && !(await isSignInExempt(attempt))) await assertSignInOpen(attempt);
     }
     const checked = checkedAuthRequest(request, (headers) => new NextRequest(request.url, { method: "POST", headers }));
     return handlers.POST(new NextRequest(request.url, { method: "POST", headers: checked.headers, body: form }));
