@@ -1,6 +1,7 @@
 // Configuration, read once from the environment and validated. An invalid value stops start-up with a
 // message naming the variable (instrumentation.ts and scripts/start.mjs both call loadConfig()).
 import { existsSync } from "node:fs";
+import { BlockList, isIP } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
@@ -55,6 +56,13 @@ const ConfigSchema = z.object({
   // Session cookies: short-lived, renewed while in use (sliding), revocable through the user's session version.
   SESSION_MAX_AGE_SECONDS: z.coerce.number().int().min(300).max(30 * 86_400).default(8 * 3600),
   SIGNIN_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(10),
+  /** Wrong passwords one address may try in a day, over all accounts (lib/auth/throttle.ts). */
+  SIGNIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(100),
+  /** Networks (CIDR, comma-separated) from which an admin is never throttled, decided on the client address after TRUST_PROXY_HOPS. */
+  SIGNIN_TRUSTED_NETWORKS: z
+    .string()
+    .default("")
+    .refine((value) => parseNetworks(value) !== null, "expected comma-separated networks such as 10.0.0.0/8, 192.168.1.5/32 or fd00::/8"),
   /** Proxies in front of the app whose X-Forwarded-For is trusted (scripts/server.mjs applies it to every request). */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   CHAT_TURNS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
@@ -74,6 +82,20 @@ const ConfigSchema = z.object({
  * serves whatever it has pulled, so it has no default: start-up asks for MODEL_NAME instead of the first chat
  * failing.
  */
+/** A comma-separated list of CIDR networks as a BlockList, or null when an entry is not one. */
+export function parseNetworks(value: string): BlockList | null {
+  const list = new BlockList();
+  for (const entry of value.split(",").map((e) => e.trim()).filter(Boolean)) {
+    const [address = "", bits] = entry.split("/");
+    const family = isIP(address);
+    if (family === 0) return null;
+    const prefix = bits === undefined ? (family === 4 ? 32 : 128) : Number(bits);
+    if (!Number.isInteger(prefix) || prefix < 0 || prefix > (family === 4 ? 32 : 128) || (bits !== undefined && !/^\d+$/.test(bits))) return null;
+    list.addSubnet(address, prefix, family === 4 ? "ipv4" : "ipv6");
+  }
+  return list;
+}
+
 export const DEFAULT_MODEL_NAMES: Partial<Record<z.infer<typeof ConfigSchema>["MODEL_PROVIDER"], string>> = {
   openai: "gpt-4o-mini",
   anthropic: "claude-sonnet-4-5",

@@ -23,6 +23,34 @@ export function jsonDepthExceeds(text: string, limit = MAX_JSON_DEPTH): boolean 
   return false;
 }
 
+// JSON5's line terminators, which end a // comment.
+const LINE_END = /[\n\r\u2028\u2029]/g;
+
+/**
+ * The same count for JSON5 (openclaw.json): strings in either quote, and comments, hide brackets. A text this scan
+ * passes may still be invalid; it is refused by the parser, which then never recurses deeper than the limit.
+ */
+export function json5DepthExceeds(text: string, limit = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 || c === 39) {
+      // a string: to its closing quote, past escapes
+      for (i++; i < text.length && text.charCodeAt(i) !== c; i++) if (text.charCodeAt(i) === 92) i++;
+    } else if (c === 47 && text.charCodeAt(i + 1) === 47) {
+      LINE_END.lastIndex = i;
+      const end = LINE_END.exec(text);
+      i = end ? end.index : text.length;
+    } else if (c === 47 && text.charCodeAt(i + 1) === 42) {
+      const end = text.indexOf("*/", i + 2);
+      i = end < 0 ? text.length : end + 1;
+    } else if (c === 123 || c === 91) {
+      if (++depth > limit) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
+
 /** Whether a parsed value nests deeper than `limit` (the walk stops there, so it cannot overflow itself). */
 export function valueDepthExceeds(value: unknown, limit = MAX_JSON_DEPTH): boolean {
   if (value === null || typeof value !== "object") return false;

@@ -66,6 +66,19 @@ function AllowAlwaysConfirm({ approval, onConfirm, onCancel, busy }: { approval:
   );
 }
 
+/**
+ * The requester's own words, kept apart from Toolgate's: quoted, attributed, in a plain box of its own, invisible
+ * characters shown as code points, never rendered as markup, so it cannot pass for the system's reason or cues.
+ */
+function RequesterNote({ note, who }: { note: string; who: string }) {
+  return (
+    <figure data-testid="requester-note" className="rounded border border-dashed border-slate-400 bg-white p-2 text-sm dark:border-slate-600 dark:bg-slate-950">
+      <figcaption className="text-xs text-slate-600 dark:text-slate-400">Written by {who}, not checked by Toolgate:</figcaption>
+      <blockquote className="mt-1 whitespace-pre-wrap font-mono text-xs [overflow-wrap:anywhere]">“{visibleText(note)}”</blockquote>
+    </figure>
+  );
+}
+
 export function ApprovalDetail({ approval }: { approval: Approval }) {
   const decide = useDecide();
   const detail = useApprovalDetail(approval.id);
@@ -115,7 +128,15 @@ export function ApprovalDetail({ approval }: { approval: Approval }) {
           </Link>
         </dd>
         <dt className="text-slate-600 dark:text-slate-400">Why approval</dt>
-        <dd>{shown.reason}</dd>
+        <dd data-testid="approval-reason">{shown.reason}</dd>
+        {shown.requesterNote ? (
+          <>
+            <dt className="text-slate-600 dark:text-slate-400">Requester&apos;s note</dt>
+            <dd>
+              <RequesterNote note={shown.requesterNote} who={shown.requester.email ?? shown.requester.id} />
+            </dd>
+          </>
+        ) : null}
         <dt className="text-slate-600 dark:text-slate-400">Status</dt>
         <dd data-testid="approval-status">
           {STATUS_LABEL[shown.status]}

@@ -4,6 +4,7 @@
 import type { Approval } from "./use-approvals";
 
 const STYLE: Record<string, string> = {
+  "not-analysed": "border-dashed border-slate-800 bg-slate-100 text-slate-950 dark:border-slate-200 dark:bg-slate-800 dark:text-slate-50",
   destructive: "border-red-700 bg-red-50 text-red-900 dark:border-red-400 dark:bg-red-950 dark:text-red-100",
   network: "border-violet-700 bg-violet-50 text-violet-900 dark:border-violet-400 dark:bg-violet-950 dark:text-violet-100",
   "outside-workspace": "border-amber-700 bg-amber-50 text-amber-950 dark:border-amber-400 dark:bg-amber-950 dark:text-amber-100",

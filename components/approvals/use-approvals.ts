@@ -17,7 +17,10 @@ export type Approval = {
   args: unknown;
   command: string | null;
   analysis: { ok?: boolean; reason?: string; segments?: Array<{ executable: string; argv: string[] }> } | null;
+  /** Toolgate's words. */
   reason: string;
+  /** The requester's words, shown apart and marked as theirs. */
+  requesterNote?: string | null;
   createdAt: string;
   expiresAt: string;
   resolvedAt: string | null;

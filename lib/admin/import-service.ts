@@ -8,11 +8,12 @@ import { loadPolicyDocument } from "@/lib/catalog/policy-source";
 import { getToolRegistry } from "@/lib/catalog/tool-catalog";
 import { grantsByEmail, grantsById } from "./grant-emails";
 import { refreshPluginTools } from "./mcp-service";
-import { importOpenClawConfig, parseOpenClawText } from "./openclaw-import";
+import { importOpenClawConfig } from "./openclaw-import";
+import { parseOpenClawUpload } from "./openclaw-parse";
 import type { ImportBodyInput } from "./schemas";
 
 export async function importPolicy({ text, base }: ImportBodyInput) {
-  const input = parseOpenClawText(text);
+  const input = await parseOpenClawUpload(text);
   let document;
   if (base === undefined) document = (await loadPolicyDocument()).document;
   else {

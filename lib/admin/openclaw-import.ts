@@ -7,6 +7,7 @@
 import JSON5 from "json5";
 import type { PolicyDocument, PolicyDocumentInput, ToolMeta } from "@/lib/policy";
 import { AppError } from "@/lib/errors";
+import { json5DepthExceeds, MAX_JSON_DEPTH } from "@/lib/json-depth";
 import { mapChannels, mapExec, mapMcpServers } from "./openclaw-sections";
 import { isRecord, Mapper, type ImportReport, type Json } from "./openclaw-mapper";
 
@@ -14,8 +15,13 @@ export type { ImportNote, ImportReport, Json } from "./openclaw-mapper";
 export type ImportResult = { document: PolicyDocumentInput; report: ImportReport };
 
 
-/** JSON5 (comments, unquoted keys, trailing commas), as openclaw.json is written. */
+/**
+ * JSON5 (comments, unquoted keys, trailing commas), as openclaw.json is written. Nesting is bounded before the
+ * (recursive) parser runs; an upload goes through lib/admin/openclaw-parse.ts, which keeps large texts off the
+ * serving thread.
+ */
 export function parseOpenClawText(text: string): unknown {
+  if (json5DepthExceeds(text)) throw new AppError("VALIDATION_FAILED", `the OpenClaw config nests deeper than ${MAX_JSON_DEPTH} levels`, { maxDepth: MAX_JSON_DEPTH });
   try {
     return JSON5.parse(text);
   } catch (error) {

@@ -1,11 +1,13 @@
 import "server-only";
-// Risk cues for the approvals an owner reads (lib/exec/risk.ts), with the requester's history for "first use":
-// the executables of their earlier approved exec requests. One history query per requester in a list.
+// Risk cues for the approvals an owner reads (lib/exec/risk.ts), computed from each request's command (never from
+// the requester's note), with the requester's history for "first use": the executables of their earlier approved
+// exec requests. One history query per requester in a list.
 import type { ShellAnalysis } from "@/lib/policy";
 import { listApprovedExecAnalyses } from "@/lib/db/approvals";
-import { assessRisk, executablesOf, type RiskCue } from "@/lib/exec/risk";
+import { assessRisk, executablesOf, executablesOfCommand, type RiskCue } from "@/lib/exec/risk";
+import { loadShellParser } from "@/lib/exec/shell-parser";
 
-type Request = { id: string; requesterId: string; toolName: string; args: unknown; analysis: unknown; createdAt: Date };
+type Request = { id: string; requesterId: string; toolName: string; args: unknown; command: string | null; analysis: unknown; createdAt: Date };
 
 function asAnalysis(value: unknown): ShellAnalysis | null {
   if (typeof value !== "object" || value === null || !Array.isArray((value as { segments?: unknown }).segments)) return null;
@@ -14,15 +16,16 @@ function asAnalysis(value: unknown): ShellAnalysis | null {
 
 /** Cues per approval id. */
 export async function riskCues(requests: Request[]): Promise<Map<string, RiskCue[]>> {
-  const requesters = [...new Set(requests.filter((r) => asAnalysis(r.analysis)).map((r) => r.requesterId))];
+  await loadShellParser();
+  const requesters = [...new Set(requests.filter((r) => r.command !== null || asAnalysis(r.analysis)).map((r) => r.requesterId))];
   const histories = new Map(await Promise.all(requesters.map(async (id) => [id, await listApprovedExecAnalyses({ requesterId: id })] as const)));
   const out = new Map<string, RiskCue[]>();
   for (const r of requests) {
     const analysis = asAnalysis(r.analysis);
     const history = histories.get(r.requesterId);
     // Only what ran before this request counts as known, so an old request keeps the cue it had.
-    const known = history ? new Set(history.filter((h) => h.id !== r.id && h.createdAt < r.createdAt).flatMap((h) => executablesOf(asAnalysis(h.analysis)))) : null;
-    out.set(r.id, assessRisk({ toolName: r.toolName, args: r.args, analysis, knownExecutables: known }));
+    const known = history ? new Set(history.filter((h) => h.id !== r.id && h.createdAt < r.createdAt).flatMap((h) => (h.command !== null ? executablesOfCommand(h.command) : executablesOf(asAnalysis(h.analysis))))) : null;
+    out.set(r.id, assessRisk({ toolName: r.toolName, args: r.args, command: r.command, analysis, knownExecutables: known }));
   }
   return out;
 }

@@ -27,6 +27,9 @@ import { countApprovalSettled } from "@/lib/ops/metrics";
 
 export type ApprovalView = NonNullable<Awaited<ReturnType<typeof findApproval>>>;
 
+/** Why an approval asked for through POST /api/approvals needs an owner, in Toolgate's words. */
+export const API_REQUEST_REASON = "asked for directly through the API (no policy decision asked for it)";
+
 function summary(a: ApprovalView) {
   return {
     id: a.id,
@@ -40,6 +43,7 @@ function summary(a: ApprovalView) {
     status: a.status,
     decision: a.decision,
     reason: a.reason,
+    requesterNote: a.requesterNote,
     createdAt: a.createdAt,
     expiresAt: a.expiresAt,
     resolvedAt: a.resolvedAt,
@@ -56,7 +60,7 @@ type ApprovalRequest = Omit<NewApproval, "argsHash" | "expiresAt"> & { ttlMs?: n
 export async function registerApprovalInTx(tx: Tx, input: ApprovalRequest): Promise<{ approval: ApprovalView; created: boolean; audit: AuditEntry[]; events: NewEvent[] }> {
   const ttlMs = input.ttlMs ?? loadConfig().APPROVAL_TTL_SECONDS * 1000;
   const { ttlMs: _ttl, ...row } = input;
-  assertApprovalPayloadWithinCap(input.args, input.command, input.reason);
+  assertApprovalPayloadWithinCap(input.args, input.command, `${input.reason}${input.requesterNote ?? ""}`);
   const argsHash = hashArguments(input.toolName, input.args);
   const { approval, created } = await registerApproval({ ...row, argsHash, expiresAt: new Date(Date.now() + ttlMs) }, tx);
   // The same call id with other arguments is a conflict, never silently the first request.
@@ -73,7 +77,7 @@ export async function registerApprovalInTx(tx: Tx, input: ApprovalRequest): Prom
         toolName: input.toolName,
         callId: input.callId,
         decision: "ask",
-        details: { approvalId: approval.id, reason: input.reason, command: input.command ?? null },
+        details: { approvalId: approval.id, reason: input.reason, requesterNote: input.requesterNote ?? null, command: input.command ?? null },
       },
     ],
     events: [{ type: "approval.requested", scope: "approvals", sessionId: input.sessionId, payload: summary(approval) }],

@@ -26,7 +26,10 @@ function view(a: Row, emails: Map<string, string>, allowAlways?: AllowAlwaysPrev
     argsHash: a.argsHash,
     command: a.command,
     analysis: a.analysis,
+    /** Toolgate's words: why this call needs an owner. */
     reason: a.reason,
+    /** The requester's words (POST /api/approvals), unchecked: the inbox shows them apart, marked as theirs. */
+    requesterNote: a.requesterNote,
     createdAt: a.createdAt,
     expiresAt: a.expiresAt,
     resolvedAt: a.resolvedAt,

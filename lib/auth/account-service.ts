@@ -6,15 +6,17 @@ import { appendAudit } from "@/lib/db/audit";
 import { changeUserPassword, countActiveAdmins, findUserByEmail, getUserWithRoles, setUserDisabled } from "@/lib/db/users";
 import { announceAccountChange } from "@/lib/events/account-events";
 import { hashPassword, verifyPasswordConstantWork } from "./password";
-import { beginSignInAttempt, signInSucceeded } from "./throttle";
+import { beginPasswordCheck, passwordCheckSucceeded } from "./throttle";
 
-/** Guessing the current password through this route counts against the same sign-in limit. */
-export async function changeOwnPassword({ user, address, currentPassword, newPassword }: { user: { id: string; email: string }; address: string; currentPassword: string; newPassword: string }) {
-  const attempt = { email: user.email, address };
-  await beginSignInAttempt(attempt);
+/**
+ * Guessing the current password through this route has its own budget (per user), so a session's holder cannot
+ * spend the account's sign-in budget, nor the sign-in guesses this one.
+ */
+export async function changeOwnPassword({ user, currentPassword, newPassword }: { user: { id: string; email: string }; address?: string; currentPassword: string; newPassword: string }) {
+  await beginPasswordCheck(user.id);
   const row = await findUserByEmail({ email: user.email });
   if (!(await verifyPasswordConstantWork(currentPassword, row?.passwordHash))) throw new AppError("FORBIDDEN", "the current password is wrong");
-  await signInSucceeded(attempt);
+  await passwordCheckSucceeded(user.id);
   await changeUserPassword({ userId: user.id, passwordHash: await hashPassword(newPassword) });
   await appendAudit({ action: "user.password_changed", actorId: user.id, decision: "allow", details: { userId: user.id } });
 }

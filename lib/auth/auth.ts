@@ -12,7 +12,8 @@ import { loadConfig } from "@/lib/config";
 import { isAppError } from "@/lib/errors";
 import { bumpSessionVersion, findUserByEmail, getUserForSession, linkExternalAccount } from "@/lib/db/users";
 import { verifyPasswordConstantWork } from "./password";
-import { beginSignInAttempt, clientAddress, signInSucceeded } from "./throttle";
+import { looksLikeRecoveryCode, signInWithRecoveryCode } from "./recovery-codes";
+import { beginRecoveryAttempt, beginSignInAttempt, clientAddress, isSignInExempt, signInSucceeded } from "./throttle";
 
 /** Thrown by authorize when the account is throttled; the sign-in form tells the person to wait. */
 export class ThrottledSignIn extends CredentialsSignin {
@@ -30,8 +31,21 @@ function providers(): Provider[] {
         const parsed = CredentialsInput.safeParse(raw);
         if (!parsed.success) return null;
         const attempt = { email: parsed.data.email, address: clientAddress(request?.headers) };
+        // An admin on a trusted network (SIGNIN_TRUSTED_NETWORKS) is never throttled: the way back in when
+        // someone guesses at the admin account from outside.
+        if (looksLikeRecoveryCode(parsed.data.password)) {
+          // An admin's one-time recovery code: no sign-in limit applies, only its own per address.
+          try {
+            await beginRecoveryAttempt(attempt.address);
+          } catch (error) {
+            if (isAppError(error) && error.code === "RATE_LIMITED") throw new ThrottledSignIn(error.message);
+            throw error;
+          }
+          return signInWithRecoveryCode({ email: attempt.email, code: parsed.data.password });
+        }
+        const exempt = await isSignInExempt(attempt);
         try {
-          await beginSignInAttempt(attempt);
+          if (!exempt) await beginSignInAttempt(attempt);
         } catch (error) {
           if (isAppError(error) && error.code === "RATE_LIMITED") throw new ThrottledSignIn(error.message);
           throw error;
@@ -39,7 +53,7 @@ function providers(): Provider[] {
         const user = await findUserByEmail({ email: parsed.data.email });
         const ok = await verifyPasswordConstantWork(parsed.data.password, user?.passwordHash);
         if (!user || !ok || user.disabledAt) return null;
-        await signInSucceeded(attempt);
+        if (!exempt) await signInSucceeded(attempt);
         return { id: user.id, email: user.email, name: user.name };
       },
     }),

@@ -19,7 +19,10 @@ export type NewApproval = {
   args: unknown;
   command?: string | null;
   analysis?: unknown;
+  /** Why Toolgate asks, in Toolgate's words. */
   reason: string;
+  /** The requester's own words, if they gave any: shown as their note, never as the reason. */
+  requesterNote?: string | null;
   expiresAt: Date;
 };
 
@@ -52,6 +55,7 @@ export async function registerApproval(input: NewApproval, tx?: Tx): Promise<{ a
         command: input.command ?? null,
         analysis: (input.analysis ?? undefined) as never,
         reason: input.reason,
+        requesterNote: input.requesterNote ?? null,
         expiresAt: input.expiresAt,
       },
     });
@@ -126,6 +130,6 @@ export async function listApprovedExecAnalyses({ requesterId, limit = 500 }: { r
     where: { requesterId, kind: "exec", status: "approved" },
     orderBy: { createdAt: "desc" },
     take: limit,
-    select: { id: true, createdAt: true, analysis: true },
+    select: { id: true, createdAt: true, command: true, analysis: true },
   });
 }

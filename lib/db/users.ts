@@ -12,6 +12,11 @@ export async function findUserByEmail({ email }: { email: string }) {
   return getDb().user.findUnique({ where: { email: email.toLowerCase() } });
 }
 
+/** Whether the account with this e-mail holds the role (the sign-in throttle's trusted-network rule). */
+export async function userHasRole({ email, role }: { email: string; role: string }): Promise<boolean> {
+  return (await getDb().userRole.count({ where: { role, user: { email: email.toLowerCase() } } })) > 0;
+}
+
 /** The user with the state a session token is checked against (version, deactivation); one query. */
 export async function getUserForSession({ userId }: { userId: string }): Promise<{ user: UserWithRoles; sessionVersion: number; disabled: boolean } | null> {
   const row = await getDb().user.findUnique({ where: { id: userId }, include: { roles: true, teams: { select: { teamId: true } } } });

@@ -1,13 +1,17 @@
 // Risk cues for an approval request, so an owner sees at a glance that `rm -rf build` is not `echo hi`. Computed
-// from the stored command analysis (lib/exec/shell-parser.ts: tree-sitter-bash argv per part), never by matching
-// the command text. A cue is a hint for the reader, not a gate: the gates decide; a command the analysis could not
-// split still shows its "not analysable" reason, and gets the cues of the parts that were read.
-import type { ShellAnalysis, ShellSegment } from "@/lib/policy";
+// from the command itself, read with the gate's grammar (tree-sitter-bash) by lib/exec/script-read.ts: every command
+// in it, the scripts it hands to another shell (`sh -c`, `eval`, …) read the same way, and the files its
+// redirections name; never by matching the command text, never from anything the requester wrote about it. A cue
+// is a hint for the reader, not a gate: the gates decide. What could not be read gets the "not analysed: read it
+// whole" cue, so an obfuscated command never shows fewer cues than a plain one.
+import type { ShellAnalysis } from "@/lib/policy";
+import { readCommandForRisk } from "./script-read";
 
-export type RiskKind = "destructive" | "network" | "outside-workspace" | "first-use";
+export type RiskKind = "not-analysed" | "destructive" | "network" | "outside-workspace" | "first-use";
 export type RiskCue = { kind: RiskKind; label: string; detail: string };
 
 const LABELS: Record<RiskKind, string> = {
+  "not-analysed": "Not analysed: read it whole",
   destructive: "Destructive",
   network: "Network",
   "outside-workspace": "Outside the workspace",
@@ -108,8 +112,8 @@ function add(cues: RiskCue[], kind: RiskKind, detail: string) {
   } else cues.push({ kind, label: LABELS[kind], detail });
 }
 
-function segmentCues(cues: RiskCue[], segment: ShellSegment) {
-  const argv = effectiveArgv(segment.argv);
+function argvCues(cues: RiskCue[], words: string[]) {
+  const argv = effectiveArgv(words);
   if (argv.length === 0) return;
   const d = destructive(argv);
   if (d) add(cues, "destructive", d);
@@ -119,7 +123,19 @@ function segmentCues(cues: RiskCue[], segment: ShellSegment) {
   if (outside.length) add(cues, "outside-workspace", `${base(argv[0]!)} names ${outside.slice(0, 3).join(", ")}${outside.length > 3 ? ", …" : ""}`);
 }
 
-/** The executables a command runs (base names, past wrappers), for the first-use cue and its history. */
+const OVERWRITING_REDIRECTS = new Set([">", ">|", "&>", ">&"]);
+
+function commandOf(args: unknown): string | null {
+  const command = typeof args === "object" && args !== null ? (args as { command?: unknown }).command : undefined;
+  return typeof command === "string" ? command : null;
+}
+
+/** The programs a command names, wrappers and the scripts it hands to a shell included (for first use). */
+export function executablesOfCommand(command: string): string[] {
+  return readCommandForRisk(command).executables;
+}
+
+/** The executables of a stored analysis (base names, past wrappers), for requests stored without their command. */
 export function executablesOf(analysis: Pick<ShellAnalysis, "segments"> | null | undefined): string[] {
   const out = new Set<string>();
   for (const segment of analysis?.segments ?? []) {
@@ -135,17 +151,32 @@ export function executablesOf(analysis: Pick<ShellAnalysis, "segments"> | null |
  * The cues of one request. `knownExecutables` are those this requester ran before (by earlier requests); null
  * when that history is not known, which gives no first-use cue rather than a wrong one.
  */
-export function assessRisk({ toolName, args, analysis, knownExecutables }: { toolName: string; args: unknown; analysis: ShellAnalysis | null; knownExecutables: ReadonlySet<string> | null }): RiskCue[] {
+export function assessRisk({ toolName, args, command, analysis, knownExecutables }: { toolName: string; args: unknown; command?: string | null; analysis?: ShellAnalysis | null; knownExecutables: ReadonlySet<string> | null }): RiskCue[] {
   const cues: RiskCue[] = [];
-  for (const segment of analysis?.segments ?? []) segmentCues(cues, segment);
-  if (analysis && !analysis.ok && /redirection|here-doc|here-string/.test(analysis.reason ?? "")) add(cues, "destructive", "a redirection can overwrite a file");
+  const text = command ?? (toolName === "exec" ? commandOf(args) : null);
+  let executables: string[] = [];
+  if (text !== null) {
+    const reading = readCommandForRisk(text);
+    if (reading.unread.length) add(cues, "not-analysed", reading.unread.join("; "));
+    for (const words of reading.commands) argvCues(cues, words.map((w) => w.value));
+    for (const { op, target } of reading.redirects) {
+      if (OVERWRITING_REDIRECTS.has(op) && !/^\/dev\/(null|std(out|err)|tty)$/.test(target)) add(cues, "destructive", `a redirection (${op}) can overwrite ${target}`);
+      if (outsidePath(target)) add(cues, "outside-workspace", `a redirection names ${target}`);
+    }
+    executables = reading.executables;
+  } else if (analysis) {
+    // A stored request without its command text: the gate's analysis is all there is.
+    for (const segment of analysis.segments) argvCues(cues, segment.argv);
+    if (!analysis.ok) add(cues, "not-analysed", analysis.reason ?? "the command could not be split");
+    executables = executablesOf(analysis);
+  }
   const path = typeof args === "object" && args !== null ? (args as { path?: unknown }).path : undefined;
   if (typeof path === "string") {
     if (toolName === "write") add(cues, "destructive", `write replaces ${path} whole`);
     if (outsidePath(path)) add(cues, "outside-workspace", `${toolName} names ${path}`);
   }
-  if (analysis && knownExecutables) {
-    const fresh = executablesOf(analysis).filter((e) => !knownExecutables.has(e));
+  if (knownExecutables) {
+    const fresh = executables.filter((e) => !knownExecutables.has(e));
     if (fresh.length) add(cues, "first-use", `first request by this user to run ${fresh.join(", ")}`);
   }
   return cues;

@@ -207,3 +207,18 @@ export function analyzeShellCommand(command: string): ShellAnalysis {
     throw error;
   }
 }
+
+/**
+ * The grammar's tree of a command, for readers that look at everything in it (the risk cues of lib/exec/risk.ts),
+ * unlike analyzeShellCommand, which stops at the first construct that is not plain. Null until the grammar is loaded.
+ */
+export function readShellTree<T>(command: string, read: (root: Node) => T): T | null {
+  if (!parser) return null;
+  const tree = parser.parse(command);
+  if (!tree) return null;
+  try {
+    return read(tree.rootNode);
+  } finally {
+    tree.delete();
+  }
+}

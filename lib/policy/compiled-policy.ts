@@ -4,7 +4,7 @@ import type { PolicyDocument, ScopedToolPolicy } from "./document";
 import { compileEntries, findMatchingEntry, type CompiledEntry } from "./matching";
 import { computeEffectiveModes, findLoosenedModes } from "./modes";
 import { resolveSandboxToolPolicy, SUBAGENT_TOOL_DENY_ALWAYS, SUBAGENT_TOOL_DENY_LEAF } from "./layer-defaults";
-import { buildPluginToolGroups, CORE_TOOL_NAMES, normalizeToolName } from "./names";
+import { buildPluginToolGroups, CORE_TOOL_NAMES, isOwnerOnlyTool, normalizeToolName } from "./names";
 import { hasOwnKey, ownValue } from "./own";
 import { ProviderChooser, type ProviderChoice } from "./provider-choice";
 import { compact, makeUnit, policyUnit, profileUnit, type LayerUnit, type PolicyTool, type UnitContext } from "./layer-units";
@@ -74,7 +74,7 @@ export class PolicyCompilation {
       tools.push({
         name,
         ...(meta.pluginId ? { pluginId: meta.pluginId.trim().toLowerCase() } : {}),
-        ownerOnly: meta.ownerOnly === true,
+        ownerOnly: isOwnerOnlyTool({ name, ownerOnly: meta.ownerOnly }),
         requiresApproval: meta.requiresApproval === true,
         declaredModes: meta.allowedModes,
         effectiveModes: override ? Object.freeze(computeEffectiveModes(meta.allowedModes, override)) : sharedModes(meta.allowedModes),

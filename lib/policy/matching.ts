@@ -1,5 +1,5 @@
 // Compiling allow/deny lists into matchers that also say which entry decided.
-import { CORE_TOOL_NAMES, expandToolGroupEntry, normalizeToolName, type PluginToolGroups } from "./names";
+import { CORE_TOOL_NAMES, expandToolGroupEntry, isOwnerOnlyTool, normalizeToolName, type PluginToolGroups } from "./names";
 import type { ToolPolicy } from "./types";
 
 /** One list entry as written (e.g. "group:fs", "web_*"), compiled once. */
@@ -161,10 +161,10 @@ export function filterToolsByPolicy<T extends { name: string }>(
   return tools.filter((tool) => matcher(tool.name));
 }
 
-/** Opt-in: only a sender explicitly flagged as owner keeps owner-only tools. */
-export function applyOwnerOnlyToolPolicy<T extends { ownerOnly?: boolean }>(tools: readonly T[], senderIsOwner: boolean): T[] {
+/** Opt-in: only a sender explicitly flagged as owner keeps owner-only tools (flagged, or owner-only by name). */
+export function applyOwnerOnlyToolPolicy<T extends { name: string; ownerOnly?: boolean }>(tools: readonly T[], senderIsOwner: boolean): T[] {
   if (senderIsOwner === true) return [...tools];
-  return tools.filter((tool) => tool.ownerOnly !== true);
+  return tools.filter((tool) => !isOwnerOnlyTool(tool));
 }
 
 function matchesAnyName(entry: CompiledEntry, names: ReadonlySet<string>): boolean {

@@ -17,6 +17,18 @@ export function normalizeToolName(name: string): string {
   return ALIASES.get(normalized) ?? normalized;
 }
 
+/**
+ * Tools that are owner-only by their name, whatever their definition says (OpenClaw's name fallback): scheduling,
+ * gateway control and messenger login act for the whole installation. A plugin tool with one of these names is
+ * owner-only too: a name that reads like one of them must not reach a non-owner through a definition that forgot
+ * the flag.
+ */
+export const OWNER_ONLY_TOOL_NAMES: ReadonlySet<string> = new Set(["cron", "gateway", "whatsapp_login"]);
+
+export function isOwnerOnlyTool(tool: { name: string; ownerOnly?: boolean }): boolean {
+  return tool.ownerOnly === true || OWNER_ONLY_TOOL_NAMES.has(normalizeToolName(tool.name));
+}
+
 export function normalizeToolList(list?: readonly string[]): string[] {
   if (!list) return [];
   return list.map(normalizeToolName).filter((name) => name.length > 0);

@@ -3,7 +3,7 @@
 // schema and execution gate agree.
 import { z } from "zod";
 import { computeEffectiveModes, findLoosenedModes, isToolMode } from "./modes";
-import { normalizeToolName } from "./names";
+import { isOwnerOnlyTool, normalizeToolName } from "./names";
 import { normalizeToolParameters, schemaProfileFor, type SchemaProfile } from "./schema-normalize";
 import type { PolicyWarning, ToolDefinition, ToolMeta, ToolMode } from "./types";
 
@@ -124,7 +124,7 @@ export class ToolRegistry<T extends ToolDefinition = ToolDefinition> {
       name: normalizeToolName(tool.name),
       group: tool.group ?? "code",
       allowedModes: this.getEffectiveModes(tool.name),
-      ownerOnly: tool.ownerOnly === true,
+      ownerOnly: isOwnerOnlyTool(tool),
       ...(tool.pluginId ? { pluginId: tool.pluginId } : {}),
       ...(tool.requiresApproval ? { requiresApproval: true } : {}),
     }));

@@ -26,37 +26,74 @@ export const GEMINI_UNSUPPORTED_KEYWORDS = new Set([
   "minProperties",
   "maxProperties",
   "not",
-  "if",
-  "then",
-  "else",
   "propertyNames",
   "dependentRequired",
-  "dependentSchemas",
   "unevaluatedProperties",
   "unevaluatedItems",
   "contains",
   "minContains",
   "maxContains",
-  "prefixItems",
 ]);
+
+/**
+ * Gemini has no conditional or tuple keywords (if/then/else, dependentSchemas, draft-7 `dependencies`,
+ * prefixItems). Dropping them would hide from the model the fields they describe, so their content is folded into
+ * what Gemini reads first: the properties a `then`, `else` or dependent schema adds join the node's properties as
+ * optional ones (a property the node declares itself wins), and tuple positions become `items` (one schema, or a
+ * union of them). The walk then cleans the folded parts like any other. The tool's own schema still validates every
+ * call, so nothing it enforces is lost.
+ */
+const FOLDED = new Set(["if", "then", "else", "dependentSchemas", "dependencies", "prefixItems"]);
+
+export function foldGeminiConditionals(node: JsonObject): JsonObject {
+  const branches: unknown[] = [];
+  for (const key of ["then", "else"]) if (Object.hasOwn(node, key)) branches.push(node[key]);
+  for (const key of ["dependentSchemas", "dependencies"]) {
+    const map = node[key];
+    if (isObject(map)) for (const name of Object.keys(map)) if (isObject(map[name])) branches.push(map[name]);
+  }
+  const prefix = Array.isArray(node.prefixItems) ? node.prefixItems : undefined;
+  if (![...FOLDED].some((key) => Object.hasOwn(node, key))) return node;
+  const out: JsonObject = {};
+  for (const key of Object.keys(node)) if (!FOLDED.has(key)) setOwn(out, key, node[key]);
+  const added = branches.flatMap((branch) => (isObject(branch) && isObject(branch.properties) ? [branch.properties] : []));
+  if (added.length > 0) {
+    const properties: JsonObject = isObject(out.properties) ? { ...out.properties } : {};
+    for (const props of added) for (const name of Object.keys(props)) if (!Object.hasOwn(properties, name)) setOwn(properties, name, props[name]);
+    out.properties = properties;
+  }
+  if (prefix && prefix.length > 0 && (!Object.hasOwn(out, "items") || out.items === false)) out.items = prefix.length === 1 ? prefix[0] : { anyOf: prefix };
+  return out;
+}
 
 /** Gemini: `anyOf: [X, null]` wrappers collapse into X (outer keywords kept unless X sets them), iteratively, so a
  * deeply nested nullable chain does not recurse once per level. */
 export function peelNullableWrappers(node: JsonObject): JsonObject {
   let current = node;
+  // A union that cannot be read (a throwing getter) is left for the walk, which drops that keyword alone.
   for (let i = 0; i < MAX_DEPTH * 10; i += 1) {
-    const key = Array.isArray(current.anyOf) ? "anyOf" : Array.isArray(current.oneOf) ? "oneOf" : undefined;
-    if (!key || typeof current.$ref === "string") return current;
-    const variants = current[key] as unknown[];
-    const nonNull = variants.filter((variant) => !isNullVariant(variant));
-    const [inner] = nonNull;
-    if (nonNull.length !== 1 || nonNull.length === variants.length || !isObject(inner)) return current;
-    const merged: JsonObject = {};
-    for (const name of Object.keys(current)) if (name !== key) setOwn(merged, name, current[name]);
-    for (const name of Object.keys(inner)) setOwn(merged, name, inner[name]);
-    current = merged;
+    try {
+      const next = peelOnce(current);
+      if (next === current) return current;
+      current = next;
+    } catch {
+      return current;
+    }
   }
   return current;
+}
+
+function peelOnce(current: JsonObject): JsonObject {
+  const key = Array.isArray(current.anyOf) ? "anyOf" : Array.isArray(current.oneOf) ? "oneOf" : undefined;
+  if (!key || typeof current.$ref === "string") return current;
+  const variants = current[key] as unknown[];
+  const nonNull = variants.filter((variant) => !isNullVariant(variant));
+  const [inner] = nonNull;
+  if (nonNull.length !== 1 || nonNull.length === variants.length || !isObject(inner)) return current;
+  const merged: JsonObject = {};
+  for (const name of Object.keys(current)) if (name !== key) setOwn(merged, name, current[name]);
+  for (const name of Object.keys(inner)) setOwn(merged, name, inner[name]);
+  return merged;
 }
 
 

@@ -1,7 +1,7 @@
 // Provider-safe tool parameter schemas. Every provider needs a root `type: "object"` schema without root unions,
 // local `$ref`s inlined and arrays with `items`; only Gemini needs its keyword strip, union flattening and a pruned
 // `required` (other providers keep constraints such as minimum, maxItems and format, which guide the model).
-import { geminiFixups, GEMINI_UNSUPPORTED_KEYWORDS, peelNullableWrappers, stringifyGeminiEnums } from "./schema-gemini";
+import { foldGeminiConditionals, geminiFixups, GEMINI_UNSUPPORTED_KEYWORDS, peelNullableWrappers, stringifyGeminiEnums } from "./schema-gemini";
 import { DEFINITION_KEYS, hasType, isObject, MAX_DEPTH, SCHEMA_ARRAYS, SCHEMA_MAPS, SCHEMA_VALUED, setOwn, uniqueStrings, type JsonObject } from "./schema-json";
 
 /** `gemini` = Google's OpenAPI subset; `default` = OpenAI, Anthropic, the offline model and the rest. */
@@ -100,13 +100,31 @@ function walk(node: unknown, ctx: WalkContext, refs: ReadonlySet<string>, depth:
   }
 }
 
+/** The node's keywords that can be read: one whose getter throws is dropped alone, not the whole schema with it. */
+function readable(node: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const key of Object.keys(node)) {
+    try {
+      setOwn(out, key, node[key]);
+    } catch {
+      // unreadable: left out
+    }
+  }
+  return out;
+}
+
 function walkSchema(raw: JsonObject, ctx: WalkContext, refs: ReadonlySet<string>, depth: number): unknown {
-  const node = ctx.profile === "gemini" ? peelNullableWrappers(raw) : raw;
+  const node = ctx.profile === "gemini" ? foldGeminiConditionals(readable(peelNullableWrappers(raw))) : readable(raw);
   if (typeof node.$ref === "string") return inlineRef(node, ctx, refs, depth);
   const out: JsonObject = {};
   for (const key of Object.keys(node)) {
     const value = node[key];
     if (DEFINITION_KEYS.has(key) || (ctx.profile === "gemini" && GEMINI_UNSUPPORTED_KEYWORDS.has(key))) continue;
+    if (key === "dependencies") {
+      // Draft 7: each entry is either the names another property needs (kept) or a schema (walked like any other).
+      if (isObject(value)) setOwn(out, key, Object.fromEntries(Object.keys(value).map((name) => [name, Array.isArray(value[name]) ? uniqueStrings(value[name]) : walk(value[name], ctx, refs, depth + 1)])));
+      continue;
+    }
     if (key === "properties") {
       // null, [] or a string is no property map: an object schema then has no declared properties.
       if (isObject(value)) out.properties = walkMap(value, ctx, refs, depth);
@@ -186,7 +204,7 @@ const emptyParameters = (): JsonObject => ({ type: "object", properties: {} });
 
 function normalizeRoot(schema: unknown, profile: SchemaProfile): JsonObject {
   if (!isObject(schema)) return emptyParameters();
-  let root: JsonObject = schema;
+  let root: JsonObject = readable(schema);
   if (typeof root.$ref === "string") {
     const { $ref, ...siblings } = root;
     root = { ...(resolvePointer(schema, $ref) ?? {}), ...siblings };

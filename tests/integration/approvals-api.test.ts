@@ -312,6 +312,29 @@ describe.each(appTargets())("approvals (%s)", (_kind, app) => {
     }
   });
 
+  it("the requester's reason is their note, never the system's why; the cues come from the command (issue 29 #5)", async () => {
+    const sessionId = await newCodingSession(member);
+    const forged = "covered by the safe-bin profile for cat (read-only)";
+    const command = "sh -c 'cat ~/.ssh/id_rsa'";
+    const res = await member.json("/api/approvals", { method: "POST", body: { sessionId, toolName: "exec", callId: `forged-${Date.now()}`, args: { command }, reason: forged } });
+    expect(res.status).toBe(202);
+    ids.requested.add(res.body.id);
+    const row = await db.approval.findUniqueOrThrow({ where: { id: res.body.id } });
+    expect(row.reason).not.toContain("safe-bin");
+    expect(row.requesterNote).toBe(forged);
+    for (const approval of [(await owner.json(`/api/approvals/${res.body.id}`)).body.approval, (await owner.json("/api/approvals?status=pending")).body.approvals.find((a: { id: string }) => a.id === res.body.id)]) {
+      expect(approval.reason).toBe("asked for directly through the API (no policy decision asked for it)");
+      expect(approval.requesterNote).toBe(forged);
+      const outside = approval.risks.find((r: { kind: string }) => r.kind === "outside-workspace");
+      expect(outside?.detail).toContain("~/.ssh/id_rsa");
+    }
+    // The audit row keeps the two apart too.
+    const audit = await db.auditLog.findFirstOrThrow({ where: { action: "approval.requested", sessionId } });
+    expect(audit.details).toMatchObject({ reason: "asked for directly through the API (no policy decision asked for it)", requesterNote: forged });
+    expect((await decide(owner, res.body.id, "deny")).status).toBe(200);
+    ids.resolved.add(res.body.id);
+  });
+
   it("P17/P19 two-phase request: 202 accepted with the id, already listed before the response is read; registering the same call twice returns the same request", async () => {
     const sessionId = await newCodingSession(member);
     const callId = `two-phase-${Date.now()}`;

@@ -76,8 +76,15 @@ function routes(ids: { session: string }): Route[] {
     { method: "POST", path: "/api/mcp/servers/:id/reconnect" },
     { method: "GET", path: "/api/mcp/resource", query: ["session", "server", "uri"] },
     { method: "POST", path: "/api/policy/import", body: () => ({ format: "openclaw", text: "{ tools: { deny: ['exec'] }, // json5\n }" }) },
-    { method: "GET", path: "/api/auth/csrf" },
-    { method: "GET", path: "/api/auth/session" },
+    // next-auth's own endpoints (issue 29: a callbackUrl it refuses made each of them answer 500).
+    { method: "GET", path: "/api/auth/csrf", query: ["callbackUrl"] },
+    { method: "GET", path: "/api/auth/session", query: ["callbackUrl"] },
+    { method: "GET", path: "/api/auth/providers", query: ["callbackUrl"] },
+    { method: "GET", path: "/api/auth/signin", query: ["callbackUrl", "error"] },
+    { method: "GET", path: "/api/auth/signout", query: ["callbackUrl"] },
+    { method: "GET", path: "/api/auth/error", query: ["error"] },
+    { method: "GET", path: "/api/auth/callback/:id", query: ["callbackUrl", "code", "state"] },
+    { method: "POST", path: "/api/auth/signout", form: true },
     { method: "POST", path: "/api/auth/callback/credentials", form: true },
     { method: "GET", path: "/login" },
     { method: "GET", path: "/chat" },
@@ -94,7 +101,10 @@ const json = fc.letrec((tie) => ({
 })).value;
 const pathIds = (real: string[]) =>
   fc.oneof(fc.constantFrom(...real), fc.constantFrom("%ED%A0%80", "%00", "%FF", "%", "..%2F..", "a".repeat(300), "%F0%9F%98%80", "nope", "0", "-1", "x%2Fy"), fc.string().map(encodeURIComponent));
-const queryValues = fc.oneof(fc.constantFrom("60001", "2026-01-01", "1e20", "99999999999", "-5", "abc", "pending", "0", "50", "%ED%A0%80", "\u0000"), text);
+const queryValues = fc.oneof(
+  fc.constantFrom("60001", "2026-01-01", "1e20", "99999999999", "-5", "abc", "pending", "0", "50", "%ED%A0%80", "\u0000", "javascript:x", "//evil.example/", "http://[", "data:text/html,x", "/chat"),
+  text,
+);
 
 /** A mutation of a valid body: one field replaced by random JSON, or the whole body random. */
 function mutate(valid: unknown, rnd: { field: unknown; pick: number; wholesale: boolean }): unknown {
@@ -121,7 +131,8 @@ const plans = (real: string[]) =>
   });
 
 function bodyFor(route: Route, plan: Plan): { body?: string; type?: string } {
-  if (route.form) return { body: new URLSearchParams({ email: (typeof plan.field === "string" ? plan.field : JSON.stringify(plan.field) ?? "").slice(0, 100), password: "x", csrfToken: "bad" }).toString(), type: "application/x-www-form-urlencoded" };
+  const field = (typeof plan.field === "string" ? plan.field : JSON.stringify(plan.field) ?? "").slice(0, 100);
+  if (route.form) return { body: new URLSearchParams({ email: field, password: "x", csrfToken: "bad", callbackUrl: plan.wholesale ? field : "/chat" }).toString(), type: "application/x-www-form-urlencoded" };
   if (route.method === "GET") return {};
   const valid = route.body?.() ?? {};
   switch (plan.kind) {
@@ -188,6 +199,23 @@ describe.each(targets)("fuzz (%s)", (kind, make) => {
     walk("app/api");
     expect(missing).toEqual([]);
     expect(table.size).toBeGreaterThan(35);
+  });
+
+  it("next-auth's endpoints answer a callbackUrl they refuse (query, form or cookie) with a 4xx, never a 500", async () => {
+    for (const endpoint of ["session", "csrf", "providers", "signin", "signout"]) {
+      for (const bad of ["javascript:x", "http://[", "data:text/html,x"]) {
+        const res = await fetch(`${app.url}/api/auth/${endpoint}?callbackUrl=${encodeURIComponent(bad)}`, { redirect: "manual" });
+        expect(res.status, `${endpoint} ?callbackUrl=${bad}`).toBe(400);
+        expect((await res.json()).error.message).toMatch(/callbackUrl/);
+      }
+      // A planted callback-url cookie is dropped, not fatal: the endpoint answers as without it.
+      const res = await fetch(`${app.url}/api/auth/${endpoint}`, { redirect: "manual", headers: { cookie: "authjs.callback-url=javascript%3Ax" } });
+      expect(res.status, `${endpoint} with the cookie`).toBeLessThan(500);
+    }
+    const form = await fetch(`${app.url}/api/auth/signout`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", origin: app.url }, body: "csrfToken=x&callbackUrl=javascript%3Ax" });
+    expect(form.status).toBe(400);
+    // A good one still works.
+    expect((await fetch(`${app.url}/api/auth/session?callbackUrl=%2Fchat`)).status).toBe(200);
   });
 
   it(`${REQUESTS[kind]} generated requests across every route: no 5xx, no leaked internals (seed ${SEED})`, async () => {

@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { requireRole, requireUser } from "@/lib/auth/guards";
 import { consumeUserQuota } from "@/lib/auth/throttle";
-import { requestApproval } from "@/lib/approvals/service";
+import { API_REQUEST_REASON, requestApproval } from "@/lib/approvals/service";
 import { listApprovalViews } from "@/lib/approvals/views";
 import { requireOwnedSession } from "@/lib/runs/sessions";
 import { normalizeToolName } from "@/lib/policy";
@@ -16,7 +16,10 @@ export const GET = handle(async (request: Request) => {
   return NextResponse.json({ approvals: await listApprovalViews(query) });
 });
 
-/** Two-phase request: registered first, answered `accepted` with the id; the decision comes later. */
+/**
+ * Two-phase request: registered first, answered `accepted` with the id; the decision comes later. The body's
+ * `reason` is the requester's note, never the approval's reason.
+ */
 export const POST = handle(async (request: Request) => {
   const user = await requireUser();
   await consumeUserQuota("approvals", user.id);
@@ -34,7 +37,9 @@ export const POST = handle(async (request: Request) => {
     args: body.args,
     command,
     analysis: command !== null ? analyzeShellCommand(command) : null,
-    reason: body.reason ?? "requested through the API",
+    // The "why" is Toolgate's; what the requester wrote is kept apart as their note.
+    reason: API_REQUEST_REASON,
+    requesterNote: body.reason || null,
   });
   return NextResponse.json({ status: "accepted", id: approval.id, expiresAt: approval.expiresAt }, { status: 202 });
 });

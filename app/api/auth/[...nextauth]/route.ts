@@ -4,9 +4,18 @@ import { AppError } from "@/lib/errors";
 import { readBodyText, BODY_LIMITS } from "@/lib/http/body";
 import { errorResponse } from "@/lib/http/respond";
 import { isSameOrigin } from "@/lib/http/request-guard";
-import { assertSignInOpen, clientAddress } from "@/lib/auth/throttle";
+import { assertSignInOpen, clientAddress, isSignInExempt } from "@/lib/auth/throttle";
+import { checkedAuthRequest, isAcceptedCallbackUrl } from "@/lib/auth/callback-url";
+import { looksLikeRecoveryCode } from "@/lib/auth/recovery-codes";
 
-export const { GET } = handlers;
+/** next-auth's GET endpoints, after the callback URL check it would otherwise answer with a 500 (lib/auth/callback-url.ts). */
+export async function GET(request: NextRequest): Promise<Response> {
+  try {
+    return await handlers.GET(checkedAuthRequest(request, (headers) => new NextRequest(request.url, { method: "GET", headers })));
+  } catch (error) {
+    return errorResponse(error);
+  }
+}
 
 /**
  * next-auth's own POST endpoints (form posts with its CSRF token), behind three checks of ours: the post must
@@ -17,11 +26,17 @@ export async function POST(request: NextRequest): Promise<Response> {
   try {
     if (!isSameOrigin(request.headers)) throw new AppError("FORBIDDEN", "cross-origin request refused");
     const form = await readBodyText(request, BODY_LIMITS.small);
+    const fields = new URLSearchParams(form);
+    const callbackUrl = fields.get("callbackUrl");
+    if (callbackUrl && !isAcceptedCallbackUrl(callbackUrl, request.nextUrl.origin)) throw new AppError("BAD_REQUEST", "callbackUrl must be a path on this site or an http(s) URL");
     if (request.nextUrl.pathname.endsWith("/callback/credentials")) {
-      const email = new URLSearchParams(form).get("email") ?? "";
-      if (email) await assertSignInOpen({ email, address: clientAddress(request.headers) });
+      const email = fields.get("email") ?? "";
+      const attempt = { email, address: clientAddress(request.headers) };
+      // A recovery code and an admin on a trusted network are not held by the sign-in limits (authorize decides).
+      if (email && !looksLikeRecoveryCode(fields.get("password") ?? "") && !(await isSignInExempt(attempt))) await assertSignInOpen(attempt);
     }
-    return handlers.POST(new NextRequest(request.url, { method: "POST", headers: request.headers, body: form }));
+    const checked = checkedAuthRequest(request, (headers) => new NextRequest(request.url, { method: "POST", headers }));
+    return handlers.POST(new NextRequest(request.url, { method: "POST", headers: checked.headers, body: form }));
   } catch (error) {
     return errorResponse(error);
   }
