@@ -130,7 +130,7 @@ export async function signInSucceeded({ email, address }: SignInAttempt): Promis
 
 async function assertPaceOpen(account: string, address: string): Promise<void> {
   const res = await limiter("signin-pace").get(pairKey(account, address));
-  if (res && res.consumedPoints > 1 && res.msBeforeNext > 0) throw rateLimited(res, "this account is being guessed at; wait before trying it again from here");
+  if (res && res.consumedPoints > 1 && res.msBeforeNext > 0) throw rateLimited(res, "this account is being guessed at; wait before trying it again from here", "signin-pace");
 }
 
 /** Without consuming: 429 when this address may not try this account now (the HTTP sign-in route, before next-auth). */
