@@ -16,7 +16,7 @@ import { appendMessage } from "@/lib/db/messages";
 import { legacyAppendAudit, legacyAppendMessage } from "./legacy-record";
 import { stats } from "./stats";
 import { recordOutcome } from "@/lib/runs/recorder";
-import { transactSql, type Commit } from "@/lib/db/sql";
+import { transact } from "@/lib/db/client";
 import { createSession } from "@/lib/db/sessions";
 import { findUserByEmail, getUserWithRoles } from "@/lib/db/users";
 import { resolveEffectiveToolPolicy, resolveGrantedModes } from "@/lib/policy";
@@ -75,9 +75,8 @@ async function gateBench(iterations: number) {
  * code of that time, bench/legacy-record.ts);
  * outcome = what it does now (claim = call id inserted as running + audit row + event in one transaction;
  * result = call → done + transcript line + event in one transaction);
- * floor = what any claim + result pair must at least cost on this database: the claim must be on disk before the
- * call runs (its audit row with it); the result need not wait for the disk (recorder.ts, commitOf). So one flushed
- * and one deferred one-row commit.
+ * floor = what any claim + result pair must at least cost on this database: two one-row commits (an upsert each,
+ * in a Prisma transaction of its own), since the claim must be on disk before the call runs and the result after.
  * Returns the samples, so the parent pools the processes of one path.
  */
 async function recordBench(path: string, iterations: number, warmup: number, settled: number) {
@@ -94,8 +93,7 @@ async function recordBench(path: string, iterations: number, warmup: number, set
   const base = { roles: user.roles, teamIds: user.teamIds, senderId: user.id };
   const grantedModes = resolveGrantedModes(base, document);
   const policy = resolveEffectiveToolPolicy({ ...base, senderIsOwner: true, mode: "chat_safe", provider: "offline" }, { document, tools: registry.meta() });
-  const commit = (commit: Commit) =>
-    transactSql((sql) => sql.rows(`INSERT INTO "RateLimiterFlexible" ("key", "points") VALUES ($1, 1) ON CONFLICT ("key") DO UPDATE SET "points" = "RateLimiterFlexible"."points" + 1 RETURNING "points"`, ["bench-floor"]), { commit });
+  const commit = () => transact((tx) => tx.rateLimiterFlexible.upsert({ where: { key: "bench-floor" }, create: { key: "bench-floor", points: 1 }, update: { points: { increment: 1 } } }));
   const audit = (callId: string) => ({ action: "tool.call", actorId: user.id, sessionId: session.id, toolName: "current_time", callId, decision: "allow", layer: "allowed", details: { mode: policy.mode } });
   const line = (callId: string) => ({ role: "tool" as const, content: "{}", parts: { status: "ok", output: {} }, toolCallId: callId, toolName: "current_time", runId: run.id });
   const once: Record<string, (callId: string) => Promise<void>> = {
@@ -110,8 +108,8 @@ async function recordBench(path: string, iterations: number, warmup: number, set
       await recordOutcome({ sessionId: session.id, runId: run.id, call: { callId, toolName: "current_time", from: ["running"], to: "done" }, message: { append: line(callId) } });
     },
     floor: async () => {
-      await commit("flush");
-      await commit("deferred");
+      await commit();
+      await commit();
     },
   };
   const call = once[path];

@@ -3,7 +3,6 @@ import "server-only";
 // (session, call id), resolution and expiry are conditional updates (exactly one writer wins, across
 // instances), and allow-once consumption is another conditional update (a replay finds it consumed).
 import { getDb, type Tx } from "./client";
-import { asSql, orLost, transactSql, type Sql } from "./sql";
 
 export type ApprovalStatus = "pending" | "approved" | "denied" | "expired";
 export type ApprovalDecision = "allow-once" | "allow-always" | "deny";
@@ -92,13 +91,9 @@ export async function resolveApprovalRow({ id, decision, resolvedById, reason, n
 }
 
 /** allow-once is consumed by exactly one execution. */
-export async function consumeApproval({ id, tx, raise }: { id: string; tx?: Tx | Sql; raise?: boolean }): Promise<boolean> {
-  if (!tx) return transactSql((sql) => consumeApproval({ id, tx: sql }));
-  const sql = asSql(tx);
-  // raise: an approval not there to consume fails the transaction as lost instead of answering false (orLost).
-  const consume = `UPDATE "Approval" SET "consumedAt" = $1::timestamp(3) WHERE "id" = $2 AND "status" = 'approved' AND "consumedAt" IS NULL RETURNING "id"`;
-  const rows = await sql.rows(orLost(sql, consume, raise ? "consume" : undefined), [new Date(), id]);
-  return rows.length === 1;
+export async function consumeApproval({ id, tx }: { id: string; tx?: Tx }): Promise<boolean> {
+  const consumed = await (tx ?? getDb()).approval.updateMany({ where: { id, status: "approved", consumedAt: null }, data: { consumedAt: new Date() } });
+  return consumed.count === 1;
 }
 
 export async function listApprovals({ status, limit = 100 }: { status?: ApprovalStatus; limit?: number }) {

@@ -9,8 +9,8 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { canonicalJson } from "@/lib/canonical-json";
 import { sanitizeDeep } from "@/lib/text-sanitize";
 import { auditKey } from "./audit-key";
-import { getDb, type Tx } from "./client";
-import { asSql, json, transactSql, type Sql } from "./sql";
+import type { Prisma } from "@/lib/generated/sqlite/client";
+import { getDb, isPostgres, transact, type Tx } from "./client";
 
 export type AuditEntry = {
   action: string;
@@ -72,41 +72,29 @@ export function appendAudit(entry: AuditEntry): Promise<void> {
 }
 
 async function insertChained(entry: AuditEntry): Promise<void> {
-  await transactSql((sql) => insertAuditRow(sql, entry));
+  await transact((tx) => insertAuditRow(tx, entry));
 }
 
-type Head = { headHash: string; count: number; seqs?: number[] };
-
-// The new rows' numbers, taken from the log's own sequence (PostgreSQL) while the head is locked.
-const nextSeqs = (count: string) => `ARRAY(SELECT nextval(pg_get_serial_sequence('"AuditLog"', 'seq')) FROM generate_series(1, ${count}::int))`;
+type Head = { headHash: string; count: number };
 
 /**
  * The chain's head, locked until commit so that appends from every instance queue behind each other. On
- * PostgreSQL one statement locks and reads the head row and takes the numbers of the `rows` rows about to be
- * appended: the locking read is a materialized CTE, and the outer select (with nextval) runs only on the row it
- * returns, locked, so numbers follow the order in which appends hold the lock, which is the chain's order. Only
- * while there is no head row yet (the first append, or one racing it) the advisory lock stands in, and the head
- * is read again under it, locked, because another append may have committed it meanwhile. On SQLite the
- * transaction's write lock serialises appends (and the rows are numbered as they are inserted).
+ * PostgreSQL the head row is read FOR UPDATE; only while there is no head row yet (the first append, or one racing
+ * it) the advisory lock stands in, and the head is read again under it, because another append may have committed
+ * it meanwhile. The rows take their numbers from the log's sequence as they are inserted, under this lock, so the
+ * numbers follow the chain's order. On SQLite the transaction's one writer serialises appends.
  */
-async function lockHead(sql: Sql, rows: number): Promise<Head | null> {
-  const read = `SELECT "headHash", "count" FROM "AuditCheckpoint" WHERE "id" = $1`;
-  if (sql.dialect === "sqlite") return (await sql.rows<Head>(read, [HEAD_ID]))[0] ?? null;
-  const lockAndRead = async () =>
-    (await sql.rows<Head>(`WITH "h" AS MATERIALIZED (${read} FOR UPDATE) SELECT "headHash", "count", ${nextSeqs("$2")} AS "seqs" FROM "h"`, [HEAD_ID, rows]))[0] ?? null;
+async function lockHead(tx: Tx): Promise<Head | null> {
+  if (!isPostgres()) return tx.auditCheckpoint.findUnique({ where: { id: HEAD_ID }, select: { headHash: true, count: true } });
+  const lockAndRead = async () => (await tx.$queryRaw<Head[]>`SELECT "headHash", "count" FROM "AuditCheckpoint" WHERE "id" = ${HEAD_ID} FOR UPDATE`)[0] ?? null;
   const head = await lockAndRead();
   if (head) return head;
-  await sql.rows(`SELECT 1 AS "locked" FROM pg_advisory_xact_lock(${AUDIT_LOCK_KEY})`);
+  await tx.$queryRawUnsafe(`SELECT 1 AS "locked" FROM pg_advisory_xact_lock(${AUDIT_LOCK_KEY})`);
   return lockAndRead();
 }
 
-const AUDIT_COLUMNS = `"at", "action", "actorId", "sessionId", "toolName", "callId", "decision", "layer", "rule", "details", "prevHash", "hash"`;
-const AUDIT_CASTS = ["::timestamp(3)", "", "", "", "", "", "", "", "", "::jsonb", "", ""];
-const UPSERT_HEAD = `INSERT INTO "AuditCheckpoint" ("id", "seq", "count", "headHash", "signature", "at") VALUES ($1, $2, $3, $4, $5, $6::timestamp(3))
-     ON CONFLICT ("id") DO UPDATE SET "seq" = excluded."seq", "count" = excluded."count", "headHash" = excluded."headHash", "signature" = excluded."signature", "at" = excluded."at" RETURNING "id"`;
-
 /** Appends one keyed, chained row and moves the signed checkpoint, inside the caller's transaction (see insertAuditRows). */
-export async function insertAuditRow(tx: Tx | Sql, raw: AuditEntry, at = new Date()): Promise<void> {
+export async function insertAuditRow(tx: Tx, raw: AuditEntry, at = new Date()): Promise<void> {
   await insertAuditRows(tx, [raw], at);
 }
 
@@ -114,12 +102,10 @@ export async function insertAuditRow(tx: Tx | Sql, raw: AuditEntry, at = new Dat
  * Appends keyed, chained rows in order and moves the signed checkpoint once, inside the caller's transaction (an
  * outcome that must commit with its audit rows). Call it last in the transaction: on PostgreSQL it takes the audit
  * lock, held until commit. `at` lets an outcome stamp its audit rows with the moment it began (before the rows it
- * commits with). On PostgreSQL that is two statements whatever the number of rows: the locked head with the rows'
- * numbers, then the rows and the checkpoint together, sent with the commit.
+ * commits with).
  */
-export async function insertAuditRows(tx: Tx | Sql, raws: AuditEntry[], at = new Date()): Promise<void> {
+export async function insertAuditRows(tx: Tx, raws: AuditEntry[], at = new Date()): Promise<void> {
   if (raws.length === 0) return;
-  const sql = asSql(tx);
   // Hash exactly what is stored: details as the JSON column will hold them (a Date becomes its ISO string, an
   // undefined key disappears), and the database layer strips NUL bytes and lone surrogates.
   const entries = raws.map((raw) => {
@@ -128,37 +114,36 @@ export async function insertAuditRows(tx: Tx | Sql, raws: AuditEntry[], at = new
   });
   // The signed head names the last row's hash and the count (both move in every append's transaction), so one
   // read serves; only a log without a head yet (older databases) is read from its rows.
-  const head = await lockHead(sql, entries.length);
-  const last = head ? undefined : (await sql.rows<{ hash: string; count: number }>(`SELECT "hash", (SELECT COUNT(*) FROM "AuditLog") AS "count" FROM "AuditLog" ORDER BY "seq" DESC LIMIT 1`))[0];
+  const head = await lockHead(tx);
+  const last = head ? null : await tx.auditLog.findFirst({ orderBy: { seq: "desc" }, select: { hash: true } });
   let prevHash = head?.headHash ?? last?.hash ?? GENESIS;
-  const count = Number(head?.count ?? last?.count ?? 0) + entries.length;
-  const rows = entries.map((entry) => {
-    const hash = hashAuditRow(prevHash, { ...entry, at });
-    const values = [at, entry.action, entry.actorId ?? null, entry.sessionId ?? null, entry.toolName ?? null, entry.callId ?? null, entry.decision ?? null, entry.layer ?? null, entry.rule ?? null, json(entry.details), prevHash, hash];
-    prevHash = hash;
-    return values;
-  });
-  const checkpoint = (seq: number) => {
-    const c = { seq, count, headHash: prevHash, at: at.toISOString() };
-    return [HEAD_ID, seq, count, prevHash, signCheckpoint(c), at];
-  };
-  if (sql.dialect === "postgres") {
-    const seqs = head?.seqs ?? (await sql.rows<{ seqs: number[] }>(`SELECT ${nextSeqs("$1")} AS "seqs"`, [entries.length]))[0]!.seqs;
-    const width = AUDIT_CASTS.length + 1;
-    const tuples = rows.map((_, r) => `(${["::int", ...AUDIT_CASTS].map((cast, c) => `$${7 + r * width + c}${cast}`).join(", ")})`);
-    // Nothing is read back: sent with the commit (sql.ts, write).
-    await sql.write(`WITH "rows" AS (INSERT INTO "AuditLog" ("seq", ${AUDIT_COLUMNS}) VALUES ${tuples.join(", ")}) ${UPSERT_HEAD}`, [
-      ...checkpoint(Number(seqs[seqs.length - 1])),
-      ...rows.flatMap((values, r) => [Number(seqs[r]), ...values]),
-    ]);
-    return;
-  }
+  const count = Number(head?.count ?? (last ? await tx.auditLog.count() : 0)) + entries.length;
   let seq = 0;
-  for (const values of rows) {
-    const [row] = await sql.rows<{ seq: number }>(`INSERT INTO "AuditLog" (${AUDIT_COLUMNS}) VALUES (${AUDIT_CASTS.map((cast, i) => `$${i + 1}${cast}`).join(", ")}) RETURNING "seq"`, values);
-    seq = Number(row!.seq);
+  for (const entry of entries) {
+    const hash = hashAuditRow(prevHash, { ...entry, at });
+    const row = await tx.auditLog.create({
+      data: {
+        at,
+        action: entry.action,
+        actorId: entry.actorId ?? null,
+        sessionId: entry.sessionId ?? null,
+        toolName: entry.toolName ?? null,
+        callId: entry.callId ?? null,
+        decision: entry.decision ?? null,
+        layer: entry.layer ?? null,
+        rule: entry.rule ?? null,
+        details: (entry.details ?? undefined) as Prisma.InputJsonValue | undefined,
+        prevHash,
+        hash,
+      },
+      select: { seq: true },
+    });
+    prevHash = hash;
+    seq = row.seq;
   }
-  await sql.rows(UPSERT_HEAD, checkpoint(seq));
+  const checkpoint = { seq, count, headHash: prevHash, at: at.toISOString() };
+  const data = { seq, count, headHash: prevHash, signature: signCheckpoint(checkpoint), at };
+  await tx.auditCheckpoint.upsert({ where: { id: HEAD_ID }, create: { id: HEAD_ID, ...data }, update: data });
 }
 
 /** The signed head of the chain, for operators to keep outside the database; null while the log is empty. */

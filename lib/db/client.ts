@@ -3,6 +3,7 @@ import "server-only";
 // model API (one schema source), so the SQLite client's type serves for both.
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaClient as SqliteClient, type Prisma } from "@/lib/generated/sqlite/client";
 import { PrismaClient as PostgresClient } from "@/lib/generated/postgres/client";
 import { loadConfig } from "@/lib/config";
@@ -12,47 +13,49 @@ export type Db = InstanceType<typeof SqliteClient>;
 
 const globalForDb = globalThis as unknown as { toolgateDb?: Map<string, Db> };
 
-/** What lib/db/sql.ts uses of Prisma's SQLite adapter: its one connection, and its transaction lock. */
-export type SqliteDriver = {
-  client: import("better-sqlite3").Database;
-  startTransaction(): Promise<{ commit(): Promise<void>; rollback(): Promise<void> }>;
-};
-
-/** The adapter factory, keeping the adapter Prisma connects (Prisma does not hand it out). */
-class SqliteFactory extends PrismaBetterSQLite3 {
-  connected?: Promise<SqliteDriver>;
-  override connect() {
-    const adapter = super.connect();
-    this.connected = adapter as unknown as Promise<SqliteDriver>;
-    return adapter;
-  }
+export function createDb(url: string): Db {
+  if (!/^postgres(ql)?:\/\//.test(url)) return extend(new SqliteClient({ adapter: new PrismaBetterSQLite3({ url, timeout: 10_000 }) }));
+  return extend(new PostgresClient({ adapter: new PrismaPg(new ReleasingPool({ connectionString: url }), { disposeExternalPool: true }) }) as unknown as Db);
 }
-// On globalThis, like the clients below: Next.js may load this module once per bundle, and every copy must find
-// the factory of the client getDb() hands out.
-const globalForFactories = globalThis as unknown as { toolgateSqliteFactories?: WeakMap<object, SqliteFactory> };
-const sqliteFactories = (globalForFactories.toolgateSqliteFactories ??= new WeakMap());
+
+type ConnectCallback = Parameters<pg.Pool["connect"]> extends [infer C] ? C : never;
 
 /**
- * The connection Prisma's SQLite adapter writes through, once Prisma has opened it; null when it is not known
- * (the caller then goes through Prisma). Statements run on it inside startTransaction() queue behind, and hold
- * off, Prisma's own transactions, exactly as Prisma's transactions do with each other.
+ * Prisma's engine ends a transaction by sending ROLLBACK, and gives its connection back to the pool only once that
+ * succeeded. A connection lost mid-transaction (a killed backend, a server restart, a session ended by a full disk)
+ * cannot roll back, so it stayed checked out for good: after ten of them (the pool's size) every transaction waited
+ * for a connection until it timed out, and the instance stopped writing until it was restarted. Here a checked-out
+ * connection that fails or ends is given back at once (the pool discards it), and a later release is a no-op.
  */
-export async function sqliteDriver(db: Db): Promise<SqliteDriver | null> {
-  const factory = sqliteFactories.get(db);
-  if (!factory) return null;
-  if (!factory.connected) await db.$connect();
-  const driver = await factory.connected;
-  return driver && typeof driver.client?.prepare === "function" && typeof driver.startTransaction === "function" ? driver : null;
-}
-
-export function createDb(url: string): Db {
-  if (!/^postgres(ql)?:\/\//.test(url)) {
-    const factory = new SqliteFactory({ url, timeout: 10_000 });
-    const db = extend(new SqliteClient({ adapter: factory }));
-    sqliteFactories.set(db, factory);
-    return db;
+class ReleasingPool extends pg.Pool {
+  override connect(): Promise<pg.PoolClient>;
+  override connect(callback: ConnectCallback): void;
+  override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
+    // With a callback (pool.query): the pool releases the connection itself, whatever happens.
+    if (callback) return super.connect(callback);
+    return super.connect().then((client) => {
+      const release = client.release.bind(client);
+      let released = false;
+      const lost = (error?: Error) => {
+        client.removeListener("error", lost);
+        client.removeListener("end", ended);
+        if (released) return;
+        released = true;
+        release(error ?? true);
+      };
+      const ended = () => lost(new Error("the connection ended while checked out"));
+      client.on("error", lost);
+      client.on("end", ended);
+      client.release = (error?: Error | boolean) => {
+        client.removeListener("error", lost);
+        client.removeListener("end", ended);
+        if (released) return;
+        released = true;
+        release(error);
+      };
+      return client;
+    });
   }
-  return extend(new PostgresClient({ adapter: new PrismaPg({ connectionString: url }) }) as unknown as Db);
 }
 
 function extend(client: Db): Db {
@@ -86,4 +89,17 @@ export type Tx = Prisma.TransactionClient;
  */
 export function transact<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
   return getDb().$transaction(fn as never, { maxWait: 15_000, timeout: 15_000 }) as Promise<T>;
+}
+
+/**
+ * Whether an error says the database ran out of space: SQLite's SQLITE_FULL (a full disk, or max_page_count), and
+ * PostgreSQL's disk_full (SQLSTATE 53100), as Prisma, its adapters or pg report them, on the error or its cause.
+ */
+export function isStorageFull(error: unknown): boolean {
+  for (let e = error, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, meta } = e as { code?: unknown; meta?: { code?: unknown; driverAdapterError?: { cause?: { originalCode?: unknown; code?: unknown } } } };
+    const codes = [code, meta?.code, meta?.driverAdapterError?.cause?.originalCode, meta?.driverAdapterError?.cause?.code];
+    if (codes.some((c) => c === "SQLITE_FULL" || c === "53100" || c === "ENOSPC")) return true;
+  }
+  return false;
 }

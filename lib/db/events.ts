@@ -6,34 +6,23 @@ import "server-only";
 import { Client } from "pg";
 import { loadConfig } from "@/lib/config";
 import { log } from "@/lib/log";
+import type { Prisma } from "@/lib/generated/sqlite/client";
 import { getDb, isPostgres, type Tx } from "./client";
-import { asSql, json, type Sql } from "./sql";
 
 export const EVENT_CHANNEL = "toolgate_events";
 
 export type EventRow = { seq: number; type: string; scope: string; sessionId: string | null; payload: unknown; createdAt: Date };
 export type NewEvent = { type: string; scope: string; sessionId?: string | null; payload: unknown };
 
-export async function insertEvent({ type, scope, sessionId, payload, tx }: NewEvent & { tx?: Tx | Sql }): Promise<EventRow> {
-  if (!tx) return getDb().eventLog.create({ data: { type, scope, sessionId: sessionId ?? null, payload: payload as never } });
-  const [row] = await insertRows(asSql(tx), [{ type, scope, sessionId, payload }]);
-  return row!;
+export async function insertEvent({ type, scope, sessionId, payload, tx }: NewEvent & { tx?: Tx }): Promise<EventRow> {
+  return (tx ?? getDb()).eventLog.create({ data: { type, scope, sessionId: sessionId ?? null, payload: payload as Prisma.InputJsonValue } });
 }
 
 /** Several events of one transaction in one statement, returned in seq order. */
-export async function insertEvents({ events, tx }: { events: NewEvent[]; tx: Tx | Sql }): Promise<EventRow[]> {
+export async function insertEvents({ events, tx }: { events: NewEvent[]; tx: Tx }): Promise<EventRow[]> {
   if (events.length === 0) return [];
-  const rows = await insertRows(asSql(tx), events);
+  const rows = await tx.eventLog.createManyAndReturn({ data: events.map((e) => ({ type: e.type, scope: e.scope, sessionId: e.sessionId ?? null, payload: e.payload as Prisma.InputJsonValue })) });
   return rows.sort((a, b) => a.seq - b.seq);
-}
-
-async function insertRows(sql: Sql, events: NewEvent[]): Promise<EventRow[]> {
-  const at = new Date();
-  const values = events.map((_, i) => `($${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4}, $${i * 4 + 5}::jsonb, $1::timestamp(3))`).join(", ");
-  return sql.rows<EventRow>(
-    `INSERT INTO "EventLog" ("type", "scope", "sessionId", "payload", "createdAt") VALUES ${values} RETURNING *`,
-    [at, ...events.flatMap((e) => [e.type, e.scope, e.sessionId ?? null, json(e.payload)])],
-  );
 }
 
 export async function listEventsAfter({ seq, limit = 500 }: { seq: number; limit?: number }): Promise<EventRow[]> {

@@ -4,7 +4,6 @@ import "server-only";
 // leaseExpiresAt, renewed by that instance's heartbeat. Every state change is a conditional update, so two
 // instances never both resume, stop or fail the same run.
 import { getDb, type Tx } from "./client";
-import { asSql, inList, orLost, unlessLost, type Sql } from "./sql";
 
 export type RunStatus = "running" | "waiting_approval" | "completed" | "aborted" | "failed";
 export type RunRow = NonNullable<Awaited<ReturnType<typeof findRun>>>;
@@ -17,19 +16,14 @@ export async function findRun({ runId, tx }: { runId: string; tx?: Tx }) {
  * In the caller's transaction: makes `runId` (not yet inserted: see insertLeasedRun) the session's active run.
  * False when another run is active: the caller must then roll its transaction back.
  */
-export async function claimSessionForRun({ tx, sessionId, runId }: { tx: Tx | Sql; sessionId: string; runId: string }): Promise<boolean> {
-  const rows = await asSql(tx).rows(`UPDATE "ChatSession" SET "activeRunId" = $1, "updatedAt" = $2::timestamp(3) WHERE "id" = $3 AND "activeRunId" IS NULL RETURNING "id"`, [runId, new Date(), sessionId]);
-  return rows.length === 1;
+export async function claimSessionForRun({ tx, sessionId, runId }: { tx: Tx; sessionId: string; runId: string }): Promise<boolean> {
+  const claimed = await tx.chatSession.updateMany({ where: { id: sessionId, activeRunId: null }, data: { activeRunId: runId } });
+  return claimed.count === 1;
 }
 
 /** In the caller's transaction: the run, running and leased by `owner`; its turn ends at the user message `userSeq`. */
-export async function insertLeasedRun({ tx, runId, sessionId, owner, leaseMs, userSeq }: { tx: Tx | Sql; runId: string; sessionId: string; owner: string; leaseMs: number; userSeq: number }) {
-  const now = new Date();
-  await asSql(tx).rows(
-    `INSERT INTO "AgentRun" ("id", "sessionId", "status", "createdAt", "updatedAt", "leaseExpiresAt", "leaseOwner", "userSeq")
-     VALUES ($1, $2, 'running', $3::timestamp(3), $3::timestamp(3), $4::timestamp(3), $5, $6) RETURNING "id"`,
-    [runId, sessionId, now, new Date(now.getTime() + leaseMs), owner, userSeq],
-  );
+export async function insertLeasedRun({ tx, runId, sessionId, owner, leaseMs, userSeq }: { tx: Tx; runId: string; sessionId: string; owner: string; leaseMs: number; userSeq: number | null }) {
+  await tx.agentRun.create({ data: { id: runId, sessionId, status: "running", leaseExpiresAt: new Date(Date.now() + leaseMs), leaseOwner: owner, userSeq }, select: { id: true } });
 }
 
 /** Claims a paused run for resuming: only one instance wins, and it holds the lease from now on. */
@@ -46,39 +40,27 @@ export async function listWaitingRuns() {
 }
 
 /**
- * Ends a run in the caller's transaction, only if it is still in `from` (and, when given, still leased by
+ * Moves a run in the caller's transaction, only if it is still in `from` (and, when given, still leased by
  * `owner`): a run failed by another instance for a lapsed lease is not overwritten. Waiting runs keep the
  * session (the turn is not over); finished ones release it.
  */
-export async function moveRun({ tx, runId, from, to, error, owner, raise }: {
-  tx: Tx | Sql;
+export async function moveRun({ tx, runId, sessionId, from, to, error, owner }: {
+  tx: Tx;
   runId: string;
+  sessionId: string;
   from: RunStatus[];
   to: RunStatus;
   error?: string | null;
   owner?: string;
-  /** A run not in one of `from` (or not `owner`'s) fails the transaction as lost instead of answering false (orLost). */
-  raise?: boolean;
 }): Promise<boolean> {
-  const sql = asSql(tx);
   const releasesLease = to !== "running";
-  const params: unknown[] = [to, error ?? null, new Date(), runId, ...from];
-  const ownerClause = owner ? ` AND "leaseOwner" = $${params.push(owner)}` : "";
-  const move = `UPDATE "AgentRun" SET "status" = $1, "error" = $2, "updatedAt" = $3::timestamp(3)${releasesLease ? `, "leaseOwner" = NULL, "leaseExpiresAt" = NULL` : ""}
-     WHERE "id" = $4 AND "status" IN ${inList(5, from.length)}${ownerClause} RETURNING "sessionId"`;
+  const moved = await tx.agentRun.updateMany({
+    where: { id: runId, status: { in: from }, ...(owner ? { leaseOwner: owner } : {}) },
+    data: { status: to, error: error ?? null, ...(releasesLease ? { leaseOwner: null, leaseExpiresAt: null } : {}) },
+  });
+  if (moved.count !== 1) return false;
   // A run that ends frees its session for the next turn.
-  const frees = to !== "waiting_approval" && to !== "running";
-  const free = (session: string) => `UPDATE "ChatSession" SET "activeRunId" = NULL, "updatedAt" = $3::timestamp(3) WHERE "id" = ${session} AND "activeRunId" = $4 RETURNING "id"`;
-  // On PostgreSQL one statement (the session's update reads the run's; SQLite allows no writes in WITH), so the
-  // outcome's next statements can be sent without waiting for this one's answer (sql.ts).
-  if (frees && sql.dialect === "postgres") {
-    const moved = raise && sql.pipelined ? unlessLost(`EXISTS (SELECT 1 FROM "r")`, "run") : `"sessionId" FROM "r"`;
-    return (await sql.rows(`WITH "r" AS (${move}), "s" AS (${free(`(SELECT "sessionId" FROM "r")`)}) SELECT ${moved}`, params)).length === 1;
-  }
-  if (!frees) return (await sql.rows(orLost(sql, move, raise ? "run" : undefined), params)).length === 1;
-  const [run] = await sql.rows<{ sessionId: string }>(move, params);
-  if (!run) return false;
-  await sql.rows(free("$5"), [to, error ?? null, params[2], runId, run.sessionId]);
+  if (to !== "waiting_approval" && to !== "running") await tx.chatSession.updateMany({ where: { id: sessionId, activeRunId: runId }, data: { activeRunId: null } });
   return true;
 }
 

@@ -11,13 +11,13 @@ import "server-only";
 import { streamText, type ModelMessage } from "ai";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { appendMessageTx, findLastUserSeq, listMessages, type MessageRow, type NewMessage } from "@/lib/db/messages";
-import { claimSessionForRun, findActiveRun, findRun, insertLeasedRun, type RunRow, type RunStatus } from "@/lib/db/runs";
-import { newId, transactSql } from "@/lib/db/sql";
+import { listMessages, type MessageRow, type NewMessage } from "@/lib/db/messages";
+import { findActiveRun, findRun, type RunRow, type RunStatus } from "@/lib/db/runs";
 import { handleCall, recordUnfinished } from "./calls";
 import { holdRun, INSTANCE_ID, leaseMs } from "./lease";
 import { guardModel } from "./model-guard";
 import { recordOutcome } from "./recorder";
+import { runStore } from "./store";
 import { subagentServices } from "./subagents";
 import { prepareTurn, type Turn, type TurnEnv } from "./turn-setup";
 import { assistantParts, modelToolCall, takesImagesInToolResults, toModelMessages, toolResultOutput, type StoredToolCall } from "./transcript";
@@ -33,26 +33,14 @@ export const MAX_STEPS = 8;
 export type TurnOptions = TurnEnv & { sessionId: string; /** the user's message; without it, the newest stored user message starts the turn */ text?: string };
 export type TurnResult = { runId: string; status: Exclude<RunStatus, "running">; steps: number; error?: string };
 
-class SessionBusy extends Error {}
-
 /**
  * Starts a turn: in one transaction, the run (leased by this instance), the session's claim on it, and the
  * user's message. Refused with CONFLICT while another run is active in the session (see README, "A run owns
  * its turn": later messages are refused, not queued).
  */
 export async function beginTurn({ sessionId, text }: { sessionId: string; text?: string }): Promise<{ runId: string }> {
-  const runId = await transactSql(async (tx) => {
-    const id = newId();
-    // Roll back: returning would commit a message and a run that never owned the session.
-    if (!(await claimSessionForRun({ tx, sessionId, runId: id }))) throw new SessionBusy();
-    const userSeq = text !== undefined ? (await appendMessageTx({ tx, sessionId, message: { role: "user", content: text, runId: id } })).seq : await findLastUserSeq({ tx, sessionId });
-    await insertLeasedRun({ tx, runId: id, sessionId, owner: INSTANCE_ID, leaseMs: leaseMs(), userSeq });
-    return id;
-  }).catch((error) => {
-    if (error instanceof SessionBusy) return null;
-    throw error;
-  });
-  if (runId) return { runId };
+  const begun = await runStore().begin({ sessionId, text, owner: INSTANCE_ID, leaseMs: leaseMs() });
+  if (begun.ok) return { runId: begun.runId };
   const active = await findActiveRun({ sessionId });
   if (active?.status === "waiting_approval") {
     throw new AppError("CONFLICT", "this session is waiting for an owner's approval; send your next message once it is decided, or press Stop", { runStatus: "waiting_approval", runId: active.id });

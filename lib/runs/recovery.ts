@@ -63,7 +63,7 @@ export async function failRun({ runId, sessionId, owner, reason, kill = true }: 
   }
   const done = await transact(async (tx) => {
     // Conditional on the same owner: an instance that renewed in the meantime keeps its run.
-    if (!(await moveRun({ tx, runId, from: ["running"], to: "failed", error: `abandoned: ${reason}`, owner: owner ?? undefined }))) return false;
+    if (!(await moveRun({ tx, runId, sessionId, from: ["running"], to: "failed", error: `abandoned: ${reason}`, owner: owner ?? undefined }))) return false;
     const events: NewEvent[] = [{ type: "run.updated", scope: "session", sessionId, payload: { runId, status: "failed" } }];
     for (const call of await listOpenRunCalls({ runId, tx })) {
       const to = call.status === "running" ? "failed" : "stopped";

@@ -38,7 +38,7 @@ export async function requestStop({ sessionId, by }: { sessionId: string; by: st
 
 async function stopWaitingRun({ runId, sessionId, by }: { runId: string; sessionId: string; by: string }) {
   const stopped = await transact(async (tx) => {
-    if (!(await moveRun({ tx, runId, from: ["waiting_approval"], to: "aborted", error: "stopped by the requester" }))) return false;
+    if (!(await moveRun({ tx, runId, sessionId, from: ["waiting_approval"], to: "aborted", error: "stopped by the requester" }))) return false;
     const events: NewEvent[] = [{ type: "run.updated", scope: "session", sessionId, payload: { runId, status: "aborted" } }];
     const expired: Array<{ id: string; toolName: string; callId: string }> = [];
     for (const a of await listPendingRunApprovals({ runId, tx })) {

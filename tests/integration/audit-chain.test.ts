@@ -183,7 +183,7 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("audit chain across in
   // waiting behind another would hold a number lower than rows the other commits first, and the chain's order
   // (prevHash links) would disagree with the numbers it is verified in.
   it("an append waiting for the head takes no numbers until it holds it, and several rows append as one chain", async () => {
-    const { transactSql } = await import("@/lib/db/sql");
+    const { transact } = await import("@/lib/db/client");
     await audit.appendAudit({ action: "test.head" }); // the head row exists (as after the first append)
     const observer = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await observer.connect();
@@ -193,8 +193,8 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("audit chain across in
     let go!: () => void;
     const proceed = new Promise<void>((resolve) => (go = resolve));
     // The holder locks the head, waits, then appends three rows in its own transaction.
-    const holder = transactSql(async (tx) => {
-      await tx.rows(`SELECT 1 AS "locked" FROM "AuditCheckpoint" WHERE "id" = 'head' FOR UPDATE`);
+    const holder = transact(async (tx) => {
+      await tx.$queryRawUnsafe(`SELECT 1 AS "locked" FROM "AuditCheckpoint" WHERE "id" = 'head' FOR UPDATE`);
       locked();
       await proceed;
       await audit.insertAuditRows(tx, [

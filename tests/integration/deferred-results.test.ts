@@ -1,8 +1,8 @@
-// A call's result commits without waiting for the disk on PostgreSQL (lib/runs/recorder.ts, commitOf), so a crash
-// of the database server can lose it after the call ran: the call's row reads `running` again. Nothing may build
-// on that hole: the run's next claim, or its end, finds the unsettled call and fails the run as a crashed server's
-// run is failed (an INTERRUPTED line for the call, a notice, an audit row), and the new call never runs. The lost
-// commit is reproduced by moving the call's row back, as the database would have it after losing the commit.
+// A call's result that the database lost (its commit gone after the call ran, e.g. a restored backup or a crash of a
+// server whose disk lied about the flush): the call's row reads `running` again. Nothing may build on that hole: the
+// run's next claim, or its end, finds the unsettled call and fails the run as a crashed server's run is failed (an
+// INTERRUPTED line for the call, a notice, an audit row), and the new call never runs. The lost commit is
+// reproduced by moving the call's row back, as the database would have it after losing the commit.
 import { describe, expect, it } from "vitest";
 import { useDatabase } from "../support/database-lifecycle";
 import { useOutcomeFixture } from "../support/outcome-fixture";

@@ -1,0 +1,203 @@
+import "server-only";
+// The run store: every outcome of a run and of its calls, as one verb each. Each verb is one interactive Prisma
+// transaction: the call's state (its idempotency row), the approval, the transcript line, the run's state, the event
+// rows (the outbox) and the audit rows commit together or not at all, and the events fan out after the commit. A
+// conditional step that loses (the call id was used before, the call is no longer in the state the outcome expects,
+// an allow-once approval already consumed, a run no longer ours or stopped) rolls the whole outcome back and the verb
+// answers which part was lost. The steps come first and the events and audit rows last, so an outcome that loses
+// takes no event number and no audit number (a sequence does not give numbers back on rollback, and an event
+// number nobody commits is a hole every instance's tailer waits for) and never holds the audit chain's lock.
+import { randomBytes } from "node:crypto";
+import { insertAuditRows, type AuditEntry } from "@/lib/db/audit";
+import { consumeApproval } from "@/lib/db/approvals";
+import { transact, type Tx } from "@/lib/db/client";
+import { insertEvents, type EventRow, type NewEvent } from "@/lib/db/events";
+import { appendMessageTx, findLastUserSeq, updateToolMessage, type MessageRow, type NewMessage } from "@/lib/db/messages";
+import { claimSessionForRun, insertLeasedRun, moveRun, type RunStatus } from "@/lib/db/runs";
+import { CallIdTaken, checkRunForCall, insertToolCall, moveToolCall, type CallStatus } from "@/lib/db/tool-calls";
+import { registerApprovalInTx } from "@/lib/approvals/service";
+import { eventsAbandoned, eventsCommitted, eventsPending } from "@/lib/events/bus";
+
+export type ApprovalRequest = Parameters<typeof registerApprovalInTx>[1];
+export type Approval = Awaited<ReturnType<typeof registerApprovalInTx>>["approval"];
+
+/**
+ * The part of an outcome that lost: the call (its id used before, or not in the state expected), the allow-once
+ * approval (consumed already), the run (ended, stopped or not ours), the session (another run holds it), or
+ * "unsettled": a call of the run is still `running` (its result was lost), so the run must not go on.
+ */
+export type LostPart = "call" | "consume" | "run" | "session" | "unsettled";
+export type Stored<T = object> = ({ ok: true } & T) | { ok: false; lost: LostPart };
+
+export type CallRef = { callId: string; toolName: string; argsHash?: string };
+export type CallData = NonNullable<Parameters<typeof moveToolCall>[0]["data"]>;
+/** A new transcript line, or the settling of a tool line written as pending (kept in place). */
+export type LineWrite = { append: NewMessage } | { settle: { toolCallId: string; content: string; parts: unknown } };
+type Ids = { sessionId: string; runId: string };
+
+export interface RunStore {
+  /**
+   * A turn starts: the run (leased by `owner`), the session's claim on it and the user's message. `shared`: a run
+   * beside others in its session (one call of an outside client, lib/runs/call-pipeline.ts): no claim, no line.
+   */
+  begin(input: { sessionId: string; text?: string; owner: string; leaseMs: number; shared?: boolean }): Promise<Stored<{ runId: string }>>;
+  /** A model step's line, only while `owner` still holds the run. */
+  recordStep(input: Ids & { owner: string; line: NewMessage }): Promise<Stored<{ message: MessageRow }>>;
+  /** The claim: the call moves to running (from "new": its id is inserted), an allow-once approval consumed, the allow audit row. */
+  claimCall(input: Ids & { call: CallRef & { from: CallStatus[]; data?: CallData }; consume?: string; audit: AuditEntry[] }): Promise<Stored>;
+  /**
+   * A call's end (a result, a denial, a stop, an expiry) with its line and audit rows. `required: false` keeps the
+   * line and the audit rows when the call's move loses; a move "from new" (the id's claim) always loses whole. No
+   * call: only the line (a call id used before still gets its line).
+   */
+  settleCall(input: Ids & { call?: CallRef & { from: CallStatus[]; to: CallStatus; data?: CallData; required?: boolean }; line?: LineWrite; audit?: AuditEntry[] }): Promise<Stored<{ message?: MessageRow }>>;
+  /** The call waits for an owner: the approval request, the call's id claimed as pending, its pending line, all together. */
+  askApproval(input: Ids & { call: CallRef; approval: ApprovalRequest; line: (approval: Approval) => LineWrite }): Promise<Stored<{ approval: Approval; message?: MessageRow }>>;
+  /** The run moves on from running (paused for an approval, completed, aborted), with its last line; only while `owner` holds it. */
+  finish(input: Ids & { owner?: string; to: Exclude<RunStatus, "running">; error?: string | null; line?: NewMessage }): Promise<Stored>;
+  /** The run failed: moved to failed if it still runs (a run already ended is left as it is, and still answers ok). */
+  fail(input: Ids & { owner?: string; error: string }): Promise<Stored>;
+}
+
+class LostOutcome extends Error {
+  constructor(readonly part: LostPart) {
+    super(`outcome lost: ${part}`);
+  }
+}
+
+/** What one outcome writes besides its steps: its events and audit rows, written last (see the top of this file). */
+type Tell = { events: NewEvent[]; audit: AuditEntry[] };
+
+const callEvent = (ids: Ids, call: CallRef, status: CallStatus): NewEvent => ({ type: "call.updated", scope: "session", sessionId: ids.sessionId, payload: { runId: ids.runId, callId: call.callId, toolName: call.toolName, status } });
+const runEvent = (ids: Ids, status: RunStatus): NewEvent => ({ type: "run.updated", scope: "session", sessionId: ids.sessionId, payload: { runId: ids.runId, status } });
+
+/** A new row id in the shape of Prisma's cuid(): "c", the time in base 36, random digits. Unique and URL-safe. */
+function newId(): string {
+  return `c${Date.now().toString(36)}${randomBytes(12).toString("hex")}`;
+}
+
+/**
+ * One outcome: `fn` does its steps (throwing LostOutcome when one loses) and says what to tell; the events and the
+ * audit rows follow in the same transaction, stamped with the moment the outcome began (what is recorded happened
+ * before its lines). The events fan out once committed.
+ */
+async function outcome<T extends object>(fn: (tx: Tx, tell: Tell) => Promise<T>): Promise<Stored<T>> {
+  const at = new Date();
+  let pending: EventRow[] = [];
+  let result: T;
+  try {
+    result = await transact(async (tx) => {
+      const tell: Tell = { events: [], audit: [] };
+      const value = await fn(tx, tell);
+      pending = await insertEvents({ tx, events: tell.events });
+      eventsPending(pending);
+      await insertAuditRows(tx, tell.audit, at);
+      return value;
+    });
+  } catch (error) {
+    eventsAbandoned(pending);
+    if (error instanceof LostOutcome) return { ok: false, lost: error.part };
+    if (error instanceof CallIdTaken) return { ok: false, lost: "call" };
+    throw error;
+  }
+  if (pending.length) await eventsCommitted(pending);
+  return { ok: true, ...result };
+}
+
+/** The run's check before a call starts or the run moves out of running (checkRunForCall: it locks the run's row). */
+async function checkRun(tx: Tx, ids: Ids, { starts, callId }: { starts: boolean; callId?: string }) {
+  const run = await checkRunForCall({ tx, ...ids, callId });
+  if (starts && !run.held) throw new LostOutcome("run");
+  if (run.unsettled) throw new LostOutcome("unsettled");
+}
+
+/** The call's state move with its event; from "new" the row is inserted (the claim of the call id). False: it lost. */
+async function moveCall(tx: Tx, ids: Ids, tell: Tell, call: CallRef & { from: CallStatus[]; to: CallStatus; data?: CallData }): Promise<boolean> {
+  if (call.from.length === 1 && call.from[0] === "new") {
+    await insertToolCall({ tx, ...ids, callId: call.callId, toolName: call.toolName, argsHash: call.argsHash ?? "", status: call.to, data: call.data });
+  } else if (!(await moveToolCall({ tx, sessionId: ids.sessionId, callId: call.callId, from: call.from, to: call.to, data: call.data }))) {
+    return false;
+  }
+  tell.events.push(callEvent(ids, call, call.to));
+  return true;
+}
+
+async function writeLine(tx: Tx, ids: Ids, line: LineWrite | undefined): Promise<MessageRow | undefined> {
+  if (!line) return undefined;
+  if ("append" in line) return appendMessageTx({ tx, sessionId: ids.sessionId, message: line.append });
+  const { toolCallId, content, parts } = line.settle;
+  // Settling a line that was never written (the server died before it) appends it instead.
+  if ((await updateToolMessage({ tx, sessionId: ids.sessionId, toolCallId, content, parts })) > 0) return undefined;
+  return appendMessageTx({ tx, sessionId: ids.sessionId, message: { role: "tool", content, parts, toolCallId, runId: ids.runId } });
+}
+
+/** The run store on plain Prisma: one interactive transaction per outcome, typed queries (lib/db). */
+export const prismaRunStore: RunStore = {
+  begin: ({ sessionId, text, owner, leaseMs, shared }) =>
+    outcome(async (tx) => {
+      const runId = newId();
+      if (shared) {
+        await insertLeasedRun({ tx, runId, sessionId, owner, leaseMs, userSeq: null });
+        return { runId };
+      }
+      if (!(await claimSessionForRun({ tx, sessionId, runId }))) throw new LostOutcome("session");
+      const userSeq = text !== undefined ? (await appendMessageTx({ tx, sessionId, message: { role: "user", content: text, runId } })).seq : await findLastUserSeq({ tx, sessionId });
+      await insertLeasedRun({ tx, runId, sessionId, owner, leaseMs, userSeq });
+      return { runId };
+    }),
+
+  recordStep: ({ owner, line, ...ids }) =>
+    outcome(async (tx) => {
+      // running → running proves (and locks) that the run is still this instance's: nothing changed to tell.
+      if (!(await moveRun({ tx, ...ids, from: ["running"], to: "running", owner }))) throw new LostOutcome("run");
+      return { message: await appendMessageTx({ tx, sessionId: ids.sessionId, message: line }) };
+    }),
+
+  claimCall: ({ call, consume, audit, ...ids }) =>
+    outcome(async (tx, tell) => {
+      await checkRun(tx, ids, { starts: true, callId: call.callId });
+      if (consume && !(await consumeApproval({ id: consume, tx }))) throw new LostOutcome("consume");
+      if (!(await moveCall(tx, ids, tell, { ...call, to: "running" }))) throw new LostOutcome("call");
+      tell.audit.push(...audit);
+      return {};
+    }),
+
+  settleCall: ({ call, line, audit = [], ...ids }) =>
+    outcome(async (tx, tell) => {
+      if (call && !(await moveCall(tx, ids, tell, call)) && call.required !== false) throw new LostOutcome("call");
+      const message = await writeLine(tx, ids, line);
+      tell.audit.push(...audit);
+      return message ? { message } : {};
+    }),
+
+  askApproval: ({ call, approval: request, line, ...ids }) =>
+    outcome(async (tx, tell) => {
+      const registered = await registerApprovalInTx(tx, request);
+      tell.audit.push(...registered.audit);
+      tell.events.push(...registered.events);
+      await moveCall(tx, ids, tell, { ...call, from: ["new"], to: "pending", data: { approvalId: registered.approval.id } });
+      const message = await writeLine(tx, ids, line(registered.approval));
+      return { approval: registered.approval, ...(message ? { message } : {}) };
+    }),
+
+  finish: ({ owner, to, error, line, ...ids }) =>
+    outcome(async (tx, tell) => {
+      await checkRun(tx, ids, { starts: false });
+      await writeLine(tx, ids, line ? { append: line } : undefined);
+      if (!(await moveRun({ tx, ...ids, from: ["running"], to, error, owner }))) throw new LostOutcome("run");
+      tell.events.push(runEvent(ids, to));
+      return {};
+    }),
+
+  fail: ({ owner, error, ...ids }) =>
+    outcome(async (tx, tell) => {
+      await checkRun(tx, ids, { starts: false });
+      if (await moveRun({ tx, ...ids, from: ["running"], to: "failed", error, owner })) tell.events.push(runEvent(ids, "failed"));
+      return {};
+    }),
+};
+
+/** The store the app records with (the one implementation; the interface is what a second one would meet). */
+export function runStore(): RunStore {
+  return prismaRunStore;
+}
