@@ -1,7 +1,7 @@
 "use client";
 // Structured controls for the most used settings. Each edit rewrites the draft document (never the saved one).
 import { useState } from "react";
-import { EXEC_ASK_MODES, EXEC_SECURITY_LEVELS, type PolicyDocument } from "@/lib/policy";
+import { EXEC_ASK_MODES, EXEC_FALLBACK_LEVELS, EXEC_SECURITY_LEVELS, type PolicyDocument } from "@/lib/policy";
 import { ListInput } from "./list-input";
 
 const box = "space-y-2 rounded-lg border border-slate-200 p-3 dark:border-slate-800";
@@ -95,11 +95,12 @@ export function SettingsControls({ document, onChange }: { document: PolicyDocum
           <label className="flex flex-col text-xs">
             askFallback
             <select className={select} value={exec.askFallback} onChange={(e) => edit((d) => void (d.exec.askFallback = e.target.value as typeof exec.askFallback))}>
-              {EXEC_SECURITY_LEVELS.map((s) => <option key={s}>{s}</option>)}
+              {EXEC_FALLBACK_LEVELS.map((s) => <option key={s}>{s}</option>)}
             </select>
           </label>
         </div>
         <ListInput label="Allowlist (executable path globs)" value={exec.allowlist} onCommit={(list) => edit((d) => void (d.exec.allowlist = list ?? []))} />
+        <ListInput label="Ask rules (sandbox mode: matching commands wait for an owner)" value={exec.askRules} onCommit={(list) => edit((d) => void (d.exec.askRules = list ?? []))} />
       </section>
     </div>
   );
