@@ -30,6 +30,8 @@ export type SandboxConfig = {
   /** bwrap binary; tests point it at a missing path to prove the fail-closed refusal. */
   bwrapPath?: string;
   limits?: Partial<SandboxLimits>;
+  /** What is bound at the workspace's path: the workspace itself, or a command's overlay (workspace-changes.ts). */
+  workspaceSource?: string;
   /** Paths inside the workspace bound read-only over its writable bind (repository metadata, see exec.ts). */
   readOnlyPaths?: readonly string[];
 };
@@ -158,7 +160,7 @@ export function buildSandboxArgv({ command, workspaceDir, config = {}, uid }: { 
     "--remount-ro",
     "/dev",
     "--bind",
-    workspaceDir,
+    config.workspaceSource ?? workspaceDir,
     workspaceDir,
     ...(config.readOnlyPaths ?? []).flatMap((p) => ["--ro-bind", p, p]),
     // The root bwrap builds is a writable tmpfs; make it read-only (submounts such as the workspace keep theirs).

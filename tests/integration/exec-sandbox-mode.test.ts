@@ -12,7 +12,8 @@ import { probeSandbox } from "@/lib/tools/sandbox";
 const probe = await probeSandbox();
 if (!probe.ok) console.warn(`[exec sandbox mode tests] skipped: bwrap cannot start here (${probe.reason})`);
 
-type ToolRow = { toolName: string | null; parts: { status?: string; output?: { exitCode?: number; stdout?: string; stderr?: string; pending?: boolean; reason?: string } } | null };
+type Changes = import("@/lib/tools/workspace-changes").CommandChanges;
+type ToolRow = { toolName: string | null; parts: { status?: string; output?: { exitCode?: number; stdout?: string; stderr?: string; pending?: boolean; reason?: string; changes?: Changes | null; error_code?: string } } | null };
 
 describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", (_kind, make) => {
   let drop: (() => Promise<void>) | undefined;
@@ -118,6 +119,79 @@ describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", 
     expect(fs.readdirSync(parent).sort()).toEqual(before);
     for (const dir of ["/etc", "/usr", "/var", "/opt", "/root", "/home"]) expect(fs.existsSync(`${dir}/toolgate-escape`)).toBe(false);
     expect(fs.readFileSync(path.join(workspace, "inside.txt"), "utf8")).toBe("inside\n");
+  });
+
+  it("each command's changes are listed with sizes; what it deleted or overwrote is restored (rm -rf dir, then restore)", async () => {
+    const sessionId = await codingSession();
+    const made = await call(sessionId, "exec", { command: "mkdir -p dir/sub && printf 'abc' > dir/a.txt && printf 'hello' > dir/sub/b.txt && printf 'keep' > kept.txt" });
+    const first = made.row.parts?.output?.changes;
+    expect(first?.counts).toEqual({ created: 2, changed: 0, deleted: 0 });
+    expect(first?.created).toEqual(expect.arrayContaining([{ path: "dir", kind: "directory", size: 8 }, { path: "kept.txt", kind: "file", size: 4 }]));
+    expect(first?.restoreId).toBeNull();
+
+    const removed = await call(sessionId, "exec", { command: "rm -rf dir && printf 'changed!' > kept.txt && echo new > fresh.txt" });
+    const changes = removed.row.parts?.output?.changes;
+    expect(changes?.deleted).toEqual([{ path: "dir", kind: "directory", size: 8 }]);
+    expect(changes?.changed).toEqual([{ path: "kept.txt", kind: "file", size: 8, previousSize: 4 }]);
+    expect(changes?.created).toEqual([{ path: "fresh.txt", kind: "file", size: 4 }]);
+    expect(fs.existsSync(path.join(workspace, "dir"))).toBe(false);
+    expect(fs.readFileSync(path.join(workspace, "kept.txt"), "utf8")).toBe("changed!");
+
+    const { restoreCommand, listRestorable } = await import("@/lib/tools/workspace-changes");
+    const { listOwnRestorable, restoreOwnCommand } = await import("@/lib/tools/workspace-restore");
+    expect((await listRestorable(workspace)).map((r) => r.restoreId)).toContain(changes!.restoreId);
+    expect((await listOwnRestorable({ userId: member.id }))[0]).toMatchObject({ restoreId: changes!.restoreId, deleted: [{ path: "dir" }] });
+    // Another member has no such trash: the id is only ever looked up in the caller's own workspace.
+    await expect(restoreOwnCommand({ userId: "someone-else", restoreId: changes!.restoreId! })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    const restored = await restoreOwnCommand({ userId: member.id, restoreId: changes!.restoreId! });
+    expect(restored.restored.sort()).toEqual(["dir", "kept.txt"]);
+    expect(restored.skipped).toEqual([]);
+    expect(fs.readFileSync(path.join(workspace, "dir/a.txt"), "utf8")).toBe("abc");
+    expect(fs.readFileSync(path.join(workspace, "dir/sub/b.txt"), "utf8")).toBe("hello");
+    expect(fs.readFileSync(path.join(workspace, "kept.txt"), "utf8")).toBe("keep");
+    // The version the restore displaced is itself restorable: nothing is lost either way.
+    await restoreCommand(workspace, restored.restoreId!);
+    expect(fs.readFileSync(path.join(workspace, "kept.txt"), "utf8")).toBe("changed!");
+    // A forged id never names anything outside the trash.
+    await expect(restoreCommand(workspace, "../../etc")).rejects.toThrow(/restore id/);
+    // The restored files are still the workspace owner's, so the next command can change them.
+    const again = await call(sessionId, "exec", { command: "rm dir/a.txt && echo ok" });
+    expect(again.row.parts?.output?.stdout).toBe("ok\n");
+  });
+
+  it("a restore never follows a link a later command put where a directory was (the server moves files as root)", async () => {
+    const sessionId = await codingSession();
+    const target = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-restore-target-"));
+    fs.writeFileSync(path.join(target, "victim.txt"), "host file");
+    try {
+      await call(sessionId, "exec", { command: "mkdir -p nest && echo mine > nest/victim.txt" });
+      const removed = await call(sessionId, "exec", { command: "echo overwritten > nest/victim.txt" });
+      const restoreId = removed.row.parts?.output?.changes?.restoreId;
+      expect(restoreId).toBeTruthy();
+      // The member swaps the directory for a link to a host directory, then asks for the restore.
+      fs.chmodSync(target, 0o777);
+      const swapped = await call(sessionId, "exec", { command: `rm -rf nest && ln -s ${target} nest && echo swapped` });
+      expect(swapped.row.parts?.output?.stdout).toBe("swapped\n");
+      const { restoreOwnCommand } = await import("@/lib/tools/workspace-restore");
+      const result = await restoreOwnCommand({ userId: member.id, restoreId: restoreId! });
+      expect(result).toMatchObject({ restored: [], skipped: ["nest/victim.txt"] });
+      expect(fs.readFileSync(path.join(target, "victim.txt"), "utf8")).toBe("host file");
+      expect(fs.readdirSync(target)).toEqual(["victim.txt"]);
+    } finally {
+      fs.rmSync(target, { recursive: true, force: true });
+    }
+  });
+
+  it("a command that passes the quota is stopped and nothing it wrote is kept", async () => {
+    await storePolicy({ version: 2, modeGrants: { users: { [member.id]: ["chat_safe", "coding"] } }, exec: { workspaceQuotaBytes: 2 * 1024 * 1024 } });
+    try {
+      const sessionId = await codingSession();
+      const { row } = await call(sessionId, "exec", { command: "for i in $(seq 1 40); do head -c 262144 /dev/zero > big-$i.bin; sleep 0.1; done" });
+      expect(row.parts?.output?.error_code).toBe("LIMIT_EXCEEDED");
+      expect(fs.readdirSync(workspace).filter((n) => n.startsWith("big-"))).toEqual([]);
+    } finally {
+      await storePolicy({ version: 2, modeGrants: { users: { [member.id]: ["chat_safe", "coding"] } } });
+    }
   });
 
   it("host execution is an escalation in sandbox mode: it waits for an owner, and an expired one is denied whatever askFallback says", async () => {
