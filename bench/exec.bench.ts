@@ -10,6 +10,7 @@ import { runCommand } from "@/lib/tools/exec-runner";
 import { probeSandbox, runSandboxedCommand } from "@/lib/tools/sandbox";
 import { ensureWorkspace } from "@/lib/tools/workspace";
 import { execTool } from "@/lib/tools/builtin/exec";
+import { limitMechanism } from "@/lib/tools/cgroups";
 import { assertWithinQuota, watchQuota } from "@/lib/tools/workspace-quota";
 import { writeFileSync } from "node:fs";
 
@@ -80,6 +81,7 @@ export async function runExecBench(): Promise<string> {
   lines.push(`| in the sandbox (setpriv + bwrap + prlimit) | ${ms(percentile(sandboxed, 50))} | ${ms(percentile(sandboxed, 99))} | ${(percentile(sandboxed, 50) / percentile(direct, 50)).toFixed(1)} |`);
   lines.push("", `Server uid: ${process.getuid?.() ?? "?"} (as root, commands run as the workspace's own unprivileged uid through setpriv).`, "");
   lines.push(...(await manyFilesRows(root)));
+  lines.push(...(await memberIsolationRows(root)));
   return lines.join("\n");
 }
 
@@ -123,4 +125,49 @@ async function manyFilesRows(root: string): Promise<string[]> {
   }
   rows.push("", "The first command in a workspace measures it once (kept in the state directory beside it); later ones cost what they write. Without root (no overlayfs) the tool falls back to the walk.", "");
   return rows;
+}
+
+/**
+ * Issue 28, limits per member: member B's command alone, and while member A runs a fork bomb that saturates A's
+ * budget (24 processes, half a core, 48 MiB: scaled down for a shared machine). Goal: B's slowdown <= 2x.
+ */
+async function memberIsolationRows(root: string): Promise<string[]> {
+  const mechanism = await limitMechanism();
+  const budget = { memoryBytes: 48 * 1024 * 1024, processes: 24, cpuPercent: 50 };
+  const contextFor = async (name: string) => ({
+    userId: name, sessionId: name, workspaceDir: await ensureWorkspace(path.join(root, name)), limits: { maxReadBytes: 1, maxWriteBytes: 1 },
+    exec: { timeoutMs: 60_000, maxOutputBytes: 4096 }, services: {}, budget, disk: { workspaceQuotaBytes: 64 * 1024 * 1024, maxFileBytes: 1024 * 1024 },
+  });
+  const a = await contextFor("member-a");
+  const b = await contextFor("member-b");
+  let n = 0;
+  const runB = () => execTool.execute({ command: "ls / | wc -l" }, { callId: `b-${n++}`, context: b } as never);
+  const sample = async (count: number) => {
+    const samples: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const t = process.hrtime.bigint();
+      await runB();
+      samples.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+    return samples.sort((x, y) => x - y);
+  };
+  await runB();
+  const alone = await sample(10);
+  const bomb = Promise.resolve(execTool.execute({ command: "b() { b | b & }; b; sleep 12", timeoutMs: 15_000 }, { callId: "a-bomb", context: a } as never)).catch(() => null);
+  await new Promise((r) => setTimeout(r, 1000));
+  const loaded = await sample(10);
+  await bomb;
+  return [
+    "### Limits per member (`ls / | wc -l` of member B; member A runs a fork bomb)",
+    "",
+    `Mechanism: ${mechanism.detail}.`,
+    "",
+    "| member B's command | p50 | p99 |",
+    "|---|---:|---:|",
+    `| alone | ${ms(percentile(alone, 50))} | ${ms(percentile(alone, 99))} |`,
+    `| while member A's fork bomb runs (A: 24 processes, 50 % of a core, 48 MiB) | ${ms(percentile(loaded, 50))} | ${ms(percentile(loaded, 99))} |`,
+    "",
+    `Slowdown ratio (p50): ${(percentile(loaded, 50) / percentile(alone, 50)).toFixed(2)}× (goal ≤ 2×).`,
+    "",
+  ];
 }

@@ -86,6 +86,13 @@ export const ExecSettingsSchema = z
     maxOutputBytes: z.number().int().positive().default(200_000),
     /** Per-workspace disk quota, checked before every command and file write. */
     workspaceQuotaBytes: z.number().int().positive().default(512 * 1024 * 1024),
+    /**
+     * Per member (all of one member's commands together, a control group: lib/tools/cgroups.ts): memory, processes
+     * and CPU (percent of one core). Where no control group can be made, the per-process rlimits alone apply.
+     */
+    memberMemoryBytes: z.number().int().min(16 * 1024 * 1024).default(2 * 1024 * 1024 * 1024),
+    memberProcesses: z.number().int().min(8).max(100_000).default(128),
+    memberCpuPercent: z.number().int().min(5).max(10_000).default(100),
     /** Largest file one command may write (RLIMIT_FSIZE inside the sandbox). */
     maxFileBytes: z.number().int().positive().default(64 * 1024 * 1024),
     /**

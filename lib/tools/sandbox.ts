@@ -10,6 +10,7 @@ import { existsSync, lstatSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { AppError } from "@/lib/errors";
 import { EXEC_PATH } from "@/lib/exec/rules";
+import { cgroupJoinArgv } from "./cgroups";
 import { runCommand, type RunCommandOptions, type RunCommandResult } from "./exec-runner";
 import { runAsPrefix, SANDBOX_UID, workspaceUid } from "./workspace-owner";
 
@@ -30,6 +31,8 @@ export type SandboxConfig = {
   /** bwrap binary; tests point it at a missing path to prove the fail-closed refusal. */
   bwrapPath?: string;
   limits?: Partial<SandboxLimits>;
+  /** The member's control groups the command joins before anything else runs (lib/tools/cgroups.ts). */
+  cgroups?: readonly string[];
   /** What is bound at the workspace's path: the workspace itself, or a command's overlay (workspace-changes.ts). */
   workspaceSource?: string;
   /** Paths inside the workspace bound read-only over its writable bind (repository metadata, see exec.ts). */
@@ -202,7 +205,7 @@ export async function runSandboxedCommand(options: Omit<RunCommandOptions, "argv
       probe: probe.reason.slice(0, 200),
     });
   }
-  const argv = buildSandboxArgv({ command: options.command, workspaceDir: options.cwd, config, uid: await workspaceUid(options.cwd) });
+  const argv = cgroupJoinArgv(config.cgroups ?? [], buildSandboxArgv({ command: options.command, workspaceDir: options.cwd, config, uid: await workspaceUid(options.cwd) }));
   const result = await runCommand({ ...options, argv, env: { PATH: EXEC_PATH, LANG: "C.UTF-8" } });
   if (result.exitCode === 1 && /^bwrap: Can't find source path .*Permission denied/m.test(result.stderr)) {
     throw new AppError(
@@ -215,6 +218,6 @@ export async function runSandboxedCommand(options: Omit<RunCommandOptions, "argv
 
 /** Host execution (an admin's exec.host setting): no namespaces, but the same uid, limits and clean environment. */
 export async function runHostCommand(options: Omit<RunCommandOptions, "argv" | "env">, config: SandboxConfig = {}): Promise<RunCommandResult> {
-  const argv = [...runAsPrefix(await workspaceUid(options.cwd)), ...prlimitArgs(limitsOf(config)), "/bin/sh", "-c", options.command];
+  const argv = cgroupJoinArgv(config.cgroups ?? [], [...runAsPrefix(await workspaceUid(options.cwd)), ...prlimitArgs(limitsOf(config)), "/bin/sh", "-c", options.command]);
   return runCommand({ ...options, argv, env: commandEnvironment(options.cwd) });
 }

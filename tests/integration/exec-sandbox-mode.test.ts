@@ -194,6 +194,55 @@ describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", 
     }
   });
 
+  it("limits per member: one member's memory hog and fork bomb do not stop another member's command (control groups)", async () => {
+    const { limitMechanism } = await import("@/lib/tools/cgroups");
+    const mechanism = await limitMechanism();
+    if (mechanism.kind === "rlimits") return void console.warn(`[exec sandbox mode tests] member limits: ${mechanism.detail}`);
+    const users = await import("@/lib/db/users");
+    const other = (await users.getUserWithRoles({ userId: (await users.findUserByEmail({ email: "owner@example.com" }))!.id }))!;
+    // Scaled down so that it cannot endanger a shared two-core machine: 48 MiB, 24 processes, half a core.
+    await storePolicy({ version: 2, modeGrants: { users: { [member.id]: ["chat_safe", "coding"] } }, exec: { memberMemoryBytes: 48 * 1024 * 1024, memberProcesses: 24, memberCpuPercent: 50 } });
+    try {
+      const hogSession = await codingSession();
+      const { createChatSession, changeSessionMode } = await import("@/lib/runs/sessions");
+      const otherSession = (await createChatSession({ user: other })).id;
+      await changeSessionMode({ user: other, sessionId: otherSession, mode: "coding" });
+      const asOther = async (command: string) => {
+        const { startChatTurn } = await import("@/lib/runs/host");
+        const turn = await startChatTurn({ user: other, sessionId: otherSession, text: `/tool exec ${JSON.stringify({ command })}` });
+        const reader = turn.stream.getReader();
+        while (!(await reader.read()).done) {
+          // drain
+        }
+        await turn.done;
+        const rows = (await db.message.findMany({ where: { sessionId: otherSession, role: "tool" }, orderBy: { seq: "desc" }, take: 1 })) as unknown as ToolRow[];
+        return rows[0]!.parts?.output;
+      };
+
+      // 120 MB in one shell variable: within the per-process address-space limit (1 GiB), over the member's 48 MiB.
+      const hog = call(hogSession, "exec", { command: `x=$(head -c 120000000 /dev/zero | tr '\\0' a); echo "\${#x}"` });
+      const during = await asOther("echo still-here");
+      const hogged = await hog;
+      expect(during?.stdout).toBe("still-here\n");
+      // Killed by the member's memory limit (without the group it prints 120000000).
+      expect(hogged.row.parts?.output?.stdout ?? "").not.toContain("120000000");
+      expect(hogged.row.parts?.output?.exitCode).not.toBe(0);
+
+      // A fork bomb for five seconds: the member's 24 processes run out, the other member's command still runs.
+      const bomb = call(hogSession, "exec", { command: "b() { b | b & }; b; sleep 5; echo bomb-done", timeoutMs: 8000 } as never);
+      await new Promise((r) => setTimeout(r, 1500));
+      const started = Date.now();
+      const meanwhile = await asOther("echo fine && ls / | wc -l");
+      const tookMs = Date.now() - started;
+      await bomb;
+      expect(meanwhile?.stdout).toMatch(/^fine\n\d+\n$/);
+      // Generous: the point is that it ran at all, not how fast (BENCHMARKS.md has the ratio).
+      expect(tookMs).toBeLessThan(30_000);
+    } finally {
+      await storePolicy({ version: 2, modeGrants: { users: { [member.id]: ["chat_safe", "coding"] } } });
+    }
+  });
+
   it("host execution is an escalation in sandbox mode: it waits for an owner, and an expired one is denied whatever askFallback says", async () => {
     const team = await db.team.create({ data: { id: `ops-${Date.now()}`, name: "ops" } });
     await db.teamMember.create({ data: { teamId: team.id, userId: member.id } });

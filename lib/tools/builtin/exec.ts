@@ -8,6 +8,8 @@ import { AppError } from "@/lib/errors";
 import { applyOverlay, diffOverlay, discardOverlay, inWorkspaceTurn, mountOverlay, unmountOverlay, upperBytes, type CommandChanges, type Overlay } from "../workspace-changes";
 import { addUsage, assertWithinQuota, assertWithinQuotaEstimated, watchQuota } from "../workspace-quota";
 import type { RunCommandResult } from "../exec-runner";
+import { memberGroups } from "../cgroups";
+import { workspaceUid } from "../workspace-owner";
 
 const inputSchema = z.object({
   command: z.string().min(1).max(100_000).describe("Shell command line, run with /bin/sh -c in the workspace directory."),
@@ -78,7 +80,10 @@ export const execTool = defineBuiltinTool({
     };
     const limited = ctx.disk?.maxFileBytes ? { ...ctx.sandbox, limits: { ...ctx.sandbox?.limits, fileBytes: ctx.disk.maxFileBytes } } : ctx.sandbox;
     // No owner approved this call: the repositories' metadata is read-only for it (see repository-metadata.ts).
-    const sandbox: SandboxConfig = ctx.protectRepositories ? { ...limited, readOnlyPaths: await repositoryMetadataPaths(cwd) } : (limited ?? {});
+    const guarded: SandboxConfig = ctx.protectRepositories ? { ...limited, readOnlyPaths: await repositoryMetadataPaths(cwd) } : (limited ?? {});
+    // One member's commands share one budget: the group is named by the workspace's uid (one per member).
+    const cgroups = ctx.budget ? await memberGroups(String(await workspaceUid(cwd)), ctx.budget) : [];
+    const sandbox: SandboxConfig = cgroups.length > 0 ? { ...guarded, cgroups } : guarded;
 
     if (ctx.execHost) return runOnHost();
     return inWorkspaceTurn(cwd, async () => {
