@@ -31,6 +31,8 @@ export type SandboxConfig = {
   /** bwrap binary; tests point it at a missing path to prove the fail-closed refusal. */
   bwrapPath?: string;
   limits?: Partial<SandboxLimits>;
+  /** Keep the repository's own diff.external (see commandEnvironment); sandboxed commands only. */
+  externalDiff?: boolean;
   /** The member's control groups the command joins before anything else runs (lib/tools/cgroups.ts). */
   cgroups?: readonly string[];
   /** What is bound at the workspace's path: the workspace itself, or a command's overlay (workspace-changes.ts). */
@@ -79,8 +81,14 @@ const GIT_NEUTRALISED: ReadonlyArray<[string, string]> = [
   ["safe.bareRepository", "explicit"],
 ];
 
-/** The whole environment a command sees (sandboxed or on the host): nothing of the server's. */
-export function commandEnvironment(workspaceDir: string): Record<string, string> {
+/**
+ * The whole environment a command sees (sandboxed or on the host): nothing of the server's. `externalDiff`
+ * keeps a repository's own diff.external: an empty one makes plain `git diff` fail ("external diff died"), so it
+ * is switched off only where a program the member named must not run unseen (on the host, or for a command no
+ * owner approved in allowlist mode); in the sandbox otherwise it runs there like any of the member's code.
+ */
+export function commandEnvironment(workspaceDir: string, { externalDiff = false }: { externalDiff?: boolean } = {}): Record<string, string> {
+  const neutralised = externalDiff ? GIT_NEUTRALISED.filter(([key]) => key !== "diff.external") : GIT_NEUTRALISED;
   const env: Record<string, string> = {
     PATH: EXEC_PATH,
     HOME: workspaceDir,
@@ -93,9 +101,9 @@ export function commandEnvironment(workspaceDir: string): Record<string, string>
     GIT_CONFIG_GLOBAL: "/dev/null",
     // git never looks for a repository above the workspace.
     GIT_CEILING_DIRECTORIES: path.dirname(workspaceDir),
-    GIT_CONFIG_COUNT: String(GIT_NEUTRALISED.length),
+    GIT_CONFIG_COUNT: String(neutralised.length),
   };
-  GIT_NEUTRALISED.forEach(([key, value], i) => {
+  neutralised.forEach(([key, value], i) => {
     env[`GIT_CONFIG_KEY_${i}`] = key;
     env[`GIT_CONFIG_VALUE_${i}`] = value;
   });
@@ -127,7 +135,7 @@ function systemView(): string[] {
 /** The full argv: [setpriv ...] bwrap <namespaces and mounts> prlimit <limits> /bin/sh -c <command>. */
 export function buildSandboxArgv({ command, workspaceDir, config = {}, uid }: { command: string; workspaceDir: string; config?: SandboxConfig; uid?: number }): string[] {
   const limits = limitsOf(config);
-  const env = Object.entries(commandEnvironment(workspaceDir)).flatMap(([k, v]) => ["--setenv", k, v]);
+  const env = Object.entries(commandEnvironment(workspaceDir, { externalDiff: config.externalDiff === true })).flatMap(([k, v]) => ["--setenv", k, v]);
   return [
     ...runAsPrefix(uid),
     config.bwrapPath ?? "bwrap",

@@ -88,6 +88,8 @@ describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", 
       [`sh -c 'grep -c v2 notes.md; echo "$(whoami)"'`, (out) => expect(out).toBe("1\nnobody\n")],
       ["chmod +x build.sh && ./build.sh && cat build.out", (out) => expect(out).toBe("3\nbuilt\n")],
       ["eval 'for f in *.md; do echo $f; done'", (out) => expect(out).toBe("notes.md\n")],
+      // Plain git diff works in sandbox mode (an emptied diff.external made it die with "external diff died").
+      ["git init -q && git add notes.md && git -c user.email=m@example.com -c user.name=m commit -qm one && echo v3 >> notes.md && git diff --stat", (out) => expect(out).toMatch(/notes\.md \| 1 \+/)],
     ];
     for (const [command, check] of cases) {
       const { status, approvals, row } = await call(sessionId, "exec", { command });

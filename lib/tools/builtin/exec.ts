@@ -83,7 +83,8 @@ export const execTool = defineBuiltinTool({
     const guarded: SandboxConfig = ctx.protectRepositories ? { ...limited, readOnlyPaths: await repositoryMetadataPaths(cwd) } : (limited ?? {});
     // One member's commands share one budget: the group is named by the workspace's uid (one per member).
     const cgroups = ctx.budget ? await memberGroups(String(await workspaceUid(cwd)), ctx.budget) : [];
-    const sandbox: SandboxConfig = cgroups.length > 0 ? { ...guarded, cgroups } : guarded;
+    // A command no owner approved in allowlist mode keeps git's external diff off; any other runs the member's own.
+    const sandbox: SandboxConfig = { ...guarded, ...(cgroups.length > 0 ? { cgroups } : {}), ...(ctx.protectRepositories ? {} : { externalDiff: true }) };
 
     if (ctx.execHost) return runOnHost();
     return inWorkspaceTurn(cwd, async () => {
