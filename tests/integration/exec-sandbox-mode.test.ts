@@ -48,6 +48,9 @@ describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", 
   afterAll(async () => {
     await db?.$disconnect();
     vi.resetModules();
+    // The tool registry lives on globalThis: the next target's fresh modules must not run this one's tools (their
+    // AppError class would be another module's, and an error code would read as an internal error).
+    delete (globalThis as { toolgateRegistry?: unknown }).toolgateRegistry;
     delete process.env.WORKSPACE_ROOT;
     fs.rmSync(outside, { recursive: true, force: true });
     await drop?.();
@@ -189,7 +192,7 @@ describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", 
     try {
       const sessionId = await codingSession();
       const { row } = await call(sessionId, "exec", { command: "for i in $(seq 1 40); do head -c 262144 /dev/zero > big-$i.bin; sleep 0.1; done" });
-      expect(row.parts?.output?.error_code).toBe("LIMIT_EXCEEDED");
+      expect(row.parts?.output?.error_code, JSON.stringify(row.parts?.output)).toBe("LIMIT_EXCEEDED");
       expect(fs.readdirSync(workspace).filter((n) => n.startsWith("big-"))).toEqual([]);
     } finally {
       await storePolicy({ version: 2, modeGrants: { users: { [member.id]: ["chat_safe", "coding"] } } });
