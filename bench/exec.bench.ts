@@ -9,6 +9,10 @@ import { analyzeShellCommand, loadShellParser } from "@/lib/exec/shell-parser";
 import { runCommand } from "@/lib/tools/exec-runner";
 import { probeSandbox, runSandboxedCommand } from "@/lib/tools/sandbox";
 import { ensureWorkspace } from "@/lib/tools/workspace";
+import { execTool } from "@/lib/tools/builtin/exec";
+import { limitMechanism } from "@/lib/tools/cgroups";
+import { assertWithinQuota, watchQuota } from "@/lib/tools/workspace-quota";
+import { writeFileSync } from "node:fs";
 
 const COMMANDS = [
   "git log --oneline -n 20 && grep -n needle src/app.ts lib/exec/rules.ts | head -5 ; echo 'done with it' || true && ls -la some/dir/path other/path | wc -l; cut -d: -f1 x | uniq -c | head -n 3 && pwd",
@@ -76,5 +80,94 @@ export async function runExecBench(): Promise<string> {
   lines.push(`| \`/bin/sh -c true\` directly | ${ms(percentile(direct, 50))} | ${ms(percentile(direct, 99))} | 1.0 |`);
   lines.push(`| in the sandbox (setpriv + bwrap + prlimit) | ${ms(percentile(sandboxed, 50))} | ${ms(percentile(sandboxed, 99))} | ${(percentile(sandboxed, 50) / percentile(direct, 50)).toFixed(1)} |`);
   lines.push("", `Server uid: ${process.getuid?.() ?? "?"} (as root, commands run as the workspace's own unprivileged uid through setpriv).`, "");
+  lines.push(...(await manyFilesRows(root)));
+  lines.push(...(await memberIsolationRows(root)));
   return lines.join("\n");
+}
+
+/**
+ * Issue 28: the whole exec tool (quota check, overlay, change listing) on `head -c 1 /dev/null` in a workspace of
+ * FILES empty files, against what it did before: a walk of the workspace before the command and every half second
+ * while it runs.
+ */
+async function manyFilesRows(root: string): Promise<string[]> {
+  const files = Number(process.env.BENCH_EXEC_FILES ?? 100_000);
+  const quota = 512 * 1024 * 1024;
+  const rows = ["### A command in a workspace of many files (`head -c 1 /dev/null`, whole exec tool)", "", "| workspace | before (walk per command) p50 | now (overlay + kept usage) p50 | ratio |", "|---|---:|---:|---:|"];
+  for (const count of [0, files]) {
+    const cwd = await ensureWorkspace(path.join(root, `many-${count}`));
+    mkdirSync(path.join(cwd, "d"), { recursive: true });
+    for (let i = 0; i < count; i++) writeFileSync(path.join(cwd, "d", `f${i}`), "");
+    const run = { command: "head -c 1 /dev/null", cwd, timeoutMs: 120_000, maxOutputBytes: 1024 };
+    const once = async (fn: () => Promise<unknown>, n: number) => {
+      const samples: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const t = process.hrtime.bigint();
+        await fn();
+        samples.push(Number(process.hrtime.bigint() - t) / 1e6);
+      }
+      return samples.sort((a, b) => a - b);
+    };
+    const before = await once(async () => {
+      await assertWithinQuota(cwd, quota);
+      const unwatch = watchQuota(cwd, quota, () => {});
+      try {
+        await runSandboxedCommand(run);
+      } finally {
+        unwatch();
+      }
+    }, 3);
+    const context = { userId: "bench", sessionId: "bench", workspaceDir: cwd, limits: { maxReadBytes: 1, maxWriteBytes: 1 }, exec: { timeoutMs: 120_000, maxOutputBytes: 1024 }, services: {}, disk: { workspaceQuotaBytes: quota, maxFileBytes: 1024 } };
+    let n = 0;
+    await execTool.execute({ command: run.command }, { callId: "bench-first", context } as never); // measures the workspace once
+    const now = await once(async () => execTool.execute({ command: run.command }, { callId: `bench-${n++}`, context } as never), 10);
+    rows.push(`| ${count.toLocaleString("en-US")} empty files | ${ms(percentile(before, 50))} | ${ms(percentile(now, 50))} | ${(percentile(before, 50) / percentile(now, 50)).toFixed(1)}× |`);
+  }
+  rows.push("", "The first command in a workspace measures it once (kept in the state directory beside it); later ones cost what they write. Without root (no overlayfs) the tool falls back to the walk.", "");
+  return rows;
+}
+
+/**
+ * Issue 28, limits per member: member B's command alone, and while member A runs a fork bomb that saturates A's
+ * budget (24 processes, half a core, 48 MiB: scaled down for a shared machine). Goal: B's slowdown <= 2x.
+ */
+async function memberIsolationRows(root: string): Promise<string[]> {
+  const mechanism = await limitMechanism();
+  const budget = { memoryBytes: 48 * 1024 * 1024, processes: 24, cpuPercent: 50 };
+  const contextFor = async (name: string) => ({
+    userId: name, sessionId: name, workspaceDir: await ensureWorkspace(path.join(root, name)), limits: { maxReadBytes: 1, maxWriteBytes: 1 },
+    exec: { timeoutMs: 60_000, maxOutputBytes: 4096 }, services: {}, budget, disk: { workspaceQuotaBytes: 64 * 1024 * 1024, maxFileBytes: 1024 * 1024 },
+  });
+  const a = await contextFor("member-a");
+  const b = await contextFor("member-b");
+  let n = 0;
+  const runB = () => execTool.execute({ command: "ls / | wc -l" }, { callId: `b-${n++}`, context: b } as never);
+  const sample = async (count: number) => {
+    const samples: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const t = process.hrtime.bigint();
+      await runB();
+      samples.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+    return samples.sort((x, y) => x - y);
+  };
+  await runB();
+  const alone = await sample(10);
+  const bomb = Promise.resolve(execTool.execute({ command: "b() { b | b & }; b; sleep 12", timeoutMs: 15_000 }, { callId: "a-bomb", context: a } as never)).catch(() => null);
+  await new Promise((r) => setTimeout(r, 1000));
+  const loaded = await sample(10);
+  await bomb;
+  return [
+    "### Limits per member (`ls / | wc -l` of member B; member A runs a fork bomb)",
+    "",
+    `Mechanism: ${mechanism.detail}.`,
+    "",
+    "| member B's command | p50 | p99 |",
+    "|---|---:|---:|",
+    `| alone | ${ms(percentile(alone, 50))} | ${ms(percentile(alone, 99))} |`,
+    `| while member A's fork bomb runs (A: 24 processes, 50 % of a core, 48 MiB) | ${ms(percentile(loaded, 50))} | ${ms(percentile(loaded, 99))} |`,
+    "",
+    `Slowdown ratio (p50): ${(percentile(loaded, 50) / percentile(alone, 50)).toFixed(2)}× (goal ≤ 2×).`,
+    "",
+  ];
 }

@@ -6,6 +6,7 @@ import { runPolicyBench } from "./policy.bench";
 import { runAgentBench } from "./agent.bench";
 import { runApprovalsBench } from "./approvals.bench";
 import { runExecBench } from "./exec.bench";
+import { runFatigueBench } from "./fatigue.bench";
 import { runSseBench } from "./sse.bench";
 import { runClusterBench } from "./cluster.bench";
 
@@ -14,6 +15,7 @@ const BENCHES: Array<[string, () => Promise<string>]> = [
   ["agent", runAgentBench],
   ["approvals", runApprovalsBench],
   ["exec", runExecBench],
+  ["fatigue", runFatigueBench],
   ["sse", runSseBench],
   ["cluster", runClusterBench],
 ];

@@ -4,6 +4,7 @@ import { useState } from "react";
 import {
   applySystemToolSettingsPatch,
   EXEC_ASK_MODES,
+  EXEC_FALLBACK_LEVELS,
   EXEC_SECURITY_LEVELS,
   formatByteSize,
   parseByteSize,
@@ -117,11 +118,12 @@ export function SettingsControls({ document, onChange }: { document: PolicyDocum
           <label className="flex flex-col text-xs">
             askFallback
             <select className={select} value={exec.askFallback} onChange={(e) => edit((d) => void (d.exec.askFallback = e.target.value as typeof exec.askFallback))}>
-              {EXEC_SECURITY_LEVELS.map((s) => <option key={s}>{s}</option>)}
+              {EXEC_FALLBACK_LEVELS.map((s) => <option key={s}>{s}</option>)}
             </select>
           </label>
         </div>
         <ListInput label="Allowlist (executable path globs)" value={exec.allowlist} onCommit={(list) => edit((d) => void (d.exec.allowlist = list ?? []))} />
+        <ListInput label="Ask rules (sandbox mode: matching commands wait for an owner)" value={exec.askRules} onCommit={(list) => edit((d) => void (d.exec.askRules = list ?? []))} />
       </section>
     </div>
   );

@@ -43,7 +43,7 @@ function statusOf(decision: { allowed: boolean; effect: string }): CellStatus {
   return decision.effect === "ask" ? "ask" : "allowed";
 }
 
-export type ExecCellNote = { status: "ask" | "denied"; scope: "every" | "some"; reason: string; rule: string };
+export type ExecCellNote = { status: "allowed" | "ask" | "denied"; scope: "every" | "some"; reason: string; rule: string };
 
 /**
  * What the exec settings do to an exec call the layers let through. The execution gate asks decideExec per command
@@ -51,13 +51,21 @@ export type ExecCellNote = { status: "ask" | "denied"; scope: "every" | "some"; 
  * commands that bound the answer: one every part of which is covered by a rule, a grant or a safe bin, and one
  * that is not. If even the covered one waits, every command waits; if only the uncovered one does, some do.
  */
-export function execCellNote(exec: Pick<ExecSettings, "security" | "ask">): ExecCellNote | undefined {
+export function execCellNote(exec: Pick<ExecSettings, "security" | "ask"> & { askRules?: readonly string[] }): ExecCellNote | undefined {
   const settings = { security: exec.security, ask: exec.ask };
   const rule = `exec.security: ${exec.security}, exec.ask: ${exec.ask}`;
   const covered = decideExec({ settings, analysis: { ok: true }, coverage: { satisfied: true } });
   const uncovered = decideExec({ settings, analysis: { ok: true }, coverage: { satisfied: false } });
   if (covered.action === "deny") return { status: "denied", scope: "every", reason: `Every command is refused: ${covered.reason}.`, rule };
   if (covered.action === "ask") return { status: "ask", scope: "every", reason: `Every command waits for an owner's approval: ${covered.reason}.`, rule };
+  if (exec.security === "sandbox") {
+    // The mode that decides is named even where nothing waits: "allowed" here means "in the sandbox".
+    const rules = exec.askRules ?? [];
+    const escalation = decideExec({ settings, analysis: { ok: true }, coverage: { satisfied: false }, escalations: { askRule: "an ask rule matches" } });
+    const asks = escalation.action === "ask" ? "wait for an owner's approval" : "are refused (ask: off)";
+    const why = rules.length > 0 ? `commands matching exec.askRules (${rules.length}) and commands an agent or team runs on the host (exec.host)` : "commands an agent or team runs on the host (exec.host)";
+    return { status: "allowed", scope: "some", reason: `Sandbox mode: every command runs in the sandbox without an owner (no network, only the workspace writable); ${why} ${asks}.`, rule };
+  }
   if (uncovered.action === "ask") {
     return {
       status: "ask",

@@ -1,5 +1,5 @@
 // The OpenClaw import's channel, exec and MCP server sections (see openclaw-import.ts for the rules).
-import { EXEC_ASK_MODES, EXEC_SECURITY_LEVELS } from "@/lib/policy";
+import { EXEC_ASK_MODES, EXEC_FALLBACK_LEVELS } from "@/lib/policy";
 import { isRecord, type Json, type Mapper } from "./openclaw-mapper";
 import { mcpServerIdFor, teamIdForGroup } from "./openclaw-names";
 
@@ -76,9 +76,18 @@ export function mapExec(m: Mapper, raw: unknown, path: string, document: Json): 
     if (typeof value === "string" && allowed.includes(value)) set(key, value, key);
     else m.skip(`${path}.${key}`, `expected one of ${allowed.join(", ")}`);
   };
-  oneOf("security", EXEC_SECURITY_LEVELS);
+  // OpenClaw's security and ask govern host execution (deny, allowlist, full); its sandboxed exec (host: "sandbox",
+  // its default) runs inside the sandbox policy, which is Toolgate's sandbox mode unless security is deny.
+  oneOf("security", EXEC_FALLBACK_LEVELS);
   oneOf("ask", EXEC_ASK_MODES);
-  oneOf("askFallback", EXEC_SECURITY_LEVELS);
+  oneOf("askFallback", EXEC_FALLBACK_LEVELS);
+  if (raw.host !== undefined) {
+    if (raw.host === "sandbox") {
+      if (exec.security !== "deny") set("security", "sandbox", "host");
+    } else if (raw.host === "gateway" || raw.host === "node") {
+      m.skip(`${path}.host`, "host execution is per agent or team in Toolgate (exec.host.agents / exec.host.teams); the security above applies there");
+    } else m.skip(`${path}.host`, "expected one of sandbox, gateway, node");
+  }
   if (raw.safeBins !== undefined) {
     if (Array.isArray(raw.safeBins) && raw.safeBins.every((bin) => typeof bin === "string" && bin.trim() !== "")) set("safeBins", raw.safeBins, "safeBins");
     else m.skip(`${path}.safeBins`, "expected a list of binary names");
@@ -91,7 +100,7 @@ export function mapExec(m: Mapper, raw: unknown, path: string, document: Json): 
     if (raw.applyPatch.enabled === false) set("applyPatchProviders", [], "applyPatch.enabled");
     if (raw.applyPatch.allowModels !== undefined) m.skip(`${path}.applyPatch.allowModels`, "Toolgate allows apply_patch per provider (exec.applyPatchProviders), not per model");
   }
-  const mapped = new Set(["security", "ask", "askFallback", "safeBins", "timeoutSec", "applyPatch"]);
+  const mapped = new Set(["security", "ask", "askFallback", "safeBins", "timeoutSec", "applyPatch", "host"]);
   for (const key of Object.keys(raw)) if (!mapped.has(key)) m.skip(`${path}.${key}`, "no counterpart in Toolgate's exec settings");
   document.exec = exec;
 }

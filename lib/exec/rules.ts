@@ -7,7 +7,7 @@
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ShellAnalysis, ShellSegment } from "@/lib/policy";
-import { isCommandRunner, ruleRefusal, SUBCOMMAND_TOOLS } from "./runners";
+import { isCommandRunner, prefixRefusal, ruleRefusal, SUBCOMMAND_TOOLS } from "./runners";
 import { isSafeBinUsage, type ExecutableResolution } from "./safe-bins";
 import { analyzeShellCommand } from "./shell-parser";
 
@@ -129,7 +129,9 @@ export function evaluateCoverage(params: {
     const resolution = resolve(segment.executable);
     const refusal = segmentRefusal(segment, resolution);
     if (refusal) return { argv, satisfied: false, refusal };
-    const rule = params.rules.find((r) => ruleRefusal(r.words) === null && ruleMatches(r, argv, resolution));
+    // A prefix rule covers only programs known to run no code from their arguments, checked where it really is too.
+    const prefixOk = prefixRefusal(segment.executable) === null && (!resolution.realPath || prefixRefusal(resolution.realPath) === null);
+    const rule = params.rules.find((r) => ruleRefusal(r.words, r.prefix) === null && (!r.prefix || prefixOk) && ruleMatches(r, argv, resolution));
     if (rule) return { argv, satisfied: true, by: rule };
     if (isSafeBinUsage({ argv, resolution, safeBins: params.safeBins })) return { argv, satisfied: true, by: { source: "safeBin", text: `safe bin ${segment.executable}` } };
     return { argv, satisfied: false, refusal: `no rule, grant or safe-bin profile covers "${formatRule({ words: argv, prefix: false })}"` };
@@ -158,7 +160,7 @@ export function proposeGrant(params: { command: string; prefixWords?: number; re
     }
     const cut = params.prefixWords !== undefined && params.prefixWords < segment.argv.length ? Math.max(1, params.prefixWords) : undefined;
     const rule: ExecRule = cut === undefined ? { words: segment.argv, prefix: false } : { words: segment.argv.slice(0, cut), prefix: true };
-    const tooShort = ruleRefusal(rule.words);
+    const tooShort = ruleRefusal(rule.words, rule.prefix);
     if (tooShort) refused.push(tooShort);
     else if (!rules.some((r) => formatRule(r) === formatRule(rule))) rules.push(rule);
   }

@@ -44,6 +44,15 @@ export const COMMAND_RUNNERS: ReadonlySet<string> = new Set([
   "msgexec", "optscript", "lessfile", "lesspipe", "zless", "zmore", "bzless", "bzmore", "xzless", "xzmore", "lzless",
   "lzmore", "zstdless", "perldoc", "perlbug", "cpan", "select-editor", "vimtutor", "gdbtui", "vgdb", "pldd", "gprofng",
   "pg_virtualenv", "make-first-existing-target", "dpkg-buildpackage", "mysqld_safe", "xdg-screensaver", "lli",
+  // more shells and interpreters (issue 28: the prefix allow-list below is what keeps unlisted ones out; these make
+  // an exact-argv grant of them refused too)
+  "yash", "nu", "xonsh", "elvish", "osh", "oil", "ysh", "ash", "posh", "ion", "rc", "es", "erl", "erlc", "elixir",
+  "elixirc", "iex", "mix", "guile", "ghc", "ghci", "runghc", "runhaskell", "stack", "cabal", "raku", "rakudo", "perl6",
+  "clojure", "clj", "lein", "scala-cli", "scala", "amm", "sbt", "racket", "sbcl", "clisp", "ecl", "gforth", "ocaml",
+  "ocamlrun", "swipl", "gnuplot", "octave", "csi", "gsi", "tcc", "pike", "nim", "crystal", "dart", "zig", "swift",
+  "kotlinc", "jbang", "mvn", "gradle", "ant", "rake", "bundle", "gem", "composer", "dotnet", "cpulimit", "trickle",
+  "nocache", "daemonize", "gosu", "su-exec", "setuidgid", "envdir", "softlimit", "setlock", "nsjail", "minijail0",
+  "systemd-nspawn", "wine", "box64", "rr", "gdbserver", "sem", "xterm", "dtach", "abduco", "mosh", "sudoedit",
 ]);
 
 const RUNNER_PATTERNS: readonly RegExp[] = [
@@ -77,6 +86,22 @@ export const SUBCOMMAND_TOOLS: Readonly<Record<string, ReadonlySet<string>>> = {
   // exec credential plugins), docker (a context with an ssh:// endpoint runs ssh).
 };
 
+/**
+ * The only executables a prefix rule (`… *`, any further arguments) may name, besides a multi-command tool
+ * followed by one of its harmless subcommands: programs whose arguments never make them run a program or load
+ * code. An allow-list, so a program nobody listed (a new shell, an interpreter, a wrapper) fails closed: it can
+ * still be granted with its exact arguments, never "with any". Checked on the rule's words and again on where
+ * the program really is when a rule matches (a path glob such as `/usr/bin/* *` covers only these).
+ */
+export const PREFIX_SAFE_EXECUTABLES: ReadonlySet<string> = new Set([
+  "ls", "cat", "echo", "pwd", "wc", "head", "tail", "cut", "uniq", "tr", "grep", "diff", "cmp", "comm", "stat", "file",
+  "du", "df", "date", "whoami", "id", "uname", "basename", "dirname", "realpath", "readlink", "touch", "mkdir", "rmdir",
+  "rm", "cp", "mv", "ln", "chmod", "tree", "nl", "od", "hexdump", "xxd", "md5sum", "sha1sum", "sha256sum",
+  "sha512sum", "b2sum", "cksum", "base64", "base32", "true", "false", "test", "[", "seq", "sleep", "tac", "rev", "fold",
+  "fmt", "column", "paste", "join", "expand", "unexpand", "strings", "tee", "mktemp", "jq", "expr", "numfmt", "shuf",
+  "truncate", "sum", "nproc", "printenv", "getconf", "locale", "cal", "factor", "look",
+]);
+
 function baseName(executable: string): string {
   return executable.slice(executable.lastIndexOf("/") + 1);
 }
@@ -92,7 +117,7 @@ export function isCommandRunner(executable: string): boolean {
  * commands at all: never a command runner, except a multi-command tool followed directly by a harmless subcommand.
  * Returns the reason when it may not.
  */
-export function ruleRefusal(words: readonly string[]): string | null {
+export function ruleRefusal(words: readonly string[], prefix = false): string | null {
   const [executable, subcommand] = words;
   if (executable === undefined) return "a rule needs at least an executable";
   const base = baseName(executable);
@@ -103,5 +128,17 @@ export function ruleRefusal(words: readonly string[]): string | null {
     return null;
   }
   if (isCommandRunner(executable)) return `${base} runs other programs or code given in its arguments; it needs an approval each time`;
+  // A path glob ("/usr/bin/*") names no program yet: prefixRefusal checks the one it matches.
+  if (prefix && !/[*?]/.test(executable)) return prefixRefusal(executable);
   return null;
+}
+
+/**
+ * Why a prefix rule may not cover this executable (as written, or where it really is), or null when it may: only
+ * PREFIX_SAFE_EXECUTABLES and the multi-command tools (whose subcommand ruleRefusal checks).
+ */
+export function prefixRefusal(executable: string): string | null {
+  const base = baseName(executable);
+  if (PREFIX_SAFE_EXECUTABLES.has(base) || Object.hasOwn(SUBCOMMAND_TOOLS, base)) return null;
+  return `"${base} *" would cover any arguments, and ${base} is not known to run no code with them; grant the exact command instead`;
 }

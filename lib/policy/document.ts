@@ -66,7 +66,8 @@ export const ModeGrantsSchema = z
 
 export const PolicyDocumentSchema = z
   .object({
-    version: z.literal(1).default(1),
+    // 2: exec.security defaults to "sandbox". Version 1 documents are upgraded on parse (upgradePolicyInput).
+    version: z.literal(2).default(2),
     tools: ToolsSectionSchema.prefault({}),
     profiles: z.record(z.string().trim().min(1), ToolPolicySchema).default(() => ({})),
     agents: z.record(z.string().trim().min(1), AgentConfigSchema).default(() => ({})),
@@ -132,10 +133,27 @@ function protoKeyPaths(value: unknown, path: PropertyKey[] = [], found: Property
   return found;
 }
 
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * A document written before version 2 (no version, or version 1) meant exec.security "allowlist" where it said
+ * nothing: it keeps that mode, written out, so an upgrade never switches a stored policy to sandbox mode (an admin's
+ * save does, diffed and audited). Rollback, replay and the history diff all parse stored versions through here.
+ */
+export function upgradePolicyInput(input: unknown): unknown {
+  if (!isPlainRecord(input) || (input.version !== undefined && input.version !== 1)) return input;
+  const exec = input.exec ?? {};
+  // Anything but an object is left for the schema to report.
+  if (!isPlainRecord(exec)) return { ...input, version: 2 };
+  return { ...input, version: 2, exec: { ...exec, security: exec.security ?? "allowlist" } };
+}
+
 export function parsePolicyDocument(input: unknown): ParsePolicyDocumentResult {
   const proto = protoKeyPaths(input);
   if (proto.length) return { ok: false, issues: proto.map((path) => ({ path: formatIssuePath(path), message: '"__proto__" cannot be a key here: rename it' })) };
-  const result = PolicyDocumentSchema.safeParse(input ?? {});
+  const result = PolicyDocumentSchema.safeParse(upgradePolicyInput(input ?? {}));
   if (result.success) return { ok: true, document: result.data };
   const issues = result.error.issues.map((issue) => {
     // Unknown keys are reported on the parent object; pointing at the key itself is what an editor needs.

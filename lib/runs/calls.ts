@@ -120,7 +120,7 @@ function gate(turn: Turn, call: StoredToolCall): GateVerdict | { verdict: "deny"
     };
   }
   const policy = turn.policy;
-  return observeGate(call.toolName, policyVersionOf(policy), () => checkToolCall({ policy, registry: turn.registry, toolName: call.toolName, input: call.input, grantedModes: turn.grantedModes, durable: turn.durable }));
+  return observeGate(call.toolName, policyVersionOf(policy), () => checkToolCall({ policy, registry: turn.registry, toolName: call.toolName, input: call.input, grantedModes: turn.grantedModes, durable: turn.durable, execHost: turn.toolContext.execHost?.reason ?? null }));
 }
 
 export async function handleCall(turn: Turn, call: StoredToolCall, index: number): Promise<CallOutcome> {
@@ -218,7 +218,10 @@ async function executeCall(
   const started = Date.now();
   // A command no owner approved (covered by rules, grants or safe bins, or let through by the expiry fallback)
   // finds every .git read-only: a granted `git status` cannot run a filter the member wrote into the repository.
-  const protectRepositories = verdict.tool.name === "exec" && consume === undefined && turn.policy?.exec.security !== "full";
+  // Sandbox mode in the sandbox needs no such care: the member's own code running there is the normal case.
+  const security = turn.policy?.exec.security;
+  const inSandboxMode = security === "sandbox" && !turn.toolContext.execHost;
+  const protectRepositories = verdict.tool.name === "exec" && consume === undefined && security !== "full" && !inSandboxMode;
   const context = {
     ...turn.toolContext,
     ...(protectRepositories ? { protectRepositories } : {}),
@@ -283,14 +286,14 @@ export async function settleCall(turn: Turn, call: StoredToolCall, approval: Set
   let allowlistSatisfied = false;
   if (verdict.tool.name === "exec") {
     const command = String((verdict.input as { command?: unknown }).command ?? "");
-    const { analysis, coverage } = decideExecCall({ command, settings: exec, rules: turn.durable.execRules });
+    const { analysis, coverage } = decideExecCall({ command, settings: exec, rules: turn.durable.execRules, host: turn.toolContext.execHost?.reason ?? null });
     analysisOk = analysis.ok;
     allowlistSatisfied = coverage.satisfied;
   }
-  if (verdict.verdict === "ask" && resolveAskFallback(exec.askFallback, { analysisOk, allowlistSatisfied }) === "allow") {
+  if (verdict.verdict === "ask" && resolveAskFallback(exec.askFallback, { security: exec.security, analysisOk, allowlistSatisfied }) === "allow") {
     return executeCall(turn, call, verdict, { how: "update", from: ["pending"], note: `approval expired; askFallback ${exec.askFallback} allows it` });
   }
-  return deny(turn, call, denial("APPROVAL_EXPIRED", verdict.tool.name, turn.mode, "no owner decided in time, and the fallback does not allow this call", "Ask again later when an owner can approve it."), { layer: "approval", rule: `askFallback: ${exec.askFallback}`, reason: "approval expired" }, "update", open, "expired");
+  return deny(turn, call, denial("APPROVAL_EXPIRED", verdict.tool.name, turn.mode, "no owner decided in time, and the fallback does not allow this call", "Ask again later when an owner can approve it."), { layer: "approval", rule: exec.security === "sandbox" ? "exec.security: sandbox (an expired escalation is denied)" : `askFallback: ${exec.askFallback}`, reason: "approval expired" }, "update", open, "expired");
 }
 
 /** Calls the model made that never ran because the run was stopped first: each gets its line and its state. */

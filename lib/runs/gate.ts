@@ -44,6 +44,7 @@ export function checkToolCall({
   input,
   grantedModes,
   durable,
+  execHost,
 }: {
   policy: EffectiveToolPolicy;
   registry: ToolRegistry<ToolDefinition>;
@@ -52,6 +53,8 @@ export function checkToolCall({
   grantedModes: readonly ToolMode[];
   /** Owners' allow-always grants in force for this requester: exec rules and tool names. */
   durable?: { execRules: readonly SourcedRule[]; tools: ReadonlySet<string> };
+  /** Why exec would run on the host for this turn (an admin's exec.host), or null: sandbox mode asks for that. */
+  execHost?: string | null;
 }): GateVerdict {
   const mode = policy.mode;
   const name = normalizeToolName(String(toolName ?? ""));
@@ -76,7 +79,7 @@ export function checkToolCall({
   }
   if (name === "exec") {
     const command = String((parsed.data as { command?: unknown }).command ?? "");
-    const { verdict, grantIds } = decideExecCall({ command, settings: policy.exec, rules: durable?.execRules ?? [] });
+    const { verdict, grantIds } = decideExecCall({ command, settings: policy.exec, rules: durable?.execRules ?? [], host: execHost ?? null });
     if (verdict.action === "deny") {
       return {
         verdict: "deny",

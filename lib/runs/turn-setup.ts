@@ -140,6 +140,7 @@ export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string
       sandbox: env.sandbox,
       execHost: policy ? hostExecution(policy.exec.host, session.agentId, env.user.teamIds) : null,
       disk: { workspaceQuotaBytes: policy?.exec.workspaceQuotaBytes ?? 0, maxFileBytes: policy?.exec.maxFileBytes ?? 0 },
+      ...(policy ? { budget: { memoryBytes: policy.exec.memberMemoryBytes, processes: policy.exec.memberProcesses, cpuPercent: policy.exec.memberCpuPercent } } : {}),
     },
   };
   return turn;

@@ -53,6 +53,8 @@ export type ToolRunContext = {
    * a filter or hook in a repository's config for the next granted git command to run.
    */
   protectRepositories?: boolean;
+  /** The member's budget for all of their commands together (a control group where one can be made). */
+  budget?: { memoryBytes: number; processes: number; cpuPercent: number };
   /** Per-workspace disk quota and the largest file one command may write. */
   disk?: { workspaceQuotaBytes: number; maxFileBytes: number };
   /** Records a spawned process group against the running call (lib/runs kills it if the server dies). */

@@ -10,6 +10,7 @@ import { existsSync, lstatSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { AppError } from "@/lib/errors";
 import { EXEC_PATH } from "@/lib/exec/rules";
+import { cgroupJoinArgv } from "./cgroups";
 import { runCommand, type RunCommandOptions, type RunCommandResult } from "./exec-runner";
 import { runAsPrefix, SANDBOX_UID, workspaceUid } from "./workspace-owner";
 
@@ -30,6 +31,12 @@ export type SandboxConfig = {
   /** bwrap binary; tests point it at a missing path to prove the fail-closed refusal. */
   bwrapPath?: string;
   limits?: Partial<SandboxLimits>;
+  /** Keep the repository's own diff.external (see commandEnvironment); sandboxed commands only. */
+  externalDiff?: boolean;
+  /** The member's control groups the command joins before anything else runs (lib/tools/cgroups.ts). */
+  cgroups?: readonly string[];
+  /** What is bound at the workspace's path: the workspace itself, or a command's overlay (workspace-changes.ts). */
+  workspaceSource?: string;
   /** Paths inside the workspace bound read-only over its writable bind (repository metadata, see exec.ts). */
   readOnlyPaths?: readonly string[];
 };
@@ -74,8 +81,14 @@ const GIT_NEUTRALISED: ReadonlyArray<[string, string]> = [
   ["safe.bareRepository", "explicit"],
 ];
 
-/** The whole environment a command sees (sandboxed or on the host): nothing of the server's. */
-export function commandEnvironment(workspaceDir: string): Record<string, string> {
+/**
+ * The whole environment a command sees (sandboxed or on the host): nothing of the server's. `externalDiff`
+ * keeps a repository's own diff.external: an empty one makes plain `git diff` fail ("external diff died"), so it
+ * is switched off only where a program the member named must not run unseen (on the host, or for a command no
+ * owner approved in allowlist mode); in the sandbox otherwise it runs there like any of the member's code.
+ */
+export function commandEnvironment(workspaceDir: string, { externalDiff = false }: { externalDiff?: boolean } = {}): Record<string, string> {
+  const neutralised = externalDiff ? GIT_NEUTRALISED.filter(([key]) => key !== "diff.external") : GIT_NEUTRALISED;
   const env: Record<string, string> = {
     PATH: EXEC_PATH,
     HOME: workspaceDir,
@@ -88,9 +101,9 @@ export function commandEnvironment(workspaceDir: string): Record<string, string>
     GIT_CONFIG_GLOBAL: "/dev/null",
     // git never looks for a repository above the workspace.
     GIT_CEILING_DIRECTORIES: path.dirname(workspaceDir),
-    GIT_CONFIG_COUNT: String(GIT_NEUTRALISED.length),
+    GIT_CONFIG_COUNT: String(neutralised.length),
   };
-  GIT_NEUTRALISED.forEach(([key, value], i) => {
+  neutralised.forEach(([key, value], i) => {
     env[`GIT_CONFIG_KEY_${i}`] = key;
     env[`GIT_CONFIG_VALUE_${i}`] = value;
   });
@@ -123,7 +136,7 @@ export function systemViewArgs(): string[] {
 /** The full argv: [setpriv ...] bwrap <namespaces and mounts> prlimit <limits> /bin/sh -c <command>. */
 export function buildSandboxArgv({ command, workspaceDir, config = {}, uid }: { command: string; workspaceDir: string; config?: SandboxConfig; uid?: number }): string[] {
   const limits = limitsOf(config);
-  const env = Object.entries(commandEnvironment(workspaceDir)).flatMap(([k, v]) => ["--setenv", k, v]);
+  const env = Object.entries(commandEnvironment(workspaceDir, { externalDiff: config.externalDiff === true })).flatMap(([k, v]) => ["--setenv", k, v]);
   return [
     ...runAsPrefix(uid),
     config.bwrapPath ?? "bwrap",
@@ -159,7 +172,7 @@ export function buildSandboxArgv({ command, workspaceDir, config = {}, uid }: { 
     "--remount-ro",
     "/dev",
     "--bind",
-    workspaceDir,
+    config.workspaceSource ?? workspaceDir,
     workspaceDir,
     ...(config.readOnlyPaths ?? []).flatMap((p) => ["--ro-bind", p, p]),
     // The root bwrap builds is a writable tmpfs; make it read-only (submounts such as the workspace keep theirs).
@@ -201,7 +214,7 @@ export async function runSandboxedCommand(options: Omit<RunCommandOptions, "argv
       probe: probe.reason.slice(0, 200),
     });
   }
-  const argv = buildSandboxArgv({ command: options.command, workspaceDir: options.cwd, config, uid: await workspaceUid(options.cwd) });
+  const argv = cgroupJoinArgv(config.cgroups ?? [], buildSandboxArgv({ command: options.command, workspaceDir: options.cwd, config, uid: await workspaceUid(options.cwd) }));
   const result = await runCommand({ ...options, argv, env: { PATH: EXEC_PATH, LANG: "C.UTF-8" } });
   if (result.exitCode === 1 && /^bwrap: Can't find source path .*Permission denied/m.test(result.stderr)) {
     throw new AppError(
@@ -214,6 +227,6 @@ export async function runSandboxedCommand(options: Omit<RunCommandOptions, "argv
 
 /** Host execution (an admin's exec.host setting): no namespaces, but the same uid, limits and clean environment. */
 export async function runHostCommand(options: Omit<RunCommandOptions, "argv" | "env">, config: SandboxConfig = {}): Promise<RunCommandResult> {
-  const argv = [...runAsPrefix(await workspaceUid(options.cwd)), ...prlimitArgs(limitsOf(config)), "/bin/sh", "-c", options.command];
+  const argv = cgroupJoinArgv(config.cgroups ?? [], [...runAsPrefix(await workspaceUid(options.cwd)), ...prlimitArgs(limitsOf(config)), "/bin/sh", "-c", options.command]);
   return runCommand({ ...options, argv, env: commandEnvironment(options.cwd) });
 }

@@ -7,7 +7,7 @@ import type { ToolRunContext } from "./context";
 import { resolveWorkspacePath, type ResolvedWorkspacePath } from "./workspace";
 import { adoptCreatedDir, adoptCreatedFile } from "./workspace-owner";
 import { openBelow, unlinkBelow } from "./workspace-open";
-import { assertWithinQuota } from "./workspace-quota";
+import { addUsage, assertWithinQuotaEstimated } from "./workspace-quota";
 import { redactHostPaths } from "@/lib/redact";
 
 type FileContext = Pick<ToolRunContext, "workspaceDir" | "limits" | "disk">;
@@ -147,7 +147,9 @@ export async function writeWorkspaceText(
 ): Promise<{ file: ResolvedWorkspacePath; bytes: number }> {
   const file = await resolveWorkspacePath(ctx.workspaceDir, userPath, { forWrite: true });
   const bytes = assertWritable(ctx, file.relativePath, content);
-  await assertWithinQuota(file.root, ctx.disk?.workspaceQuotaBytes);
+  await assertWithinQuotaEstimated(file.root, ctx.disk?.workspaceQuotaBytes, bytes);
   await writeResolvedText(file, content);
+  // Counted in full even when it replaced a file: the estimate only over-counts (see workspace-quota.ts).
+  await addUsage(file.root, bytes);
   return { file, bytes };
 }

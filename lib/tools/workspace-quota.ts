@@ -5,8 +5,10 @@
 // limit) would otherwise fill the host's disk within the wall-time limit. It stays a soft quota: a command may pass
 // it by what it writes in one polling interval, and the next command or write is refused until files are deleted.
 import { constants } from "node:fs";
-import { lstat, open, opendir, type FileHandle } from "node:fs/promises";
+import { lstat, mkdir, open, opendir, readFile, writeFile, type FileHandle } from "node:fs/promises";
+import path from "node:path";
 import { AppError } from "@/lib/errors";
+import { stateDir } from "./workspace-changes";
 
 const MAX_ENTRIES = 200_000;
 
@@ -58,15 +60,17 @@ export async function workspaceUsage(dir: string, stopAfter: number): Promise<nu
   return total;
 }
 
+function overQuota(quotaBytes: number): AppError {
+  return new AppError("LIMIT_EXCEEDED", `the workspace is over its disk quota (${quotaBytes} bytes, or more than ${MAX_ENTRIES} files); delete files before running more`, {
+    limit: "workspaceQuotaBytes",
+    workspaceQuotaBytes: quotaBytes,
+  });
+}
+
 export async function assertWithinQuota(dir: string, quotaBytes: number | undefined): Promise<void> {
   if (!quotaBytes) return;
   const used = await workspaceUsage(dir, quotaBytes);
-  if (used > quotaBytes) {
-    throw new AppError("LIMIT_EXCEEDED", `the workspace is over its disk quota (${quotaBytes} bytes, or more than ${MAX_ENTRIES} files); delete files before running more`, {
-      limit: "workspaceQuotaBytes",
-      workspaceQuotaBytes: quotaBytes,
-    });
-  }
+  if (used > quotaBytes) throw overQuota(quotaBytes);
 }
 
 const QUOTA_POLL_MS = 500;
@@ -96,4 +100,56 @@ export function watchQuota(dir: string, quotaBytes: number | undefined, onOver: 
     stopped = true;
     clearInterval(timer);
   };
+}
+
+// The quota without walking the tree (issue 28). A workspace's usage is measured once and kept beside it
+// (stateDir/usage.json); a sandboxed command adds what its overlay's upper layer says it wrote, minus what it
+// replaced or deleted (lib/tools/workspace-changes.ts), and a file tool adds what it writes. Both only ever
+// over-count (a file tool's overwrite, a delete by a file tool), so the estimate is re-measured by a walk only when
+// it says the workspace is over: a workspace well under its quota never pays for its file count.
+const usageLocks = new Map<string, Promise<unknown>>();
+
+function usageFile(dir: string): string {
+  return path.join(stateDir(dir), "usage.json");
+}
+
+function serialised<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  const next = (usageLocks.get(dir) ?? Promise.resolve()).then(fn, fn);
+  usageLocks.set(dir, next.catch(() => undefined));
+  return next;
+}
+
+async function storeUsage(dir: string, bytes: number): Promise<void> {
+  await mkdir(stateDir(dir), { recursive: true, mode: 0o711 });
+  await writeFile(usageFile(dir), JSON.stringify({ bytes: Math.max(0, bytes) }));
+}
+
+/** The kept estimate, measured (and kept) when there is none yet; Infinity past the quota or the entry budget. */
+export function estimatedUsage(dir: string, quotaBytes: number): Promise<number> {
+  return serialised(dir, async () => {
+    const kept = await readFile(usageFile(dir), "utf8").then((t) => (JSON.parse(t) as { bytes?: unknown }).bytes, () => undefined);
+    if (typeof kept === "number" && Number.isFinite(kept)) return kept;
+    const measured = await workspaceUsage(dir, quotaBytes);
+    if (Number.isFinite(measured)) await storeUsage(dir, measured);
+    return measured;
+  });
+}
+
+/** Adds a change (negative when space was freed) to the kept estimate; nothing when none is kept yet. */
+export function addUsage(dir: string, delta: number): Promise<void> {
+  return serialised(dir, async () => {
+    const kept = await readFile(usageFile(dir), "utf8").then((t) => (JSON.parse(t) as { bytes?: unknown }).bytes, () => undefined);
+    if (typeof kept === "number" && Number.isFinite(kept)) await storeUsage(dir, kept + delta);
+  });
+}
+
+/** assertWithinQuota on the kept estimate: a walk only when the estimate says the workspace is over. */
+export async function assertWithinQuotaEstimated(dir: string, quotaBytes: number | undefined, adding = 0): Promise<number> {
+  if (!quotaBytes) return 0;
+  const estimate = await estimatedUsage(dir, quotaBytes);
+  if (estimate + adding <= quotaBytes) return estimate;
+  const measured = await workspaceUsage(dir, quotaBytes);
+  if (Number.isFinite(measured)) await serialised(dir, () => storeUsage(dir, measured));
+  if (measured + adding > quotaBytes) throw overQuota(quotaBytes);
+  return measured;
 }

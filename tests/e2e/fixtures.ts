@@ -5,7 +5,7 @@
 // page.request) points at the worker's app.
 import { expect, test as base } from "@playwright/test";
 import { startApp } from "../support/app-server";
-import { newSqliteUrl, prepareDatabase } from "../support/databases";
+import { newSqliteUrl, prepareDatabase, storeVersionOnePolicy } from "../support/databases";
 
 export type E2eApp = {
   url: string;
@@ -21,6 +21,8 @@ export const test = base.extend<Record<never, never>, { app: E2eApp }>({
     async ({}, provide) => {
       const databaseUrl = newSqliteUrl();
       prepareDatabase(databaseUrl);
+      // The browser tests were written for allowlist mode's approvals: an install upgraded from before sandbox mode.
+      await storeVersionOnePolicy(databaseUrl);
       const app = await startApp({ databaseUrl });
       try {
         await provide({ url: app.url, databaseFile: databaseUrl.replace(/^file:/, ""), workspaceRoot: app.workspaceRoot });

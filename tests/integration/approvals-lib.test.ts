@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { databaseTargets, prepareDatabase, resetEventBus } from "../support/databases";
+import { databaseTargets, prepareDatabase, resetEventBus, storeVersionOnePolicy } from "../support/databases";
 
 const targets = databaseTargets();
 
@@ -22,6 +22,8 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     const target = await make();
     drop = target.drop;
     prepareDatabase(target.url);
+    // Written for allowlist mode's approvals: an install upgraded from before sandbox mode.
+    await storeVersionOnePolicy(target.url);
     workspaceRoot = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-ws-"));
     process.env.DATABASE_URL = target.url;
     process.env.WORKSPACE_ROOT = workspaceRoot;

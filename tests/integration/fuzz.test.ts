@@ -33,6 +33,8 @@ function routes(ids: { session: string }): Route[] {
     { method: "GET", path: "/api/me" },
     { method: "GET", path: "/api/me/events", stream: true },
     { method: "POST", path: "/api/me/password", body: () => ({ currentPassword: "wrong", newPassword: "another-password" }) },
+    { method: "GET", path: "/api/me/workspace/restore" },
+    { method: "POST", path: "/api/me/workspace/restore", body: () => ({ restoreId: "x1-call" }) },
     { method: "POST", path: "/api/admin/users/:id/active", body: () => ({ active: false }) },
     { method: "GET", path: "/api/admin/users" },
     { method: "POST", path: "/api/admin/users", body: () => ({ email: `fuzz-${Math.random().toString(36).slice(2)}@example.com`, roles: ["member"] }) },

@@ -184,3 +184,28 @@ export function databaseTargets(): Array<[string, () => Promise<DatabaseTarget>]
   if (server) targets.push(["postgres", () => newPostgresUrl(server)]);
   return targets;
 }
+
+/**
+ * Stores what an install made before exec's sandbox mode holds: a version-1 policy document that names no exec
+ * mode, which keeps meaning "allowlist" (lib/policy/document.ts, upgradePolicyInput). Tests written for the
+ * allowlist mode's approvals run against such an install, as an upgraded one would.
+ */
+export async function storeVersionOnePolicy(databaseUrl: string): Promise<void> {
+  const comment = "stored before sandbox mode (test setup)";
+  if (databaseUrl.startsWith("file:")) {
+    const db = new Database(databaseUrl.replace(/^file:/, ""));
+    try {
+      db.prepare(`INSERT INTO "PolicyVersion" ("version", "document", "comment", "createdAt") VALUES (1, ?, ?, ?)`).run(JSON.stringify({ version: 1 }), comment, new Date().toISOString());
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`INSERT INTO "PolicyVersion" ("version", "document", "comment") VALUES (1, $1, $2)`, [JSON.stringify({ version: 1 }), comment]);
+  } finally {
+    await client.end();
+  }
+}

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { ROOT, startApp, TEST_AUTH_SECRET, type RunningApp } from "./app-server";
-import { newPostgresUrl, newSqliteUrl, prepareDatabase, type DbKind } from "./databases";
+import { newPostgresUrl, newSqliteUrl, prepareDatabase, storeVersionOnePolicy, type DbKind } from "./databases";
 
 export type AppTarget = { kind: DbKind; url: string; databaseUrl: string; workspaceRoot: string };
 
@@ -26,6 +26,8 @@ export default async function setup(project: TestProject) {
 
   const sqliteUrl = newSqliteUrl();
   prepareDatabase(sqliteUrl);
+  // The shared apps' tests were written for allowlist mode: they run as an install upgraded from before sandbox mode.
+  await storeVersionOnePolicy(sqliteUrl);
   const sqliteApp = await startApp({ databaseUrl: sqliteUrl });
   running.push(sqliteApp);
   targets.push({ kind: "sqlite", url: sqliteApp.url, databaseUrl: sqliteUrl, workspaceRoot: sqliteApp.workspaceRoot });
@@ -35,6 +37,7 @@ export default async function setup(project: TestProject) {
     const pg = await newPostgresUrl(pgBase);
     cleanups.push(pg.drop);
     prepareDatabase(pg.url);
+    await storeVersionOnePolicy(pg.url);
     const pgApp = await startApp({ databaseUrl: pg.url });
     running.push(pgApp);
     targets.push({ kind: "postgres", url: pgApp.url, databaseUrl: pg.url, workspaceRoot: pgApp.workspaceRoot });

@@ -7,6 +7,7 @@ import { SavePolicyBody } from "@/lib/admin/schemas";
 import { handle, parseJsonBody } from "@/lib/http/respond";
 import { BODY_LIMITS } from "@/lib/http/body";
 import { encryptMcpSecrets, maskMcpSecrets } from "@/lib/tools/mcp";
+import { limitMechanism } from "@/lib/tools/cgroups";
 
 // MCP secrets (HTTP headers, stdio env) are write-only: shown masked, stored encrypted, never as submitted.
 // Per-user mode grants are shown and taken keyed by e-mail (stored by user id).
@@ -14,7 +15,8 @@ export const GET = handle(async () => {
   await requireRole("admin");
   await refreshPluginTools();
   const { version, document } = await getPolicy();
-  return NextResponse.json({ version, document: await grantsByEmail(maskMcpSecrets(document)) });
+  // execLimits names how exec.member* budgets are enforced on this server (control groups or rlimits only).
+  return NextResponse.json({ version, document: await grantsByEmail(maskMcpSecrets(document)), execLimits: await limitMechanism() });
 });
 
 export const PUT = handle(async (request: Request) => {

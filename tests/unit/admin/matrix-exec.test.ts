@@ -21,6 +21,13 @@ describe("exec cells of the matrix", () => {
     expect(cell.rule).toBe("exec.security: allowlist, exec.ask: on-miss");
   });
 
+  it("sandbox mode (a new install's default) names the mode: commands run in the sandbox, escalations wait", () => {
+    const cell = execCell({ version: 2 });
+    expect(cell).toMatchObject({ status: "allowed", layer: "exec", execScope: "some", rule: "exec.security: sandbox, exec.ask: on-miss" });
+    expect(cell.reason).toMatch(/Sandbox mode: every command runs in the sandbox without an owner.*exec\.host.*wait for an owner's approval/);
+    expect(execCell({ version: 2, exec: { askRules: ["rm *"], ask: "off" } }).reason).toMatch(/exec\.askRules \(1\).*are refused \(ask: off\)/);
+  });
+
   it("ask: always makes every command wait", () => {
     const cell = execCell({ exec: { ask: "always", security: "full" } });
     expect(cell).toMatchObject({ status: "ask", execScope: "every" });
@@ -42,12 +49,13 @@ describe("exec cells of the matrix", () => {
   });
 
   it("agrees with decideExec for every combination of security and ask", () => {
-    for (const security of ["deny", "allowlist", "full"] as const) {
+    for (const security of ["deny", "sandbox", "allowlist", "full"] as const) {
       for (const ask of ["off", "on-miss", "always"] as const) {
         const settings = { security, ask };
         const verdicts = [true, false].map((satisfied) => decideExec({ settings, analysis: { ok: true }, coverage: { satisfied } }).action);
         const note = execCellNote(settings);
-        const expected = verdicts.includes("ask") && verdicts[0] !== "deny" ? "ask" : verdicts[0] === "deny" ? "denied" : undefined;
+        const inSandbox = security === "sandbox" && verdicts[0] === "allow" ? "allowed" : undefined;
+        const expected = verdicts.includes("ask") && verdicts[0] !== "deny" ? "ask" : verdicts[0] === "deny" ? "denied" : inSandbox;
         expect(note?.status, `${security}/${ask}`).toBe(expected);
       }
     }

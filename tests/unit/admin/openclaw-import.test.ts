@@ -103,6 +103,32 @@ describe("legacy agents.list config with tools.exec", () => {
   });
 });
 
+describe("tools.exec.host onto the exec modes", () => {
+  const base = doc({ version: 2 });
+  const imported = (exec: unknown) => {
+    const { document, report } = importOpenClawConfig({ tools: { exec } }, base, TOOLS);
+    return { exec: doc(document).exec, report };
+  };
+
+  it("host sandbox is Toolgate's sandbox mode; its security and ask then speak for host execution", () => {
+    expect(imported({ host: "sandbox", security: "allowlist" }).exec.security).toBe("sandbox");
+    expect(imported({ host: "sandbox", security: "deny" }).exec.security).toBe("deny");
+  });
+
+  it("gateway and node hosts keep OpenClaw's security and say where host execution lives; an unknown host is reported", () => {
+    const gateway = imported({ host: "gateway", security: "allowlist" });
+    expect(gateway.exec.security).toBe("allowlist");
+    expect(gateway.report.unmapped.find((n) => n.path === "tools.exec.host")?.message).toMatch(/exec\.host\.agents/);
+    expect(imported({ host: "cloud" }).report.unmapped.find((n) => n.path === "tools.exec.host")?.message).toMatch(/expected one of/);
+  });
+
+  it("OpenClaw has no sandbox security value: one is refused, never read as a mode", () => {
+    const { exec, report } = imported({ security: "sandbox", askFallback: "sandbox" });
+    expect(exec).toMatchObject({ security: "sandbox", askFallback: "deny" });
+    expect(report.unmapped.map((n) => n.path)).toEqual(expect.arrayContaining(["tools.exec.security", "tools.exec.askFallback"]));
+  });
+});
+
 describe("groups, senders and MCP names", () => {
   const { document, report } = run("groups-senders.json5");
   const baseline = allowed(BASE);

@@ -197,3 +197,51 @@ describe("resolution", () => {
     expect(resolveExecutable("no-such-program-xyz").realPath).toBeUndefined();
   });
 });
+
+// Issue 28: a prefix rule (`… *`) is an allow-list, fail closed. The deny-list of runners missed these, so a grant
+// `erl *` covered `erl -eval 'os:cmd("id").'`; a program nobody listed is refused the same way.
+describe("prefix rules cover only programs known to run no code from their arguments", () => {
+  const installed = (written: string) => ({ written, realPath: written.startsWith("/") ? written : `/usr/bin/${written}` });
+  const coveredAs = (command: string, rules: SourcedRule[]) => evaluateCoverage({ analysis: analyzeShellCommand(command), rules, safeBins: [], resolve: installed });
+  const asRule = (words: string[], prefix: boolean, text: string): SourcedRule => ({ words, prefix, source: "grant", id: "g", text });
+  it.each([
+    ["yash", "yash -c id"],
+    ["nu", "nu -c 'run-external id'"],
+    ["xonsh", "xonsh -c id"],
+    ["elvish", "elvish -c id"],
+    ["osh", "osh -c id"],
+    ["erl", `erl -noshell -eval 'os:cmd("id").'`],
+    ["elixir", `elixir -e 'System.cmd("id", [])'`],
+    ["iex", `iex -e 'System.cmd("id", [])'`],
+    ["guile", `guile -c '(system "id")'`],
+    ["ghc", `ghc -e 'System.Process.callCommand "id"'`],
+    ["ghci", "ghci -e ':! id'"],
+    ["raku", `raku -e 'run "id"'`],
+    ["clojure", `clojure -M -e '(clojure.java.shell/sh "id")'`],
+    ["scala-cli", "scala-cli run p.sc"],
+    ["gosu", "gosu nobody id"],
+    ["cpulimit", "cpulimit -l 50 -- sh p.sh"],
+    ["nsjail", "nsjail -- /bin/sh p.sh"],
+    ["frobnicate", "frobnicate --plugin ./p.so"], // listed nowhere: fails closed all the same
+  ])("%s: a grant `%s *` is refused and never covers a code-running use", (name, command) => {
+    expect(ruleRefusal([name], true)).toMatch(/approval each time|not known to run no code/);
+    expect(proposeGrant({ command, prefixWords: 1, resolve: installed }).rules).toEqual([]);
+    // Stored before this check (or written by hand): still covers nothing.
+    expect(coveredAs(command, [asRule([name], true, `${name} *`)]).satisfied).toBe(false);
+    // A path glob over the directory covers only the listed programs.
+    expect(coveredAs(command, [asRule(["/usr/bin/*"], true, "/usr/bin/* *")]).satisfied).toBe(false);
+  });
+  it("the listed programs and a multi-command tool's harmless subcommand keep their prefix rules", () => {
+    for (const [grant, command] of [["ls *", "ls -la"], ["grep *", "grep -rn x ."], ["git status *", "git status --short"], ["/usr/bin/* *", "cat notes.md"]] as const) {
+      const parsed = parseRule(grant);
+      if ("error" in parsed) throw new Error(parsed.error);
+      expect(ruleRefusal(parsed.words, parsed.prefix), grant).toBeNull();
+      expect(coveredAs(command, [{ ...parsed, source: "allowlist", text: grant }]).satisfied, command).toBe(true);
+    }
+  });
+  it("an exact grant of an unlisted program still covers exactly that argv (the owner saw it)", () => {
+    expect(ruleRefusal(["frobnicate", "--version"], false)).toBeNull();
+    expect(coveredAs("frobnicate --version", [asRule(["frobnicate", "--version"], false, "frobnicate --version")]).satisfied).toBe(true);
+    expect(coveredAs("frobnicate --plugin ./p.so", [asRule(["frobnicate", "--version"], false, "frobnicate --version")]).satisfied).toBe(false);
+  });
+});

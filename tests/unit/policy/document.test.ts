@@ -8,10 +8,13 @@ function issuesOf(input: unknown) {
 }
 
 describe("PolicyDocument defaults", () => {
-  it("an empty document parses to DEFAULT_POLICY_DOCUMENT", () => {
-    const parsed = parsePolicyDocument({});
+  it("an empty version-2 document parses to DEFAULT_POLICY_DOCUMENT; an unversioned one is read as version 1", () => {
+    const parsed = parsePolicyDocument({ version: 2 });
     expect(parsed.ok && parsed.document).toEqual(DEFAULT_POLICY_DOCUMENT);
     expect(parsePolicyDocument(undefined).ok).toBe(true);
+    // A version-1 document said nothing of the mode and meant allowlist: it keeps it (upgrade notes in the README).
+    const old = parsePolicyDocument({});
+    expect(old.ok && old.document).toEqual({ ...DEFAULT_POLICY_DOCUMENT, exec: { ...DEFAULT_POLICY_DOCUMENT.exec, security: "allowlist" } });
   });
 
   it("has the documented defaults", () => {
@@ -28,7 +31,7 @@ describe("PolicyDocument defaults", () => {
     expect(DEFAULT_POLICY_DOCUMENT.sandbox.tools).toEqual({});
     expect(DEFAULT_POLICY_DOCUMENT.system.mcp).toEqual({ enabled: false, allowedServers: [] });
     expect(DEFAULT_POLICY_DOCUMENT.mcpServers).toEqual([]);
-    expect(DEFAULT_POLICY_DOCUMENT.exec).toMatchObject({ security: "allowlist", ask: "on-miss", askFallback: "deny" });
+    expect(DEFAULT_POLICY_DOCUMENT.exec).toMatchObject({ security: "sandbox", ask: "on-miss", askFallback: "deny", askRules: [] });
     expect(SUBAGENT_TOOL_DENY_ALWAYS.length).toBeGreaterThan(0);
   });
 
@@ -84,7 +87,9 @@ describe("PolicyDocument rejects with paths", () => {
     [{ askRules: "exec" }, "askRules"],
     [{ modeGrants: { roles: { guest: ["chat_safe"] } } }, "modeGrants.roles.guest"],
     [{ modeGrants: { users: { u1: ["superuser"] } } }, "modeGrants.users.u1.0"],
-    [{ version: 2 }, "version"],
+    [{ version: 3 }, "version"],
+    [{ version: 2, exec: { askFallback: "sandbox" } }, "exec.askFallback"],
+    [{ version: 1, exec: [] }, "exec"],
   ])("%j → %s", (input, path) => {
     expect(issuesOf(input).map((issue) => issue.path)).toContain(path);
   });

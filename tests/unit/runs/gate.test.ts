@@ -85,12 +85,34 @@ describe("checkToolCall", () => {
       expect(check("coding", "exec", { command: "sleep 1" }, { document: documentOf({ exec: { security: "full" } }) }).verdict).toBe("run");
     });
 
-    it("the default allowlist security does not run an unlisted command", () => {
-      expect(check("coding", "exec", { command: "rm -rf /tmp/x" }).verdict).not.toBe("run");
+    it("allowlist security does not run an unlisted command", () => {
+      expect(check("coding", "exec", { command: "rm -rf /tmp/x" }, { document: documentOf({ exec: { security: "allowlist" } }) }).verdict).not.toBe("run");
     });
 
     it("an allowlisted safe bin runs under allowlist security", () => {
-      expect(check("coding", "exec", { command: "wc -l" }).verdict).toBe("run");
+      expect(check("coding", "exec", { command: "wc -l" }, { document: documentOf({ exec: { security: "allowlist" } }) }).verdict).toBe("run");
+    });
+
+    it("the default sandbox security runs any command without an owner, and its reason names the mode", () => {
+      for (const command of ["ls -la", "cat notes.md | grep v1", "sh -c 'echo hi > out.txt'", "./build.sh", "eval \"$(cat x)\"", "rm -rf dir"]) {
+        const v = check("coding", "exec", { command });
+        expect(v, command).toMatchObject({ verdict: "run", reason: expect.stringMatching(/^sandbox mode: runs in the sandbox/) });
+      }
+    });
+
+    it("sandbox mode: host execution is an escalation (the allowlist decides there), and so is an admin's ask rule", () => {
+      const { policy, grantedModes } = policyFor("coding");
+      const onHost = checkToolCall({ policy, registry: getToolRegistry(), toolName: "exec", input: { command: "ls -la" }, grantedModes, execHost: "exec.host.teams: ops" });
+      expect(onHost).toMatchObject({ verdict: "ask", reason: expect.stringMatching(/^sandbox mode: the command would run on the host \(exec.host.teams: ops\)/) });
+      // A safe-bin use is covered on the host as in allowlist mode.
+      expect(checkToolCall({ policy, registry: getToolRegistry(), toolName: "exec", input: { command: "wc -l" }, grantedModes, execHost: "exec.host.teams: ops" }).verdict).toBe("run");
+      const document = documentOf({ version: 2, exec: { askRules: ["rm *"] } } as never);
+      expect(check("coding", "exec", { command: "ls && /bin/rm -rf dir" }, { document })).toMatchObject({ verdict: "ask", reason: expect.stringMatching(/exec.askRules: rm \*/) });
+      expect(check("coding", "exec", { command: "ls -la" }, { document }).verdict).toBe("run");
+      // With an ask rule in force, a command the analysis cannot split might hide a match: it waits.
+      expect(check("coding", "exec", { command: "$(echo rm) -rf dir" }, { document })).toMatchObject({ verdict: "ask", reason: expect.stringMatching(/could not be split/) });
+      const off = documentOf({ version: 2, exec: { askRules: ["rm *"], ask: "off" } } as never);
+      expect(check("coding", "exec", { command: "rm -rf dir" }, { document: off }).verdict).toBe("deny");
     });
   });
 
