@@ -63,6 +63,14 @@ const ConfigSchema = z.object({
   APPROVALS_SELF_DECISION: z.enum(["deny", "allow"]).default("deny"),
   // Arguments of one approval request, as canonical JSON (the owners' inbox shows them).
   APPROVAL_MAX_ARGS_BYTES: z.coerce.number().int().min(1024).max(1_000_000).default(64 * 1024),
+  // Where links in notifications point (e-mail, webhooks, chat): never taken from a request's Host header.
+  PUBLIC_BASE_URL: z.string().url().refine((v) => /^https?:\/\//.test(v), "must be an http(s) URL").optional(),
+  // The generic signed webhook every approval request is posted to (lib/notify/webhook.ts); both or neither.
+  APPROVAL_WEBHOOK_URL: z.string().url().refine((v) => /^https?:\/\//.test(v), "must be an http(s) URL").optional(),
+  APPROVAL_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
+  /** First retry of a failed notification after this long, doubling each time (capped at 5 minutes). */
+  NOTIFY_RETRY_BASE_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
+  NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
 });
 
 /**
@@ -116,6 +124,8 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
     if (c[variable] && c.MODEL_PROVIDER !== provider)
       problems.push(`${variable}: set, but MODEL_PROVIDER=${c.MODEL_PROVIDER}; unset it or select ${provider} (each provider reads only its own base URL)`);
   }
+  if (Boolean(c.APPROVAL_WEBHOOK_URL) !== Boolean(c.APPROVAL_WEBHOOK_SECRET))
+    problems.push("APPROVAL_WEBHOOK_URL, APPROVAL_WEBHOOK_SECRET: set both (every request is signed) or neither");
   if (c.AUDIT_KEY && c.AUDIT_KEY === c.AUTH_SECRET) problems.push("AUDIT_KEY: must differ from AUTH_SECRET");
   // `next build` loads route modules without serving anything; the secret is only needed to serve.
   const building = env.NEXT_PHASE === "phase-production-build";

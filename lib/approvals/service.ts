@@ -19,6 +19,7 @@ import {
   type NewApproval,
 } from "@/lib/db/approvals";
 import { eventsCommitted, subscribeEvents } from "@/lib/events/bus";
+import { enqueueNotificationsInTx } from "@/lib/notify/outbox";
 import type { GrantChoice } from "./grant-choice";
 import { prepareGrants, storeGrantsInTx } from "./grants";
 import { hashArguments } from "./rules";
@@ -61,6 +62,8 @@ export async function registerApprovalInTx(tx: Tx, input: ApprovalRequest): Prom
   // The same call id with other arguments is a conflict, never silently the first request.
   if (!created) assertSameCallArguments(approval, argsHash);
   if (!created) return { approval, created, audit: [], events: [] };
+  // Its notifications (webhook, e-mail, chat) commit with it: lib/notify sends them after the commit.
+  await enqueueNotificationsInTx(tx, approval.id);
   return {
     approval,
     created,
