@@ -67,3 +67,14 @@ export async function settleDelivery({ id, owner, status, nextAttemptAt, lastSta
 export async function listDeliveries({ limit = 100, approvalId }: { limit?: number; approvalId?: string } = {}) {
   return getDb().approvalDelivery.findMany({ where: approvalId ? { approvalId } : undefined, orderBy: { createdAt: "desc" }, take: limit });
 }
+
+/** Records a decision link's nonce as used; false when it was used before (the primary key refuses it). */
+export async function insertLinkUse({ nonce, approvalId, userId }: { nonce: string; approvalId: string; userId: string }): Promise<boolean> {
+  try {
+    await getDb().approvalLinkUse.create({ data: { nonce, approvalId, userId } });
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === "P2002") return false;
+    throw error;
+  }
+}

@@ -9,6 +9,7 @@ import { log } from "@/lib/log";
 import { claimDelivery, findDelivery, listDueDeliveries, settleDelivery } from "@/lib/db/approval-deliveries";
 import type { Attempt } from "./http-post";
 import { outsideApproval } from "./payload";
+import { sendEmail } from "./email";
 import { sendWebhook } from "./webhook";
 
 const globalForSender = globalThis as unknown as { toolgateNotifyOwner?: string; toolgateNotifySender?: boolean };
@@ -22,10 +23,11 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(MAX_DELAY_MS, loadConfig().NOTIFY_RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
 }
 
-async function attempt(channel: string, deliveryId: string, approvalId: string): Promise<Attempt | "skip"> {
+async function attempt(channel: string, deliveryId: string, approvalId: string, target: string): Promise<Attempt | "skip"> {
   const approval = await outsideApproval(approvalId);
   if (!approval || approval.status !== "pending" || new Date(approval.expiresAt) <= new Date()) return "skip";
   if (channel === "webhook") return sendWebhook({ deliveryId, approval });
+  if (channel === "email") return sendEmail({ userId: target, approval });
   return { ok: false, retry: false, status: null, error: `unknown channel ${channel}` };
 }
 
@@ -35,7 +37,7 @@ export async function deliverOne(id: string, owner = OWNER): Promise<"sent" | "r
   const row = (await findDelivery({ id }))!;
   let result: Attempt | "skip";
   try {
-    result = await attempt(row.channel, row.id, row.approvalId);
+    result = await attempt(row.channel, row.id, row.approvalId, row.target);
   } catch (error) {
     log("warn", "notify_attempt_failed", { id, channel: row.channel, error: String(error) });
     result = { ok: false, retry: true, status: null, error: "internal error while sending" };
