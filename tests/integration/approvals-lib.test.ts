@@ -88,7 +88,7 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     expect(await store.resolveApprovalRow({ id: approval.id, decision: "deny", resolvedById: owner.id })).toBeNull();
     // The winner is told exactly what the row now holds (the decision path builds its event from it, not a re-read).
     const stored = (await store.findApproval({ id: approval.id }))!;
-    expect(won).toEqual({ status: stored.status, decision: stored.decision, resolvedAt: stored.resolvedAt, resolvedById: stored.resolvedById, resolveReason: stored.resolveReason });
+    expect(won).toEqual({ status: stored.status, decision: stored.decision, resolvedAt: stored.resolvedAt, resolvedById: stored.resolvedById, resolveReason: stored.resolveReason, resolvedVia: stored.resolvedVia });
     expect(stored).toMatchObject({ status: "approved", decision: "allow-once", resolveReason: "ok" });
     const results = await Promise.all(Array.from({ length: 10 }, () => store.consumeApproval({ id: approval.id })));
     expect(results.filter(Boolean)).toHaveLength(1);
