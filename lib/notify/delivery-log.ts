@@ -17,11 +17,12 @@ export async function listDeliveryLog({ limit = 100, approvalId }: { limit?: num
   const rows = await listDeliveries({ limit, approvalId });
   const emails = await findUserEmails({ userIds: rows.filter((r) => r.channel === "email").map((r) => r.target) });
   const webhookHost = hostOf(loadConfig().APPROVAL_WEBHOOK_URL);
+  const slackHost = hostOf(loadConfig().SLACK_WEBHOOK_URL);
   return rows.map((r) => ({
     id: r.id,
     approvalId: r.approvalId,
     channel: r.channel,
-    to: r.channel === "email" ? (emails.get(r.target) ?? "(deleted user)") : r.channel === "webhook" ? webhookHost : r.target,
+    to: r.channel === "email" ? (emails.get(r.target) ?? "(deleted user)") : r.channel === "webhook" ? webhookHost : r.channel === "slack" ? slackHost : r.target,
     status: r.status,
     attempts: r.attempts,
     lastStatus: r.lastStatus,

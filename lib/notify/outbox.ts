@@ -6,12 +6,14 @@ import { insertDeliveries, type NewDelivery } from "@/lib/db/approval-deliveries
 import { loadConfig } from "@/lib/config";
 import { listActiveOwners } from "@/lib/db/users";
 import { emailConfigured } from "./email";
+import { slackConfigured } from "./slack";
 import { webhookConfigured } from "./webhook";
 
 export async function enqueueNotificationsInTx(tx: Tx, approval: { id: string; requesterId: string }): Promise<void> {
   const approvalId = approval.id;
   const rows: NewDelivery[] = [];
   if (webhookConfigured()) rows.push({ approvalId, channel: "webhook", target: "default" });
+  if (slackConfigured()) rows.push({ approvalId, channel: "slack", target: "default" });
   if (emailConfigured()) {
     // Every active owner is asked, except the requester where four eyes forbid them to decide it.
     const selfAllowed = loadConfig().APPROVALS_SELF_DECISION === "allow";

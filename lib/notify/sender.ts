@@ -10,6 +10,7 @@ import { claimDelivery, findDelivery, listDueDeliveries, settleDelivery } from "
 import type { Attempt } from "./http-post";
 import { outsideApproval } from "./payload";
 import { sendEmail } from "./email";
+import { sendSlack } from "./slack";
 import { sendWebhook } from "./webhook";
 
 const globalForSender = globalThis as unknown as { toolgateNotifyOwner?: string; toolgateNotifySender?: boolean };
@@ -28,6 +29,7 @@ async function attempt(channel: string, deliveryId: string, approvalId: string, 
   if (!approval || approval.status !== "pending" || new Date(approval.expiresAt) <= new Date()) return "skip";
   if (channel === "webhook") return sendWebhook({ deliveryId, approval });
   if (channel === "email") return sendEmail({ userId: target, approval });
+  if (channel === "slack") return sendSlack({ approval });
   return { ok: false, retry: false, status: null, error: `unknown channel ${channel}` };
 }
 
