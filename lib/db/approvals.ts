@@ -131,3 +131,10 @@ export async function listApprovedExecAnalyses({ requesterId, limit = 500 }: { r
     select: { id: true, createdAt: true, analysis: true },
   });
 }
+
+/** The owners' stated reasons of decided approvals, by id (the member's chat card shows them). */
+export async function listApprovalReasons({ ids }: { ids: string[] }): Promise<Map<string, string>> {
+  if (!ids.length) return new Map();
+  const rows = await getDb().approval.findMany({ where: { id: { in: [...new Set(ids)] }, resolveReason: { not: null } }, select: { id: true, resolveReason: true } });
+  return new Map(rows.map((r) => [r.id, r.resolveReason!]));
+}
