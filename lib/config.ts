@@ -75,6 +75,21 @@ const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   METRICS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, "must be at least 16 characters"),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s/]+/.test(v), "must be an http:// or https:// URL"),
+  // Where links in notifications point (e-mail, webhooks, chat): never taken from a request's Host header.
+  PUBLIC_BASE_URL: z.string().url().refine((v) => /^https?:\/\//.test(v), "must be an http(s) URL").optional(),
+  // The generic signed webhook every approval request is posted to (lib/notify/webhook.ts); both or neither.
+  APPROVAL_WEBHOOK_URL: z.string().url().refine((v) => /^https?:\/\//.test(v), "must be an http(s) URL").optional(),
+  APPROVAL_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
+  // E-mail to owners (lib/notify/email.ts): smtp://user:pass@host:587 or smtps://…; needs PUBLIC_BASE_URL for its links.
+  SMTP_URL: z.string().url().refine((v) => /^smtps?:\/\//.test(v), "must be an smtp:// or smtps:// URL").optional(),
+  SMTP_FROM: z.string().trim().min(3).default("Toolgate <toolgate@localhost>"),
+  // A Slack-compatible target (lib/notify/slack.ts): the incoming-webhook URL the Block Kit message goes to, and the
+  // app's signing secret its interactivity requests are checked with; both or neither.
+  SLACK_WEBHOOK_URL: z.string().url().refine((v) => /^https?:\/\//.test(v), "must be an http(s) URL").optional(),
+  SLACK_SIGNING_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
+  /** First retry of a failed notification after this long, doubling each time (capped at 5 minutes). */
+  NOTIFY_RETRY_BASE_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
+  NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
 });
 
 /**
@@ -142,6 +157,11 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
     if (c[variable] && c.MODEL_PROVIDER !== provider)
       problems.push(`${variable}: set, but MODEL_PROVIDER=${c.MODEL_PROVIDER}; unset it or select ${provider} (each provider reads only its own base URL)`);
   }
+  if (Boolean(c.APPROVAL_WEBHOOK_URL) !== Boolean(c.APPROVAL_WEBHOOK_SECRET))
+    problems.push("APPROVAL_WEBHOOK_URL, APPROVAL_WEBHOOK_SECRET: set both (every request is signed) or neither");
+  if (Boolean(c.SLACK_WEBHOOK_URL) !== Boolean(c.SLACK_SIGNING_SECRET))
+    problems.push("SLACK_WEBHOOK_URL, SLACK_SIGNING_SECRET: set both (the buttons' requests are verified with the secret) or neither");
+  if (c.SMTP_URL && !c.PUBLIC_BASE_URL) problems.push("PUBLIC_BASE_URL: required when SMTP_URL is set (the e-mails link to the app)");
   if (c.AUDIT_KEY && c.AUDIT_KEY === c.AUTH_SECRET) problems.push("AUDIT_KEY: must differ from AUTH_SECRET");
   // `next build` loads route modules without serving anything; the secret is only needed to serve.
   const building = env.NEXT_PHASE === "phase-production-build";

@@ -21,6 +21,9 @@ export async function startServer(): Promise<void> {
   const { startApprovalWorker } = await import("@/lib/approvals/worker");
   startApprovalWorker();
   // eslint-disable-next-line no-restricted-syntax -- deferred load at the server entry point, see above
+  const { startNotificationSender } = await import("@/lib/notify/sender");
+  startNotificationSender();
+  // eslint-disable-next-line no-restricted-syntax -- deferred load at the server entry point, see above
   const { startRunWorker } = await import("@/lib/runs/worker");
   await startRunWorker();
 }

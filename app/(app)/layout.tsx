@@ -4,6 +4,8 @@ import { redirect } from "next/navigation";
 import { AccountLive } from "@/components/account-live";
 import { AppNav, type NavItem } from "@/components/app-nav";
 import { LiveEvents } from "@/components/live-events";
+import { PendingAttention } from "@/components/approvals/pending-attention";
+import { loadConfig } from "@/lib/config";
 import { RedirectNotice } from "@/components/redirect-notice";
 import { currentUserOrEnded, hasRole } from "@/lib/auth/guards";
 import { logoutAction } from "@/app/login/actions";
@@ -25,6 +27,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
     <LiveEvents>
       <div className="flex h-dvh flex-col">
         <AccountLive />
+        {hasRole(user, "owner") ? <PendingAttention userId={user.id} selfDecision={loadConfig().APPROVALS_SELF_DECISION} /> : null}
         <header className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1 border-b border-slate-200 px-4 py-2 dark:border-slate-800">
           <div className="flex items-center gap-4">
             <span className="font-semibold tracking-tight">Toolgate</span>

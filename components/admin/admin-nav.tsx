@@ -8,6 +8,7 @@ const SECTIONS = [
   { href: "/admin/audit", label: "Audit" },
   { href: "/admin/users", label: "Users" },
   { href: "/admin/mcp", label: "MCP servers" },
+  { href: "/admin/notifications", label: "Notifications" },
 ];
 
 export function AdminNav() {

@@ -43,7 +43,7 @@ function ApprovalRow({ approval, selected, isNew, onSelect }: { approval: Approv
  * On a phone the open request comes first (above the lists, scrolled to when the owner taps a row) with its
  * decision buttons in a bar that stays on screen, and the decided history is folded away until asked for.
  */
-export function ApprovalsInbox() {
+export function ApprovalsInbox({ openId }: { openId?: string } = {}) {
   const { pending, history } = useApprovals();
   // The open request: chosen by the owner only. Fresh data for it is shown; if it leaves both lists the last
   // known copy stays open.
@@ -53,6 +53,15 @@ export function ApprovalsInbox() {
   // Whatever was there when the inbox opened is not new; everything after is, until the owner opens it.
   if (seen === null && pending.data) setSeen(new Set(pending.data.map((a) => a.id)));
   const fresh = seen ? (pending.data ?? []).filter((a) => !seen.has(a.id)) : [];
+  // A link (a notification's click, an e-mail's "open in the inbox") names the request to open, once it is listed.
+  const [linked, setLinked] = useState(openId);
+  if (linked && !selected) {
+    const target = all.find((a) => a.id === linked);
+    if (target) {
+      setLinked(undefined);
+      setSelected(target);
+    }
+  }
   const current = selected ? (all.find((a) => a.id === selected.id) ?? selected) : null;
   const [historyShown, setHistoryShown] = useState(false);
   const detailPane = useRef<HTMLDivElement>(null);

@@ -76,9 +76,14 @@ export function useDecide() {
 }
 
 export function usePendingCount(enabled: boolean) {
+  return usePendingApprovals(enabled)?.length ?? 0;
+}
+
+/** The pending requests, re-read on every approval event (shared with the inbox's own query). */
+export function usePendingApprovals(enabled: boolean): Approval[] | undefined {
   const client = useQueryClient();
   const invalidate = () => enabled && client.invalidateQueries({ queryKey: ["approvals", "pending"] });
   useLiveEvents({ onEvent: (type) => type.startsWith("approval.") && invalidate(), onOpen: invalidate });
   const q = useQuery({ queryKey: ["approvals", "pending"], enabled, queryFn: () => getJson<{ approvals: Approval[] }>("/api/approvals?status=pending").then((r) => r.approvals) });
-  return q.data?.length ?? 0;
+  return q.data;
 }

@@ -2,7 +2,7 @@
 import type { UIMessage } from "ai";
 import { Markdown } from "./markdown";
 import { ModeBadge } from "./mode-badge";
-import { DenialCard, PendingApprovalCard, StoppedCard, ToolCallCard, type ApprovalPendingData, type ToolDeniedData, type ToolStoppedData } from "./tool-cards";
+import { ApprovalDecidedNote, DenialCard, PendingApprovalCard, StoppedCard, ToolCallCard, type ApprovalDecidedData, type ApprovalPendingData, type ToolDeniedData, type ToolStoppedData } from "./tool-cards";
 
 /** The parts of one message as cards; with onStop, running and waiting calls get a Stop button. */
 export function MessageParts({ message, onStop, stoppedBy = "you", sessionId }: { message: UIMessage; onStop?: () => void; stoppedBy?: string; sessionId?: string }) {
@@ -27,6 +27,7 @@ export function MessageParts({ message, onStop, stoppedBy = "you", sessionId }: 
           );
         if (part.type === "data-tool_denied") return <DenialCard key={i} denial={(part as { data: ToolDeniedData }).data} />;
         if (part.type === "data-tool_stopped") return <StoppedCard key={i} stopped={(part as { data: ToolStoppedData }).data} by={stoppedBy} />;
+        if (part.type === "data-approval_decided") return <ApprovalDecidedNote key={i} decided={(part as { data: ApprovalDecidedData }).data} />;
         if (part.type === "data-approval_pending") return <PendingApprovalCard key={i} pending={(part as { data: ApprovalPendingData }).data} onStop={onStop} />;
         return null;
       })}

@@ -5,7 +5,29 @@ import { AlertIcon, BlockIcon, ClockIcon, SpinnerIcon, WrenchIcon } from "@/comp
 import { SubagentTranscript } from "./subagent-transcript";
 import { pretty, summarizeCall, ToolResult } from "./tool-result";
 
-export type ToolDeniedData = { callId: string; toolName: string; mode: string; errorCode: string; message: string; nextAction: string };
+export type ToolDeniedData = {
+  callId: string;
+  toolName: string;
+  mode: string;
+  errorCode: string;
+  message: string;
+  nextAction: string;
+  /** An owner's denial: who, when and why. */
+  decidedBy?: string | null;
+  decidedAt?: string | null;
+  decisionReason?: string | null;
+};
+
+export type ApprovalDecidedData = { callId: string; decidedBy: string; decidedAt: string };
+
+/** Above the result of a call that ran after an owner allowed it. */
+export function ApprovalDecidedNote({ decided }: { decided: ApprovalDecidedData }) {
+  return (
+    <p data-testid="approval-decided" className="mt-2 text-xs text-emerald-800 dark:text-emerald-300">
+      Allowed by {decided.decidedBy} at {when(decided.decidedAt)}
+    </p>
+  );
+}
 
 /** A sessions_spawn result names the child session whose transcript is nested in the card. */
 function childSessionOf(output: unknown): string | null {
@@ -73,7 +95,16 @@ export function DenialCard({ denial }: { denial: ToolDeniedData }) {
       <div className="flex items-center gap-2 font-medium">
         <BlockIcon />
         <span>
-          Tool <span className="font-mono">{denial.toolName}</span> denied
+          {denial.decidedBy ? (
+            <>
+              Denied by {denial.decidedBy}
+              {denial.decisionReason ? `: ${denial.decisionReason}` : ` at ${when(denial.decidedAt)}`} <span className="font-mono">{denial.toolName}</span>
+            </>
+          ) : (
+            <>
+              Tool <span className="font-mono">{denial.toolName}</span> denied
+            </>
+          )}
         </span>
         <code className="rounded bg-red-100 px-1.5 py-0.5 text-xs dark:bg-red-900">{denial.errorCode}</code>
         <span className="text-xs opacity-80">in {denial.mode} mode</span>
@@ -98,6 +129,7 @@ export type ApprovalPendingData = {
   status: string;
   decidedBy?: string | null;
   decidedAt?: string | null;
+  decisionReason?: string | null;
 };
 
 function when(iso?: string | null) {
@@ -110,11 +142,11 @@ export function PendingApprovalCard({ pending, onStop }: { pending: ApprovalPend
   const by = pending.decidedBy ?? "an owner";
   const heading =
     pending.status === "approved"
-      ? `Approved by ${by} at ${when(pending.decidedAt)} — starting`
+      ? `Allowed by ${by} at ${when(pending.decidedAt)} — starting`
       : pending.status === "running"
-        ? `Running — approved by ${by} at ${when(pending.decidedAt)}`
+        ? `Running — allowed by ${by} at ${when(pending.decidedAt)}`
         : pending.status === "denied"
-          ? `Denied by ${by} at ${when(pending.decidedAt)}`
+          ? `Denied by ${by}${pending.decisionReason ? `: ${pending.decisionReason}` : ` at ${when(pending.decidedAt)}`}`
           : pending.status === "expired"
             ? "Expired: no owner decided in time"
             : pending.status === "stopped"

@@ -19,6 +19,7 @@ import {
   type NewApproval,
 } from "@/lib/db/approvals";
 import { eventsCommitted, subscribeEvents } from "@/lib/events/bus";
+import { enqueueNotificationsInTx } from "@/lib/notify/outbox";
 import type { GrantChoice } from "./grant-choice";
 import { prepareGrants, storeGrantsInTx } from "./grants";
 import { hashArguments } from "./rules";
@@ -48,6 +49,7 @@ function summary(a: ApprovalView) {
     expiresAt: a.expiresAt,
     resolvedAt: a.resolvedAt,
     resolvedById: a.resolvedById,
+    resolvedVia: a.resolvedVia,
   };
 }
 
@@ -66,6 +68,8 @@ export async function registerApprovalInTx(tx: Tx, input: ApprovalRequest): Prom
   // The same call id with other arguments is a conflict, never silently the first request.
   if (!created) assertSameCallArguments(approval, argsHash);
   if (!created) return { approval, created, audit: [], events: [] };
+  // Its notifications (webhook, e-mail, chat) commit with it: lib/notify sends them after the commit.
+  await enqueueNotificationsInTx(tx, approval);
   return {
     approval,
     created,
@@ -105,6 +109,9 @@ export async function requestApproval(input: ApprovalRequest) {
   return { approval: result.approval, created: result.created };
 }
 
+/** Where a decision came from, recorded with it (the row, its event and its audit row). */
+export type DecisionChannel = "inbox" | "email" | "slack";
+
 export type DecisionOutcome = { approval: ApprovalView; allowlisted: string[]; refused: string[] };
 
 /**
@@ -112,7 +119,7 @@ export type DecisionOutcome = { approval: ApprovalView; allowlisted: string[]; r
  * call's card state, the audit row and the event commit together. Resuming the run is not this module's
  * business: lib/runs listens for approval.resolved (on every instance) and continues the run.
  */
-export async function decideApproval({ approvalId, ownerId, decision, reason, grant = { scope: "user" } }: { approvalId: string; ownerId: string; decision: ApprovalDecision; reason?: string; grant?: GrantChoice }): Promise<DecisionOutcome> {
+export async function decideApproval({ approvalId, ownerId, decision, reason, grant = { scope: "user" }, via = "inbox" }: { approvalId: string; ownerId: string; decision: ApprovalDecision; reason?: string; grant?: GrantChoice; via?: DecisionChannel }): Promise<DecisionOutcome> {
   const before = await findApproval({ id: approvalId });
   if (!before) throw new AppError("NOT_FOUND", "no such approval");
   assertMayDecide(before, ownerId);
@@ -122,14 +129,14 @@ export async function decideApproval({ approvalId, ownerId, decision, reason, gr
   // The decision, the grants it stores, the call's card state, the event and the audit rows commit together:
   // an "allow always" can never be decided without its grant, nor a grant stored without its decision.
   const decided = await transact(async (tx) => {
-    const won = await resolveApprovalRow({ id: approvalId, decision, resolvedById: ownerId, reason, now, tx });
+    const won = await resolveApprovalRow({ id: approvalId, decision, resolvedById: ownerId, reason, via, now, tx });
     if (!won) return null;
     const row = { ...before, ...won };
     await markCallDecided({ tx, approvalId, approved: decision !== "deny", decidedBy: ownerId, at: now });
     const grants = prepared ? await storeGrantsInTx(tx, { approval: row, ownerId, prepared }) : { allowlisted: [], refused: [], audit: [] };
     await insertEvent({ tx, type: "approval.resolved", scope: "approvals", sessionId: row.sessionId, payload: { ...summary(row), allowlisted: grants.allowlisted, refused: grants.refused } });
     await insertAuditRows(tx, [
-      { action: "approval.resolved", actorId: ownerId, sessionId: row.sessionId, toolName: row.toolName, callId: row.callId, decision, details: { approvalId, reason: reason ?? null } },
+      { action: "approval.resolved", actorId: ownerId, sessionId: row.sessionId, toolName: row.toolName, callId: row.callId, decision, details: { approvalId, reason: reason ?? null, via } },
       ...grants.audit,
     ]);
     return { approval: row, allowlisted: grants.allowlisted, refused: grants.refused };

@@ -71,21 +71,23 @@ export async function registerApproval(input: NewApproval, tx?: Tx): Promise<{ a
 }
 
 /** What a decision writes into its approval row. */
-export type ApprovalResolution = { status: "approved" | "denied"; decision: ApprovalDecision; resolvedAt: Date; resolvedById: string; resolveReason: string | null };
+export type ApprovalResolution = { status: "approved" | "denied"; decision: ApprovalDecision; resolvedAt: Date; resolvedById: string; resolveReason: string | null; resolvedVia: string };
 
 /**
  * Exactly-once: only a pending, unexpired approval is resolved; a second resolve returns null. The winner gets
  * what it wrote: nothing else in the row changes while it is pending, so the row read before is current with it.
  */
-export async function resolveApprovalRow({ id, decision, resolvedById, reason, now = new Date(), tx }: {
+export async function resolveApprovalRow({ id, decision, resolvedById, reason, via = "inbox", now = new Date(), tx }: {
   id: string;
+  /** The channel the decision came from (inbox, email, slack). */
+  via?: string;
   decision: ApprovalDecision;
   resolvedById: string;
   reason?: string | null;
   now?: Date;
   tx?: Tx;
 }): Promise<ApprovalResolution | null> {
-  const resolution = { status: decision === "deny" ? ("denied" as const) : ("approved" as const), decision, resolvedAt: now, resolvedById, resolveReason: reason ?? null };
+  const resolution = { status: decision === "deny" ? ("denied" as const) : ("approved" as const), decision, resolvedAt: now, resolvedById, resolveReason: reason ?? null, resolvedVia: via };
   const result = await (tx ?? getDb()).approval.updateMany({ where: { id, status: "pending", expiresAt: { gt: now } }, data: resolution });
   return result.count === 1 ? resolution : null;
 }
@@ -127,4 +129,11 @@ export async function listApprovedExecAnalyses({ requesterId, limit = 500 }: { r
     take: limit,
     select: { id: true, createdAt: true, command: true, analysis: true },
   });
+}
+
+/** The owners' stated reasons of decided approvals, by id (the member's chat card shows them). */
+export async function listApprovalReasons({ ids }: { ids: string[] }): Promise<Map<string, string>> {
+  if (!ids.length) return new Map();
+  const rows = await getDb().approval.findMany({ where: { id: { in: [...new Set(ids)] }, resolveReason: { not: null } }, select: { id: true, resolveReason: true } });
+  return new Map(rows.map((r) => [r.id, r.resolveReason!]));
 }

@@ -1,6 +1,6 @@
 import "server-only";
 import { ROLES, type Role } from "@/lib/policy/types";
-import { getDb } from "./client";
+import { getDb, type Tx } from "./client";
 
 export type UserWithRoles = { id: string; email: string; name: string | null; roles: Role[]; teamIds: string[] };
 
@@ -179,4 +179,9 @@ export async function findUserIdsByEmails({ emails }: { emails: string[] }): Pro
   if (wanted.length === 0) return new Map();
   const users = await getDb().user.findMany({ where: { email: { in: wanted } }, select: { id: true, email: true } });
   return new Map(users.map((u) => [u.email, u.id]));
+}
+
+/** Active owners and their e-mail addresses: who is asked when no routing rule says otherwise (lib/notify). */
+export async function listActiveOwners({ tx }: { tx?: Tx } = {}): Promise<Array<{ id: string; email: string; name: string | null }>> {
+  return (tx ?? getDb()).user.findMany({ where: { disabledAt: null, roles: { some: { role: "owner" } } }, select: { id: true, email: true, name: true }, orderBy: { email: "asc" } });
 }

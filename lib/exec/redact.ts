@@ -15,9 +15,24 @@ export function compileRedactions(patterns: readonly string[]): RegExp[] {
   });
 }
 
+// Every pattern is matched against the original text and the union of the matches is replaced: replacing one
+// pattern's matches first could hide another's (the default `authorization: ` pattern took "Bearer" alone and the
+// Bearer pattern then no longer saw the token behind it, which stayed in clear).
 function redactString(value: string, patterns: readonly RegExp[]): string {
-  let out = value;
-  for (const pattern of patterns) out = out.replace(pattern, "[redacted]");
+  const ranges: Array<[number, number]> = [];
+  for (const pattern of patterns) {
+    const global = pattern.global ? pattern : new RegExp(pattern.source, `${pattern.flags}g`);
+    for (const m of value.matchAll(global)) if (m[0].length) ranges.push([m.index, m.index + m[0].length]);
+  }
+  ranges.sort((a, b) => a[0] - b[0]);
+  let out = "";
+  let at = 0;
+  for (const [start, end] of ranges) {
+    if (end <= at) continue;
+    if (start >= at) out += `${value.slice(at, start)}[redacted]`;
+    at = end;
+  }
+  out += value.slice(at);
   return out.length > MAX_STRING ? `${out.slice(0, MAX_STRING)}… [${out.length - MAX_STRING} more characters]` : out;
 }
 

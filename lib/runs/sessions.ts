@@ -12,6 +12,7 @@ import { createSession, findOwnedSession, findSessionById, findUntouchedSession,
 import { eventsCommitted } from "@/lib/events/bus";
 import { listSessionToolCalls } from "@/lib/db/tool-calls";
 import { findUserEmails } from "@/lib/db/users";
+import { listApprovalReasons } from "@/lib/db/approvals";
 import type { CurrentUser } from "@/lib/auth/guards";
 import { loadPolicyDocument } from "@/lib/catalog/policy-source";
 import { getSessionMode } from "./session-mode";
@@ -63,8 +64,9 @@ async function uiTranscript(sessionId: string, viewerId: string) {
   const rows = await listMessages({ sessionId });
   const calls = await listSessionToolCalls({ sessionId });
   const emails = await findUserEmails({ userIds: calls.map((c) => c.decidedBy ?? "").filter(Boolean) });
+  const reasons = await listApprovalReasons({ ids: calls.map((c) => c.approvalId ?? "").filter(Boolean) });
   // "Stopped by you" and "approved by owner@…": the reader sees who decided, never an id to guess with.
-  const states = new Map(calls.map((c) => [c.callId, { status: c.status, decidedBy: c.decidedBy ? (c.decidedBy === viewerId ? "you" : (emails.get(c.decidedBy) ?? "an owner")) : null, decidedAt: c.decidedAt }]));
+  const states = new Map(calls.map((c) => [c.callId, { status: c.status, decidedBy: c.decidedBy ? (c.decidedBy === viewerId ? "you" : (emails.get(c.decidedBy) ?? "an owner")) : null, decidedAt: c.decidedAt, decisionReason: c.approvalId ? (reasons.get(c.approvalId) ?? null) : null }]));
   return { rows, uiMessages: toUIMessages(rows, states) };
 }
 

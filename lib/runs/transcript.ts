@@ -87,7 +87,7 @@ export function toolDeniedData(callId: string, d: DenialResult): ToolDeniedData 
 }
 
 /** A call's live state (lib/db/tool-calls.ts) as its card shows it: who approved it and when, running, stopped. */
-export type CallState = { status: string; decidedBy: string | null; decidedAt: Date | string | null };
+export type CallState = { status: string; decidedBy: string | null; decidedAt: Date | string | null; decisionReason?: string | null };
 
 /**
  * UI messages for the chat page: assistant text, each tool call with its result, denials and stops as data
@@ -114,14 +114,14 @@ export function toUIMessages(rows: StoredMessage[], calls: ReadonlyMap<string, C
     if (m.content) current.parts.push({ type: "text", text: m.content, state: "done" });
     for (const call of toolCallsOf(m)) {
       const result = results.get(call.toolCallId);
+      const state = calls.get(call.toolCallId);
+      const decidedAt = state?.decidedAt ? new Date(state.decidedAt).toISOString() : null;
       if (result?.status === "pending") {
         const pending = result.output as { approvalId?: string; reason?: string; expiresAt?: string };
-        const state = calls.get(call.toolCallId);
-        const decidedAt = state?.decidedAt ? new Date(state.decidedAt).toISOString() : null;
         current.parts.push({
           type: "data-approval_pending",
           id: call.toolCallId,
-          data: { approvalId: pending.approvalId, callId: call.toolCallId, toolName: call.toolName, input: call.input, reason: pending.reason, expiresAt: pending.expiresAt, status: state?.status ?? "pending", decidedBy: state?.decidedBy ?? null, decidedAt },
+          data: { approvalId: pending.approvalId, callId: call.toolCallId, toolName: call.toolName, input: call.input, reason: pending.reason, expiresAt: pending.expiresAt, status: state?.status ?? "pending", decidedBy: state?.decidedBy ?? null, decidedAt, decisionReason: state?.decisionReason ?? null },
         } as never);
         continue;
       }
@@ -130,9 +130,15 @@ export function toUIMessages(rows: StoredMessage[], calls: ReadonlyMap<string, C
         continue;
       }
       if (result?.status === "denied") {
-        current.parts.push({ type: "data-tool_denied", id: call.toolCallId, data: toolDeniedData(call.toolCallId, result.output as DenialResult) } as never);
+        const data = toolDeniedData(call.toolCallId, result.output as DenialResult);
+        // An owner's denial says who and why ("Denied by owner@…: not on a Friday"), whichever channel it came from.
+        const byOwner = data.errorCode === "APPROVAL_DENIED" && state?.decidedBy ? { decidedBy: state.decidedBy, decidedAt, decisionReason: state.decisionReason ?? null } : {};
+        current.parts.push({ type: "data-tool_denied", id: call.toolCallId, data: { ...data, ...byOwner } } as never);
         continue;
       }
+      // A call that ran after an owner allowed it says who allowed it and when.
+      if (result?.status === "ok" && state?.decidedBy && decidedAt)
+        current.parts.push({ type: "data-approval_decided", id: `${call.toolCallId}:decided`, data: { callId: call.toolCallId, decidedBy: state.decidedBy, decidedAt } } as never);
       current.parts.push(
         result
           ? result.status === "ok"

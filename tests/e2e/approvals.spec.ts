@@ -213,7 +213,7 @@ test("card states follow the call live on two tabs of the session: running with 
   for (const tab of [member, second]) {
     const card = tab.getByTestId("approval-pending");
     await expect(card).toHaveAttribute("data-call-status", "running", { timeout: 20_000 });
-    await expect(card).toContainText("approved by owner@example.com");
+    await expect(card).toContainText("allowed by owner@example.com");
     await expect(card.getByRole("button", { name: /stop/i })).toBeVisible();
   }
   await second.screenshot({ path: path.join(SHOTS, "card-running-second-tab.png"), fullPage: true });

@@ -90,7 +90,7 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     expect(await store.resolveApprovalRow({ id: approval.id, decision: "deny", resolvedById: owner.id })).toBeNull();
     // The winner is told exactly what the row now holds (the decision path builds its event from it, not a re-read).
     const stored = (await store.findApproval({ id: approval.id }))!;
-    expect(won).toEqual({ status: stored.status, decision: stored.decision, resolvedAt: stored.resolvedAt, resolvedById: stored.resolvedById, resolveReason: stored.resolveReason });
+    expect(won).toEqual({ status: stored.status, decision: stored.decision, resolvedAt: stored.resolvedAt, resolvedById: stored.resolvedById, resolveReason: stored.resolveReason, resolvedVia: stored.resolvedVia });
     expect(stored).toMatchObject({ status: "approved", decision: "allow-once", resolveReason: "ok" });
     // Waiting after the decision, however late, still returns it (the record stays; no grace window to miss).
     expect(await service.waitForDecision({ approvalId: approval.id, timeoutMs: 5_000 })).toEqual({ status: "approved", decision: "allow-once", resolvedAt: stored.resolvedAt });

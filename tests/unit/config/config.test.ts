@@ -105,4 +105,15 @@ describe("WORKSPACE_ROOT", () => {
   it("accepts a directory outside the checkout", () => {
     expect(parseConfig({ ...base, WORKSPACE_ROOT: "/tmp/toolgate-ws-ok" }).workspaceRoot).toBe("/tmp/toolgate-ws-ok");
   });
+  it("notifications: the webhook needs both its URL and its secret; links need an http(s) base URL", () => {
+    expect(problems({ APPROVAL_WEBHOOK_URL: "https://hooks.example.com/x" }).join("\n")).toMatch(/APPROVAL_WEBHOOK_SECRET: set both/);
+    expect(problems({ APPROVAL_WEBHOOK_SECRET: "0123456789abcdef0123" }).join("\n")).toMatch(/APPROVAL_WEBHOOK_URL, APPROVAL_WEBHOOK_SECRET/);
+    expect(problems({ APPROVAL_WEBHOOK_URL: "https://hooks.example.com/x", APPROVAL_WEBHOOK_SECRET: "short" }).join("\n")).toMatch(/APPROVAL_WEBHOOK_SECRET: must be at least 16/);
+    expect(problems({ APPROVAL_WEBHOOK_URL: "file:///etc/passwd", APPROVAL_WEBHOOK_SECRET: "0123456789abcdef0123" }).join("\n")).toMatch(/APPROVAL_WEBHOOK_URL: must be an http/);
+    expect(problems({ PUBLIC_BASE_URL: "javascript:alert(1)" }).join("\n")).toMatch(/PUBLIC_BASE_URL/);
+    expect(problems({ SMTP_URL: "smtp://127.0.0.1:25" }).join("\n")).toMatch(/PUBLIC_BASE_URL: required when SMTP_URL/);
+    expect(problems({ SMTP_URL: "http://mail.example.com", PUBLIC_BASE_URL: "https://t.example.com" }).join("\n")).toMatch(/SMTP_URL: must be an smtp/);
+    expect(problems({ SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/x" }).join("\n")).toMatch(/SLACK_SIGNING_SECRET: set both/);
+    expect(problems({ APPROVAL_WEBHOOK_URL: "https://hooks.example.com/x", APPROVAL_WEBHOOK_SECRET: "0123456789abcdef0123", PUBLIC_BASE_URL: "https://toolgate.example.com" })).toEqual([]);
+  });
 });
