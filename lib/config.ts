@@ -63,6 +63,16 @@ const ConfigSchema = z.object({
   APPROVALS_SELF_DECISION: z.enum(["deny", "allow"]).default("deny"),
   // Arguments of one approval request, as canonical JSON (the owners' inbox shows them).
   APPROVAL_MAX_ARGS_BYTES: z.coerce.number().int().min(1024).max(1_000_000).default(64 * 1024),
+  // Issue 29: bounds on what one member can make the server keep (lib/auth/write-quota.ts, lib/events, lib/audit).
+  SESSION_WRITES_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
+  /** Where signed audit checkpoints are anchored outside the database: `off`, `file:<path>` or an http(s) webhook (lib/audit/witness.ts). */
+  AUDIT_WITNESS: z
+    .string()
+    .default("file:data/audit-witness.jsonl")
+    .refine((v) => v === "off" || /^file:.+/.test(v) || /^https?:\/\/./.test(v), "must be off, file:<path> or an http(s):// URL"),
+  AUDIT_WITNESS_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
+  AUDIT_WITNESS_TOKEN: optionalString,
+  AUDIT_WITNESS_LOG_ID: z.string().regex(/^[A-Za-z0-9._:-]{1,100}$/, "letters, digits and . _ : - only").optional(),
 });
 
 /**
