@@ -40,6 +40,7 @@ export async function startApp({ databaseUrl, env = {} }: { databaseUrl: string;
       CHAT_TURNS_PER_MINUTE: "100000",
       APPROVAL_REQUESTS_PER_MINUTE: "100000",
       SESSION_WRITES_PER_MINUTE: "100000",
+      EVENT_STREAMS_PER_USER: "100000",
       // Each test app anchors its audit log in a witness of its own, not in the checkout's data/.
       AUDIT_WITNESS: `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-witness-")), "audit-witness.jsonl")}`,
       ...env,
