@@ -11,8 +11,8 @@ import { newSqliteUrl, prepareDatabase } from "../tests/support/databases";
 import { cookieOf } from "../tests/support/approvals-helpers";
 import { signedIn } from "../tests/support/http-client";
 
-const LOG_ROWS = Number(process.env.BOUNDS_LOG_ROWS ?? 20_000);
-const STREAMS = Number(process.env.BOUNDS_STREAMS ?? 50);
+const LOG_ROWS = Number(process.env.BOUNDS_LOG_ROWS ?? 10_000);
+const STREAMS = Number(process.env.BOUNDS_STREAMS ?? 20);
 const BURST = 4_000;
 
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
