@@ -11,38 +11,57 @@ import { newSqliteUrl, prepareDatabase } from "../tests/support/databases";
 import { cookieOf } from "../tests/support/approvals-helpers";
 import { signedIn } from "../tests/support/http-client";
 
-const LOG_ROWS = Number(process.env.BOUNDS_LOG_ROWS ?? 10_000);
-const STREAMS = Number(process.env.BOUNDS_STREAMS ?? 20);
+const LOG_ROWS = Number(process.env.BOUNDS_LOG_ROWS ?? 5_000);
+const STREAMS = Number(process.env.BOUNDS_STREAMS ?? 10);
 const BURST = 4_000;
 
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 
-/** Opens a stream with Last-Event-ID: 0 and resolves once it is caught up (a reset, or the last row replayed), with how many events it was sent. */
-function resume(app: RunningApp, cookie: string, lastSeq: number): Promise<{ ms: number; events: number; bytes: number }> {
+/**
+ * Opens a stream with Last-Event-ID: 0 and resolves once it is caught up (a reset, or the last row replayed), with how
+ * many events it was sent. A stream the server cuts off (more than 1 MiB unsent: a long replay) reconnects from the
+ * last id it got, as EventSource does; the reconnections are counted.
+ */
+function resume(app: RunningApp, cookie: string, lastSeq: number): Promise<{ ms: number; events: number; bytes: number; reconnects: number }> {
   const start = performance.now();
+  let events = 0;
+  let bytes = 0;
+  let reconnects = -1;
+  let lastId = "0";
   return new Promise((resolve, reject) => {
-    const req = http.get(`${app.url}/api/me/events`, { headers: { cookie, "last-event-id": "0", accept: "text/event-stream" }, agent: false }, (res) => {
-      let text = "";
-      let events = 0;
-      let bytes = 0;
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => {
-        bytes += chunk.length;
-        text += chunk;
-        let cut: number;
-        while ((cut = text.indexOf("\n\n")) >= 0) {
-          const block = text.slice(0, cut);
-          text = text.slice(cut + 2);
-          if (block.includes("event: stream.reset") || block.includes(`id: ${lastSeq}\n`)) {
-            resolve({ ms: performance.now() - start, events, bytes });
-            req.destroy();
-            return;
+    const connect = () => {
+      reconnects++;
+      let done = false;
+      const req = http.get(`${app.url}/api/me/events`, { headers: { cookie, "last-event-id": lastId, accept: "text/event-stream" }, agent: false }, (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          bytes += chunk.length;
+          text += chunk;
+          let cut: number;
+          while ((cut = text.indexOf("\n\n")) >= 0) {
+            const block = text.slice(0, cut);
+            text = text.slice(cut + 2);
+            if (block.includes("event: stream.reset") || block.includes(`id: ${lastSeq}\n`)) {
+              done = true;
+              resolve({ ms: performance.now() - start, events: events + (block.startsWith("id: ") ? 1 : 0), bytes, reconnects });
+              req.destroy();
+              return;
+            }
+            const id = /^id: (\d+)/.exec(block);
+            if (id) {
+              events++;
+              lastId = id[1]!;
+            }
           }
-          if (block.startsWith("id: ")) events++;
-        }
+        });
+        res.on("close", () => {
+          if (!done) setTimeout(connect, 50);
+        });
       });
-    });
-    req.on("error", (error) => (String(error).includes("socket hang up") ? undefined : reject(error)));
+      req.on("error", (error) => (done || String(error).includes("socket hang up") ? undefined : reject(error)));
+    };
+    connect();
   });
 }
 
@@ -65,7 +84,8 @@ async function replayRow(label: string, env: Record<string, string>): Promise<st
     const many = await Promise.all(Array.from({ length: STREAMS }, () => resume(app, cookie, lastSeq)));
     const allMs = performance.now() - t0;
     const sent = many.reduce((n, r) => n + r.events, 0);
-    return `| ${label} | ${LOG_ROWS.toLocaleString("en")} | ${one.ms.toFixed(0)} ms | ${one.events.toLocaleString("en")} | ${STREAMS} | ${allMs.toFixed(0)} ms | ${sent.toLocaleString("en")} (${(many.reduce((n, r) => n + r.bytes, 0) / 2 ** 20).toFixed(1)} MiB) |`;
+    const reconnects = many.reduce((n, r) => n + r.reconnects, 0);
+    return `| ${label} | ${LOG_ROWS.toLocaleString("en")} | ${one.ms.toFixed(0)} ms | ${one.events.toLocaleString("en")} | ${STREAMS} | ${allMs.toFixed(0)} ms | ${sent.toLocaleString("en")} (${(many.reduce((n, r) => n + r.bytes, 0) / 2 ** 20).toFixed(1)} MiB), ${reconnects} reconnections |`;
   } finally {
     await app.stop();
   }
