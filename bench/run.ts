@@ -9,6 +9,7 @@ import { runExecBench } from "./exec.bench";
 import { runFatigueBench } from "./fatigue.bench";
 import { runSseBench } from "./sse.bench";
 import { runClusterBench } from "./cluster.bench";
+import { runBoundsBench } from "./bounds.bench";
 
 const BENCHES: Array<[string, () => Promise<string>]> = [
   ["policy", runPolicyBench],
@@ -18,9 +19,10 @@ const BENCHES: Array<[string, () => Promise<string>]> = [
   ["fatigue", runFatigueBench],
   ["sse", runSseBench],
   ["cluster", runClusterBench],
+  ["bounds", runBoundsBench],
 ];
 /** Long runs (10,000 streams; three instances behind nginx): only when named, e.g. `npm run bench:cluster`. */
-const OPT_IN = new Set(["sse", "cluster"]);
+const OPT_IN = new Set(["sse", "cluster", "bounds"]);
 
 /** Replaces one "## " section of an existing BENCHMARKS.md (matched by its heading), or appends it. */
 function spliceSection(markdown: string, section: string): string {

@@ -15,12 +15,15 @@ const HubContext = createContext<Hub | null>(null);
 export function LiveEvents({ children }: { children: ReactNode }) {
   const listeners = useRef(new Set<Listener>());
   const [sessionId, openSession] = useState<string | null>(null);
+  // Set when the server closed this tab's stream for good (too many open streams of this person): no reconnecting.
+  const [ended, setEnded] = useState(false);
   const each = (call: (l: Listener) => void) => listeners.current.forEach(call);
   useEventSource(
-    sessionId ? `/api/me/events?${new URLSearchParams({ session: sessionId })}` : "/api/me/events",
+    ended ? null : sessionId ? `/api/me/events?${new URLSearchParams({ session: sessionId })}` : "/api/me/events",
     (type, data) => each((l) => l.onEvent(type, data)),
     () => each((l) => l.onOpen?.()),
     () => each((l) => l.onError?.()),
+    () => setEnded(true),
   );
   const hub = useMemo<Hub>(
     () => ({
@@ -32,7 +35,16 @@ export function LiveEvents({ children }: { children: ReactNode }) {
     }),
     [],
   );
-  return <HubContext.Provider value={hub}>{children}</HubContext.Provider>;
+  return (
+    <HubContext.Provider value={hub}>
+      {ended && (
+        <p role="status" data-testid="live-events-ended" className="border-b border-amber-300 bg-amber-50 px-4 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-50">
+          Live updates stopped in this tab: you have more tabs open than the server keeps live. Reload this tab to resume them here.
+        </p>
+      )}
+      {children}
+    </HubContext.Provider>
+  );
 }
 
 /**

@@ -6,6 +6,7 @@ import { useSearchParams } from "next/navigation";
 const NOTICES: Record<string, string> = {
   "admin-only": "The admin pages are for admins. Your account does not have the admin role, so you were brought to the chat instead; ask an admin if you need access.",
   "owner-only": "Approvals, grants and session reviews are for owners. Your account does not have the owner role, so you were brought to the chat instead.",
+  "rate-limited": "Too many new chats in the last minute: no chat was created. Wait a minute and try again.",
 };
 
 export function RedirectNotice() {

@@ -4,12 +4,15 @@ import { useEffect, useRef } from "react";
 /**
  * Subscribes to a server-sent event stream. The browser's EventSource reconnects by itself and sends
  * Last-Event-ID, so the server replays what was missed. `onOpen` runs on every (re)connection, which is
- * the moment to refetch current state.
+ * the moment to refetch current state, and again on `stream.reset` (the server did not replay: the id was older
+ * than its retention window, or too far back). `stream.closed` with `reconnect: false` (this user opened more
+ * streams than the server keeps, and this was the oldest) closes the EventSource for good: reconnecting would
+ * only evict another tab's stream in turn. `onEnded` says so.
  */
-export function useEventSource(url: string | null, onEvent: (type: string, data: unknown) => void, onOpen?: () => void, onError?: () => void) {
-  const handlers = useRef({ onEvent, onOpen, onError });
+export function useEventSource(url: string | null, onEvent: (type: string, data: unknown) => void, onOpen?: () => void, onError?: () => void, onEnded?: (reason: string) => void) {
+  const handlers = useRef({ onEvent, onOpen, onError, onEnded });
   useEffect(() => {
-    handlers.current = { onEvent, onOpen, onError };
+    handlers.current = { onEvent, onOpen, onError, onEnded };
   });
   useEffect(() => {
     if (!url) return;
@@ -26,6 +29,18 @@ export function useEventSource(url: string | null, onEvent: (type: string, data:
     const types = ["approval.requested", "approval.resolved", "approval.expired", "run.updated", "call.updated", "session.updated", "account.changed", "message"];
     types.forEach((t) => source.addEventListener(t, listener as EventListener));
     source.onopen = () => handlers.current.onOpen?.();
+    source.addEventListener("stream.reset", () => handlers.current.onOpen?.());
+    source.addEventListener("stream.closed", (e: MessageEvent) => {
+      let data: { reason?: unknown; reconnect?: unknown } = {};
+      try {
+        data = JSON.parse(e.data);
+      } catch {
+        // no reason given
+      }
+      if (data.reconnect !== false) return;
+      source.close();
+      handlers.current.onEnded?.(typeof data.reason === "string" ? data.reason : "closed");
+    });
     // A dropped or refused connection (the browser retries a dropped one by itself; a refused one stays closed).
     source.onerror = () => handlers.current.onError?.();
     return () => source.close();

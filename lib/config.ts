@@ -90,6 +90,22 @@ const ConfigSchema = z.object({
   /** First retry of a failed notification after this long, doubling each time (capped at 5 minutes). */
   NOTIFY_RETRY_BASE_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
   NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
+  // Issue 29: bounds on what one member can make the server keep (lib/auth/write-quota.ts, lib/events, lib/audit).
+  SESSION_WRITES_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
+  /** Where signed audit checkpoints are anchored outside the database: `off`, `file:<path>` or an http(s) webhook (lib/audit/witness.ts). */
+  AUDIT_WITNESS: z
+    .string()
+    .default("file:data/audit-witness.jsonl")
+    .refine((v) => v === "off" || /^file:.+/.test(v) || /^https?:\/\/./.test(v), "must be off, file:<path> or an http(s):// URL"),
+  AUDIT_WITNESS_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
+  AUDIT_WITNESS_TOKEN: optionalString,
+  /** Events are kept this long, then pruned in the background; a client resuming from before it starts afresh. */
+  EVENT_RETENTION_SECONDS: z.coerce.number().int().min(10).max(90 * 86_400).default(86_400),
+  /** A resuming stream replays at most this many rows of the event log; further behind, it starts afresh. */
+  EVENT_REPLAY_MAX_ROWS: z.coerce.number().int().min(10).max(1_000_000).default(2_000),
+  /** Open event streams per user on one instance; the oldest is closed (told not to reconnect) when a new one passes it. */
+  EVENT_STREAMS_PER_USER: z.coerce.number().int().min(1).max(1_000_000).default(32),
+  AUDIT_WITNESS_LOG_ID: z.string().regex(/^[A-Za-z0-9._:-]{1,100}$/, "letters, digits and . _ : - only").optional(),
 });
 
 /**

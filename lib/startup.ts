@@ -26,6 +26,14 @@ export async function startServer(): Promise<void> {
   // eslint-disable-next-line no-restricted-syntax -- deferred load at the server entry point, see above
   const { startRunWorker } = await import("@/lib/runs/worker");
   await startRunWorker();
+  // Signed audit checkpoints to the witness outside the database, in the background (lib/audit/anchor.ts).
+  // eslint-disable-next-line no-restricted-syntax -- deferred load at the server entry point, see above
+  const { startAuditAnchoring } = await import("@/lib/audit/anchor");
+  startAuditAnchoring();
+  // The event log's retention window (lib/events/retention.ts).
+  // eslint-disable-next-line no-restricted-syntax -- deferred load at the server entry point, see above
+  const { startEventPruning } = await import("@/lib/events/retention");
+  startEventPruning();
 }
 
 /**

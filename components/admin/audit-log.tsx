@@ -96,7 +96,16 @@ function AuditView({ filters, onApply }: { filters: AuditFilters; onApply: (filt
         <a href={auditExportHref(filters, "json")} download className="rounded-md border border-slate-300 px-3 py-1.5 text-sm dark:border-slate-700">JSON</a>
         <span role="status" aria-live="polite" data-testid="verify-result" className="text-sm">
           {verify.error && <span className="text-rose-700 dark:text-rose-300">✕ {verify.error.message}</span>}
-          {verify.data?.ok === true && <span className="text-emerald-700 dark:text-emerald-300">✓ Chain intact: {verify.data.count} rows verified.</span>}
+          {verify.data?.ok === true && (
+            <span className="text-emerald-700 dark:text-emerald-300">
+              ✓ Chain intact: {verify.data.count} rows verified
+              {typeof verify.data.witness === "object"
+                ? `; the log still holds row ${verify.data.witness.seq}, which the witness (${verify.data.witness.label}) recorded at ${verify.data.witness.at}.`
+                : verify.data.witness === "off"
+                  ? "; no witness outside the database is configured (AUDIT_WITNESS=off)."
+                  : "."}
+            </span>
+          )}
           {verify.data?.ok === false && <span className="font-semibold text-rose-700 dark:text-rose-300">✕ Chain broken at row {verify.data.seq}: {verify.data.problem}.</span>}
         </span>
       </div>

@@ -33,4 +33,6 @@ export type AuditRow = {
   details: unknown;
 };
 export type AuditResponse = { entries: AuditRow[]; nextCursor: number | null };
-export type VerifyResponse = { ok: true; count: number } | { ok: false; seq: number; problem: string };
+/** The witness outside the database the log was checked against (lib/audit/anchor.ts). */
+export type VerifyWitness = { label: string; kind: "checkpoint" | "reanchor"; seq: number; count: number; at: string } | "none yet" | "off";
+export type VerifyResponse = ({ ok: true; count: number } | { ok: false; seq: number; problem: string }) & { witness?: VerifyWitness };

@@ -6,10 +6,16 @@ import "server-only";
 import { latestEventSeq } from "@/lib/db/events";
 import { listEventsAfter, type AppEvent } from "./bus";
 import { frame, joinGroup, listen, type Member, type StreamCheck } from "./fan-out";
+import { replayPlanFor } from "./retention";
+import { admitStream, EVICTED } from "./stream-cap";
 
-export type StreamOptions = { check?: StreamCheck };
+/** `userId` counts the stream against that user's cap (lib/events/stream-cap.ts). */
+export type StreamOptions = { check?: StreamCheck; userId?: string };
 
 const CONNECTED = new TextEncoder().encode(`retry: 2000\n: connected\n\n`);
+
+/** Sent instead of a replay that is not possible or too long: the client re-reads current state (it does on every open too). */
+const resetFrame = (reason: string) => new TextEncoder().encode(`event: stream.reset\ndata: ${JSON.stringify({ reason })}\n\n`);
 
 /** Where a stream's bytes go: a Web ReadableStream (Next.js route) or a node:http response (lib/http/lean-streams.ts). */
 export type EventSink = { write: (bytes: Uint8Array) => void; close: () => void };
@@ -23,8 +29,9 @@ export type EventStreamSpec = StreamOptions & { since: number | null; visible: (
  * means the client is gone.
  */
 export function openEventStream(spec: EventStreamSpec, sink: EventSink): () => void {
-  const { since, visible, check } = spec;
+  const { since, visible, check, userId } = spec;
   let leave: (() => void) | null = null;
+  let release: (() => void) | null = null;
   const member: Member = {
     visible,
     cursor: 0,
@@ -53,6 +60,8 @@ export function openEventStream(spec: EventStreamSpec, sink: EventSink): () => v
     member.closed = true;
     leave?.();
     leave = null;
+    release?.();
+    release = null;
   };
   const run = async () => {
     // Listen and join before reading the backlog, so nothing falls between the two (live events wait in `buffered`).
@@ -60,6 +69,14 @@ export function openEventStream(spec: EventStreamSpec, sink: EventSink): () => v
     if (member.closed) return; // the client left while we subscribed
     const joined = joinGroup(member, check);
     leave = joined.leave;
+    // Counted before any replay is read: past the cap, the user's oldest stream closes now.
+    if (userId)
+      release = admitStream(userId, {
+        evict: () => {
+          member.write(EVICTED);
+          member.close();
+        },
+      });
     member.write(CONNECTED);
     const backlog: AppEvent[] = [];
     const take = (event: AppEvent) => {
@@ -74,7 +91,15 @@ export function openEventStream(spec: EventStreamSpec, sink: EventSink): () => v
     // (components/use-event-source.ts).
     const latest = await latestEventSeq();
     member.cursor = Math.min(since ?? latest, latest);
-    if (since !== null) {
+    // A replay is bounded (lib/events/retention.ts): from before the retention window, from a pruned id or from further
+    // back than EVENT_REPLAY_MAX_ROWS, the stream starts from now and tells the client to re-read current state.
+    const plan = since !== null && since < latest ? await replayPlanFor(since) : ({ kind: "replay" } as const);
+    if (member.closed) return;
+    if (plan.kind === "snapshot") {
+      member.cursor = latest;
+      member.write(resetFrame(plan.reason));
+    }
+    else if (since !== null) {
       for (let page = await listEventsAfter({ seq: member.cursor }); page.length > 0; page = await listEventsAfter({ seq: member.cursor })) page.forEach(take);
     }
     // Going live is one synchronous step: what arrived meanwhile joins the backlog, and the group writes it (after one
@@ -103,7 +128,7 @@ export async function eventStreamResponse(request: Request, visible: (event: App
   let stop: (() => void) | null = null;
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      stop = openEventStream({ since, visible, check: options.check }, { write: (bytes) => controller.enqueue(bytes), close: () => controller.close() });
+      stop = openEventStream({ since, visible, check: options.check, userId: options.userId }, { write: (bytes) => controller.enqueue(bytes), close: () => controller.close() });
       if (request.signal.aborted) return stop();
       request.signal.addEventListener("abort", () => {
         stop?.();

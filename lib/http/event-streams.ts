@@ -12,19 +12,20 @@ import { SessionIdSchema } from "./schemas";
 
 export type StreamTarget = { kind: "approvals" } | { kind: "session"; sessionId: string } | { kind: "tab"; sessionId?: string };
 
-export type AuthorizedStream = { visible: (event: AppEvent) => boolean; check: StreamCheck };
+/** `userId`: whose cap the stream counts against (lib/events/stream-cap.ts). */
+export type AuthorizedStream = { visible: (event: AppEvent) => boolean; check: StreamCheck; userId: string };
 
 export async function authorizeEventStream(claim: SessionClaim | null, target: StreamTarget): Promise<AuthorizedStream> {
   if (target.kind === "approvals") {
     // The owners' inbox; closes when the owner role is removed or the session is revoked.
     const session = await sessionFromClaim(claim, "owner");
-    return { visible: (event) => event.scope === "approvals", check: stillAuthorized(session.claim, "owner") };
+    return { visible: (event) => event.scope === "approvals", check: stillAuthorized(session.claim, "owner"), userId: session.user.id };
   }
   const { user, claim: held } = await sessionFromClaim(claim);
   if (target.kind === "tab") return tabStream(user, held, target.sessionId);
   const sessionId = parseWith(SessionIdSchema, target.sessionId);
   await requireOwnedSession({ user, sessionId });
-  return { visible: (event) => event.sessionId === sessionId, check: stillAuthorized(held) };
+  return { visible: (event) => event.sessionId === sessionId, check: stillAuthorized(held), userId: user.id };
 }
 
 /**
@@ -41,5 +42,6 @@ async function tabStream(user: CurrentUser, held: SessionClaim, rawSessionId: st
   return {
     visible: (event) => isAccountEventFor(event, user.id) || (owner && event.scope === "approvals") || (sessionId !== null && event.sessionId === sessionId),
     check: owner ? stillAuthorized(held, "owner") : stillAuthorized(held),
+    userId: user.id,
   };
 }

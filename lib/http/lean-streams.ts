@@ -71,7 +71,7 @@ export async function serveLeanStream(req: IncomingMessage, res: ServerResponse,
   res.flushHeaders();
   req.socket.setNoDelay(true);
   const stop = openEventStream(
-    { since, visible: access.visible, check: access.check },
+    { since, visible: access.visible, check: access.check, userId: access.userId },
     {
       write: (bytes) => {
         if (res.writableLength > MAX_UNSENT_BYTES) {

@@ -39,6 +39,10 @@ export async function startApp({ databaseUrl, env = {} }: { databaseUrl: string;
       // Shared test apps serve every test file's users at once: the per-user limits are tested on their own app.
       CHAT_TURNS_PER_MINUTE: "100000",
       APPROVAL_REQUESTS_PER_MINUTE: "100000",
+      SESSION_WRITES_PER_MINUTE: "100000",
+      EVENT_STREAMS_PER_USER: "100000",
+      // Each test app anchors its audit log in a witness of its own, not in the checkout's data/.
+      AUDIT_WITNESS: `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-witness-")), "audit-witness.jsonl")}`,
       ...env,
       WORKSPACE_ROOT: workspaceRoot,
     },

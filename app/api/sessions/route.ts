@@ -1,11 +1,13 @@
 import { NextResponse } from "next/server";
 import { requireUser } from "@/lib/auth/guards";
+import { consumeWriteQuota } from "@/lib/auth/write-quota";
 import { createChatSession, listChatSessions } from "@/lib/runs/sessions";
 import { handle, parseJsonBody } from "@/lib/http/respond";
 import { CreateSessionBody } from "@/lib/http/schemas";
 
 export const POST = handle(async (request: Request) => {
   const user = await requireUser();
+  await consumeWriteQuota("session-writes", user.id);
   const body = await parseJsonBody(request, CreateSessionBody);
   return NextResponse.json(await createChatSession({ user, title: body?.title }), { status: 201 });
 });

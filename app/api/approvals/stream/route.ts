@@ -11,6 +11,6 @@ export const dynamic = "force-dynamic";
  * the same checks; this route serves it under `next dev` / `next start`.
  */
 export const GET = handle(async (request: Request) => {
-  const { visible, check } = await authorizeEventStream(await currentClaim(), { kind: "approvals" });
-  return eventStreamResponse(request, visible, { check });
+  const { visible, check, userId } = await authorizeEventStream(await currentClaim(), { kind: "approvals" });
+  return eventStreamResponse(request, visible, { check, userId });
 });

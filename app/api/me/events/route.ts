@@ -13,6 +13,6 @@ export const dynamic = "force-dynamic";
  */
 export const GET = handle(async (request: Request) => {
   const session = new URL(request.url).searchParams.get("session");
-  const { visible, check } = await authorizeEventStream(await currentClaim(), { kind: "tab", ...(session === null ? {} : { sessionId: session }) });
-  return eventStreamResponse(request, visible, { check });
+  const { visible, check, userId } = await authorizeEventStream(await currentClaim(), { kind: "tab", ...(session === null ? {} : { sessionId: session }) });
+  return eventStreamResponse(request, visible, { check, userId });
 });

@@ -1,5 +1,6 @@
 import { NextResponse } from "next/server";
 import { requireUser } from "@/lib/auth/guards";
+import { consumeWriteQuota } from "@/lib/auth/write-quota";
 import { changeSessionMode, deleteChatSession, getChatSession, renameChatSession } from "@/lib/runs/sessions";
 import { handle, parseJsonBody, parseWith } from "@/lib/http/respond";
 import { PatchSessionBody, SessionIdSchema } from "@/lib/http/schemas";
@@ -15,6 +16,7 @@ export const GET = handle(async (_request: Request, { params }: Params) => {
 export const PATCH = handle(async (request: Request, { params }: Params) => {
   const user = await requireUser();
   const sessionId = parseWith(SessionIdSchema, (await params).id);
+  await consumeWriteQuota("session-writes", user.id);
   const body = await parseJsonBody(request, PatchSessionBody);
   if (body.title !== undefined) return NextResponse.json(await renameChatSession({ user, sessionId, title: body.title }));
   return NextResponse.json(await changeSessionMode({ user, sessionId, mode: body.mode! }));
@@ -24,5 +26,6 @@ export const PATCH = handle(async (request: Request, { params }: Params) => {
 export const DELETE = handle(async (_request: Request, { params }: Params) => {
   const user = await requireUser();
   const sessionId = parseWith(SessionIdSchema, (await params).id);
+  await consumeWriteQuota("session-writes", user.id);
   return NextResponse.json(await deleteChatSession({ user, sessionId }));
 });

@@ -1,5 +1,6 @@
 import { NextResponse } from "next/server";
 import { requireUser } from "@/lib/auth/guards";
+import { consumeWriteQuota } from "@/lib/auth/write-quota";
 import { restoreChatSession } from "@/lib/runs/sessions";
 import { handle, parseWith } from "@/lib/http/respond";
 import { SessionIdSchema } from "@/lib/http/schemas";
@@ -8,5 +9,6 @@ import { SessionIdSchema } from "@/lib/http/schemas";
 export const POST = handle(async (_request: Request, { params }: { params: Promise<{ id: string }> }) => {
   const user = await requireUser();
   const sessionId = parseWith(SessionIdSchema, (await params).id);
+  await consumeWriteQuota("session-writes", user.id);
   return NextResponse.json(await restoreChatSession({ user, sessionId }));
 });
