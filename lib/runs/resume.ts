@@ -37,7 +37,7 @@ export async function resumeRun({ runId, model }: { runId: string; model?: Model
     try {
       const turn = await prepareRun(
         // Nobody reads a stream for a resumed run: the chat page follows the session's events instead.
-        { user: { id: owner.id, roles: owner.roles, teamIds: owner.teamIds }, model: model ?? getConfiguredModel(), emit: () => undefined, workspaceRoot: loadConfig().workspaceRoot, abortSignal: controller.signal },
+        { user: { id: owner.id, email: owner.email, roles: owner.roles, teamIds: owner.teamIds }, model: model ?? getConfiguredModel(), emit: () => undefined, workspaceRoot: loadConfig().workspaceRoot, abortSignal: controller.signal },
         session.id,
         runId,
       );

@@ -5,10 +5,19 @@ import { requireUser } from "@/lib/auth/guards";
 import { changeSessionMode, openNewChatSession } from "@/lib/runs/sessions";
 import { isAppError } from "@/lib/errors";
 
-export async function newChatAction() {
+/** "New chat", or a chat as the agent the picker's button names (formData agentId; the server checks usableBy). */
+export async function newChatAction(formData?: FormData) {
   const user = await requireUser();
-  const session = await openNewChatSession({ user });
-  redirect(`/chat/${session.id}`);
+  const raw = formData?.get("agentId");
+  const agentId = typeof raw === "string" && raw !== "" ? raw : undefined;
+  let id: string;
+  try {
+    id = (await openNewChatSession({ user, agentId })).id;
+  } catch (error) {
+    if (isAppError(error) && (error.code === "FORBIDDEN" || error.code === "NOT_FOUND")) redirect(`/chat?refused=${encodeURIComponent(error.message)}`);
+    throw error;
+  }
+  redirect(`/chat/${id}`);
 }
 
 /** The audited mode switch. Only the signed-in user's grant decides; the model has no way to call this. */
