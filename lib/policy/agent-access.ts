@@ -40,9 +40,10 @@ export function isAgentUsableBy(document: AgentsOf, agentId: string, user: Agent
   return agentAccessReason(document.agents[agentId]?.usableBy, user) !== null;
 }
 
-/** The ids of the agents this user may chat as, in document order. */
+/** The ids of the agents this user may chat as, sorted (PostgreSQL's jsonb keeps no key order, so none is promised). */
 export function agentsUsableBy(document: AgentsOf, user: AgentUser): string[] {
   return Object.entries(document.agents)
     .filter(([, agent]) => agentAccessReason(agent.usableBy, user) !== null)
-    .map(([id]) => id);
+    .map(([id]) => id)
+    .sort();
 }

@@ -22,7 +22,10 @@ function summary(agent: AgentConfig & { id: string }): AgentSummary {
 
 export async function listUsableAgents({ user }: { user: CurrentUser }): Promise<AgentSummary[]> {
   const { document } = await loadPolicyDocument();
-  return agentsUsableBy(document, user).map((id) => summary(agentOf(document, id)!));
+  // By name, as people scan a list (the document's key order does not survive PostgreSQL's jsonb).
+  return agentsUsableBy(document, user)
+    .map((id) => summary(agentOf(document, id)!))
+    .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
 }
 
 /** The agent a new session is created as: unknown → 404, not usable by this user → 403. */

@@ -25,9 +25,9 @@ const document = doc({
 
 describe("agentsUsableBy", () => {
   it("a member gets the agents their role, team, e-mail (any case) or id names; an agent without usableBy is admins only", () => {
-    expect(agentsUsableBy(document, member)).toEqual(["open", "team", "named"]);
-    expect(agentsUsableBy(document, owner)).toEqual(["open", "byId", "owners"]);
-    expect(agentsUsableBy(document, admin)).toEqual(["open", "team", "named", "byId", "owners", "silent"]);
+    expect(agentsUsableBy(document, member)).toEqual(["named", "open", "team"]);
+    expect(agentsUsableBy(document, owner)).toEqual(["byId", "open", "owners"]);
+    expect(agentsUsableBy(document, admin)).toEqual(["byId", "named", "open", "owners", "silent", "team"]);
   });
 
   it("an unknown agent and a prototype key are never usable, not even by an admin", () => {
