@@ -89,9 +89,11 @@ export function ChatHeader({ sessionId, title, mode, busy, agent = null }: { ses
             <span
               data-testid="chat-agent"
               title={agent.available ? `This chat runs as the agent ${agent.name}` : "This chat's agent is no longer available: start a new chat"}
-              className={`max-w-40 truncate rounded-full px-2 py-0.5 text-xs font-medium ${agent.available ? "bg-violet-100 text-violet-900 dark:bg-violet-950 dark:text-violet-200" : "bg-slate-200 text-slate-700 line-through dark:bg-slate-800 dark:text-slate-300"}`}
+              className={`max-w-40 truncate rounded-full max-sm:max-w-24 px-2 py-0.5 text-xs font-medium ${agent.available ? "bg-violet-100 text-violet-900 dark:bg-violet-950 dark:text-violet-200" : "bg-slate-200 text-slate-700 line-through dark:bg-slate-800 dark:text-slate-300"}`}
             >
-              Agent: {agent.name}
+              {/* On a phone the title needs the room: the word "Agent" is read out, not shown. */}
+              <span className="max-sm:sr-only">Agent: </span>
+              {agent.name}
             </span>
           ) : null}
           <ModeBadge mode={mode} />
