@@ -14,7 +14,8 @@ export async function newChatAction(formData?: FormData) {
   try {
     id = (await openNewChatSession({ user, agentId })).id;
   } catch (error) {
-    if (isAppError(error) && (error.code === "FORBIDDEN" || error.code === "NOT_FOUND")) redirect(`/chat?refused=${encodeURIComponent(error.message)}`);
+    // Only the agent's id goes into the URL; the page says a fixed sentence, so no link can put words in the app's mouth.
+    if (isAppError(error) && (error.code === "FORBIDDEN" || error.code === "NOT_FOUND")) redirect(`/chat?refused=${encodeURIComponent(agentId ?? "")}`);
     throw error;
   }
   redirect(`/chat/${id}`);

@@ -3,7 +3,7 @@ import { listChatSessions } from "@/lib/runs/sessions";
 import { SessionList } from "@/components/chat/session-list";
 import { UndoDelete } from "@/components/chat/undo-delete";
 import { AgentPicker } from "@/components/chat/agent-picker";
-import { SessionIdSchema } from "@/lib/http/schemas";
+import { AgentIdSchema, SessionIdSchema } from "@/lib/http/schemas";
 import { listUsableAgents } from "@/lib/runs/agents";
 import { newChatAction } from "./actions";
 
@@ -14,8 +14,7 @@ export default async function ChatIndexPage({ searchParams }: { searchParams: Pr
   // After a delete: the chat's id, for Undo (the restore endpoint checks it is this user's deleted chat).
   const params = await searchParams;
   const deleted = SessionIdSchema.safeParse(params.deleted);
-  // The refusal's text is the server's own message (newChatAction); clipped, it is shown as plain text.
-  const refused = typeof params.refused === "string" ? params.refused.slice(0, 300) : null;
+  const refused = AgentIdSchema.safeParse(params.refused);
   const sessions = await listChatSessions({ user });
   // An unreadable policy lists no agents: the default assistant is still offered.
   const agents = await listUsableAgents({ user }).catch(() => []);
@@ -27,9 +26,9 @@ export default async function ChatIndexPage({ searchParams }: { searchParams: Pr
         <p className="max-w-md text-slate-600 dark:text-slate-400">
           Start a new chat to talk to the agent. Every tool it has is governed by policy; new chats start in chat_safe mode.
         </p>
-        {refused ? (
+        {refused.success ? (
           <p role="alert" className="text-sm text-red-700 dark:text-red-300">
-            {refused}
+            You may not start a chat as the agent “{refused.data}”, or it no longer exists. Ask an admin, or pick another.
           </p>
         ) : null}
         {agents.length > 0 ? (
