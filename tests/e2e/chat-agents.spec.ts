@@ -51,3 +51,19 @@ test("a member starts a chat as an agent from the picker; header, starters and p
     await context.close();
   }
 });
+
+test("a pick forged in the page (another agent's id in the button) is refused by the server, with a plain message", async ({ page }) => {
+  await signInAs(page, "admin@example.com");
+  await savePolicy(page.request, POLICY, "agents e2e forged pick");
+  await page.context().clearCookies();
+  await signInAs(page, "member@example.com");
+  const count = async () => ((await (await page.request.get("/api/sessions")).json()).sessions as unknown[]).length;
+  const before = await count();
+  await page.goto("/chat");
+  const librarian = page.getByTestId("pick-agent-librarian");
+  await librarian.evaluate((button) => button.setAttribute("value", "secret"));
+  await librarian.click();
+  await expect(page).toHaveURL(/\/chat\?refused=secret$/);
+  await expect(page.getByRole("alert").filter({ hasText: "You may not start" })).toHaveText(/You may not start a chat as the agent “secret”/);
+  expect(await count()).toBe(before);
+});
