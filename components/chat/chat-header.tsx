@@ -6,12 +6,15 @@ import { useEffect, useRef, useState } from "react";
 import { PencilIcon, TrashIcon } from "@/components/icons";
 import { ModeBadge } from "./mode-badge";
 
+/** The session's agent as the server describes it (lib/runs/agents.ts); null for the default assistant. */
+export type ChatAgent = { id: string; name: string; description: string | null; starters: string[]; available: boolean } | null;
+
 async function errorOf(res: Response): Promise<string> {
   const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
   return body?.error?.message ?? `the request failed (${res.status})`;
 }
 
-export function ChatHeader({ sessionId, title, mode, busy }: { sessionId: string; title: string; mode: string; busy: boolean }) {
+export function ChatHeader({ sessionId, title, mode, busy, agent = null }: { sessionId: string; title: string; mode: string; busy: boolean; agent?: ChatAgent }) {
   const router = useRouter();
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(title);
@@ -82,6 +85,17 @@ export function ChatHeader({ sessionId, title, mode, busy }: { sessionId: string
           </h1>
         )}
         <div className="flex shrink-0 items-center gap-1">
+          {agent ? (
+            <span
+              data-testid="chat-agent"
+              title={agent.available ? `This chat runs as the agent ${agent.name}` : "This chat's agent is no longer available: start a new chat"}
+              className={`max-w-40 truncate rounded-full max-sm:max-w-24 px-2 py-0.5 text-xs font-medium ${agent.available ? "bg-violet-100 text-violet-900 dark:bg-violet-950 dark:text-violet-200" : "bg-slate-200 text-slate-700 line-through dark:bg-slate-800 dark:text-slate-300"}`}
+            >
+              {/* On a phone the title needs the room: the word "Agent" is read out, not shown. */}
+              <span className="max-sm:sr-only">Agent: </span>
+              {agent.name}
+            </span>
+          ) : null}
           <ModeBadge mode={mode} />
           {editing ? null : (
             <>

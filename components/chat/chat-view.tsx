@@ -3,16 +3,16 @@ import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport, type UIMessage } from "ai";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState, useTransition } from "react";
-import { ChatHeader } from "./chat-header";
+import { ChatHeader, type ChatAgent } from "./chat-header";
 import { useLiveEvents } from "@/components/live-events";
 import { MessageParts, RunNotice } from "./read-only-transcript";
 
 type ActiveRun = { id: string; status: string } | null;
 /** The page's audited mode-switch server action (components never import app/: the page passes it down). */
 export type SwitchMode = (sessionId: string, mode: string) => Promise<{ ok: true; mode: string } | { ok: false; error: string }>;
-type Props = { sessionId: string; title: string; mode: string; grantedModes: string[]; initialMessages: UIMessage[]; activeRun?: ActiveRun; switchMode: SwitchMode };
+type Props = { sessionId: string; title: string; mode: string; grantedModes: string[]; initialMessages: UIMessage[]; activeRun?: ActiveRun; switchMode: SwitchMode; agent?: ChatAgent };
 
-export function ChatView({ sessionId, title, mode, grantedModes, initialMessages, activeRun: initialRun = null, switchMode }: Props) {
+export function ChatView({ sessionId, title, mode, grantedModes, initialMessages, activeRun: initialRun = null, switchMode, agent = null }: Props) {
   const router = useRouter();
   const [input, setInput] = useState("");
   const [modeError, setModeError] = useState<string | null>(null);
@@ -118,7 +118,10 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
 
   function onSubmit(event: React.FormEvent) {
     event.preventDefault();
-    const text = input.trim();
+    send(input.trim());
+  }
+
+  function send(text: string) {
     if (!text || busy || blocked) return;
     setInput("");
     unsent.current = { text, streamed: false };
@@ -138,9 +141,27 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
 
   return (
     <section aria-label="Chat" className="flex min-h-0 flex-1 flex-col">
-      <ChatHeader sessionId={sessionId} title={title} mode={mode} busy={busy || activeRun !== null} />
+      <ChatHeader sessionId={sessionId} title={title} mode={mode} busy={busy || activeRun !== null} agent={agent} />
       <ol aria-label="Transcript" aria-live="polite" className="flex-1 space-y-4 overflow-y-auto px-4 py-4">
-        {messages.length === 0 ? (
+        {messages.length === 0 && agent && agent.starters.length > 0 ? (
+          <li>
+            <p className="mb-2 text-sm text-slate-600 dark:text-slate-400">{agent.description ?? `Start a chat with ${agent.name}:`}</p>
+            <ul aria-label="Starter prompts" className="grid gap-2 sm:grid-cols-2">
+              {agent.starters.map((starter) => (
+                <li key={starter}>
+                  <button
+                    type="button"
+                    disabled={busy || blocked}
+                    onClick={() => send(starter)}
+                    className="w-full rounded-lg border border-slate-300 px-3 py-2 text-left text-sm hover:bg-slate-100 disabled:opacity-50 dark:border-slate-700 dark:hover:bg-slate-800"
+                  >
+                    {starter}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </li>
+        ) : messages.length === 0 ? (
           <li className="text-sm text-slate-600 dark:text-slate-400">
             Ask something, for example “what time is it”. To try the execution gate, type a line like{" "}
             <code className="font-mono">/tool read {"{\"path\":\"README.md\"}"}</code>.

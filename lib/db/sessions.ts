@@ -57,9 +57,9 @@ export async function listOwnedSessions({ ownerId, limit = 100, topLevelOnly = t
 }
 
 /** The owner's newest untouched top-level session (default title, this mode, no message, no run), if any. */
-export async function findUntouchedSession({ ownerId, mode, title }: { ownerId: string; mode: string; title: string }): Promise<SessionRow | null> {
+export async function findUntouchedSession({ ownerId, mode, title, agentId }: { ownerId: string; mode: string; title: string; agentId: string | null }): Promise<SessionRow | null> {
   return getDb().chatSession.findFirst({
-    where: { ownerId, parentId: null, deletedAt: null, clientKey: null, mode, title, activeRunId: null, messages: { none: {} }, runs: { none: {} } },
+    where: { ownerId, parentId: null, deletedAt: null, clientKey: null, mode, title, agentId, activeRunId: null, messages: { none: {} }, runs: { none: {} } },
     orderBy: { createdAt: "desc" },
   });
 }

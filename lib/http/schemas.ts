@@ -3,7 +3,8 @@ import { z } from "zod";
 
 export const SessionIdSchema = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "not a session id");
 
-export const CreateSessionBody = z.object({ title: z.string().trim().min(1).max(200).optional() }).strict().optional();
+export const AgentIdSchema = z.string().trim().min(1, "agentId is empty").max(100, "agentId is longer than 100 characters");
+export const CreateSessionBody = z.object({ title: z.string().trim().min(1).max(200).optional(), agentId: AgentIdSchema.optional() }).strict().optional();
 
 /** A chat's title as people type it: one line, no control characters. */
 export const SessionTitleSchema = z

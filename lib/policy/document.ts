@@ -1,5 +1,6 @@
 // The one policy document an admin edits: every layer, profiles, overrides, grants, system and exec settings.
 import { z } from "zod";
+import { AgentUsableBySchema } from "./agent-access";
 import { ExecSettingsSchema } from "./exec-approvals";
 import { McpServersSchema } from "./mcp-servers";
 import { BUILTIN_PROFILE_IDS, isKnownProfile } from "./names";
@@ -30,6 +31,10 @@ export const AgentConfigSchema = z
     tools: ToolsSectionSchema.prefault({}),
     /** Agent-side system settings: can only tighten the system ones. */
     system: SystemToolSettingsPatchSchema.optional(),
+    /** Who may start a chat as this agent (lib/policy/agent-access.ts); absent: admins only. */
+    usableBy: AgentUsableBySchema.optional(),
+    /** Prompts offered as clickable starters in an empty chat with this agent. */
+    starters: z.array(z.string().trim().min(1).max(300)).max(8).optional(),
   })
   .strict();
 

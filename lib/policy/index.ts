@@ -130,3 +130,4 @@ export { compilePolicy, resolveEffectiveToolPolicy } from "./resolve";
 export { errorCodeForLayer, isSandboxed, resolveGrantedModes } from "./policy-context";
 export { PARENT_RULE, restrictToParent } from "./parent-limit";
 export { buildDenial, type ToolDenial } from "./denial";
+export { agentAccessReason, agentsUsableBy, AgentUsableBySchema, isAgentUsableBy, type AgentUsableBy, type AgentUser } from "./agent-access";

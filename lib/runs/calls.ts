@@ -41,6 +41,7 @@ function auditContext(turn: Turn) {
     provider: turn.env.model.info.provider,
     model: turn.env.model.info.model ?? null,
     agentId: turn.session.agentId ?? null,
+    ...(turn.modelNote ? { modelNote: turn.modelNote } : {}),
     teamIds: turn.env.user.teamIds,
     sandboxed: turn.policy?.sandboxed ?? null,
     subagentDepth: turn.session.depth,

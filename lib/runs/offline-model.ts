@@ -85,6 +85,16 @@ function toolCallLines(text: string, prefix: string): PlannedCall[] {
   return calls;
 }
 
+/** The persona layer of the system prompt (lib/runs/prompt.ts), so "who are you" shows which agent answers. */
+function personaOf(prompt: LanguageModelV3CallOptions["prompt"]): { name: string; text: string } | null {
+  for (const message of prompt) {
+    if (message.role !== "system") continue;
+    const m = /(?:^|\n)## Persona \((.+)\)\n([\s\S]*?)(?=\n\n## |$)/.exec(message.content);
+    if (m) return { name: m[1]!, text: m[2]!.trim() };
+  }
+  return null;
+}
+
 /** The whole decision, from the prompt and offered tools alone (exported for tests and debugging). */
 export function planOfflineReply(options: Pick<LanguageModelV3CallOptions, "prompt" | "tools">): OfflineReply {
   const { prompt } = options;
@@ -110,6 +120,11 @@ export function planOfflineReply(options: Pick<LanguageModelV3CallOptions, "prom
   const prefix = `call_${hash(`${prompt.length}:${text}`)}`;
   const explicit = toolCallLines(text, prefix);
   if (explicit.length > 0) return { text: "", calls: explicit };
+
+  if (/^who are you\??$/i.test(text)) {
+    const persona = personaOf(prompt);
+    return { text: persona ? `I am ${persona.name}, answering as the offline model. My persona: ${clip(persona.text, 300)}` : "I am the Toolgate assistant (the offline model), with no agent persona.", calls: [] };
+  }
 
   const offered = new Set((options.tools ?? []).map((t) => t.name));
   for (const intent of INTENTS) {

@@ -17,6 +17,7 @@ import type { CurrentUser } from "@/lib/auth/guards";
 import { loadPolicyDocument } from "@/lib/catalog/policy-source";
 import { getSessionMode } from "./session-mode";
 import { toUIMessages } from "./transcript";
+import { describeSessionAgent, requireUsableAgent } from "./agents";
 
 /** The title a chat has until its first message names it (lib/runs/host.ts). */
 export const DEFAULT_TITLE = "New chat";
@@ -32,21 +33,31 @@ export async function grantedModesFor(user: CurrentUser): Promise<ToolMode[]> {
   }
 }
 
-export async function createChatSession({ user, title }: { user: CurrentUser; title?: string }) {
+/** The agent is chosen here and only here: no later request can change a session's agent. */
+export async function createChatSession({ user, title, agentId }: { user: CurrentUser; title?: string; agentId?: string }) {
   const mode = loadConfig().SESSION_DEFAULT_MODE as ToolMode;
-  const session = await createSession({ ownerId: user.id, mode, title });
-  await appendAudit({ action: "session.created", actorId: user.id, sessionId: session.id, details: { mode } });
-  return { id: session.id, mode, title: session.title, createdAt: session.createdAt };
+  if (agentId !== undefined) {
+    try {
+      await requireUsableAgent({ user, agentId });
+    } catch (error) {
+      await appendAudit({ action: "session.agent_refused", actorId: user.id, decision: "deny", details: { agentId, error: error instanceof Error ? error.message : String(error) } });
+      throw error;
+    }
+  }
+  const session = await createSession({ ownerId: user.id, mode, title, agentId: agentId ?? null });
+  await appendAudit({ action: "session.created", actorId: user.id, sessionId: session.id, details: { mode, agentId: session.agentId } });
+  return { id: session.id, mode, title: session.title, agentId: session.agentId, createdAt: session.createdAt };
 }
 
 /**
  * "New chat" in the UI: an untouched chat the user already has (no message yet, the default mode) is opened again
  * instead of leaving one more empty chat behind each click. The API's POST /api/sessions always creates.
  */
-export async function openNewChatSession({ user }: { user: CurrentUser }) {
+export async function openNewChatSession({ user, agentId }: { user: CurrentUser; agentId?: string }) {
   const mode = loadConfig().SESSION_DEFAULT_MODE as ToolMode;
-  const untouched = await findUntouchedSession({ ownerId: user.id, mode, title: DEFAULT_TITLE });
-  return untouched ? { id: untouched.id, mode, title: untouched.title, createdAt: untouched.createdAt } : createChatSession({ user });
+  if (agentId !== undefined) await requireUsableAgent({ user, agentId });
+  const untouched = await findUntouchedSession({ ownerId: user.id, mode, title: DEFAULT_TITLE, agentId: agentId ?? null });
+  return untouched ? { id: untouched.id, mode, title: untouched.title, agentId: untouched.agentId, createdAt: untouched.createdAt } : createChatSession({ user, agentId });
 }
 
 export async function requireOwnedSession({ user, sessionId }: { user: CurrentUser; sessionId: string }) {
@@ -57,7 +68,7 @@ export async function requireOwnedSession({ user, sessionId }: { user: CurrentUs
 
 export async function listChatSessions({ user }: { user: CurrentUser }) {
   const sessions = await listOwnedSessions({ ownerId: user.id });
-  return sessions.map((s) => ({ id: s.id, title: s.title, mode: s.mode, updatedAt: s.updatedAt }));
+  return sessions.map((s) => ({ id: s.id, title: s.title, mode: s.mode, agentId: s.agentId, updatedAt: s.updatedAt }));
 }
 
 async function uiTranscript(sessionId: string, viewerId: string) {
@@ -96,6 +107,8 @@ export async function getChatSession({ user, sessionId }: { user: CurrentUser; s
     mode,
     storedMode: session.mode,
     grantedModes,
+    agentId: session.agentId,
+    agent: await describeSessionAgent(session.agentId),
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
     transcript: rows.map((m) => ({ id: m.id, seq: m.seq, role: m.role, content: m.content, toolCallId: m.toolCallId, toolName: m.toolName, parts: m.parts, createdAt: m.createdAt })),

@@ -4,7 +4,7 @@ import "server-only";
 import path from "node:path";
 import { jsonSchema, tool as aiTool, type ToolSet, type UIMessageChunk } from "ai";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import { isSandboxed, resolveEffectiveToolPolicy, resolveGrantedModes, type EffectiveToolPolicy, type PolicyContext, type Role, type ToolMode, type ToolSchema } from "@/lib/policy";
+import { agentAccessReason, isSandboxed, resolveEffectiveToolPolicy, type AgentConfig, resolveGrantedModes, type EffectiveToolPolicy, type PolicyContext, type Role, type ToolMode, type ToolSchema } from "@/lib/policy";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { listActiveGrants } from "@/lib/db/allowlist";
@@ -17,6 +17,7 @@ import type { SandboxConfig } from "@/lib/tools/sandbox";
 import { ToolHooks } from "./hooks";
 import { loadPolicyDocument } from "@/lib/catalog/policy-source";
 import { buildSystemPrompt } from "./prompt";
+import { agentModelNote, agentOf } from "./agents";
 import { createToolServices } from "./services";
 import { getSessionMode } from "./session-mode";
 import { getToolRegistry } from "@/lib/catalog/tool-catalog";
@@ -25,7 +26,7 @@ import { refreshMcpTools } from "@/lib/tools/mcp";
 import { publicErrorMessage } from "@/lib/http/public-error";
 import { rememberPolicyVersion } from "@/lib/ops/tracing";
 
-export type TurnUser = { id: string; roles: Role[]; teamIds: string[] };
+export type TurnUser = { id: string; email?: string | null; roles: Role[]; teamIds: string[] };
 export type ModelChoice = { model: LanguageModelV3; info: { provider: string; model?: string } };
 export type DurableApprovals = { execRules: SourcedRule[]; tools: Set<string> };
 
@@ -48,6 +49,10 @@ export type Turn = {
   mode: ToolMode;
   policy: EffectiveToolPolicy | null;
   policyError?: string;
+  /** The session's agent as the policy defines it now (persona, model); null without one. */
+  agent: (AgentConfig & { id: string }) | null;
+  /** Set when the agent names a model that is not configured, so the configured one is used. */
+  modelNote: string | null;
   grantedModes: ToolMode[];
   registry: ReturnType<typeof getToolRegistry>;
   system: string;
@@ -78,8 +83,15 @@ export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string
   let policyError: string | undefined;
   let grantedModes: ToolMode[] = ["chat_safe"];
   let durable: DurableApprovals = { execRules: [], tools: new Set() };
+  let agent: Turn["agent"] = null;
   try {
     const { document, version } = await loadPolicyDocument();
+    if (session.agentId) {
+      // Checked on every turn, not only at creation: an admin who takes an agent away takes it away now.
+      agent = agentOf(document, session.agentId);
+      if (!agent) throw new AppError("FORBIDDEN", `the agent "${session.agentId}" of this chat no longer exists; start a new chat`);
+      if (agentAccessReason(agent.usableBy, env.user) === null) throw new AppError("FORBIDDEN", `you may no longer use the agent "${session.agentId}"; start a new chat`);
+    }
     refreshMcpTools(document, registry); // never waits on a server: discovery and health run in the background
     const base = { roles: env.user.roles, teamIds: env.user.teamIds, senderId: env.user.id };
     grantedModes = resolveGrantedModes(base, document);
@@ -114,7 +126,7 @@ export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string
     log("error", "policy_unavailable", { sessionId, error: policyError });
   }
   const mode = policy?.mode ?? "chat_safe";
-  const prompt = policy ? buildSystemPrompt({ mode, policy, registry }) : { system: "No tools are available: the tool policy could not be read.", tools: [] };
+  const prompt = policy ? buildSystemPrompt({ mode, policy, registry, agent: agent ?? undefined }) : { system: "No tools are available: the tool policy could not be read.", tools: [] };
   const turn: Turn = {
     env,
     session,
@@ -122,6 +134,8 @@ export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string
     mode,
     policy,
     policyError,
+    agent,
+    modelNote: agentModelNote(agent, env.model.info),
     grantedModes,
     registry,
     system: prompt.system,

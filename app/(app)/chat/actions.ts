@@ -6,7 +6,8 @@ import { consumeWriteQuota } from "@/lib/auth/write-quota";
 import { changeSessionMode, openNewChatSession } from "@/lib/runs/sessions";
 import { isAppError } from "@/lib/errors";
 
-export async function newChatAction() {
+/** "New chat", or a chat as the agent the picker's button names (formData agentId; the server checks usableBy). */
+export async function newChatAction(formData?: FormData) {
   const user = await requireUser();
   try {
     await consumeWriteQuota("session-writes", user.id);
@@ -15,8 +16,17 @@ export async function newChatAction() {
     if (isAppError(error) && error.code === "RATE_LIMITED") redirect("/chat?notice=rate-limited");
     throw error;
   }
-  const session = await openNewChatSession({ user });
-  redirect(`/chat/${session.id}`);
+  const raw = formData?.get("agentId");
+  const agentId = typeof raw === "string" && raw !== "" ? raw : undefined;
+  let id: string;
+  try {
+    id = (await openNewChatSession({ user, agentId })).id;
+  } catch (error) {
+    // Only the agent's id goes into the URL; the page says a fixed sentence, so no link can put words in the app's mouth.
+    if (isAppError(error) && (error.code === "FORBIDDEN" || error.code === "NOT_FOUND")) redirect(`/chat?refused=${encodeURIComponent(agentId ?? "")}`);
+    throw error;
+  }
+  redirect(`/chat/${id}`);
 }
 
 /** The audited mode switch. Only the signed-in user's grant decides; the model has no way to call this. */

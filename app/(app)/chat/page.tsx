@@ -2,16 +2,22 @@ import { requireUser } from "@/lib/auth/guards";
 import { listChatSessions } from "@/lib/runs/sessions";
 import { SessionList } from "@/components/chat/session-list";
 import { UndoDelete } from "@/components/chat/undo-delete";
-import { SessionIdSchema } from "@/lib/http/schemas";
+import { AgentPicker } from "@/components/chat/agent-picker";
+import { AgentIdSchema, SessionIdSchema } from "@/lib/http/schemas";
+import { listUsableAgents } from "@/lib/runs/agents";
 import { newChatAction } from "./actions";
 
 export const dynamic = "force-dynamic";
 
-export default async function ChatIndexPage({ searchParams }: { searchParams: Promise<{ deleted?: string | string[] }> }) {
+export default async function ChatIndexPage({ searchParams }: { searchParams: Promise<{ deleted?: string | string[]; refused?: string | string[] }> }) {
   const user = await requireUser();
   // After a delete: the chat's id, for Undo (the restore endpoint checks it is this user's deleted chat).
-  const deleted = SessionIdSchema.safeParse((await searchParams).deleted);
+  const params = await searchParams;
+  const deleted = SessionIdSchema.safeParse(params.deleted);
+  const refused = AgentIdSchema.safeParse(params.refused);
   const sessions = await listChatSessions({ user });
+  // An unreadable policy lists no agents: the default assistant is still offered.
+  const agents = await listUsableAgents({ user }).catch(() => []);
   return (
     <div className="flex flex-1 max-md:flex-col">
       <SessionList sessions={sessions} newChat={newChatAction} />
@@ -20,11 +26,20 @@ export default async function ChatIndexPage({ searchParams }: { searchParams: Pr
         <p className="max-w-md text-slate-600 dark:text-slate-400">
           Start a new chat to talk to the agent. Every tool it has is governed by policy; new chats start in chat_safe mode.
         </p>
-        <form action={newChatAction}>
-          <button type="submit" className="rounded-md bg-sky-700 px-4 py-2 font-medium text-white hover:bg-sky-800">
-            Start a new chat
-          </button>
-        </form>
+        {refused.success ? (
+          <p role="alert" className="text-sm text-red-700 dark:text-red-300">
+            You may not start a chat as the agent “{refused.data}”, or it no longer exists. Ask an admin, or pick another.
+          </p>
+        ) : null}
+        {agents.length > 0 ? (
+          <AgentPicker agents={agents} newChat={newChatAction} />
+        ) : (
+          <form action={newChatAction}>
+            <button type="submit" className="rounded-md bg-sky-700 px-4 py-2 font-medium text-white hover:bg-sky-800">
+              Start a new chat
+            </button>
+          </form>
+        )}
       </main>
       {deleted.success ? <UndoDelete key={deleted.data} sessionId={deleted.data} /> : null}
     </div>

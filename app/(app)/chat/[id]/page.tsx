@@ -31,6 +31,7 @@ export default async function ChatSessionPage({ params }: { params: Promise<{ id
         initialMessages={session.uiMessages}
         activeRun={session.activeRun}
         switchMode={switchModeAction}
+        agent={session.agent}
       />
     </div>
   );
