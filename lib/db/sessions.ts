@@ -27,6 +27,22 @@ export async function createSession({ ownerId, mode, title, agentId, parentId, d
   return getDb().chatSession.create({ data: { ownerId, mode, title, agentId: agentId ?? null, parentId: parentId ?? null, depth } });
 }
 
+/**
+ * The owner's one session for an outside client (`clientKey`: its token or OAuth client), made on first use. Its
+ * mode and agent follow the client's binding on every call (a token's mode is re-checked against the owner's grants
+ * where the session's mode is read, fail-closed).
+ */
+export async function upsertClientSession({ ownerId, clientKey, title, mode, agentId }: { ownerId: string; clientKey: string; title: string; mode: string; agentId: string | null }): Promise<SessionRow> {
+  const where = { ownerId_clientKey: { ownerId, clientKey } };
+  try {
+    return await getDb().chatSession.upsert({ where, create: { ownerId, clientKey, title, mode, agentId }, update: { mode, agentId } });
+  } catch (error) {
+    // Two first calls at once: the other made it.
+    if ((error as { code?: string }).code !== "P2002") throw error;
+    return getDb().chatSession.update({ where, data: { mode, agentId } });
+  }
+}
+
 /** Only the owner's session, not deleted: another member's id is indistinguishable from a missing one. */
 export async function findOwnedSession({ sessionId, ownerId }: { sessionId: string; ownerId: string }): Promise<SessionRow | null> {
   return getDb().chatSession.findFirst({ where: { id: sessionId, ownerId, deletedAt: null } });
@@ -34,7 +50,7 @@ export async function findOwnedSession({ sessionId, ownerId }: { sessionId: stri
 
 export async function listOwnedSessions({ ownerId, limit = 100, topLevelOnly = true }: { ownerId: string; limit?: number; topLevelOnly?: boolean }) {
   return getDb().chatSession.findMany({
-    where: { ownerId, deletedAt: null, ...(topLevelOnly ? { parentId: null } : {}) },
+    where: { ownerId, deletedAt: null, clientKey: null, ...(topLevelOnly ? { parentId: null } : {}) },
     orderBy: { updatedAt: "desc" },
     take: limit,
   });
@@ -43,7 +59,7 @@ export async function listOwnedSessions({ ownerId, limit = 100, topLevelOnly = t
 /** The owner's newest untouched top-level session (default title, this mode, no message, no run), if any. */
 export async function findUntouchedSession({ ownerId, mode, title }: { ownerId: string; mode: string; title: string }): Promise<SessionRow | null> {
   return getDb().chatSession.findFirst({
-    where: { ownerId, parentId: null, deletedAt: null, mode, title, activeRunId: null, messages: { none: {} }, runs: { none: {} } },
+    where: { ownerId, parentId: null, deletedAt: null, clientKey: null, mode, title, activeRunId: null, messages: { none: {} }, runs: { none: {} } },
     orderBy: { createdAt: "desc" },
   });
 }

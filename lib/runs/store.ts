@@ -36,8 +36,11 @@ export type LineWrite = { append: NewMessage } | { settle: { toolCallId: string;
 type Ids = { sessionId: string; runId: string };
 
 export interface RunStore {
-  /** A turn starts: the run (leased by `owner`), the session's claim on it and the user's message. */
-  begin(input: { sessionId: string; text?: string; owner: string; leaseMs: number }): Promise<Stored<{ runId: string }>>;
+  /**
+   * A turn starts: the run (leased by `owner`), the session's claim on it and the user's message. `shared`: a run
+   * beside others in its session (one call of an outside client, lib/runs/call-pipeline.ts): no claim, no line.
+   */
+  begin(input: { sessionId: string; text?: string; owner: string; leaseMs: number; shared?: boolean }): Promise<Stored<{ runId: string }>>;
   /** A model step's line, only while `owner` still holds the run. */
   recordStep(input: Ids & { owner: string; line: NewMessage }): Promise<Stored<{ message: MessageRow }>>;
   /** The claim: the call moves to running (from "new": its id is inserted), an allow-once approval consumed, the allow audit row. */
@@ -130,9 +133,13 @@ async function writeLine(tx: Tx, ids: Ids, line: LineWrite | undefined): Promise
 
 /** The run store on plain Prisma: one interactive transaction per outcome, typed queries (lib/db). */
 export const prismaRunStore: RunStore = {
-  begin: ({ sessionId, text, owner, leaseMs }) =>
+  begin: ({ sessionId, text, owner, leaseMs, shared }) =>
     outcome(async (tx) => {
       const runId = newId();
+      if (shared) {
+        await insertLeasedRun({ tx, runId, sessionId, owner, leaseMs, userSeq: null });
+        return { runId };
+      }
       if (!(await claimSessionForRun({ tx, sessionId, runId }))) throw new LostOutcome("session");
       const userSeq = text !== undefined ? (await appendMessageTx({ tx, sessionId, message: { role: "user", content: text, runId } })).seq : await findLastUserSeq({ tx, sessionId });
       await insertLeasedRun({ tx, runId, sessionId, owner, leaseMs, userSeq });

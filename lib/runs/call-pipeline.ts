@@ -1,0 +1,122 @@
+import "server-only";
+// The call pipeline as a service: gate → claim → approval wait → run → record, for any client. The stages are
+// lib/runs/calls.ts (handleCall: the gate, the claim and the run, or the denial, or the approval request; settleCall:
+// the same call once its approval is decided), each outcome one transaction of the run store (store.ts). Two
+// clients:
+// - the chat run loop (engine.ts): calls of a model step, in the session's one active run; a call that needs an
+//   owner pauses the run, and resume.ts continues it once decided, on any instance;
+// - an outside client with no chat run loop (an MCP endpoint for outside agents): callTool below. Its calls are
+//   recorded in one session per (owner, client) — ChatSession.clientKey — so the unique (session, call id), the
+//   approval's session, the inbox's context, the events and the audit's session filter all hold as for a chat. Each
+//   call is a run of its own beside the others (no claim on the session: one client's calls may overlap), leased by
+//   this instance while it goes through the pipeline (Stop and the lease sweep work as for a chat's run). A call
+//   that needs an owner waits here, in the request, up to `approvalWaitMs`; decided in time it runs (once) or is
+//   denied; not decided, it answers pending and its run ends: nothing runs later in the background.
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { AppError } from "@/lib/errors";
+import { findApproval } from "@/lib/db/approvals";
+import { upsertClientSession } from "@/lib/db/sessions";
+import { subscribeEvents } from "@/lib/events/bus";
+import { handleCall, settleCall, type CallOutcome, type SettledApproval } from "./calls";
+import { holdRun, INSTANCE_ID, leaseMs } from "./lease";
+import { recordOutcome } from "./recorder";
+import { runStore } from "./store";
+import type { StoredToolCall } from "./transcript";
+import { prepareTurn, type TurnUser } from "./turn-setup";
+
+/** The provider an outside client's calls are decided as (policy context and audit rows): there is no model here. */
+export const EXTERNAL_PROVIDER = "external";
+
+export type ExternalClient = {
+  /** Stable key of the client for this owner: its token or OAuth client ("token:<id>", "oauth:<client id>"). */
+  key: string;
+  /** Shown in the inbox and the session title. */
+  name: string;
+  /** The mode and agent the client is bound to (read fail-closed against the owner's grants, as a chat's). */
+  mode: string;
+  agentId?: string | null;
+};
+
+export type ExternalCallResult = CallOutcome & { sessionId: string; runId: string; callId: string; approvalId?: string };
+
+/** A model that is never called: an outside client's call has no model, but the turn's context names one. */
+function noModel(client: ExternalClient): LanguageModelV3 {
+  const refuse = () => Promise.reject(new Error("an outside client's call has no model"));
+  return { specificationVersion: "v3", provider: EXTERNAL_PROVIDER, modelId: client.name, supportedUrls: {}, doGenerate: refuse, doStream: refuse };
+}
+
+/**
+ * The approval's decision, once made (approved, denied or expired), or null when `waitMs` passed or `signal` aborted
+ * first. Woken by the approval's events (from any instance); read again every second for a wake that was missed.
+ */
+async function waitForDecision(approvalId: string, waitMs: number, signal: AbortSignal): Promise<SettledApproval | null> {
+  let wake = () => undefined as void;
+  const unsubscribe = await subscribeEvents((event) => {
+    if ((event.type === "approval.resolved" || event.type === "approval.expired") && (event.payload as { id?: string } | null)?.id === approvalId) wake();
+  });
+  const onAbort = () => wake();
+  signal.addEventListener("abort", onAbort);
+  const deadline = Date.now() + waitMs;
+  try {
+    for (;;) {
+      const approval = await findApproval({ id: approvalId });
+      if (approval && approval.status !== "pending") return approval;
+      const left = deadline - Date.now();
+      if (left <= 0 || signal.aborted) return null;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(left, 1_000));
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    unsubscribe();
+  }
+}
+
+/**
+ * One call of an outside client, through the whole pipeline, recorded in the client's session for `user`: the gate
+ * (the policy in force, the client's mode and agent), the claim, an owner's approval waited for up to
+ * `approvalWaitMs`, the run, the result; audited and told as a chat's calls are.
+ */
+export async function callTool({ user, client, call, workspaceRoot, approvalWaitMs, abortSignal }: {
+  user: TurnUser;
+  client: ExternalClient;
+  call: StoredToolCall;
+  workspaceRoot: string;
+  approvalWaitMs: number;
+  abortSignal?: AbortSignal;
+}): Promise<ExternalCallResult> {
+  const session = await upsertClientSession({ ownerId: user.id, clientKey: client.key, title: client.name, mode: client.mode, agentId: client.agentId ?? null });
+  const begun = await runStore().begin({ sessionId: session.id, owner: INSTANCE_ID, leaseMs: leaseMs(), shared: true });
+  if (!begun.ok) throw new AppError("CONFLICT", "the call could not start");
+  const ids = { sessionId: session.id, runId: begun.runId };
+  const controller = new AbortController();
+  const onAbort = () => controller.abort();
+  abortSignal?.addEventListener("abort", onAbort, { once: true });
+  if (abortSignal?.aborted) controller.abort();
+  const release = holdRun(ids.runId, controller);
+  try {
+    const env = { user, model: { model: noModel(client), info: { provider: EXTERNAL_PROVIDER, model: client.name } }, emit: () => undefined, workspaceRoot, abortSignal: controller.signal };
+    const turn = await prepareTurn(env, session.id, ids.runId);
+    let outcome = await handleCall(turn, call, 0);
+    let approvalId: string | undefined;
+    if (outcome.status === "pending") {
+      approvalId = (outcome.output as { approvalId?: string }).approvalId;
+      const decided = approvalId ? await waitForDecision(approvalId, approvalWaitMs, controller.signal) : null;
+      if (decided) outcome = await settleCall(turn, call, decided);
+    }
+    const to = controller.signal.aborted ? "aborted" : "completed";
+    await recordOutcome({ ...ids, run: { from: ["running"], to, owner: INSTANCE_ID } });
+    return { ...outcome, ...ids, callId: call.toolCallId, ...(approvalId ? { approvalId } : {}) };
+  } catch (error) {
+    await recordOutcome({ ...ids, run: { from: ["running"], to: "failed", error: String(error), owner: INSTANCE_ID, required: false } }).catch(() => undefined);
+    throw error;
+  } finally {
+    release();
+    abortSignal?.removeEventListener("abort", onAbort);
+  }
+}
