@@ -58,7 +58,10 @@ export const config = {
   matcher: [
     "/api/:rest(.*%.*)",
     {
-      source: "/((?!api/|_next/static|_next/image|favicon.ico).*)",
+      // /mcp and /.well-known/* are not pages: no CSP nonce, no same-origin rule for POSTs (MCP clients send no
+      // Origin; /mcp checks the bearer token and any Origin itself, lib/gateway/mcp-endpoint.ts), and their bodies
+      // reach the handler unbuffered, which caps them after authenticating the caller.
+      source: "/((?!api/|mcp$|mcp/|\\.well-known/|_next/static|_next/image|favicon.ico).*)",
       missing: [
         { type: "header", key: "next-router-prefetch" },
         { type: "header", key: "purpose", value: "prefetch" },

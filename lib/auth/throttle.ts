@@ -10,7 +10,7 @@ import { AppError } from "@/lib/errors";
 
 const FIFTEEN_MINUTES = 15 * 60;
 
-type LimiterName = "signin-account-address" | "signin-account" | "chat" | "approvals";
+type LimiterName = "signin-account-address" | "signin-account" | "chat" | "approvals" | "mcp";
 
 const limiters = new Map<LimiterName, RateLimiterPrisma>();
 
@@ -25,6 +25,7 @@ function limiter(name: LimiterName): RateLimiterPrisma {
       "signin-account": { points: c.SIGNIN_MAX_FAILURES * 5, duration: FIFTEEN_MINUTES },
       chat: { points: c.CHAT_TURNS_PER_MINUTE, duration: 60 },
       approvals: { points: c.APPROVAL_REQUESTS_PER_MINUTE, duration: 60 },
+      mcp: { points: c.MCP_REQUESTS_PER_MINUTE, duration: 60 },
     };
     found = new RateLimiterPrisma({ storeClient: getDb(), tableName: "rateLimiterFlexible", keyPrefix: name, ...spec[name] });
     limiters.set(name, found);
@@ -83,4 +84,9 @@ export async function assertSignInOpen({ email, address }: SignInAttempt): Promi
 /** Per-user limits on starting chat turns and on approval requests through the API. */
 export function consumeUserQuota(kind: "chat" | "approvals", userId: string): Promise<void> {
   return take(kind, userId, kind === "chat" ? "too many chat turns" : "too many approval requests");
+}
+
+/** Per access token: one outside client cannot take the upstream servers' capacity from everyone else. */
+export function consumeTokenQuota(tokenId: string): Promise<void> {
+  return take("mcp", tokenId, "too many MCP requests for this token");
 }
