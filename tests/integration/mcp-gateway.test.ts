@@ -2,8 +2,10 @@
 // (its policy changes would disturb the shared apps). The official SDK client over Streamable HTTP lists exactly
 // the tools the admin matrix shows for the token's context, a denied call never runs, a call that needs an owner
 // shows up in the inbox and, made again after the decision, runs once; every outsider attack on tokens fails.
+import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -12,6 +14,11 @@ import { startApp, type RunningApp } from "../support/app-server";
 import { databaseTargets, prepareDatabase, type DatabaseTarget } from "../support/databases";
 import { HttpClient, signedIn } from "../support/http-client";
 import { setPolicy, until } from "../support/approvals-helpers";
+import { ROOT } from "../support/app-server";
+
+// Run from its own build folder: 1.0.3 checks for "../package.json" relative to the working directory but imports it
+// relative to the module, so from anywhere else it fails to start.
+const INSPECTOR_CLI = path.join(ROOT, "node_modules/@modelcontextprotocol/inspector-cli/build/index.js");
 
 const BASE = "http://gateway.example.test:8443";
 const RATE = 40;
@@ -190,6 +197,25 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
     }
   });
 
+  it("the MCP Inspector CLI lists and calls tools with a member's token", async () => {
+    await setPolicy(db, {});
+    const { token } = await newToken(member, { name: "inspector" });
+    const run = async (...args: string[]) => {
+      const { stdout } = await promisify(execFile)(process.execPath, [INSPECTOR_CLI, `${app.url}/mcp`, "--transport", "http", ...args, "--header", `Authorization: Bearer ${token}`], { timeout: 60_000, cwd: path.dirname(INSPECTOR_CLI) }).catch((error: { stderr?: string; stdout?: string }) => {
+        throw new Error(`inspector-cli failed: ${error.stderr ?? ""} ${error.stdout ?? ""}`);
+      });
+      return JSON.parse(stdout);
+    };
+    const listed = await run("--method", "tools/list");
+    expect(listed.tools.map((t: { name: string }) => t.name)).toContain("current_time");
+    expect(listed.tools.map((t: { name: string }) => t.name)).not.toContain("write");
+    const called = await run("--method", "tools/call", "--tool-name", "current_time");
+    expect(called.isError).toBeFalsy();
+    expect(JSON.stringify(called.content)).toMatch(/\d{4}-\d{2}-\d{2}/);
+    const denied = await run("--method", "tools/call", "--tool-name", "write", "--tool-arg", "path=x.txt", "content=no");
+    expect(denied.isError).toBe(true);
+  });
+
   it("an ask call is in the inbox within 1 s with the client's name; the same call made again after approval runs once, even made twice at once", async () => {
     await setPolicy(db, { askRules: ["current_time"] });
     const { token } = await newToken(member, { name: "ci-bot" });
@@ -199,11 +225,12 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
       const first = client.callTool({ name: "current_time", arguments: { timezone: "UTC" } });
       const approval = await until(
         "the approval in the inbox",
-        async () => ((await owner.json("/api/approvals?status=pending")).body.approvals as Array<{ id: string; toolName: string; args: unknown }> | undefined)?.find((a) => a.toolName === "current_time"),
+        async () => ((await owner.json("/api/approvals?status=pending")).body.approvals as Array<{ id: string; toolName: string; args: unknown; client: string | null }> | undefined)?.find((a) => a.toolName === "current_time"),
         10_000,
         50,
       );
       expect(Date.now() - started).toBeLessThan(1_000 + 500);
+      expect(approval).toMatchObject({ client: "ci-bot", requester: { id: memberId }, args: { timezone: "UTC" } });
       const answered = await first;
       expect(answered.isError).toBe(true);
       const pending = JSON.parse((answered.content as Array<{ text: string }>)[0]!.text);
@@ -215,7 +242,7 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
       expect(both.filter((r) => !r.isError)).toHaveLength(1);
       const ran = await db.auditLog.findMany({ where: { action: "tool.call", decision: "allow", toolName: "current_time", actorId: memberId, at: { gte: new Date(started) } } });
       expect(ran).toHaveLength(1);
-      const verified = await admin.json("/api/audit/verify");
+      const verified = await admin.json("/api/audit/verify", { method: "POST" });
       expect(verified.body).toMatchObject({ ok: true });
     } finally {
       await client.close();
