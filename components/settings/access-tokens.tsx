@@ -19,7 +19,9 @@ function NewTokenForm() {
   const [secret, setSecret] = useState<string | null>(null);
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const form = new FormData(event.currentTarget);
+    // Kept before the await: React clears currentTarget once the handler has returned.
+    const formElement = event.currentTarget;
+    const form = new FormData(formElement);
     const days = String(form.get("expiresInDays") ?? "").trim();
     const agentId = String(form.get("agentId") ?? "").trim();
     const made = await create.mutateAsync({
@@ -29,7 +31,7 @@ function NewTokenForm() {
       ...(agentId ? { agentId } : {}),
     });
     setSecret(made.token);
-    event.currentTarget?.reset();
+    formElement.reset();
   }
   return (
     <div className="space-y-3">
