@@ -11,6 +11,8 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
+  /** The database is out of space: nothing was saved; writes work again once space is freed (no restart). */
+  STORAGE_FULL: 503,
   // Tool-level codes (DESIGN.md "The two gates"); the HTTP status only matters if one escapes to a handler.
   MODE_DENIED: 403,
   POLICY_DENIED: 403,

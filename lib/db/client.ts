@@ -90,3 +90,16 @@ export type Tx = Prisma.TransactionClient;
 export function transact<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
   return getDb().$transaction(fn as never, { maxWait: 15_000, timeout: 15_000 }) as Promise<T>;
 }
+
+/**
+ * Whether an error says the database ran out of space: SQLite's SQLITE_FULL (a full disk, or max_page_count), and
+ * PostgreSQL's disk_full (SQLSTATE 53100), as Prisma, its adapters or pg report them, on the error or its cause.
+ */
+export function isStorageFull(error: unknown): boolean {
+  for (let e = error, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, meta } = e as { code?: unknown; meta?: { code?: unknown; driverAdapterError?: { cause?: { originalCode?: unknown; code?: unknown } } } };
+    const codes = [code, meta?.code, meta?.driverAdapterError?.cause?.originalCode, meta?.driverAdapterError?.cause?.code];
+    if (codes.some((c) => c === "SQLITE_FULL" || c === "53100" || c === "ENOSPC")) return true;
+  }
+  return false;
+}

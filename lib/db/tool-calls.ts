@@ -79,16 +79,16 @@ export async function listSessionToolCalls({ sessionId }: { sessionId: string })
 /**
  * Before a call of the run starts or the run moves out of `running`, in the caller's transaction: whether it still
  * runs with no Stop asked, and a call of it still `running` other than `callId` (the engine runs one call at a time,
- * so there is one only when a settled call's result was lost). The run's row is written first, which locks it
- * until commit (PostgreSQL's row lock; SQLite's one writer), so an instance failing or stopping the run meanwhile
- * either waits for this transaction (and then sees its call) or has finished first, and the reads after the lock
- * (each statement with a fresh snapshot) see what it wrote.
+ * so there is one only when a settled call's result was lost). A run that is held has its row written here, which
+ * locks it until commit (PostgreSQL's row lock, re-checked against a Stop or a failure committed while it waited;
+ * SQLite's one writer), so an instance failing or stopping the run meanwhile either waits for this transaction (and
+ * then sees its call) or has finished first (and this one sees the run ended); the read after the lock (a statement
+ * of its own, with a fresh snapshot) sees the calls it wrote.
  */
 export async function checkRunForCall({ tx, sessionId, runId, callId }: { tx: Tx; sessionId: string; runId: string; callId?: string }): Promise<{ held: boolean; unsettled: string | null }> {
-  await tx.agentRun.updateMany({ where: { id: runId }, data: { updatedAt: new Date() } });
-  const run = await tx.agentRun.findUnique({ where: { id: runId }, select: { status: true, stopRequestedAt: true } });
+  const held = await tx.agentRun.updateMany({ where: { id: runId, status: "running", stopRequestedAt: null }, data: { updatedAt: new Date() } });
   const unsettled = await tx.toolCall.findFirst({ where: { sessionId, runId, status: "running", callId: { not: callId ?? "" } }, select: { callId: true } });
-  return { held: run?.status === "running" && run.stopRequestedAt === null, unsettled: unsettled?.callId ?? null };
+  return { held: held.count === 1, unsettled: unsettled?.callId ?? null };
 }
 
 export async function listOpenRunCalls({ runId, tx }: { runId: string; tx?: Tx }): Promise<ToolCallRow[]> {

@@ -3,6 +3,7 @@
 // is logged under a request id, and the public text names that id so an operator can find the log line.
 import { randomUUID } from "node:crypto";
 import { isAppError } from "@/lib/errors";
+import { isStorageFull } from "@/lib/db/client";
 import { log } from "@/lib/log";
 import { looksInternal, redactHostPaths } from "@/lib/redact";
 
@@ -19,6 +20,10 @@ export function newRequestId(): string {
 export function publicErrorMessage(error: unknown, context: { requestId?: string; event?: string } = {}): { message: string; requestId?: string } {
   if (isAppError(error) && error.code !== "INTERNAL" && !looksInternal(error.message)) return { message: redactHostPaths(error.message) };
   const requestId = context.requestId ?? newRequestId();
+  if (isStorageFull(error)) {
+    log("error", "storage_full", { requestId, event: context.event, error: error instanceof Error ? error.message : String(error) });
+    return { message: `the database is out of space: nothing was saved; try again once space is freed (request ${requestId})`, requestId };
+  }
   log("error", context.event ?? "internal_error", {
     requestId,
     error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),

@@ -5,6 +5,7 @@ import "server-only";
 import { NextResponse } from "next/server";
 import { z } from "zod";
 import { AppError, isAppError } from "@/lib/errors";
+import { isStorageFull } from "@/lib/db/client";
 import { BODY_LIMITS, readJsonBody } from "./body";
 import { newRequestId, publicErrorMessage } from "./public-error";
 import { assertStateChangeAllowed } from "./request-guard";
@@ -23,6 +24,8 @@ export function errorResponse(error: unknown, requestId = newRequestId()): NextR
     return jsonError(new AppError(error.code, message, error.details, error.headers));
   }
   const shown = publicErrorMessage(error, { requestId, event: "route_error" });
+  // Out of space: a 503 the client may retry (the instance writes again as soon as space is back), not a 500.
+  if (isStorageFull(error)) return jsonError(new AppError("STORAGE_FULL", shown.message, undefined, { "Retry-After": "5" }), requestId);
   return jsonError(new AppError("INTERNAL", shown.message), requestId);
 }
 
