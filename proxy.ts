@@ -60,7 +60,10 @@ export const config = {
     {
       // The operations endpoints (app/healthz, app/readyz, app/metrics) are not pages: no nonce, no redirect to
       // sign in; they are GET only, answer JSON or Prometheus text, and decide their own access.
-      source: "/((?!api/|_next/static|_next/image|favicon.ico|healthz$|readyz$|metrics$).*)",
+      // /mcp and /.well-known/* are not pages either: no CSP nonce, no same-origin rule for POSTs (MCP clients send no
+      // Origin; /mcp checks the bearer token and any Origin itself, lib/gateway/mcp-endpoint.ts), and their bodies
+      // reach the handler unbuffered, which caps them after authenticating the caller.
+      source: "/((?!api/|mcp$|mcp/|\\.well-known/|_next/static|_next/image|favicon.ico|healthz$|readyz$|metrics$).*)",
       missing: [
         { type: "header", key: "next-router-prefetch" },
         { type: "header", key: "purpose", value: "prefetch" },

@@ -67,6 +67,12 @@ const ConfigSchema = z.object({
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   CHAT_TURNS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
   APPROVAL_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
+  // Outside MCP clients (issue 30): requests per access token per minute, and how long a call that needs an
+  // owner waits for the decision before it answers "pending" (under the SDK client's 60 s request timeout).
+  MCP_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(300),
+  MCP_APPROVAL_WAIT_SECONDS: z.coerce.number().int().min(0).max(3600).default(50),
+  // The address people and clients reach this app at (OAuth resource metadata, links): never the Host header.
+  PUBLIC_BASE_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(v), "must be an http(s) URL without query or fragment"),
   // Four eyes: by default an owner cannot decide an approval they requested themselves.
   APPROVALS_SELF_DECISION: z.enum(["deny", "allow"]).default("deny"),
   // Arguments of one approval request, as canonical JSON (the owners' inbox shows them).

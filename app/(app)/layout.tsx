@@ -22,6 +22,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
   const items: NavItem[] = [{ href: "/chat", label: "Chat" }];
   if (hasRole(user, "owner")) items.push({ href: "/approvals", label: "Approvals", badge: "approvals" }, { href: "/grants", label: "Grants" });
   if (hasRole(user, "admin")) items.push({ href: "/admin", label: "Admin" });
+  items.push({ href: "/settings", label: "Settings" });
   return (
     // The shell fills the viewport; pages scroll inside it (the chat keeps its composer in view).
     <LiveEvents>

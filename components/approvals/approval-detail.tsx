@@ -117,6 +117,7 @@ export function ApprovalDetail({ approval }: { approval: Approval }) {
     <section aria-label="Approval detail" data-testid="approval-detail" data-approval-id={shown.id} className="space-y-3">
       <h2 className="text-lg font-semibold">
         <span className="font-mono">{shown.toolName}</span> requested by {shown.requester.email ?? shown.requester.id}
+        {shown.client ? <> through the MCP client {shown.client}</> : null}
       </h2>
       <RiskBadges risks={shown.risks} withDetail />
       <dl className="grid grid-cols-[8rem_1fr] gap-x-3 gap-y-1 text-sm max-sm:grid-cols-[6rem_1fr]">

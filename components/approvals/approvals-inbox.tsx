@@ -28,7 +28,8 @@ function ApprovalRow({ approval, selected, isNew, onSelect }: { approval: Approv
         <div className="truncate font-mono text-xs text-slate-600 dark:text-slate-400">{visibleText(approval.command ?? JSON.stringify(approval.args))}</div>
         <RiskBadges risks={approval.risks} />
         <div className="text-xs text-slate-600 dark:text-slate-400">
-          {approval.requester.email} · {STATUS_LABEL[approval.status]}
+          {approval.requester.email}
+          {approval.client ? ` via ${approval.client}` : ""} · {STATUS_LABEL[approval.status]}
           {approval.decision ? ` (${approval.decision})` : ""}
         </div>
       </button>

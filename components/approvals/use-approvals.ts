@@ -12,6 +12,8 @@ export type Approval = {
   decision: string | null;
   sessionId: string;
   requester: { id: string; email: string | null };
+  /** An outside MCP client's name, when the call came through /mcp. */
+  client?: string | null;
   toolName: string;
   callId: string;
   args: unknown;

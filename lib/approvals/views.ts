@@ -5,6 +5,7 @@ import { AppError } from "@/lib/errors";
 import { findApproval, listApprovals, type ApprovalStatus } from "@/lib/db/approvals";
 import { listContextBeforeCall } from "@/lib/db/messages";
 import { findUserEmails } from "@/lib/db/users";
+import { findClientSessionNames } from "@/lib/db/sessions";
 import type { CurrentUser } from "@/lib/auth/guards";
 import type { RiskCue } from "@/lib/exec/risk";
 import { previewAllowAlways, type AllowAlwaysPreview } from "./grants";
@@ -12,7 +13,7 @@ import { riskCues } from "./risk-view";
 
 type Row = NonNullable<Awaited<ReturnType<typeof findApproval>>>;
 
-function view(a: Row, emails: Map<string, string>, allowAlways?: AllowAlwaysPreview, risks: RiskCue[] = []) {
+function view(a: Row, emails: Map<string, string>, allowAlways?: AllowAlwaysPreview, risks: RiskCue[] = [], clients: Map<string, string> = new Map()) {
   return {
     id: a.id,
     kind: a.kind,
@@ -20,6 +21,8 @@ function view(a: Row, emails: Map<string, string>, allowAlways?: AllowAlwaysPrev
     decision: a.decision,
     sessionId: a.sessionId,
     requester: { id: a.requesterId, email: emails.get(a.requesterId) ?? null },
+    /** An outside MCP client's call: the client's name (its token's name); null for a chat's call. */
+    client: clients.get(a.sessionId) ?? null,
     toolName: a.toolName,
     callId: a.callId,
     args: a.args,
@@ -48,8 +51,12 @@ export type ApprovalDetail = ReturnType<typeof view>;
 export async function listApprovalViews({ status, limit }: { status?: ApprovalStatus; limit?: number }): Promise<ApprovalDetail[]> {
   const rows = await listApprovals({ status, limit });
   const emails = await findUserEmails({ userIds: rows.flatMap((r) => [r.requesterId, r.resolvedById ?? ""]).filter(Boolean) });
-  const [previews, risks] = await Promise.all([Promise.all(rows.map((r) => (r.status === "pending" ? previewAllowAlways(r) : undefined))), riskCues(rows)]);
-  return rows.map((r, i) => shortened(view(r, emails, previews[i], risks.get(r.id))));
+  const [previews, risks, clients] = await Promise.all([
+    Promise.all(rows.map((r) => (r.status === "pending" ? previewAllowAlways(r) : undefined))),
+    riskCues(rows),
+    findClientSessionNames({ sessionIds: rows.map((r) => r.sessionId) }),
+  ]);
+  return rows.map((r, i) => shortened(view(r, emails, previews[i], risks.get(r.id), clients)));
 }
 
 /** In a list, long arguments and commands are cut (the inbox loads one approval whole when it is opened). */
@@ -80,8 +87,9 @@ export async function getApprovalView({ user, approvalId }: { user: CurrentUser;
   if (!row || (!isOwner && row.requesterId !== user.id)) throw new AppError("NOT_FOUND", "no such approval");
   const emails = await findUserEmails({ userIds: [row.requesterId, row.resolvedById ?? ""].filter(Boolean) });
   const risks = (await riskCues([row])).get(row.id);
-  if (!isOwner) return view(row, emails, undefined, risks);
+  const clients = await findClientSessionNames({ sessionIds: [row.sessionId] });
+  if (!isOwner) return view(row, emails, undefined, risks, clients);
   const context = await listContextBeforeCall({ sessionId: row.sessionId, toolCallId: row.callId, limit: CONTEXT_MESSAGES });
   const allowAlways = row.status === "pending" ? await previewAllowAlways(row) : undefined;
-  return { ...view(row, emails, allowAlways, risks), context: context.filter((m) => m.content.trim() !== "").map((m) => ({ role: m.role, content: m.content.slice(0, CONTEXT_CHARS), createdAt: m.createdAt })) };
+  return { ...view(row, emails, allowAlways, risks, clients), context: context.filter((m) => m.content.trim() !== "").map((m) => ({ role: m.role, content: m.content.slice(0, CONTEXT_CHARS), createdAt: m.createdAt })) };
 }

@@ -26,7 +26,7 @@ const DAY = 24 * 3600;
 export const MAX_SIGNIN_DELAY_SECONDS = 60;
 const PASSWORD_CHANGE_FAILURES = 5;
 
-type LimiterName = "signin-account-address" | "signin-address" | "signin-account" | "signin-pace" | "signin-recovery" | "password-change" | "chat" | "approvals";
+type LimiterName = "signin-account-address" | "signin-address" | "signin-account" | "signin-pace" | "signin-recovery" | "password-change" | "chat" | "approvals" | "mcp";
 
 const limiters = new Map<LimiterName, RateLimiterPrisma>();
 
@@ -46,6 +46,7 @@ function limiter(name: LimiterName): RateLimiterPrisma {
       "signin-recovery": { points: 10, duration: 3600 },
       chat: { points: c.CHAT_TURNS_PER_MINUTE, duration: 60 },
       approvals: { points: c.APPROVAL_REQUESTS_PER_MINUTE, duration: 60 },
+      mcp: { points: c.MCP_REQUESTS_PER_MINUTE, duration: 60 },
     };
     found = new RateLimiterPrisma({ storeClient: getDb(), tableName: "rateLimiterFlexible", keyPrefix: name, ...spec[name] });
     limiters.set(name, found);
@@ -160,4 +161,9 @@ export async function passwordCheckSucceeded(userId: string): Promise<void> {
 /** Per-user limits on starting chat turns and on approval requests through the API. */
 export function consumeUserQuota(kind: "chat" | "approvals", userId: string): Promise<void> {
   return take(kind, userId, kind === "chat" ? "too many chat turns" : "too many approval requests").then(() => undefined);
+}
+
+/** Per access token: one outside client cannot take the upstream servers' capacity from everyone else. */
+export function consumeTokenQuota(tokenId: string): Promise<void> {
+  return take("mcp", tokenId, "too many MCP requests for this token");
 }

@@ -119,3 +119,10 @@ export async function touchSession({ sessionId }: { sessionId: string }) {
 export async function findSessionById({ sessionId }: { sessionId: string }): Promise<SessionRow | null> {
   return getDb().chatSession.findUnique({ where: { id: sessionId } });
 }
+
+/** The outside clients' sessions among these (clientKey set), with the client's name (the session title). */
+export async function findClientSessionNames({ sessionIds }: { sessionIds: string[] }): Promise<Map<string, string>> {
+  if (sessionIds.length === 0) return new Map();
+  const rows = await getDb().chatSession.findMany({ where: { id: { in: [...new Set(sessionIds)] }, clientKey: { not: null } }, select: { id: true, title: true } });
+  return new Map(rows.map((r) => [r.id, r.title]));
+}

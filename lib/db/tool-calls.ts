@@ -99,3 +99,13 @@ export async function listOpenRunCalls({ runId, tx }: { runId: string; tx?: Tx }
 export async function recordCallProcess({ sessionId, callId, pid, host }: { sessionId: string; callId: string; pid: number; host: string }) {
   await getDb().toolCall.updateMany({ where: { sessionId, callId, status: "running" }, data: { pid, host } });
 }
+
+/** The latest call of a session with these arguments still waiting on its approval (an outside client's retry). */
+export async function findOpenCallByArguments({ sessionId, toolName, argsHash }: { sessionId: string; toolName: string; argsHash: string }): Promise<{ callId: string; approvalId: string } | null> {
+  const row = await getDb().toolCall.findFirst({
+    where: { sessionId, toolName, argsHash, status: { in: ["pending", "approved"] }, approvalId: { not: null } },
+    orderBy: { createdAt: "desc" },
+    select: { callId: true, approvalId: true },
+  });
+  return row?.approvalId ? { callId: row.callId, approvalId: row.approvalId } : null;
+}

@@ -34,14 +34,27 @@ export async function bumpSessionVersion({ userId }: { userId: string }): Promis
   return row.sessionVersion;
 }
 
-/** A new password ends all existing sessions in the same write. */
-export async function changeUserPassword({ userId, passwordHash }: { userId: string; passwordHash: string }) {
-  await getDb().user.update({ where: { id: userId }, data: { passwordHash, sessionVersion: { increment: 1 } } });
+/** Every live access token of the user, revoked in the same write as the change that calls for it. */
+function revokeAllTokens(at: Date) {
+  return { updateMany: { where: { revokedAt: null }, data: { revokedAt: at } } };
 }
 
-/** Deactivation (or reactivation) ends all existing sessions; a deactivated user cannot sign in. */
+/** A new password ends all existing sessions and revokes every access token in the same write. */
+export async function changeUserPassword({ userId, passwordHash }: { userId: string; passwordHash: string }) {
+  const now = new Date();
+  await getDb().user.update({ where: { id: userId }, data: { passwordHash, sessionVersion: { increment: 1 }, accessTokens: revokeAllTokens(now) } });
+}
+
+/**
+ * Deactivation (or reactivation) ends all existing sessions; a deactivated user cannot sign in, and their access
+ * tokens are revoked (reactivation does not bring them back).
+ */
 export async function setUserDisabled({ userId, disabled }: { userId: string; disabled: boolean }) {
-  await getDb().user.update({ where: { id: userId }, data: { disabledAt: disabled ? new Date() : null, sessionVersion: { increment: 1 } } });
+  const now = new Date();
+  await getDb().user.update({
+    where: { id: userId },
+    data: { disabledAt: disabled ? now : null, sessionVersion: { increment: 1 }, ...(disabled ? { accessTokens: revokeAllTokens(now) } : {}) },
+  });
 }
 
 /** Roles and teams read fresh from the database: the source of truth for anything that grants power. */

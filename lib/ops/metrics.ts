@@ -148,7 +148,7 @@ export function observeDbOutcome(kind: string, result: "ok" | "lost" | "error", 
 }
 
 export function countRateLimited(limiter: string): void {
-  metrics().rateLimited.inc({ limiter: oneOf(limiter, new Set(["chat", "approvals", "signin-account", "signin-account-address", "signin-address", "signin-pace", "signin-recovery", "password-change"])) });
+  metrics().rateLimited.inc({ limiter: oneOf(limiter, new Set(["chat", "approvals", "signin-account", "signin-account-address", "signin-address", "signin-pace", "signin-recovery", "password-change", "mcp"])) });
 }
 
 /** The exposition text and its content type. */

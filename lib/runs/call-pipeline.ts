@@ -82,14 +82,20 @@ async function waitForDecision(approvalId: string, waitMs: number, signal: Abort
  * (the policy in force, the client's mode and agent), the claim, an owner's approval waited for up to
  * `approvalWaitMs`, the run, the result; audited and told as a chat's calls are.
  */
-export async function callTool({ user, client, call, workspaceRoot, approvalWaitMs, abortSignal }: {
+export async function callTool({ user, client, call: asked, workspaceRoot, approvalWaitMs, abortSignal, resume }: {
   user: TurnUser;
   client: ExternalClient;
   call: StoredToolCall;
+  /**
+   * The same call made again while an earlier one waits for (or got) its approval: that earlier call is settled
+   * instead of asking again (its conditional move lets one of several identical calls run, once).
+   */
+  resume?: { callId: string; approvalId: string };
   workspaceRoot: string;
   approvalWaitMs: number;
   abortSignal?: AbortSignal;
 }): Promise<ExternalCallResult> {
+  const call = resume ? { ...asked, toolCallId: resume.callId } : asked;
   const session = await upsertClientSession({ ownerId: user.id, clientKey: client.key, title: client.name, mode: client.mode, agentId: client.agentId ?? null });
   const begun = await runStore().begin({ sessionId: session.id, owner: INSTANCE_ID, leaseMs: leaseMs(), shared: true });
   if (!begun.ok) throw new AppError("CONFLICT", "the call could not start");
@@ -102,7 +108,7 @@ export async function callTool({ user, client, call, workspaceRoot, approvalWait
   try {
     const env = { user, model: { model: noModel(client), info: { provider: EXTERNAL_PROVIDER, model: client.name } }, emit: () => undefined, workspaceRoot, abortSignal: controller.signal };
     const turn = await prepareTurn(env, session.id, ids.runId);
-    let outcome = await handleCall(turn, call, 0);
+    let outcome: CallOutcome = resume ? { status: "pending", output: { approvalId: resume.approvalId } } : await handleCall(turn, call, 0);
     let approvalId: string | undefined;
     if (outcome.status === "pending") {
       approvalId = (outcome.output as { approvalId?: string }).approvalId;
@@ -119,4 +125,19 @@ export async function callTool({ user, client, call, workspaceRoot, approvalWait
     release();
     abortSignal?.removeEventListener("abort", onAbort);
   }
+}
+
+/** A tool as an outside client sees it (MCP's tools/list entry). */
+export type ClientTool = { name: string; description?: string; inputSchema: Record<string, unknown> };
+
+/**
+ * The exposure gate for an outside client: exactly the tools the policy in force gives its context (user, mode
+ * read fail-closed against the user's grants, agent), the same list a chat's prompt would carry. No policy, no tools.
+ */
+export async function listClientTools({ user, client, workspaceRoot }: { user: TurnUser; client: ExternalClient; workspaceRoot: string }): Promise<ClientTool[]> {
+  const session = await upsertClientSession({ ownerId: user.id, clientKey: client.key, title: client.name, mode: client.mode, agentId: client.agentId ?? null });
+  const env = { user, model: { model: noModel(client), info: { provider: EXTERNAL_PROVIDER, model: client.name } }, emit: () => undefined, workspaceRoot };
+  const turn = await prepareTurn(env, session.id, "tools-list");
+  if (!turn.policy) return [];
+  return turn.registry.getToolsSchemaFor(turn.policy).map(({ function: f }) => ({ name: f.name, ...(f.description ? { description: f.description } : {}), inputSchema: f.parameters as Record<string, unknown> }));
 }

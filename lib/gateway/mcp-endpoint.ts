@@ -1,0 +1,129 @@
+import "server-only";
+// /mcp: Toolgate as an MCP server for outside agents (issue 30), over Streamable HTTP with the SDK's web-standard
+// transport, stateless (no Mcp-Session-Id: every POST stands alone, so any instance behind a proxy answers any
+// request, and nothing is kept in memory between requests). Order: bearer token (401 + WWW-Authenticate naming
+// the resource metadata), the token's rate limit, the capped body (JSON-RPC errors for bad JSON, too large, batch
+// abuse), then the SDK. tools/list is the exposure gate for the token's context; tools/call goes through the call
+// pipeline (lib/runs/call-pipeline.ts): gate, claim, approval wait, run, record, audit, events.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { authenticateBearer, type TokenPrincipal } from "@/lib/auth/access-tokens";
+import { consumeTokenQuota } from "@/lib/auth/throttle";
+import { loadConfig } from "@/lib/config";
+import { isAppError } from "@/lib/errors";
+import { readJsonBody } from "@/lib/http/body";
+import { publicErrorMessage } from "@/lib/http/public-error";
+import { findOpenCallByArguments } from "@/lib/db/tool-calls";
+import { upsertClientSession } from "@/lib/db/sessions";
+import { hashArguments } from "@/lib/approvals/rules";
+import { callTool, listClientTools, type ExternalClient } from "@/lib/runs/call-pipeline";
+import { toCallToolResult } from "./results";
+import { publicBaseUrl, wwwAuthenticate } from "./base-url";
+
+/** Largest JSON-RPC message body (a tool call's arguments included). */
+export const MCP_MAX_BODY_BYTES = 1024 * 1024;
+/** Messages in one JSON-RPC batch (revision 2025-03-26 allows batches; later ones do not). */
+export const MCP_MAX_BATCH = 10;
+/** While a call waits for an owner, a progress notification this often (when the client sent a progressToken). */
+const PROGRESS_EVERY_MS = 5_000;
+
+function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}, id: unknown = null): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id }), { status, headers: { "content-type": "application/json", ...headers } });
+}
+
+function clientOf(principal: TokenPrincipal): ExternalClient {
+  return { key: `token:${principal.tokenId}`, name: principal.tokenName, mode: principal.mode, agentId: principal.agentId };
+}
+
+function isValidMessage(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && (value as { jsonrpc?: unknown }).jsonrpc === "2.0";
+}
+
+/** Waits for `work`, sending a progress notification every few seconds meanwhile (a client may reset its timeout on each). */
+async function withProgress<T>(work: Promise<T>, progress: ((n: number) => Promise<void>) | null): Promise<T> {
+  if (!progress) return work;
+  let n = 0;
+  const timer = setInterval(() => void progress(++n).catch(() => undefined), PROGRESS_EVERY_MS);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+function buildServer(principal: TokenPrincipal): Server {
+  const server = new Server({ name: "toolgate", version: "1.0.0" }, { capabilities: { tools: {} }, instructions: "Tools governed by Toolgate's policy; some calls wait for an owner's approval." });
+  const client = clientOf(principal);
+  const { workspaceRoot, MCP_APPROVAL_WAIT_SECONDS } = loadConfig();
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listClientTools({ user: principal.user, client, workspaceRoot }) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const toolName = request.params.name;
+    const input = request.params.arguments ?? {};
+    // The same call made again after an earlier one asked for approval settles that one (runs once, if approved).
+    const session = await upsertClientSession({ ownerId: principal.user.id, clientKey: client.key, title: client.name, mode: client.mode, agentId: client.agentId ?? null });
+    const resume = await findOpenCallByArguments({ sessionId: session.id, toolName, argsHash: hashArguments(toolName, input) });
+    const token = request.params._meta?.progressToken;
+    const progress =
+      token === undefined ? null : (n: number) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: n, message: "waiting for an owner's approval" } });
+    try {
+      const outcome = await withProgress(
+        callTool({
+          user: principal.user,
+          client,
+          call: { toolCallId: `mcp-${crypto.randomUUID()}`, toolName, input },
+          workspaceRoot,
+          approvalWaitMs: MCP_APPROVAL_WAIT_SECONDS * 1000,
+          abortSignal: extra.signal,
+          ...(resume ? { resume } : {}),
+        }),
+        progress,
+      );
+      return toCallToolResult(outcome, toolName);
+    } catch (error) {
+      const { message } = publicErrorMessage(error, { event: "mcp_call_failed" });
+      const code = isAppError(error) ? error.code : "INTERNAL";
+      return { isError: true, content: [{ type: "text", text: JSON.stringify({ ok: false, error_code: code, tool_name: toolName, message, next_action: "Try again later." }) }] };
+    }
+  });
+  return server;
+}
+
+export async function handleMcpRequest(request: Request): Promise<Response> {
+  // DNS rebinding (the transport spec's Origin rule): a browser page may only reach /mcp from this app's own origin.
+  const origin = request.headers.get("origin");
+  if (origin !== null && origin !== new URL(publicBaseUrl()).origin) return rpcError(403, ErrorCode.InvalidRequest, "cross-origin request refused");
+  const principal = await authenticateBearer(request.headers.get("authorization"));
+  if (!principal) {
+    const sent = request.headers.has("authorization");
+    return rpcError(401, ErrorCode.InvalidRequest, sent ? "the access token is invalid, expired or revoked" : "an access token is required (Authorization: Bearer)", {
+      "www-authenticate": wwwAuthenticate(sent ? "invalid_token" : undefined),
+    });
+  }
+  try {
+    await consumeTokenQuota(principal.tokenId);
+  } catch (error) {
+    if (isAppError(error) && error.code === "RATE_LIMITED") return rpcError(429, ErrorCode.InvalidRequest, error.message, error.headers);
+    return rpcError(503, ErrorCode.InternalError, "the rate limit could not be checked");
+  }
+  // Stateless: no session to resume (GET) or end (DELETE).
+  if (request.method !== "POST") return rpcError(405, ErrorCode.ConnectionClosed, "this server is stateless: send each message as a POST", { allow: "POST" });
+  let body: unknown;
+  try {
+    body = await readJsonBody(request, MCP_MAX_BODY_BYTES);
+  } catch (error) {
+    if (isAppError(error) && error.code === "PAYLOAD_TOO_LARGE") return rpcError(413, ErrorCode.InvalidRequest, error.message);
+    return rpcError(400, ErrorCode.ParseError, isAppError(error) ? error.message : "body is not valid JSON");
+  }
+  if (Array.isArray(body)) {
+    if (body.length === 0 || body.length > MCP_MAX_BATCH) return rpcError(400, ErrorCode.InvalidRequest, `a batch holds 1 to ${MCP_MAX_BATCH} messages`);
+    if (!body.every(isValidMessage)) return rpcError(400, ErrorCode.InvalidRequest, "every message needs jsonrpc \"2.0\"");
+  } else if (!isValidMessage(body)) {
+    return rpcError(400, ErrorCode.InvalidRequest, "not a JSON-RPC 2.0 message");
+  }
+  const server = buildServer(principal);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  await server.connect(transport);
+  request.signal.addEventListener("abort", () => void transport.close().catch(() => undefined), { once: true });
+  return transport.handleRequest(request, { parsedBody: body });
+}
