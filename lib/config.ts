@@ -71,7 +71,8 @@ const ConfigSchema = z.object({
   // owner waits for the decision before it answers "pending" (under the SDK client's 60 s request timeout).
   MCP_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(300),
   MCP_APPROVAL_WAIT_SECONDS: z.coerce.number().int().min(0).max(3600).default(50),
-  // The address people and clients reach this app at (OAuth resource metadata, links): never the Host header.
+  // The address people and clients reach this app at (OAuth resource metadata, links in e-mails, webhooks and chat
+  // messages): never taken from a request's Host header.
   PUBLIC_BASE_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(v), "must be an http(s) URL without query or fragment"),
   // Four eyes: by default an owner cannot decide an approval they requested themselves.
   APPROVALS_SELF_DECISION: z.enum(["deny", "allow"]).default("deny"),
@@ -81,8 +82,6 @@ const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   METRICS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, "must be at least 16 characters"),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s/]+/.test(v), "must be an http:// or https:// URL"),
-  // Where links in notifications point (e-mail, webhooks, chat): never taken from a request's Host header.
-  PUBLIC_BASE_URL: z.string().url().refine((v) => /^https?:\/\//.test(v), "must be an http(s) URL").optional(),
   // The generic signed webhook every approval request is posted to (lib/notify/webhook.ts); both or neither.
   APPROVAL_WEBHOOK_URL: z.string().url().refine((v) => /^https?:\/\//.test(v), "must be an http(s) URL").optional(),
   APPROVAL_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters").optional(),

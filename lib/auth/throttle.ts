@@ -165,5 +165,5 @@ export function consumeUserQuota(kind: "chat" | "approvals", userId: string): Pr
 
 /** Per access token: one outside client cannot take the upstream servers' capacity from everyone else. */
 export function consumeTokenQuota(tokenId: string): Promise<void> {
-  return take("mcp", tokenId, "too many MCP requests for this token");
+  return take("mcp", tokenId, "too many MCP requests for this token").then(() => undefined);
 }
