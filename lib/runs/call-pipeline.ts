@@ -17,6 +17,7 @@ import { AppError } from "@/lib/errors";
 import { findApproval } from "@/lib/db/approvals";
 import { upsertClientSession } from "@/lib/db/sessions";
 import { subscribeEvents } from "@/lib/events/bus";
+import { annotateSpan, inSpan } from "@/lib/ops/tracing";
 import { handleCall, settleCall, type CallOutcome, type SettledApproval } from "./calls";
 import { holdRun, INSTANCE_ID, leaseMs } from "./lease";
 import { recordOutcome } from "./recorder";
@@ -82,7 +83,17 @@ async function waitForDecision(approvalId: string, waitMs: number, signal: Abort
  * (the policy in force, the client's mode and agent), the claim, an owner's approval waited for up to
  * `approvalWaitMs`, the run, the result; audited and told as a chat's calls are.
  */
-export async function callTool({ user, client, call: asked, workspaceRoot, approvalWaitMs, abortSignal, resume }: {
+export function callTool(args: CallToolArgs): Promise<ExternalCallResult> {
+  // One trace per outside call, a root of its own (the request may run inside another's context): the gate, the
+  // approval wait, the run and the records are its spans, as a chat turn's are under toolgate.turn.
+  return inSpan("toolgate.mcp_call", { "toolgate.client": args.client.name, "toolgate.tool": args.call.toolName }, async () => {
+    const result = await callToolNow(args);
+    annotateSpan({ "toolgate.outcome": result.status });
+    return result;
+  }, { root: true });
+}
+
+type CallToolArgs = {
   user: TurnUser;
   client: ExternalClient;
   call: StoredToolCall;
@@ -94,7 +105,9 @@ export async function callTool({ user, client, call: asked, workspaceRoot, appro
   workspaceRoot: string;
   approvalWaitMs: number;
   abortSignal?: AbortSignal;
-}): Promise<ExternalCallResult> {
+};
+
+async function callToolNow({ user, client, call: asked, workspaceRoot, approvalWaitMs, abortSignal, resume }: CallToolArgs): Promise<ExternalCallResult> {
   const call = resume ? { ...asked, toolCallId: resume.callId } : asked;
   const session = await upsertClientSession({ ownerId: user.id, clientKey: client.key, title: client.name, mode: client.mode, agentId: client.agentId ?? null });
   const begun = await runStore().begin({ sessionId: session.id, owner: INSTANCE_ID, leaseMs: leaseMs(), shared: true });

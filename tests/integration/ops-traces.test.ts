@@ -2,8 +2,11 @@
 // a call the mode denies and a hostile tool name that is a host path: one trace per turn, whose gate spans carry
 // the tool, the decision, the deciding layer and rule and the policy version; the tool's run and the records are
 // spans of the same trace; the audit rows name the trace; no attribute carries a host path. Without the endpoint
-// configured the app sends nothing (the first app of the metrics test runs without it).
+// configured the app sends nothing (the first app of the metrics test runs without it). An outside client's call
+// through /mcp is a trace of its own (toolgate.mcp_call) with the same gate and record spans.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startApp, type RunningApp } from "../support/app-server";
 import { signedIn } from "../support/http-client";
 import { newSqliteUrl, prepareDatabase } from "../support/databases";
@@ -84,5 +87,25 @@ describe("ops: traces", () => {
     expect(run.attributes).toMatchObject({ "toolgate.tool": "exec", "toolgate.execution": "sandbox" });
     const gate = receiver.spans.find((s) => s.traceId === wait.traceId && s.name === "toolgate.gate");
     expect(gate?.attributes["toolgate.decision"]).toBe("ask");
+  });
+
+  it("an outside client's MCP call is a trace of its own, with the gate and the record as its spans", async () => {
+    const member = await signedIn(app.url, "member@example.com");
+    const token = (await member.json("/api/tokens", { method: "POST", body: { name: "traced-client" } })).body.token as string;
+    const client = new Client({ name: "traces-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    try {
+      const result = await client.callTool({ name: "current_time", arguments: {} });
+      expect(result.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    const call = await until("the MCP call's root span", async () => receiver.spans.find((s) => s.name === "toolgate.mcp_call" && s.attributes["toolgate.client"] === "traced-client") ?? null, 30_000, 200);
+    expect(call.parentSpanId).toBeUndefined();
+    expect(call.attributes).toMatchObject({ "toolgate.tool": "current_time", "toolgate.outcome": "ok" });
+    const gate = await until("its gate span", async () => receiver.spans.find((s) => s.traceId === call.traceId && s.name === "toolgate.gate") ?? null, 30_000, 200);
+    expect(gate.attributes).toMatchObject({ "toolgate.tool": "current_time", "toolgate.decision": "allow" });
+    expect(typeof gate.attributes["toolgate.layer"]).toBe("string");
+    await until("its record span", async () => receiver.spans.find((s) => s.traceId === call.traceId && s.name === "toolgate.record") ?? null, 30_000, 200);
   });
 });
