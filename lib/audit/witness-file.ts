@@ -13,7 +13,8 @@ const CHUNK = 64 * 1024;
 export class FileWitness implements AuditWitness {
   readonly label: string;
   constructor(readonly file: string) {
-    this.label = `file ${file}`;
+    // Shown to admins and in API answers: the file's name only, never a host path (the full path is in the configuration).
+    this.label = `file ${path.basename(file)}`;
   }
 
   async append(entry: WitnessEntry): Promise<void> {

@@ -80,6 +80,15 @@ function routes(ids: { session: string }): Route[] {
     { method: "GET", path: "/api/mcp/servers" },
     { method: "POST", path: "/api/mcp/servers/:id/reconnect" },
     { method: "GET", path: "/api/mcp/resource", query: ["session", "server", "uri"] },
+    { method: "GET", path: "/api/agents" },
+    { method: "POST", path: "/api/mcp/servers/:id/tools/accept", body: () => ({ tool: "echo", hash: "0".repeat(64) }) },
+    // Notifications (issue 31): the delivery log, the Slack user mapping, a decision from an e-mail link, Slack's callback.
+    { method: "GET", path: "/api/admin/deliveries" },
+    { method: "GET", path: "/api/admin/slack-users" },
+    { method: "PUT", path: "/api/admin/slack-users", body: () => ({ slackUserId: "U0FUZZ01", email: "nobody@example.com" }) },
+    { method: "DELETE", path: "/api/admin/slack-users", query: ["slackUserId"] },
+    { method: "POST", path: "/api/approvals/:id/link-decision", body: () => ({ token: "x".repeat(40), decision: "deny" }) },
+    { method: "POST", path: "/api/integrations/slack/interactions", form: true },
     { method: "POST", path: "/api/policy/import", body: () => ({ format: "openclaw", text: "{ tools: { deny: ['exec'] }, // json5\n }" }) },
     // next-auth's own endpoints (issue 29: a callbackUrl it refuses made each of them answer 500).
     { method: "GET", path: "/api/auth/csrf", query: ["callbackUrl"] },

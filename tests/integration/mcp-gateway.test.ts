@@ -174,7 +174,8 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
   });
 
   it("the SDK client lists exactly the tools the admin matrix shows for the token's context; a denied call never runs", async () => {
-    await setPolicy(db, {});
+    // The token is bound to an agent the policy defines and lets members use (usableBy); an undefined one gets nothing.
+    await setPolicy(db, { agents: { "claude-code": { name: "Claude Code", usableBy: { roles: ["member"] } } } });
     const { token } = await newToken(member, { name: "sdk-list", agentId: "claude-code" });
     const client = await connect(token);
     try {
