@@ -30,8 +30,10 @@ export function readLinkToken(token: string, now = Date.now()): LinkClaims | nul
   const parts = token.split(".");
   if (!k || parts.length !== 3 || parts[0] !== "v1" || token.length > 2_000) return null;
   const [, body, mac] = parts as [string, string, string];
-  const expected = createHmac("sha256", k).update(`v1.${body}`).digest();
-  const given = Buffer.from(mac, "base64url");
+  // Compared as text in its one canonical encoding: decoding first would accept other spellings of the same bytes
+  // (the last base64url character carries two unused bits), so one token would have four valid forms.
+  const expected = Buffer.from(b64(createHmac("sha256", k).update(`v1.${body}`).digest()));
+  const given = Buffer.from(mac);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
   let claims: LinkClaims;
   try {

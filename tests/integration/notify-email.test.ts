@@ -104,13 +104,18 @@ describe.each(databaseTargets())("approval e-mails and their links (%s)", (_kind
     const row = await rowOf(approvalId);
     const mint = (over: Partial<{ approvalId: string; argsHash: string; userId: string; expiresAt: Date }>) =>
       linkToken.createLinkToken({ approvalId, argsHash: row.argsHash, userId: ids.owner, expiresAt: row.expiresAt, ...over })!;
-    const last = token.slice(-1);
-    const forged = token.slice(0, -1) + (last === "A" ? "B" : "A");
+    // The same MAC bytes spelled another way: a 32-byte MAC's last base64url character leaves its two low bits
+    // unused, so flipping the lowest one changes the text, not the bytes. Only the canonical spelling is valid.
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const forged = token.slice(0, -1) + alphabet[alphabet.indexOf(token.slice(-1)) ^ 1];
+    const middle = token.length - 10;
+    const flipped = token.slice(0, middle) + (token[middle] === "x" ? "y" : "x") + token.slice(middle + 1);
     const [head, body, mac] = token.split(".") as [string, string, string];
     const claims = JSON.parse(Buffer.from(body, "base64url").toString());
     const swappedApprover = `${head}.${Buffer.from(JSON.stringify({ ...claims, u: ids.admin })).toString("base64url")}.${mac}`;
     const cases: Array<[string, string, Record<string, unknown>, number, RegExp]> = [
-      ["forged MAC", approvalId, { token: forged, decision: "allow-once" }, 403, /not valid/],
+      ["forged MAC", approvalId, { token: flipped, decision: "allow-once" }, 403, /not valid/],
+      ["MAC spelled another way", approvalId, { token: forged, decision: "allow-once" }, 403, /not valid/],
       ["approver swapped in the claims", approvalId, { token: swappedApprover, decision: "allow-once" }, 403, /not valid/],
       ["expired", approvalId, { token: mint({ expiresAt: new Date(Date.now() - 1000) }), decision: "allow-once" }, 403, /not valid/],
       ["re-targeted to another request", "cotherrequest000000000000", { token, decision: "allow-once" }, 403, /another request/],
