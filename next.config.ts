@@ -18,6 +18,7 @@ const nextConfig: NextConfig = {
       { source: "/:path*", headers: COMMON_HEADERS },
       { source: "/api/:path*", headers: [LOCKED_CSP] },
       { source: "/_next/:path*", headers: [LOCKED_CSP] },
+      { source: "/oauth/:endpoint(token|register|revoke)", headers: [LOCKED_CSP] },
     ];
   },
 };

@@ -62,8 +62,10 @@ export const config = {
       // sign in; they are GET only, answer JSON or Prometheus text, and decide their own access.
       // /mcp and /.well-known/* are not pages either: no CSP nonce, no same-origin rule for POSTs (MCP clients send no
       // Origin; /mcp checks the bearer token and any Origin itself, lib/gateway/mcp-endpoint.ts), and their bodies
-      // reach the handler unbuffered, which caps them after authenticating the caller.
-      source: "/((?!api/|mcp$|mcp/|\\.well-known/|_next/static|_next/image|favicon.ico|healthz$|readyz$|metrics$).*)",
+      // reach the handler unbuffered, which caps them after authenticating the caller. The OAuth endpoints that
+      // clients call directly (token, register, revoke) are the same: cross-origin form or JSON POSTs with no cookie,
+      // capped by their handlers. The consent page (/oauth/authorize) stays a page: nonce CSP, no framing.
+      source: "/((?!api/|mcp$|mcp/|oauth/token$|oauth/register$|oauth/revoke$|\\.well-known/|_next/static|_next/image|favicon.ico|healthz$|readyz$|metrics$).*)",
       missing: [
         { type: "header", key: "next-router-prefetch" },
         { type: "header", key: "purpose", value: "prefetch" },

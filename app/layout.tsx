@@ -5,7 +5,8 @@ import { Providers } from "@/components/providers";
 import "./globals.css";
 
 export const metadata: Metadata = {
-  title: "Toolgate",
+  // Pages name themselves ("Chat — Toolgate"); a page without a title of its own is plain "Toolgate".
+  title: { default: "Toolgate", template: "%s — Toolgate" },
   description: "Tool-policy gateway for AI chat agents",
 };
 

@@ -13,6 +13,10 @@ import { execTool } from "@/lib/tools/builtin/exec";
 import { probeSandbox } from "@/lib/tools/sandbox";
 import { restoreCommand } from "@/lib/tools/workspace-changes";
 import { ensureWorkspace } from "@/lib/tools/workspace";
+import { parseEgressHosts } from "@/lib/config";
+import { NetworkSettingsSchema, type AskedDomain } from "@/lib/policy/egress";
+import type { EgressServices } from "@/lib/tools/context";
+import { startNpmRegistry } from "./npm-registry";
 
 export const SESSION: readonly string[] = [
   "ls -la",
@@ -77,6 +81,7 @@ export async function runFatigueBench(): Promise<string> {
     for (const command of SESSION) counts[decideExecCall({ command, settings, rules: [] }).verdict.action] += 1;
     lines.push(`| ${security} | ${counts.allow} | ${counts.ask} | ${counts.deny} |`);
   }
+  const tableEnd = lines.length;
   lines.push("");
   const probe = await probeSandbox();
   if (!probe.ok) {
@@ -86,7 +91,24 @@ export async function runFatigueBench(): Promise<string> {
   // Sandbox mode for real: every command through the exec tool in a fresh workspace, then the member restores scratch/.
   const root = mkdtempSync(path.join(os.tmpdir(), "toolgate-bench-fatigue-"));
   const workspaceDir = await ensureWorkspace(path.join(root, "member"));
-  const context = { userId: "member", sessionId: "fatigue", workspaceDir, limits: { maxReadBytes: 1, maxWriteBytes: 1 }, exec: { timeoutMs: 30_000, maxOutputBytes: 65_536 }, services: {}, disk: { workspaceQuotaBytes: 512 * 1024 * 1024, maxFileBytes: 64 * 1024 * 1024 } };
+  // Network by domain: the admin lists the registry (a local fixture standing in for it, reached through
+  // EGRESS_HOSTS); every unlisted domain a command tries is an owner request, counted here once per domain as the
+  // database-backed services do (tests/integration/exec-egress.test.ts).
+  const registry = await startNpmRegistry("http://registry.local.test/");
+  const requested = new Set<string>();
+  const egress: EgressServices = {
+    settings: NetworkSettingsSchema.parse({ allow: [{ domain: "registry.local.test" }] }),
+    hosts: parseEgressHosts(`registry.local.test=127.0.0.1:${registry.port}`)!,
+    grantsForCommand: async () => ({ patterns: [] }),
+    requestDomainApprovals: async ({ asked }: { asked: readonly AskedDomain[] }) =>
+      asked.map((a) => {
+        const fresh = !requested.has(a.pattern);
+        requested.add(a.pattern);
+        return { domain: a.pattern, approvalId: `request-${a.pattern}`, ...(fresh ? {} : { note: "already asked" }) };
+      }),
+  };
+  const base = { userId: "member", sessionId: "fatigue", workspaceDir, limits: { maxReadBytes: 1, maxWriteBytes: 1 }, exec: { timeoutMs: 60_000, maxOutputBytes: 65_536 }, services: {}, disk: { workspaceQuotaBytes: 512 * 1024 * 1024, maxFileBytes: 64 * 1024 * 1024 } };
+  const context = { ...base, egress };
   const failed: string[] = [];
   let restoreId: string | null = null;
   const started = Date.now();
@@ -97,9 +119,31 @@ export async function runFatigueBench(): Promise<string> {
   }
   const elapsed = Date.now() - started;
   const restored = restoreId ? await restoreCommand(workspaceDir, restoreId) : null;
+  const installed = await import("node:fs").then((fs) => fs.existsSync(path.join(workspaceDir, "node_modules", "left-pad", "package.json")));
+  await registry.close();
+  const withoutOwner = SESSION.length - failed.filter((c) => c.startsWith("curl")).length;
+  lines.splice(tableEnd, 0, `| sandbox, run for real with network by domain (registry listed) | ${withoutOwner} | ${requested.size} | 0 |`);
   lines.push(
-    `Run for real in sandbox mode (exec tool, bubblewrap, overlay): ${SESSION.length} commands in ${(elapsed / 1000).toFixed(1)} s, no owner request. Non-zero exits: ${failed.length ? failed.map((c) => `\`${c.slice(0, 50)}\``).join(", ") : "none"} (the sandbox has no network: \`npm install\` and \`curl\` fail there until network by domain lands; with it, the unlisted domain would be the one request). Restored after \`rm -rf scratch\`: ${restored ? restored.restored.join(", ") || "nothing" : "no trash kept"}.`,
+    `Run for real in sandbox mode (exec tool, bubblewrap, overlay, a per-command egress proxy with \`registry.local.test\` listed and a local registry fixture behind it): ${SESSION.length} commands in ${(elapsed / 1000).toFixed(1)} s; ${withoutOwner} ran without an owner; owner requests: ${requested.size} (${[...requested].join(", ") || "none"}). \`npm install\` ${installed ? "installed left-pad from the listed registry" : "did not install left-pad"} (registry saw ${registry.requests.filter((r) => r.startsWith("GET")).length} GETs). Non-zero exits: ${failed.length ? failed.map((c) => `\`${c.slice(0, 50)}\``).join(", ") : "none"}. Restored after \`rm -rf scratch\`: ${restored ? restored.restored.join(", ") || "nothing" : "no trash kept"}.`,
     "",
   );
+  lines.push(await proxyOverhead(base, egress), "");
   return lines.join("\n");
+}
+
+/** What the per-command proxy adds to a command's start: `true` with and without it, medians of 15 runs each. */
+async function proxyOverhead(base: object, egress: EgressServices): Promise<string> {
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  const time = async (context: object, i: number) => {
+    const t = performance.now();
+    await execTool.execute({ command: "true" }, { callId: `overhead-${i}`, context } as never);
+    return performance.now() - t;
+  };
+  const plain: number[] = [];
+  const proxied: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    plain.push(await time(base, i));
+    proxied.push(await time({ ...base, egress }, i));
+  }
+  return `Egress proxy start per command (\`true\` through the exec tool, medians of 15): ${median(plain).toFixed(0)} ms without the proxy, ${median(proxied).toFixed(0)} ms with it (proxy on its socket, socat started and listening inside): +${(median(proxied) - median(plain)).toFixed(0)} ms, on a machine at load average ${os.loadavg()[0]?.toFixed(0)} (shared; the difference moved between +25 and +130 ms over three runs that day).`;
 }

@@ -10,6 +10,12 @@ import { runFatigueBench } from "./fatigue.bench";
 import { runSseBench } from "./sse.bench";
 import { runClusterBench } from "./cluster.bench";
 import { runBoundsBench } from "./bounds.bench";
+import { runOverheadBench } from "./overhead.bench";
+import { runMcpBench } from "./mcp.bench";
+import { runMcpClusterBench } from "./mcp-cluster.bench";
+import { runInboxBench } from "./inbox.bench";
+import { runStreamLeaseBench } from "./stream-lease.bench";
+import { runMemoryBurstBench } from "./memory-burst";
 
 const BENCHES: Array<[string, () => Promise<string>]> = [
   ["policy", runPolicyBench],
@@ -20,9 +26,15 @@ const BENCHES: Array<[string, () => Promise<string>]> = [
   ["sse", runSseBench],
   ["cluster", runClusterBench],
   ["bounds", runBoundsBench],
+  ["overhead", runOverheadBench],
+  ["mcp", runMcpBench],
+  ["mcp-cluster", runMcpClusterBench],
+  ["inbox", runInboxBench],
+  ["stream-lease", runStreamLeaseBench],
+  ["memory-burst", runMemoryBurstBench],
 ];
 /** Long runs (10,000 streams; three instances behind nginx): only when named, e.g. `npm run bench:cluster`. */
-const OPT_IN = new Set(["sse", "cluster", "bounds"]);
+const OPT_IN = new Set(["sse", "cluster", "bounds", "mcp-cluster", "stream-lease", "memory-burst"]);
 
 /** Replaces one "## " section of an existing BENCHMARKS.md (matched by its heading), or appends it. */
 function spliceSection(markdown: string, section: string): string {

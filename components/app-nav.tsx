@@ -7,7 +7,7 @@ export type NavItem = { href: string; label: string; badge?: "approvals" };
 
 function PendingBadge() {
   const count = usePendingCount(true);
-  if (count === 0) return null;
+  if (count === null) return null;
   return (
     <span data-testid="nav-pending-count" className="ml-1 rounded-full bg-amber-700 px-1.5 text-xs font-semibold text-white">
       {count}

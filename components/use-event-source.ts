@@ -26,7 +26,7 @@ export function useEventSource(url: string | null, onEvent: (type: string, data:
       }
       handlers.current.onEvent(e.type, data);
     };
-    const types = ["approval.requested", "approval.resolved", "approval.expired", "run.updated", "call.updated", "session.updated", "account.changed", "message"];
+    const types = ["approval.requested", "approval.resolved", "approval.expired", "approval.voted", "approval.escalated", "run.updated", "call.updated", "session.updated", "account.changed", "message"];
     types.forEach((t) => source.addEventListener(t, listener as EventListener));
     source.onopen = () => handlers.current.onOpen?.();
     source.addEventListener("stream.reset", () => handlers.current.onOpen?.());

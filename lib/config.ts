@@ -5,6 +5,7 @@ import { BlockList, isIP } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { modelEntry, parseModelList, type ModelEntry, type ModelProvider } from "@/lib/models/catalog";
 
 const optionalString = z
   .string()
@@ -30,6 +31,8 @@ const ConfigSchema = z.object({
   WORKSPACE_ROOT: optionalString,
   MODEL_PROVIDER: z.enum(["offline", "openai", "anthropic", "openai-compatible"]).default("offline"),
   MODEL_NAME: optionalString,
+  /** Several models, `provider:model,…` (lib/models/catalog.ts); the first is the default. Replaces MODEL_PROVIDER/MODEL_NAME. */
+  MODELS: optionalString,
   /** Slows the built-in offline model's stream (per chunk): demos, and tests that must catch a turn mid-way. */
   OFFLINE_MODEL_CHUNK_DELAY_MS: z.coerce.number().int().min(0).max(5_000).default(0),
   OPENAI_API_KEY: optionalString,
@@ -47,6 +50,8 @@ const ConfigSchema = z.object({
   AUTH_OIDC_NAME: z.string().default("Single sign-on"),
   MAX_MESSAGE_CHARS: z.coerce.number().int().min(1).max(1_000_000).default(20_000),
   APPROVAL_TTL_SECONDS: z.coerce.number().int().min(5).max(86_400).default(300),
+  /** How long a chat turn waits for an owner before it ends pending (the request stays in the inbox; issue 31). */
+  APPROVAL_TURN_WAIT_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(600),
   /** How long a run's lease lasts without a heartbeat before another instance fails the run as abandoned. */
   RUN_LEASE_SECONDS: z.coerce.number().int().min(2).max(3_600).default(30),
   /** The event tailer's safety poll (events another instance committed reach this one by NOTIFY at once). */
@@ -67,10 +72,22 @@ const ConfigSchema = z.object({
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   CHAT_TURNS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
   APPROVAL_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
+  /** Egress proxy (issue 28): names connected to a fixed address, private ones allowed ("name=address,..."). */
+  EGRESS_HOSTS: z
+    .string()
+    .default("")
+    .refine((value) => parseEgressHosts(value) !== null, "expected comma-separated name=address pairs such as registry.test=127.0.0.1"),
   // Outside MCP clients (issue 30): requests per access token per minute, and how long a call that needs an
   // owner waits for the decision before it answers "pending" (under the SDK client's 60 s request timeout).
   MCP_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(300),
   MCP_APPROVAL_WAIT_SECONDS: z.coerce.number().int().min(0).max(3600).default(50),
+  // OAuth 2.1 for /mcp (lib/oauth): access token lifetime, the global ceiling on dynamic client registrations per
+  // hour (past it /oauth/register answers 429 with Retry-After), and how often expired codes and tokens are pruned.
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  OAUTH_MAX_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(100),
+  // Consents per user and client registrations per address, per minute (the credential write quota they share).
+  OAUTH_WRITES_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(20),
+  OAUTH_PRUNE_INTERVAL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(3600),
   // The address people and clients reach this app at (OAuth resource metadata, links in e-mails, webhooks and chat
   // messages): never taken from a request's Host header.
   PUBLIC_BASE_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(v), "must be an http(s) URL without query or fragment"),
@@ -97,6 +114,10 @@ const ConfigSchema = z.object({
   NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
   // Issue 29: bounds on what one member can make the server keep (lib/auth/write-quota.ts, lib/events, lib/audit).
   SESSION_WRITES_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
+  /** Read by scripts/server.mjs: `off` stops the full garbage collection it runs when idle with a grown heap. */
+  TOOLGATE_IDLE_GC: z.enum(["on", "off"]).default("on"),
+  /** Per-user budget shared by every credential write (new access token, own password change); revoking is never limited. */
+  CREDENTIAL_WRITES_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(5),
   /** Where signed audit checkpoints are anchored outside the database: `off`, `file:<path>` or an http(s) webhook (lib/audit/witness.ts). */
   AUDIT_WITNESS: z
     .string()
@@ -108,8 +129,10 @@ const ConfigSchema = z.object({
   EVENT_RETENTION_SECONDS: z.coerce.number().int().min(10).max(90 * 86_400).default(86_400),
   /** A resuming stream replays at most this many rows of the event log; further behind, it starts afresh. */
   EVENT_REPLAY_MAX_ROWS: z.coerce.number().int().min(10).max(1_000_000).default(2_000),
-  /** Open event streams per user on one instance; the oldest is closed (told not to reconnect) when a new one passes it. */
+  /** Open event streams per user across every instance; the oldest is closed (told not to reconnect) when a new one passes it. */
   EVENT_STREAMS_PER_USER: z.coerce.number().int().min(1).max(1_000_000).default(32),
+  /** An open stream's lease row lives this long unless its instance renews it (every third of it); a crashed instance's streams stop counting then. */
+  EVENT_STREAM_LEASE_SECONDS: z.coerce.number().int().min(3).max(3600).default(30),
   AUDIT_WITNESS_LOG_ID: z.string().regex(/^[A-Za-z0-9._:-]{1,100}$/, "letters, digits and . _ : - only").optional(),
 });
 
@@ -132,6 +155,30 @@ export function parseNetworks(value: string): BlockList | null {
   return list;
 }
 
+/** Where EGRESS_HOSTS sends a name: an address, and a port that replaces the requested one when given. */
+export type EgressHostTarget = { address: string; port?: number };
+
+/**
+ * EGRESS_HOSTS ("name=address", "name=127.0.0.1:4873", "name=[::1]:4873", comma-separated): names the egress proxy
+ * connects to a fixed address, private ones included (how tests and benches reach local servers, or a site its own
+ * mirror); null when an entry is not one.
+ */
+export function parseEgressHosts(value: string): Map<string, EgressHostTarget> | null {
+  const map = new Map<string, EgressHostTarget>();
+  for (const entry of value.split(",").map((e) => e.trim()).filter(Boolean)) {
+    const [name = "", address = "", ...rest] = entry.split("=").map((part) => part.trim());
+    const host = name.toLowerCase().replace(/\.$/, "");
+    if (!/^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(host) || /^[0-9.]+$/.test(host)) return null;
+    if (rest.length > 0) return null;
+    const withPort = /^(?:\[([0-9a-f:.]+)\]|(\d+\.\d+\.\d+\.\d+)):(\d{1,5})$/i.exec(address);
+    const ip = withPort ? (withPort[1] ?? withPort[2] ?? "") : address;
+    const port = withPort ? Number(withPort[3]) : undefined;
+    if (isIP(ip) === 0 || (port !== undefined && (port < 1 || port > 65_535))) return null;
+    map.set(host, port === undefined ? { address: ip } : { address: ip, port });
+  }
+  return map;
+}
+
 export const DEFAULT_MODEL_NAMES: Partial<Record<z.infer<typeof ConfigSchema>["MODEL_PROVIDER"], string>> = {
   openai: "gpt-4o-mini",
   anthropic: "claude-sonnet-4-5",
@@ -145,8 +192,10 @@ const BASE_URL_OF = {
 
 export type AppConfig = z.infer<typeof ConfigSchema> & {
   databaseProvider: "sqlite" | "postgres";
-  /** The base URL of the selected provider only (undefined: the provider's own default endpoint). */
+  /** The base URL of the default (first) model's provider (undefined: the provider's own default endpoint). */
   modelBaseUrl: string | undefined;
+  /** Every configured model, the default first (lib/models/catalog.ts). */
+  models: ModelEntry[];
   workspaceRoot: string;
 };
 
@@ -166,18 +215,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
   }
   const c = result.data;
   const problems: string[] = [];
-  if (c.MODEL_PROVIDER === "openai" && !c.OPENAI_API_KEY) problems.push("OPENAI_API_KEY: required when MODEL_PROVIDER=openai");
-  if (c.MODEL_PROVIDER === "anthropic" && !c.ANTHROPIC_API_KEY) problems.push("ANTHROPIC_API_KEY: required when MODEL_PROVIDER=anthropic");
-  if (c.MODEL_PROVIDER === "openai-compatible" && !c.OPENAI_COMPATIBLE_BASE_URL)
-    problems.push("OPENAI_COMPATIBLE_BASE_URL: required when MODEL_PROVIDER=openai-compatible");
-  if (c.MODEL_PROVIDER === "openai-compatible" && !c.MODEL_NAME)
-    problems.push("MODEL_NAME: required when MODEL_PROVIDER=openai-compatible (the model your server serves, e.g. llama3.1)");
-  // A hosted key must never go to another provider's URL: a base URL set for a provider other than the
-  // selected one makes the configuration ambiguous, and start-up stops.
-  for (const [provider, variable] of Object.entries(BASE_URL_OF)) {
-    if (c[variable] && c.MODEL_PROVIDER !== provider)
-      problems.push(`${variable}: set, but MODEL_PROVIDER=${c.MODEL_PROVIDER}; unset it or select ${provider} (each provider reads only its own base URL)`);
-  }
+  const models = modelProblems(c, cleaned, problems);
   if (Boolean(c.APPROVAL_WEBHOOK_URL) !== Boolean(c.APPROVAL_WEBHOOK_SECRET))
     problems.push("APPROVAL_WEBHOOK_URL, APPROVAL_WEBHOOK_SECRET: set both (every request is signed) or neither");
   if (Boolean(c.SLACK_WEBHOOK_URL) !== Boolean(c.SLACK_SIGNING_SECRET))
@@ -193,13 +231,56 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
     problems.push(`WORKSPACE_ROOT: ${workspaceRoot} is inside the application's git checkout (${checkout}); commands there would see the app's repository. Choose a directory outside it.`);
   }
   if (problems.length) throw new ConfigError(problems);
+  // MODEL_PROVIDER/MODEL_NAME name the default (first) model either way, for the code that knows only one.
+  const first = models[0] ?? modelEntry(c.MODEL_PROVIDER, c.MODEL_NAME);
   return {
     ...c,
-    MODEL_NAME: c.MODEL_NAME ?? DEFAULT_MODEL_NAMES[c.MODEL_PROVIDER],
+    MODEL_PROVIDER: first.provider,
+    MODEL_NAME: first.model,
+    models,
     databaseProvider: /^postgres(ql)?:\/\//.test(c.DATABASE_URL) ? "postgres" : "sqlite",
-    modelBaseUrl: c.MODEL_PROVIDER === "offline" ? undefined : c[BASE_URL_OF[c.MODEL_PROVIDER]],
+    modelBaseUrl: modelBaseUrlOf(c, first.provider),
     workspaceRoot,
   };
+}
+
+/** The base URL a provider's requests go to (undefined: the provider's own endpoint). */
+export function modelBaseUrlOf(c: z.infer<typeof ConfigSchema>, provider: ModelProvider): string | undefined {
+  return provider === "offline" ? undefined : c[BASE_URL_OF[provider]];
+}
+
+/** The configured models (MODELS, or MODEL_PROVIDER/MODEL_NAME as a one-entry list); what each needs goes to problems. */
+function modelProblems(c: z.infer<typeof ConfigSchema>, env: Record<string, string | undefined>, problems: string[]): ModelEntry[] {
+  const listed = c.MODELS !== undefined;
+  let models: ModelEntry[];
+  if (listed) {
+    const parsed = parseModelList(c.MODELS!);
+    problems.push(...parsed.problems);
+    models = parsed.entries;
+    for (const variable of ["MODEL_PROVIDER", "MODEL_NAME"] as const) {
+      if (env[variable] !== undefined) problems.push(`${variable}: set together with MODELS; MODELS is the list of models, so unset ${variable} (or MODELS)`);
+    }
+  } else {
+    if (c.MODEL_PROVIDER === "openai-compatible" && !c.MODEL_NAME)
+      problems.push("MODEL_NAME: required when MODEL_PROVIDER=openai-compatible (the model your server serves, e.g. llama3.1)");
+    models = [modelEntry(c.MODEL_PROVIDER, c.MODEL_NAME ?? DEFAULT_MODEL_NAMES[c.MODEL_PROVIDER])];
+  }
+  const providers = new Set(models.map((m) => m.provider));
+  const when = (provider: string) => (listed ? `when MODELS lists ${provider}` : `when MODEL_PROVIDER=${provider}`);
+  if (providers.has("openai") && !c.OPENAI_API_KEY) problems.push(`OPENAI_API_KEY: required ${when("openai")}`);
+  if (providers.has("anthropic") && !c.ANTHROPIC_API_KEY) problems.push(`ANTHROPIC_API_KEY: required ${when("anthropic")}`);
+  if (providers.has("openai-compatible") && !c.OPENAI_COMPATIBLE_BASE_URL) problems.push(`OPENAI_COMPATIBLE_BASE_URL: required ${when("openai-compatible")}`);
+  // A hosted key must never go to another provider's URL: a base URL set for a provider that is not configured
+  // makes the configuration ambiguous, and start-up stops.
+  for (const [provider, variable] of Object.entries(BASE_URL_OF)) {
+    if (!c[variable] || providers.has(provider as ModelProvider)) continue;
+    problems.push(
+      listed
+        ? `${variable}: set, but MODELS lists no ${provider} model; unset it or add one (each provider reads only its own base URL)`
+        : `${variable}: set, but MODEL_PROVIDER=${c.MODEL_PROVIDER}; unset it or select ${provider} (each provider reads only its own base URL)`,
+    );
+  }
+  return models;
 }
 
 /**

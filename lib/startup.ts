@@ -14,6 +14,14 @@ export async function startServer(): Promise<void> {
   }
   if (process.env.NEXT_PHASE === "phase-production-build") return;
   protectSqliteFiles(loadConfig().DATABASE_URL);
+  // Exec layers a killed server left mid-command or mid-apply, before any command runs (lib/tools/overlay-recovery.ts).
+  // eslint-disable-next-line no-restricted-syntax -- deferred load at the server entry point, see below
+  const { recoverAllLayers } = await import("@/lib/tools/overlay-recovery");
+  const layers = await recoverAllLayers(loadConfig().workspaceRoot).catch((error: unknown) => {
+    console.error(`[toolgate] exec layer recovery failed: ${error instanceof Error ? error.message : String(error)}`);
+    return null;
+  });
+  if (layers && layers.finished + layers.dropped > 0) console.log(`[toolgate] exec layers recovered: ${layers.finished} finished, ${layers.dropped} dropped`);
   // Expire approvals; fail runs a dead instance left behind, and resume paused runs (also after a restart). Loaded
   // only when serving, not during `next build` (which also runs instrumentation): the worker pulls in the database
   // layer. Not a cycle.
@@ -34,6 +42,10 @@ export async function startServer(): Promise<void> {
   // eslint-disable-next-line no-restricted-syntax -- deferred load at the server entry point, see above
   const { startEventPruning } = await import("@/lib/events/retention");
   startEventPruning();
+  // Expired OAuth codes and tokens (lib/oauth/prune.ts).
+  // eslint-disable-next-line no-restricted-syntax -- deferred load at the server entry point, see above
+  const { startOAuthPruning } = await import("@/lib/oauth/prune");
+  startOAuthPruning();
 }
 
 /**

@@ -9,6 +9,8 @@ import { randomUUID } from "node:crypto";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import v8 from "node:v8";
+import vm from "node:vm";
 import next from "next";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -66,7 +68,33 @@ function requestIdOf(req) {
 }
 const debugLog = ["debug"].includes(String(process.env.LOG_LEVEL ?? "").toLowerCase());
 
+// V8 grows its heap under a burst of requests and gives the pages back to the system only at its next full
+// collection, which an idle server may not run for a long time: after 4,000 session creations the RSS stayed near
+// its peak although nothing of ours still held the memory (bench/memory-burst.ts, BENCHMARKS.md). So once no request
+// has arrived for IDLE_MS and the heap holds more than IDLE_SLACK_BYTES it does not use, one full collection runs
+// (a pause nobody waits on). TOOLGATE_IDLE_GC=off disables it.
+const IDLE_MS = 10_000;
+const IDLE_SLACK_BYTES = 64 * 1024 * 1024;
+let lastRequestAt = Date.now();
+let collectedSinceRequest = false;
+function idleCollector() {
+  if (process.env.TOOLGATE_IDLE_GC === "off") return;
+  v8.setFlagsFromString("--expose-gc");
+  const gc = globalThis.gc ?? vm.runInNewContext("gc");
+  const timer = setInterval(() => {
+    if (collectedSinceRequest || Date.now() - lastRequestAt < IDLE_MS) return;
+    const heap = v8.getHeapStatistics();
+    if (heap.total_heap_size - heap.used_heap_size < IDLE_SLACK_BYTES) return;
+    collectedSinceRequest = true;
+    gc();
+  }, IDLE_MS / 4);
+  timer.unref();
+}
+idleCollector();
+
 const server = http.createServer((req, res) => {
+  lastRequestAt = Date.now();
+  collectedSinceRequest = false;
   normaliseClientAddress(req);
   const requestId = requestIdOf(req);
   res.setHeader("x-request-id", requestId);
@@ -93,7 +121,9 @@ function serve(req, res) {
 // client gets a 502 (the likely cause of 2 × 502 in 1,000 turns of the cluster benchmark). So the proxy closes first.
 server.keepAliveTimeout = 65_000;
 server.headersTimeout = 66_000;
-server.listen(port, hostname, () => console.log(`▶ Ready on http://${hostname ?? "localhost"}:${port}${lean ? " (lean event streams)" : ""}`));
+// `npm start` hands over the address and the demo logins, so they are the last lines before "Ready".
+const banner = (process.env.TOOLGATE_START_BANNER ?? "").split("\n").filter(Boolean);
+server.listen(port, hostname, () => console.log([...banner, `▶ Ready on http://${hostname ?? "localhost"}:${port}${lean ? " (lean event streams)" : ""}`].join("\n")));
 
 for (const signal of ["SIGTERM", "SIGINT"]) {
   process.once(signal, async () => {

@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { enabledProviders } from "@/lib/auth/auth";
 import { getCurrentUser } from "@/lib/auth/guards";
@@ -5,6 +6,7 @@ import { LoginForm } from "./login-form";
 import { providerLoginAction } from "./actions";
 
 export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Sign in" };
 
 export default async function LoginPage({ searchParams }: { searchParams: Promise<{ next?: string; ended?: string }> }) {
   if (await getCurrentUser()) redirect("/chat");

@@ -7,17 +7,36 @@ import { POLICY_LAYERS } from "@/lib/policy";
 import { auditExportHref, EMPTY_FILTERS, filtersFromParams, filtersToParams, useAuditPage, useVerifyChain, type AuditFilters } from "./use-audit";
 
 const input = "rounded-md border border-slate-300 bg-white px-2 py-1 text-xs dark:border-slate-700 dark:bg-slate-900 dark:[color-scheme:dark]";
-const ACTIONS = ["tool.call", "approval.requested", "approval.resolved", "approval.expired", "grant.created", "grant.revoked", "session.reviewed", "audit.exported", "policy.saved", "policy.rolled_back", "session.created", "session.mode_changed", "session.renamed", "session.deleted", "session.restored", "session.mode_change_refused", "user.role_added", "user.role_removed", "user.created", "user.password_reset", "user.password_changed", "user.deactivated", "user.reactivated", "team.created", "team.member_added", "team.member_removed"];
+const ACTIONS = ["tool.call", "approval.requested", "approval.resolved", "approval.expired", "approval.voted", "approval.escalated", "grant.created", "grant.revoked", "session.reviewed", "audit.exported", "policy.saved", "policy.rolled_back", "session.created", "session.mode_changed", "session.renamed", "session.deleted", "session.restored", "session.mode_change_refused", "user.role_added", "user.role_removed", "user.created", "user.password_reset", "user.password_changed", "user.deactivated", "user.reactivated", "team.created", "team.member_added", "team.member_removed"];
 const LAYERS = [...POLICY_LAYERS, "allowed", "not_found", "exec", "approval", "hook", "limits", "policy"];
 
-/** A one-line summary that opens to the full JSON (keyboard reachable, unlike a title tooltip). */
+const fieldValue = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+
+/**
+ * The details as fields (name: value), one line until opened; opened, each field on its own line, with the raw JSON
+ * one more click away (keyboard reachable, unlike a title tooltip).
+ */
 function DetailsCell({ details }: { details: unknown }) {
   if (details === null || details === undefined) return null;
-  const text = JSON.stringify(details);
+  const fields = typeof details === "object" && !Array.isArray(details) ? Object.entries(details as Record<string, unknown>) : null;
+  const line = fields ? fields.map(([k, v]) => `${k}: ${fieldValue(v)}`).join(" · ") : JSON.stringify(details);
   return (
-    <details className="max-w-[15rem]">
-      <summary className="cursor-pointer truncate font-mono">{text.length > 60 ? `${text.slice(0, 60)}…` : text}</summary>
-      <pre className="mt-1 whitespace-pre-wrap break-all font-mono">{JSON.stringify(details, null, 2)}</pre>
+    <details className="max-w-[15rem]" data-testid="audit-details">
+      <summary className="cursor-pointer truncate">{line.length > 60 ? `${line.slice(0, 60)}…` : line}</summary>
+      {fields ? (
+        <dl className="mt-1 space-y-0.5">
+          {fields.map(([k, v]) => (
+            <div key={k}>
+              <dt className="inline font-semibold">{k}: </dt>
+              <dd className="inline whitespace-pre-wrap break-all font-mono">{fieldValue(v)}</dd>
+            </div>
+          ))}
+        </dl>
+      ) : null}
+      <details className="mt-1">
+        <summary className="cursor-pointer text-sky-700 dark:text-sky-400">Raw JSON</summary>
+        <pre className="mt-1 whitespace-pre-wrap break-all font-mono">{JSON.stringify(details, null, 2)}</pre>
+      </details>
     </details>
   );
 }

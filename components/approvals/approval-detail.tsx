@@ -2,6 +2,9 @@
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import { visibleText } from "@/lib/exec/visible-text";
+import { ApprovalArgs } from "./approval-args";
+import { personLabel } from "./approval-row";
+import { ExpiryCountdown } from "./expiry-countdown";
 import { RiskBadges } from "./risk-badges";
 import { useApprovalDetail, useDecide, type Approval, type Scope } from "./use-approvals";
 
@@ -91,6 +94,7 @@ export function ApprovalDetail({ approval }: { approval: Approval }) {
   const stale = detail.data?.status === "pending" && approval.status !== "pending";
   const shown = stale ? { ...detail.data, ...approval } : { ...approval, ...(detail.data ?? {}) };
   const pending = shown.status === "pending";
+  const withdrawn = shown.outcome === "withdrawn by the requester";
   const { refetch } = detail;
   useEffect(() => {
     if (stale) void refetch();
@@ -116,15 +120,15 @@ export function ApprovalDetail({ approval }: { approval: Approval }) {
   return (
     <section aria-label="Approval detail" data-testid="approval-detail" data-approval-id={shown.id} className="space-y-3">
       <h2 className="text-lg font-semibold">
-        <span className="font-mono">{shown.toolName}</span> requested by {shown.requester.email ?? shown.requester.id}
+        <span className="font-mono">{shown.toolName}</span> requested by {personLabel(shown.requester)}
         {shown.client ? <> through the MCP client {shown.client}</> : null}
       </h2>
       <RiskBadges risks={shown.risks} withDetail />
       <dl className="grid grid-cols-[8rem_1fr] gap-x-3 gap-y-1 text-sm max-sm:grid-cols-[6rem_1fr]">
-        <dt className="text-slate-600 dark:text-slate-400">Session</dt>
-        <dd className="font-mono text-xs [overflow-wrap:anywhere]">
-          {shown.sessionId}{" "}
-          <Link href={`/approvals/sessions/${shown.sessionId}`} className="ml-1 font-sans text-sky-700 underline dark:text-sky-300">
+        <dt className="text-slate-600 dark:text-slate-400">Chat</dt>
+        <dd className="[overflow-wrap:anywhere]">
+          <span data-testid="approval-chat">{shown.sessionTitle ? `“${visibleText(shown.sessionTitle)}”` : "a chat"}</span>{" "}
+          <Link href={`/approvals/sessions/${shown.sessionId}`} className="ml-1 text-sky-700 underline dark:text-sky-300">
             open the conversation (read-only)
           </Link>
         </dd>
@@ -140,21 +144,39 @@ export function ApprovalDetail({ approval }: { approval: Approval }) {
         ) : null}
         <dt className="text-slate-600 dark:text-slate-400">Status</dt>
         <dd data-testid="approval-status">
-          {STATUS_LABEL[shown.status]}
-          {shown.decision ? ` (${shown.decision})` : ""}
-          {shown.resolvedBy ? ` by ${shown.resolvedBy.email}` : ""}
-          {shown.resolveReason ? ` — ${shown.resolveReason}` : ""}
+          {withdrawn ? (
+            "withdrawn by the requester (they stopped the run)"
+          ) : (
+            <>
+              {STATUS_LABEL[shown.status]}
+              {shown.decision ? ` (${shown.decision})` : ""}
+              {shown.resolvedBy ? ` by ${personLabel(shown.resolvedBy)}` : ""}
+              {shown.resolveReason ? ` — ${shown.resolveReason}` : ""}
+            </>
+          )}
         </dd>
+        {shown.routing ? (
+          <>
+            <dt className="text-slate-600 dark:text-slate-400">Routing</dt>
+            <dd data-testid="approval-routing">
+              rule “{shown.routing.rule}”
+              {shown.routing.quorum.needed > 1 ? ` — needs ${shown.routing.quorum.needed} different owners (${shown.routing.quorum.given} of ${shown.routing.quorum.needed} allowed)` : ""}
+              {shown.routing.escalated ? " — escalated" : ""}
+            </dd>
+          </>
+        ) : null}
         <dt className="text-slate-600 dark:text-slate-400">Requested</dt>
         <dd>{new Date(shown.createdAt).toLocaleString()}</dd>
         {pending ? (
           <>
             <dt className="text-slate-600 dark:text-slate-400">Expires</dt>
-            <dd>{new Date(shown.expiresAt).toLocaleString()}</dd>
+            <dd>
+              {new Date(shown.expiresAt).toLocaleString()} (<ExpiryCountdown expiresAt={shown.expiresAt} />)
+            </dd>
           </>
         ) : shown.resolvedAt ? (
           <>
-            <dt className="text-slate-600 dark:text-slate-400">{shown.status === "expired" ? "Expired" : "Decided"}</dt>
+            <dt className="text-slate-600 dark:text-slate-400">{withdrawn ? "Withdrawn" : shown.status === "expired" ? "Expired" : "Decided"}</dt>
             <dd>{new Date(shown.resolvedAt).toLocaleString()}</dd>
           </>
         ) : null}
@@ -187,10 +209,7 @@ export function ApprovalDetail({ approval }: { approval: Approval }) {
           </div>
         </div>
       ) : null}
-      <div>
-        <div className="text-xs font-semibold uppercase text-slate-600 dark:text-slate-400">Arguments</div>
-        <pre className="whitespace-pre-wrap break-all rounded bg-slate-100 p-3 font-mono text-xs dark:bg-slate-900">{JSON.stringify(shown.args, null, 2)}</pre>
-      </div>
+      <ApprovalArgs args={shown.args} />
       {pending ? (
         <div className="space-y-2">
           <label className="block text-sm">

@@ -1,41 +1,10 @@
 "use client";
 import { useEffect, useRef, useState } from "react";
-import { visibleText } from "@/lib/exec/visible-text";
 import { ApprovalDetail } from "./approval-detail";
-import { RiskBadges } from "./risk-badges";
-import { useApprovals, type Approval } from "./use-approvals";
-
-const STATUS_LABEL: Record<Approval["status"], string> = { pending: "pending", approved: "approved", denied: "denied", expired: "expired" };
-
-function ApprovalRow({ approval, selected, isNew, onSelect }: { approval: Approval; selected: boolean; isNew: boolean; onSelect: () => void }) {
-  return (
-    <li>
-      <button
-        type="button"
-        onClick={onSelect}
-        aria-pressed={selected}
-        data-testid="approval-row"
-        data-new={isNew ? "true" : undefined}
-        className={`w-full rounded-md px-3 py-2 text-left text-sm ${selected ? "bg-slate-100 ring-2 ring-sky-600 dark:bg-slate-800" : "hover:bg-slate-50 dark:hover:bg-slate-900"}`}
-      >
-        <div className="flex items-center justify-between gap-2">
-          <span className="font-mono font-medium">{approval.toolName}</span>
-          <span className="flex items-center gap-2 text-xs text-slate-600 dark:text-slate-400">
-            {isNew ? <span className="rounded bg-sky-700 px-1.5 py-0.5 font-semibold text-white">New</span> : null}
-            {new Date(approval.createdAt).toLocaleTimeString()}
-          </span>
-        </div>
-        <div className="truncate font-mono text-xs text-slate-600 dark:text-slate-400">{visibleText(approval.command ?? JSON.stringify(approval.args))}</div>
-        <RiskBadges risks={approval.risks} />
-        <div className="text-xs text-slate-600 dark:text-slate-400">
-          {approval.requester.email}
-          {approval.client ? ` via ${approval.client}` : ""} · {STATUS_LABEL[approval.status]}
-          {approval.decision ? ` (${approval.decision})` : ""}
-        </div>
-      </button>
-    </li>
-  );
-}
+import { ApprovalRow, moveFocus } from "./approval-row";
+import { BulkDenyBar } from "./bulk-deny-bar";
+import { InboxFiltersForm } from "./inbox-filters";
+import { useApprovals, type Approval, type InboxFilters } from "./use-approvals";
 
 /**
  * The owner's inbox. What is open changes only when the owner opens something: a request that arrives is
@@ -45,7 +14,10 @@ function ApprovalRow({ approval, selected, isNew, onSelect }: { approval: Approv
  * decision buttons in a bar that stays on screen, and the decided history is folded away until asked for.
  */
 export function ApprovalsInbox({ openId }: { openId?: string } = {}) {
-  const { pending, history } = useApprovals();
+  const [filters, setFilters] = useState<InboxFilters>({});
+  const [decidedStatus, setDecidedStatus] = useState("decided");
+  const { pending, history } = useApprovals(filters, decidedStatus);
+  const [checked, setChecked] = useState<ReadonlySet<string>>(new Set());
   // The open request: chosen by the owner only. Fresh data for it is shown; if it leaves both lists the last
   // known copy stays open.
   const [selected, setSelected] = useState<Approval | null>(null);
@@ -80,24 +52,40 @@ export function ApprovalsInbox({ openId }: { openId?: string } = {}) {
     // Side by side (md and up) the detail is already in view; stacked, it is above the list the owner tapped in.
     if (window.matchMedia("(max-width: 767px)").matches) detailPane.current?.scrollIntoView({ block: "start" });
   }, [currentId]);
-  const historyCount = history.data?.length ?? 0;
+  const historyCount = history.total ? `${history.total.count}${history.total.capped ? "+" : ""}` : "0";
+  const pendingCount = pending.total ? `${pending.total.count}${pending.total.capped ? "+" : ""}` : "0";
+  // Only requests still listed as pending can be chosen: a decided one drops out of the choice by itself.
+  const chosen = (pending.data ?? []).filter((a) => checked.has(a.id)).map((a) => a.id);
+  const check = (id: string, on: boolean) => setChecked((c) => (on ? new Set([...c, id]) : new Set([...c].filter((x) => x !== id))));
   return (
     <div className="grid flex-1 grid-cols-[22rem_1fr] content-start gap-0 max-md:grid-cols-1">
       <div className="min-w-0 border-r border-slate-200 p-3 dark:border-slate-800 max-md:border-r-0 max-md:border-b">
         <h2 className="mb-2 text-sm font-semibold">
-          Pending <span data-testid="pending-count">{pending.data?.length ?? 0}</span>
+          Pending <span data-testid="pending-count">{pendingCount}</span>
         </h2>
+        <InboxFiltersForm onChange={setFilters} />
+        <BulkDenyBar ids={chosen} shown={(pending.data ?? []).map((a) => a.id)} onChoose={(ids) => setChecked(new Set(ids))} />
         <p aria-live="polite" data-testid="new-requests" className="sr-only">
           {fresh.length ? `${fresh.length} new request${fresh.length === 1 ? "" : "s"} in the list` : ""}
         </p>
         {pending.isLoading ? <p className="text-sm text-slate-600 dark:text-slate-400">Loading…</p> : null}
         {pending.error ? <p role="alert" className="text-sm text-red-700">{pending.error.message}</p> : null}
         {pending.data?.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-400">Nothing waits for you. New requests appear here by themselves.</p> : null}
-        <ul aria-label="Pending approvals" data-testid="pending-list" className="space-y-1">
+        {/* Arrow keys or j/k move through the list; Enter opens; o, a, d decide the open request. */}
+        <ul aria-label="Pending approvals" data-testid="pending-list" className="space-y-1" onKeyDown={moveFocus}>
           {(pending.data ?? []).map((a) => (
-            <ApprovalRow key={a.id} approval={a} selected={current?.id === a.id} isNew={fresh.some((f) => f.id === a.id)} onSelect={() => open(a)} />
+            <ApprovalRow
+              key={a.id}
+              approval={a}
+              selected={current?.id === a.id}
+              isNew={fresh.some((f) => f.id === a.id)}
+              onSelect={() => open(a)}
+              checked={checked.has(a.id)}
+              onCheck={(on) => check(a.id, on)}
+            />
           ))}
         </ul>
+        <LoadMore list={pending} testId="pending-more" />
         <h2 className="mt-6 mb-2 text-sm font-semibold">
           Decided
           {/* Folded on phones so the pending requests and the open one are not pushed below a long history. */}
@@ -110,16 +98,40 @@ export function ApprovalsInbox({ openId }: { openId?: string } = {}) {
           >
             {historyShown ? "Hide" : `Show ${historyCount}`}
           </button>
+          <label className="ml-2 text-xs font-normal">
+            <span className="sr-only">Which decided requests</span>
+            <select value={decidedStatus} onChange={(e) => setDecidedStatus(e.target.value)} className="rounded border border-slate-400 bg-white px-1 py-0.5 dark:border-slate-600 dark:bg-slate-900">
+              <option value="decided">all</option>
+              <option value="approved">allowed</option>
+              <option value="denied">denied</option>
+              <option value="expired">expired or withdrawn</option>
+            </select>
+          </label>
         </h2>
-        <ul id="decided-list" aria-label="Decided approvals" data-testid="history-list" className={`space-y-1 ${historyShown ? "" : "max-md:hidden"}`}>
-          {(history.data ?? []).map((a) => (
-            <ApprovalRow key={a.id} approval={a} selected={current?.id === a.id} isNew={false} onSelect={() => open(a)} />
-          ))}
-        </ul>
+        <div id="decided-list" className={historyShown ? "" : "max-md:hidden"}>
+          <ul aria-label="Decided approvals" data-testid="history-list" className="space-y-1" onKeyDown={moveFocus}>
+            {(history.data ?? []).map((a) => (
+              <ApprovalRow key={a.id} approval={a} selected={current?.id === a.id} isNew={false} onSelect={() => open(a)} />
+            ))}
+          </ul>
+          <LoadMore list={history} testId="history-more" />
+        </div>
       </div>
       <div ref={detailPane} className={`min-w-0 scroll-mt-2 p-4 ${current ? "max-md:order-first max-md:border-b max-md:border-slate-200 max-md:dark:border-slate-800" : ""}`}>
         {current ? <ApprovalDetail key={current.id} approval={current} /> : <p className="text-slate-600 dark:text-slate-400">Choose a request in the list to see it and decide. Nothing opens by itself.</p>}
       </div>
     </div>
+  );
+}
+
+/** The next page of a list, from the server's cursor: every request is reachable, a page at a time. */
+function LoadMore({ list, testId }: { list: ReturnType<typeof useApprovals>["pending"]; testId: string }) {
+  if (!list.hasMore) return null;
+  const shown = list.data?.length ?? 0;
+  const total = list.total ? `${list.total.count}${list.total.capped ? "+" : ""}` : "?";
+  return (
+    <button type="button" data-testid={testId} disabled={list.loadingMore} onClick={list.loadMore} className="mt-2 w-full rounded-md border border-slate-400 px-3 py-1.5 text-sm dark:border-slate-600">
+      {list.loadingMore ? "Loading…" : `Load more (${shown} of ${total} shown)`}
+    </button>
   );
 }

@@ -1,5 +1,5 @@
 "use client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useLiveEvents } from "@/components/live-events";
 
 export type { GrantScope as Scope } from "@/lib/approvals/grant-choice";
@@ -11,7 +11,9 @@ export type Approval = {
   status: "pending" | "approved" | "denied" | "expired";
   decision: string | null;
   sessionId: string;
-  requester: { id: string; email: string | null };
+  /** The chat's title (records name chats, not ids). */
+  sessionTitle?: string | null;
+  requester: { id: string; email: string | null; name?: string | null };
   /** An outside MCP client's name, when the call came through /mcp. */
   client?: string | null;
   toolName: string;
@@ -26,12 +28,16 @@ export type Approval = {
   createdAt: string;
   expiresAt: string;
   resolvedAt: string | null;
-  resolvedBy: { id: string; email: string | null } | null;
+  resolvedBy: { id: string; email: string | null; name?: string | null } | null;
   resolveReason: string | null;
+  /** How it ended, in words ("withdrawn by the requester" for a request whose run was stopped). */
+  outcome?: string;
   /** What allow-always would store (exact rule text) and the scopes it may be given, when the server says. */
   allowAlways?: { rules: string[]; refused: string[]; scopes: Scope[] };
   /** Labelled risk cues (destructive, network, outside the workspace, first use), from the server. */
   risks?: Array<{ kind: string; label: string; detail: string }>;
+  /** The policy routing rule that routed it: who may decide, and allows given towards a quorum (issue 31). */
+  routing?: { rule: string; deciderIds: string[]; quorum: { given: number; needed: number }; escalated: boolean } | null;
 };
 
 export type ApprovalWithContext = Approval & { context?: Array<{ role: string; content: string; createdAt: string }> };
@@ -42,17 +48,62 @@ async function getJson<T>(url: string): Promise<T> {
   return res.json();
 }
 
-/** Pending and recent approvals, kept fresh by the approvals event stream (React Query caches invalidated). */
-export function useApprovals() {
+export type ApprovalPage = { approvals: Approval[]; nextCursor: string | null; total: number; totalCapped: boolean };
+
+/** The inbox's filters, as the list API names them (empty values are left out). */
+export type InboxFilters = { q?: string; requester?: string; tool?: string; kind?: "" | "exec" | "tool"; agent?: string; team?: string };
+
+export const PAGE_SIZE = 50;
+
+function listUrl(status: string, filters: InboxFilters, cursor: string | null) {
+  const params = new URLSearchParams({ status, limit: String(PAGE_SIZE) });
+  for (const [k, v] of Object.entries(filters)) if (typeof v === "string" && v.trim()) params.set(k, v.trim());
+  if (cursor) params.set("cursor", cursor);
+  return `/api/approvals?${params}`;
+}
+
+/** One list of the inbox (pending, or decided ones), page by page with the server's cursor. */
+function useApprovalList(status: string, filters: InboxFilters) {
+  const q = useInfiniteQuery({
+    queryKey: ["approvals", "list", status, filters],
+    initialPageParam: null as string | null,
+    queryFn: ({ pageParam }) => getJson<ApprovalPage>(listUrl(status, filters, pageParam)),
+    getNextPageParam: (last) => last.nextCursor,
+  });
+  const first = q.data?.pages[0];
+  return {
+    data: q.data?.pages.flatMap((p) => p.approvals),
+    total: first ? { count: first.total, capped: first.totalCapped } : null,
+    isLoading: q.isLoading,
+    error: q.error,
+    hasMore: q.hasNextPage,
+    loadingMore: q.isFetchingNextPage,
+    loadMore: () => void q.fetchNextPage(),
+  };
+}
+
+/** Pending and decided approvals matching the filters, kept fresh by the approvals event stream. */
+export function useApprovals(filters: InboxFilters = {}, decidedStatus = "decided") {
   const client = useQueryClient();
   const invalidate = () => client.invalidateQueries({ queryKey: ["approvals"] });
   useLiveEvents({ onEvent: (type) => type.startsWith("approval.") && invalidate(), onOpen: invalidate });
-  const pending = useQuery({ queryKey: ["approvals", "pending"], queryFn: () => getJson<{ approvals: Approval[] }>("/api/approvals?status=pending").then((r) => r.approvals) });
-  const history = useQuery({
-    queryKey: ["approvals", "history"],
-    queryFn: () => getJson<{ approvals: Approval[] }>("/api/approvals?limit=50").then((r) => r.approvals.filter((a) => a.status !== "pending")),
-  });
+  const pending = useApprovalList("pending", filters);
+  const history = useApprovalList(decidedStatus, filters);
   return { pending, history };
+}
+
+/** Denies the listed requests; the answer says which were denied and which were no longer pending. */
+export function useBulkDeny() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ ids, reason }: { ids: string[]; reason?: string }) => {
+      const res = await fetch("/api/approvals/bulk-deny", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ids, reason: reason || undefined }) });
+      const body = await res.json();
+      if (!res.ok) throw new Error(body?.error?.message ?? `bulk deny failed (${res.status})`);
+      return body as { denied: string[]; skipped: Array<{ id: string; reason: string }> };
+    },
+    onSettled: () => client.invalidateQueries({ queryKey: ["approvals"] }),
+  });
 }
 
 /** One request with the conversation that led to it (owners only). */
@@ -77,15 +128,22 @@ export function useDecide() {
   });
 }
 
-export function usePendingCount(enabled: boolean) {
-  return usePendingApprovals(enabled)?.length ?? 0;
+/** The number of pending requests for the nav badge: the list's own total, "1000+" past the count's cap. */
+export function usePendingCount(enabled: boolean): string | null {
+  const page = usePendingPage(enabled);
+  if (!page || page.total === 0) return null;
+  return page.totalCapped ? `${page.total}+` : String(page.total);
 }
 
-/** The pending requests, re-read on every approval event (shared with the inbox's own query). */
+/** The newest pending requests (one page), re-read on every approval event. */
 export function usePendingApprovals(enabled: boolean): Approval[] | undefined {
+  return usePendingPage(enabled)?.approvals;
+}
+
+function usePendingPage(enabled: boolean): ApprovalPage | undefined {
   const client = useQueryClient();
   const invalidate = () => enabled && client.invalidateQueries({ queryKey: ["approvals", "pending"] });
   useLiveEvents({ onEvent: (type) => type.startsWith("approval.") && invalidate(), onOpen: invalidate });
-  const q = useQuery({ queryKey: ["approvals", "pending"], enabled, queryFn: () => getJson<{ approvals: Approval[] }>("/api/approvals?status=pending").then((r) => r.approvals) });
+  const q = useQuery({ queryKey: ["approvals", "pending"], enabled, queryFn: () => getJson<ApprovalPage>("/api/approvals?status=pending") });
   return q.data;
 }

@@ -1,11 +1,14 @@
 // Starting a chat: the default assistant or one of the agents this user may use (the server lists only those and
 // checks again on submit). Each choice is a submit button of one form, so it works before hydration.
+import { ModelSelect, type PickableModel } from "./model-select";
+
 export type PickableAgent = { id: string; name: string; description: string | null; model: string | null };
 
-export function AgentPicker({ agents, newChat }: { agents: PickableAgent[]; newChat: (formData: FormData) => Promise<void> }) {
+export function AgentPicker({ agents, newChat, models = [] }: { agents: PickableAgent[]; newChat: (formData: FormData) => Promise<void>; models?: PickableModel[] }) {
   const choices = [{ id: "", name: "Default assistant", description: "The Toolgate assistant, with the tools your role and mode allow.", model: null }, ...agents];
   return (
     <form action={newChat} aria-label="Start a chat as" className="w-full max-w-2xl">
+      <ModelSelect models={models} />
       <fieldset>
         <legend className="mb-2 text-sm font-medium text-slate-700 dark:text-slate-300">Start a new chat as</legend>
         <ul className="grid gap-2 sm:grid-cols-2">

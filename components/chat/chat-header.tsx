@@ -14,7 +14,8 @@ async function errorOf(res: Response): Promise<string> {
   return body?.error?.message ?? `the request failed (${res.status})`;
 }
 
-export function ChatHeader({ sessionId, title, mode, busy, agent = null }: { sessionId: string; title: string; mode: string; busy: boolean; agent?: ChatAgent }) {
+/** `model`: the configured model this chat runs on, passed only when more than one is configured (else it says nothing). */
+export function ChatHeader({ sessionId, title, mode, busy, agent = null, model = null }: { sessionId: string; title: string; mode: string; busy: boolean; agent?: ChatAgent; model?: string | null }) {
   const router = useRouter();
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(title);
@@ -94,6 +95,12 @@ export function ChatHeader({ sessionId, title, mode, busy, agent = null }: { ses
               {/* On a phone the title needs the room: the word "Agent" is read out, not shown. */}
               <span className="max-sm:sr-only">Agent: </span>
               {agent.name}
+            </span>
+          ) : null}
+          {model ? (
+            <span data-testid="chat-model" title={`This chat runs on the model ${model}`} className="max-w-48 truncate rounded-full bg-slate-100 px-2 py-0.5 font-mono text-xs text-slate-700 max-sm:max-w-24 dark:bg-slate-800 dark:text-slate-300">
+              <span className="sr-only">Model: </span>
+              {model}
             </span>
           ) : null}
           <ModeBadge mode={mode} />

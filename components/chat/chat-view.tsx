@@ -5,17 +5,27 @@ import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState, useTransition } from "react";
 import { ChatHeader, type ChatAgent } from "./chat-header";
 import { useLiveEvents } from "@/components/live-events";
-import { MessageParts, RunNotice } from "./read-only-transcript";
+import { RunNotice } from "./read-only-transcript";
+import { EmptyState } from "./empty-state";
+import { MessageRow, messageText } from "./message-row";
+import { useDraft } from "./use-draft";
+import { useConnection } from "./use-connection";
+import { OpenCardsContext, useOpenCardsState } from "./use-open-cards";
 
 type ActiveRun = { id: string; status: string } | null;
 /** The page's audited mode-switch server action (components never import app/: the page passes it down). */
 export type SwitchMode = (sessionId: string, mode: string) => Promise<{ ok: true; mode: string } | { ok: false; error: string }>;
-type Props = { sessionId: string; title: string; mode: string; grantedModes: string[]; initialMessages: UIMessage[]; activeRun?: ActiveRun; switchMode: SwitchMode; agent?: ChatAgent };
+type Props = { sessionId: string; title: string; mode: string; grantedModes: string[]; initialMessages: UIMessage[]; activeRun?: ActiveRun; switchMode: SwitchMode; agent?: ChatAgent; model?: string | null };
 
-export function ChatView({ sessionId, title, mode, grantedModes, initialMessages, activeRun: initialRun = null, switchMode, agent = null }: Props) {
+export function ChatView({ sessionId, title, mode, grantedModes, initialMessages, activeRun: initialRun = null, switchMode, agent = null, model = null }: Props) {
   const router = useRouter();
-  const [input, setInput] = useState("");
+  const [input, setInput] = useDraft(sessionId);
+  const { online, onStreamError, onStreamOpen } = useConnection();
+  const [offlineRefused, setOfflineRefused] = useState(false);
+  // Ids the server gave (edit and regenerate name a stored message; a just-streamed one has a client id until reloaded).
+  const [storedIds, setStoredIds] = useState(() => new Set(initialMessages.map((m) => m.id)));
   const [modeError, setModeError] = useState<string | null>(null);
+  const openCards = useOpenCardsState();
   const [switching, startSwitch] = useTransition();
   // The session's active run as the server last said: while one waits for an approval (or runs without this
   // tab's stream, e.g. resumed), the composer refuses new messages — the server would answer 409 anyway.
@@ -24,18 +34,13 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
     () =>
       new DefaultChatTransport({
         api: "/api/chat",
-        prepareSendMessagesRequest: ({ messages }) => ({ body: { sessionId, message: messages[messages.length - 1] } }),
+        prepareSendMessagesRequest: ({ messages, body }) => ({ body: { ...body, sessionId, message: messages[messages.length - 1] } }),
       }),
     [sessionId],
   );
-  // After this tab's own stream ends, ask whether the turn is paused for an approval (the composer then says so).
-  const refreshRun = useCallback(async () => {
-    const res = await fetch(`/api/sessions/${sessionId}`);
-    if (res.ok) setActiveRun((await res.json()).activeRun ?? null);
-  }, [sessionId]);
   // A send that never reached the server (offline, refused) gives the text back for a retry; one that started
   // streaming was stored there, so it is not offered again.
-  const unsent = useRef<{ text: string; streamed: boolean } | null>(null);
+  const unsent = useRef<{ text: string; streamed: boolean; rewound: boolean } | null>(null);
   const [restored, setRestored] = useState(false);
   const { messages, sendMessage, status, stop, error, setMessages } = useChat({
     id: sessionId,
@@ -44,15 +49,22 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
     onFinish: () => {
       unsent.current = null;
       router.refresh();
-      void refreshRun();
+      // The stored transcript (server ids and times, so the new messages can be edited), and any paused run.
+      busyRef.current = false;
+      void reload();
     },
     onError: () => {
       const failed = unsent.current;
       unsent.current = null;
       if (!failed || failed.streamed) return;
-      setInput((current) => current || failed.text);
+      if (!input) setInput(failed.text);
       setRestored(true);
       setMessages((current) => (current.at(-1)?.role === "user" ? current.slice(0, -1) : current));
+      // A refused edit (another edit won, a turn is running) truncated only this tab's copy: read the real one.
+      if (failed.rewound) {
+        busyRef.current = false;
+        void reload();
+      }
     },
   });
   useEffect(() => {
@@ -82,6 +94,7 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
     const body = await res.json();
     if (busyRef.current || sends.current !== sendsBefore) return;
     setMessages(body.uiMessages);
+    setStoredIds(new Set((body.uiMessages as UIMessage[]).map((m) => m.id)));
     setActiveRun(body.activeRun ?? null);
     // A rename or mode switch this tab missed (its stream was connecting or reconnecting): re-read the page.
     if (body.title !== shown.current.title || body.mode !== shown.current.mode) router.refresh();
@@ -98,7 +111,16 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
     },
     [reload, router, sessionId],
   );
-  useLiveEvents({ onEvent: (type, data) => (data as { sessionId?: unknown } | null)?.sessionId === sessionId && onSessionEvent(type, data), onOpen: () => void reload(), sessionId });
+  useLiveEvents({
+    onEvent: (type, data) => (data as { sessionId?: unknown } | null)?.sessionId === sessionId && onSessionEvent(type, data),
+    onOpen: () => {
+      onStreamOpen();
+      setOfflineRefused(false);
+      void reload();
+    },
+    onError: onStreamError,
+    sessionId,
+  });
   const bottom = useRef<HTMLLIElement>(null);
   // Block body on purpose: newer Chromium returns a Promise from scrollIntoView, and an effect must not.
   useEffect(() => {
@@ -121,14 +143,30 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
     send(input.trim());
   }
 
-  function send(text: string) {
+  /** `rewindFrom`: an edit or regenerate (the server truncates there); `answerTo`: an ask_user choice. */
+  function send(text: string, extra: { rewindFrom?: string; answerTo?: string } = {}) {
     if (!text || busy || blocked) return;
-    setInput("");
-    unsent.current = { text, streamed: false };
+    // No connection: refuse at once and keep the text (a request now would only fail after a timeout).
+    if (!online) {
+      if (!input) setInput(text);
+      setOfflineRefused(true);
+      return;
+    }
+    setOfflineRefused(false);
+    if (!extra.rewindFrom && !extra.answerTo) setInput("");
+    unsent.current = { text, streamed: false, rewound: !!extra.rewindFrom };
     sends.current += 1;
     setRestored(false);
-    void sendMessage({ text });
+    if (extra.rewindFrom) {
+      const cut = messages.findIndex((m) => m.id === extra.rewindFrom);
+      if (cut >= 0) setMessages(messages.slice(0, cut));
+    }
+    void sendMessage({ text, metadata: { createdAt: new Date().toISOString() } }, { body: extra });
   }
+
+  const idle = !busy && !blocked;
+  const lastUser = messages.findLastIndex((m) => m.role === "user");
+  const lastAnswer = messages.findLastIndex((m) => m.role === "assistant");
 
   function onModeChange(next: string) {
     setModeError(null);
@@ -140,55 +178,44 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
   }
 
   return (
+    <OpenCardsContext.Provider value={openCards}>
     <section aria-label="Chat" className="flex min-h-0 flex-1 flex-col">
-      <ChatHeader sessionId={sessionId} title={title} mode={mode} busy={busy || activeRun !== null} agent={agent} />
+      <ChatHeader sessionId={sessionId} title={title} mode={mode} busy={busy || activeRun !== null} agent={agent} model={model} />
       <ol aria-label="Transcript" aria-live="polite" className="flex-1 space-y-4 overflow-y-auto px-4 py-4">
-        {messages.length === 0 && agent && agent.starters.length > 0 ? (
-          <li>
-            <p className="mb-2 text-sm text-slate-600 dark:text-slate-400">{agent.description ?? `Start a chat with ${agent.name}:`}</p>
-            <ul aria-label="Starter prompts" className="grid gap-2 sm:grid-cols-2">
-              {agent.starters.map((starter) => (
-                <li key={starter}>
-                  <button
-                    type="button"
-                    disabled={busy || blocked}
-                    onClick={() => send(starter)}
-                    className="w-full rounded-lg border border-slate-300 px-3 py-2 text-left text-sm hover:bg-slate-100 disabled:opacity-50 dark:border-slate-700 dark:hover:bg-slate-800"
-                  >
-                    {starter}
-                  </button>
-                </li>
-              ))}
-            </ul>
-          </li>
-        ) : messages.length === 0 ? (
-          <li className="text-sm text-slate-600 dark:text-slate-400">
-            Ask something, for example “what time is it”. To try the execution gate, type a line like{" "}
-            <code className="font-mono">/tool read {"{\"path\":\"README.md\"}"}</code>.
-          </li>
-        ) : null}
-        {messages.map((m) =>
-          m.role === "system" ? (
-            <RunNotice key={m.id} message={m} />
-          ) : (
-            <li key={m.id} data-testid={`message-${m.role}`} className={m.role === "user" ? "flex justify-end" : ""}>
-              <div className={m.role === "user" ? "max-w-[80%] rounded-2xl bg-sky-700 px-4 py-2 text-white" : "max-w-[90%]"}>
-                <MessageParts message={m} onStop={stopHandler} sessionId={sessionId} />
-              </div>
-            </li>
-          ),
-        )}
+        {messages.length === 0 ? <EmptyState agent={agent} disabled={!idle} onStart={(text) => send(text)} /> : null}
+        {messages.map((m, i) => {
+          if (m.role === "system") return <RunNotice key={m.id} message={m} />;
+          const stored = storedIds.has(m.id);
+          const regenerateFrom = i === lastAnswer && lastUser >= 0 && lastUser < i ? messages[lastUser] : undefined;
+          return (
+            <MessageRow
+              key={m.id}
+              message={m}
+              sessionId={sessionId}
+              onStop={stopHandler}
+              // Only the newest question is open: a reply after it (or a running turn) closes it.
+              onAnswer={idle && i > lastUser ? (callId, choice) => send(choice, { answerTo: callId }) : undefined}
+              onEdit={idle && stored && m.role === "user" ? (text) => send(text, { rewindFrom: m.id }) : undefined}
+              onRegenerate={idle && regenerateFrom && storedIds.has(regenerateFrom.id) ? () => send(messageText(regenerateFrom), { rewindFrom: regenerateFrom.id }) : undefined}
+            />
+          );
+        })}
         {error ? (
           <li role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
             {restored
-              ? `Not sent: ${error.message || "the request failed"}. Your message is back in the box below; press Send to try again.`
-              : error.message || "The request failed."}
+              ? `Not sent: ${errorText(error)}. Your message is back in the box below; press Send to try again.`
+              : errorText(error)}
           </li>
         ) : null}
         {/* The scroll anchor is a list item too: an <ol> holds only <li> (axe "list"). */}
         <li ref={bottom} aria-hidden="true" />
       </ol>
       <form onSubmit={onSubmit} className="border-t border-slate-200 p-3 dark:border-slate-800">
+        {!online ? (
+          <p role="status" data-testid="reconnecting" className="mb-2 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-100">
+            Reconnecting… {offlineRefused ? "Not sent: there is no connection to the server. Your message is kept in the box; send it again once reconnected." : "Your draft is kept."}
+          </p>
+        ) : null}
         {blocked ? (
           <p role="status" data-testid="composer-blocked" className="mb-2 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-100">
             {activeRun?.status === "waiting_approval"
@@ -205,7 +232,8 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
             value={input}
             onChange={(e) => setInput(e.target.value)}
             onKeyDown={(e) => {
-              if (e.key === "Enter" && !e.shiftKey) onSubmit(e);
+              // An Enter that confirms an IME composition (Japanese, Chinese, Korean input) is not a send.
+              if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing && e.keyCode !== 229) onSubmit(e);
             }}
             rows={2}
             autoFocus
@@ -244,5 +272,17 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
         </div>
       </form>
     </section>
+    </OpenCardsContext.Provider>
   );
+}
+
+/** The server's JSON error ({ error: { message } }) as a sentence; a network failure's own text otherwise. */
+function errorText(error: Error): string {
+  try {
+    const body = JSON.parse(error.message) as { error?: { message?: unknown } };
+    if (typeof body.error?.message === "string") return body.error.message;
+  } catch {
+    // not JSON
+  }
+  return error.message || "the request failed";
 }

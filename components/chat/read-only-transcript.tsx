@@ -1,22 +1,26 @@
 "use client";
 import type { UIMessage } from "ai";
+import { AskUserCard, isAskUserOutput } from "./ask-user-card";
 import { Markdown } from "./markdown";
 import { ModeBadge } from "./mode-badge";
 import { ApprovalDecidedNote, DenialCard, PendingApprovalCard, StoppedCard, ToolCallCard, type ApprovalDecidedData, type ApprovalPendingData, type ToolDeniedData, type ToolStoppedData } from "./tool-cards";
 
 /** The parts of one message as cards; with onStop, running and waiting calls get a Stop button. */
-export function MessageParts({ message, onStop, stoppedBy = "you", sessionId }: { message: UIMessage; onStop?: () => void; stoppedBy?: string; sessionId?: string }) {
+export function MessageParts({ message, onStop, stoppedBy = "you", sessionId, onAnswer }: { message: UIMessage; onStop?: () => void; stoppedBy?: string; sessionId?: string; onAnswer?: (callId: string, choice: string) => void }) {
   return (
     <>
       {message.parts.map((part, i) => {
         if (part.type === "text")
           // Only the model's text is Markdown; what a person typed is shown exactly as typed.
           return message.role === "assistant" ? <Markdown key={i} text={part.text} /> : <p key={i} className="whitespace-pre-wrap [overflow-wrap:anywhere]">{part.text}</p>;
+        if (part.type === "dynamic-tool" && part.toolName === "ask_user" && part.state === "output-available" && isAskUserOutput(part.output))
+          return <AskUserCard key={i} output={part.output} onAnswer={onAnswer ? (choice) => onAnswer(part.toolCallId, choice) : undefined} />;
         if (part.type === "dynamic-tool")
           return (
             <ToolCallCard
               key={i}
               toolName={part.toolName}
+              callId={part.toolCallId}
               state={part.state}
               input={part.input}
               output={part.state === "output-available" ? part.output : undefined}

@@ -1,8 +1,10 @@
 "use client";
+import { useState } from "react";
 import { AlertIcon, BlockIcon, ClockIcon, SpinnerIcon, WrenchIcon } from "@/components/icons";
 // Compact cards for tool calls and denials. A denial is its own card with an icon, a heading and the error
 // code in text, never colour alone.
 import { SubagentTranscript } from "./subagent-transcript";
+import { useOpenCard } from "./use-open-cards";
 import { pretty, summarizeCall, ToolResult } from "./tool-result";
 
 export type ToolDeniedData = {
@@ -52,13 +54,14 @@ function StopButton({ onStop }: { onStop?: () => void }) {
 }
 
 /** One tool call, collapsed to a summary line (name, status, what it worked on, exit status); opened, its arguments and result. */
-export function ToolCallCard({ toolName, state, input, output, errorText, onStop, sessionId }: { toolName: string; state: string; input: unknown; output?: unknown; errorText?: string; onStop?: () => void; sessionId?: string }) {
+export function ToolCallCard({ toolName, callId, state, input, output, errorText, onStop, sessionId }: { toolName: string; callId?: string; state: string; input: unknown; output?: unknown; errorText?: string; onStop?: () => void; sessionId?: string }) {
   const { status, summary } = summarizeCall({ state, input, output, errorText });
+  const { open, onToggle } = useOpenCard(callId);
   const failed = status === "failed";
   const pending = status === "running";
   const command = (input as { command?: unknown } | null)?.command;
   return (
-    <details data-testid="tool-call" data-tool={toolName} data-status={status} className={`my-2 rounded-lg border text-sm ${failed ? "border-red-300 bg-red-50/50 dark:border-red-900 dark:bg-red-950/40" : "border-slate-200 bg-slate-50 dark:border-slate-800 dark:bg-slate-900"}`}>
+    <details data-testid="tool-call" open={open} onToggle={(e) => onToggle(e.currentTarget.open)} data-tool={toolName} data-status={status} className={`my-2 rounded-lg border text-sm ${failed ? "border-red-300 bg-red-50/50 dark:border-red-900 dark:bg-red-950/40" : "border-slate-200 bg-slate-50 dark:border-slate-800 dark:bg-slate-900"}`}>
       <summary className="flex cursor-pointer items-center gap-2 px-3 py-2">
         {failed ? <AlertIcon className="h-4 w-4 text-red-700 dark:text-red-300" /> : pending ? <SpinnerIcon className="h-4 w-4 animate-spin" /> : <WrenchIcon />}
         <span className="font-mono font-medium">{toolName}</span>
@@ -130,6 +133,8 @@ export type ApprovalPendingData = {
   decidedBy?: string | null;
   decidedAt?: string | null;
   decisionReason?: string | null;
+  /** Its turn stopped waiting (APPROVAL_TURN_WAIT_SECONDS): the decision applies to the same call made again. */
+  deferred?: boolean;
 };
 
 function when(iso?: string | null) {
@@ -140,9 +145,10 @@ function when(iso?: string | null) {
 export function PendingApprovalCard({ pending, onStop }: { pending: ApprovalPendingData; onStop?: () => void }) {
   const command = (pending.input as { command?: string } | null)?.command;
   const by = pending.decidedBy ?? "an owner";
+  const deferred = pending.deferred === true;
   const heading =
     pending.status === "approved"
-      ? `Allowed by ${by} at ${when(pending.decidedAt)} — starting`
+      ? `Allowed by ${by} at ${when(pending.decidedAt)} — ${deferred ? "make the same call again to run it" : "starting"}`
       : pending.status === "running"
         ? `Running — allowed by ${by} at ${when(pending.decidedAt)}`
         : pending.status === "denied"
@@ -151,7 +157,9 @@ export function PendingApprovalCard({ pending, onStop }: { pending: ApprovalPend
             ? "Expired: no owner decided in time"
             : pending.status === "stopped"
               ? "Stopped by you"
-              : "Waiting for an owner to approve";
+              : deferred
+                ? "Waiting for an owner (this chat no longer waits)"
+                : "Waiting for an owner to approve";
   const waiting = pending.status === "pending";
   return (
     <div
@@ -165,16 +173,48 @@ export function PendingApprovalCard({ pending, onStop }: { pending: ApprovalPend
         <span>
           {heading} <span className="font-mono">{pending.toolName}</span>
         </span>
-        {pending.status === "running" || waiting ? <StopButton onStop={onStop} /> : null}
+        {pending.status === "running" || (waiting && !deferred) ? <StopButton onStop={onStop} /> : null}
+        {waiting && deferred && pending.approvalId ? <WithdrawButton approvalId={pending.approvalId} /> : null}
       </div>
       {command ? <pre className="mt-1 overflow-x-auto whitespace-pre-wrap font-mono text-xs">{command}</pre> : null}
       {pending.reason ? <p className="mt-1">Why: {pending.reason}</p> : null}
-      {waiting ? (
+      {waiting && deferred ? (
+        <p className="mt-1 text-xs opacity-80">
+          An owner decides in the Approvals inbox; then ask for the same call again: it runs once, or is refused with the owner&apos;s reason{pending.expiresAt ? ` (expires ${when(pending.expiresAt)})` : ""}.
+        </p>
+      ) : waiting ? (
         <p className="mt-1 text-xs opacity-80">
           An owner decides in the Approvals inbox; this chat continues by itself{pending.expiresAt ? ` (expires ${when(pending.expiresAt)})` : ""}.
         </p>
       ) : null}
     </div>
+  );
+}
+
+/** Takes back a deferred request (POST /api/approvals/:id/withdraw); the chat reloads on the call's event. */
+function WithdrawButton({ approvalId }: { approvalId: string }) {
+  const [state, setState] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
+  async function withdraw() {
+    setState({ busy: true, error: null });
+    const res = await fetch(`/api/approvals/${encodeURIComponent(approvalId)}/withdraw`, { method: "POST" }).catch(() => null);
+    const body = res && !res.ok ? ((await res.json().catch(() => null)) as { error?: { message?: string } } | null) : null;
+    setState({ busy: false, error: res?.ok ? null : (body?.error?.message ?? "the request could not be withdrawn") });
+  }
+  return (
+    <span className="ml-auto flex items-center gap-2">
+      {state.error ? <span role="alert" className="text-xs text-red-700 dark:text-red-300">{state.error}</span> : null}
+      <button
+        type="button"
+        disabled={state.busy}
+        onClick={(e) => {
+          e.preventDefault();
+          void withdraw();
+        }}
+        className="rounded border border-amber-600 px-2 py-0.5 text-xs font-medium text-amber-900 disabled:opacity-60 dark:border-amber-500 dark:text-amber-100"
+      >
+        Withdraw request
+      </button>
+    </span>
   );
 }
 

@@ -14,7 +14,10 @@ function PhoneLabel({ children }: { children: string }) {
   return <span className="mr-1 text-xs font-medium uppercase text-slate-600 dark:text-slate-400 sm:hidden">{children}:</span>;
 }
 
-function NewTokenForm() {
+/** An agent a token may be bound to: the server lists only those this user may use, and checks again on create. */
+export type BindableAgent = { id: string; name: string };
+
+function NewTokenForm({ agents }: { agents: BindableAgent[] }) {
   const create = useCreateToken();
   const [secret, setSecret] = useState<string | null>(null);
   async function submit(event: FormEvent<HTMLFormElement>) {
@@ -45,8 +48,15 @@ function NewTokenForm() {
           <input name="expiresInDays" type="number" min={1} max={3650} placeholder="never" className={input} />
         </label>
         <label className="text-sm">
-          <span className="mb-1 block font-medium">Agent id</span>
-          <input name="agentId" maxLength={64} pattern="[A-Za-z0-9][A-Za-z0-9._\-]*" placeholder="optional" className={input} />
+          <span className="mb-1 block font-medium">Agent</span>
+          <select name="agentId" defaultValue="" className={input}>
+            <option value="">No agent</option>
+            {agents.map((agent) => (
+              <option key={agent.id} value={agent.id}>
+                {agent.name === agent.id ? agent.id : `${agent.name} (${agent.id})`}
+              </option>
+            ))}
+          </select>
         </label>
         <label className="text-sm">
           <span className="mb-1 block font-medium">Mode</span>
@@ -149,7 +159,7 @@ function TokenTable({ scope }: { scope: "mine" | "all" }) {
 }
 
 /** Personal access tokens for outside MCP clients (docs/mcp-gateway.md); admins also see everyone's. */
-export function AccessTokens({ isAdmin }: { isAdmin: boolean }) {
+export function AccessTokens({ isAdmin, agents }: { isAdmin: boolean; agents: BindableAgent[] }) {
   return (
     <div className="space-y-6">
       <section aria-labelledby="tokens-heading" className="space-y-3">
@@ -160,7 +170,7 @@ export function AccessTokens({ isAdmin }: { isAdmin: boolean }) {
           MCP clients (Claude Code, Cursor, Codex, the Inspector) connect to <code>/mcp</code> with a token. A token acts as you, in its mode and as its agent, under the same
           policy and approvals as your chats; changing your password or deactivation revokes every token.
         </p>
-        <NewTokenForm />
+        <NewTokenForm agents={agents} />
         <TokenTable scope="mine" />
       </section>
       {isAdmin ? (

@@ -3,6 +3,8 @@ import "server-only";
 // rollback, the effective matrix (saved or draft) and the replay of recorded calls. Every change is audited.
 import { DEFAULT_POLICY_DOCUMENT, parsePolicyDocument, type PolicyDocument } from "@/lib/policy";
 import { AppError } from "@/lib/errors";
+import { loadConfig } from "@/lib/config";
+import { modelsForAgent } from "@/lib/models/catalog";
 import { loadPolicyDocument } from "@/lib/catalog/policy-source";
 import { getToolRegistry } from "@/lib/catalog/tool-catalog";
 import { appendAudit } from "@/lib/db/audit";
@@ -42,6 +44,14 @@ export function validateForSave(input: unknown, confirmPluginOnly: boolean, conf
     throw invalid(
       check.pluginOnly.map((source) => ({ path: source, message: "allows only plugin tools, which removes every core tool here; confirm with confirmPluginOnly: true" })),
       "a plugin-only allow list needs confirmation",
+    );
+  }
+  const configured = loadConfig().models;
+  const unconfigured = Object.entries(check.document.agents).filter(([, agent]) => agent.model?.trim() && modelsForAgent(configured, agent.model).length === 0);
+  if (unconfigured.length > 0) {
+    throw invalid(
+      unconfigured.map(([id, agent]) => ({ path: `agents.${id}.model`, message: `"${agent.model}" names no configured model; configured: ${configured.map((m) => m.id).join(", ")} (MODELS)` })),
+      "an agent names a model that is not configured",
     );
   }
   return { document: check.document, unknownDenies: check.unknownDenies };

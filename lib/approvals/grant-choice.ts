@@ -19,7 +19,7 @@ export type GrantChoice = z.infer<typeof GrantChoiceSchema>;
 
 export const GrantViewSchema = z.object({
   id: z.string(),
-  kind: z.enum(["exec", "tool"]),
+  kind: z.enum(["exec", "tool", "domain"]),
   /** Exec: the rule text ("git status", "ls *"); tool: the tool name. */
   rule: z.string(),
   scope: z.enum(GRANT_SCOPES),

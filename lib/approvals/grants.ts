@@ -24,7 +24,8 @@ async function requesterContext(approval: ApprovalLike) {
 }
 
 async function rulesFor(approval: ApprovalLike, prefixWords?: number) {
-  if (approval.kind !== "exec") return { rules: [{ pattern: approval.toolName }], refused: [] as string[] };
+  // A domain approval's grant is the domain pattern its card named (its command), nothing wider.
+  if (approval.kind !== "exec") return { rules: [{ pattern: approval.kind === "domain" ? (approval.command ?? "") : approval.toolName }], refused: [] as string[] };
   await loadShellParser();
   const proposal = proposeGrant({ command: approval.command ?? "", prefixWords });
   return { rules: proposal.rules.map((r) => ({ pattern: formatRule(r), words: r.words, prefix: r.prefix })), refused: proposal.refused };
@@ -80,7 +81,7 @@ export async function storeGrantsInTx(tx: Tx, { approval, ownerId, prepared }: {
   for (const rule of prepared.rules) {
     const { entry, created } = await createGrant(
       {
-        kind: approval.kind === "exec" ? "exec" : "tool",
+        kind: approval.kind === "exec" || approval.kind === "domain" ? approval.kind : "tool",
         pattern: rule.pattern,
         words: "words" in rule ? rule.words : undefined,
         prefix: "prefix" in rule ? rule.prefix : false,
@@ -113,7 +114,7 @@ export async function listGrantViews(): Promise<GrantView[]> {
   const emails = await findUserEmails({ userIds: grants.filter((g) => g.scope === "user").map((g) => g.scopeId) });
   return grants.map((g) => ({
     id: g.id,
-    kind: g.kind === "tool" ? "tool" : "exec",
+    kind: g.kind === "tool" || g.kind === "domain" ? g.kind : "exec",
     rule: g.pattern,
     scope: (GRANT_SCOPES as readonly string[]).includes(g.scope) ? (g.scope as GrantScope) : "user",
     scopeId: g.scopeId || null,

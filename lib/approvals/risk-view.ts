@@ -7,7 +7,7 @@ import { listApprovedExecAnalyses } from "@/lib/db/approvals";
 import { assessRisk, executablesOf, executablesOfCommand, type RiskCue } from "@/lib/exec/risk";
 import { loadShellParser } from "@/lib/exec/shell-parser";
 
-type Request = { id: string; requesterId: string; toolName: string; args: unknown; command: string | null; analysis: unknown; createdAt: Date };
+type Request = { id: string; kind?: string; requesterId: string; toolName: string; args: unknown; command: string | null; analysis: unknown; createdAt: Date };
 
 function asAnalysis(value: unknown): ShellAnalysis | null {
   if (typeof value !== "object" || value === null || !Array.isArray((value as { segments?: unknown }).segments)) return null;
@@ -21,6 +21,11 @@ export async function riskCues(requests: Request[]): Promise<Map<string, RiskCue
   const histories = new Map(await Promise.all(requesters.map(async (id) => [id, await listApprovedExecAnalyses({ requesterId: id })] as const)));
   const out = new Map<string, RiskCue[]>();
   for (const r of requests) {
+    // A domain approval's command is a host name, not a shell command: the card's reason says what it is.
+    if (r.kind === "domain") {
+      out.set(r.id, []);
+      continue;
+    }
     const analysis = asAnalysis(r.analysis);
     const history = histories.get(r.requesterId);
     // Only what ran before this request counts as known, so an old request keeps the cue it had.

@@ -25,6 +25,8 @@ import { prepareGrants, storeGrantsInTx } from "./grants";
 import { hashArguments } from "./rules";
 import { assertApprovalPayloadWithinCap, assertMayDecide, assertSameCallArguments } from "./limits";
 import { countApprovalSettled } from "@/lib/ops/metrics";
+import { assertRoutedApprover, routeRequestInTx } from "./routing";
+import { voteInTx } from "./quorum";
 
 export type ApprovalView = NonNullable<Awaited<ReturnType<typeof findApproval>>>;
 
@@ -60,11 +62,14 @@ type ApprovalRequest = Omit<NewApproval, "argsHash" | "expiresAt"> & { ttlMs?: n
  * written: the caller writes them last in its transaction (the audit lock must be the last lock taken).
  */
 export async function registerApprovalInTx(tx: Tx, input: ApprovalRequest): Promise<{ approval: ApprovalView; created: boolean; audit: AuditEntry[]; events: NewEvent[] }> {
-  const ttlMs = input.ttlMs ?? loadConfig().APPROVAL_TTL_SECONDS * 1000;
   const { ttlMs: _ttl, ...row } = input;
   assertApprovalPayloadWithinCap(input.args, input.command, `${input.reason}${input.requesterNote ?? ""}`);
   const argsHash = hashArguments(input.toolName, input.args);
-  const { approval, created } = await registerApproval({ ...row, argsHash, expiresAt: new Date(Date.now() + ttlMs) }, tx);
+  const now = new Date();
+  // A routing rule that matches names the approvers and may set its own expiry (issue 31).
+  const routed = await routeRequestInTx(tx, input, now);
+  const ttlMs = routed?.ttlMs ?? input.ttlMs ?? loadConfig().APPROVAL_TTL_SECONDS * 1000;
+  const { approval, created } = await registerApproval({ ...row, argsHash, expiresAt: new Date(now.getTime() + ttlMs), routing: routed?.routing ?? null }, tx);
   // The same call id with other arguments is a conflict, never silently the first request.
   if (!created) assertSameCallArguments(approval, argsHash);
   if (!created) return { approval, created, audit: [], events: [] };
@@ -112,7 +117,8 @@ export async function requestApproval(input: ApprovalRequest) {
 /** Where a decision came from, recorded with it (the row, its event and its audit row). */
 export type DecisionChannel = "inbox" | "email" | "slack";
 
-export type DecisionOutcome = { approval: ApprovalView; allowlisted: string[]; refused: string[] };
+/** `quorum` is set while a critical request still waits for another owner's allow ("1 of 2"). */
+export type DecisionOutcome = { approval: ApprovalView; allowlisted: string[]; refused: string[]; quorum?: { given: number; needed: number } };
 
 /**
  * Resolves a pending approval; throws CONFLICT when it was already decided or has expired. The decision, the
@@ -123,12 +129,24 @@ export async function decideApproval({ approvalId, ownerId, decision, reason, gr
   const before = await findApproval({ id: approvalId });
   if (!before) throw new AppError("NOT_FOUND", "no such approval");
   assertMayDecide(before, ownerId);
+  assertRoutedApprover(before, ownerId);
   // A scope that does not fit is refused before anything is decided; what will be stored is worked out here.
   const prepared = decision === "allow-always" ? await prepareGrants(before, grant) : null;
   const now = new Date();
   // The decision, the grants it stores, the call's card state, the event and the audit rows commit together:
   // an "allow always" can never be decided without its grant, nor a grant stored without its decision.
-  const decided = await transact(async (tx) => {
+  const decided = await transact(async (tx): Promise<DecisionOutcome | null> => {
+    // A critical request needs allows from two different owners: an allow short of that is recorded and it waits.
+    if (before.quorum > 1 && decision !== "deny") {
+      const vote = await voteInTx(tx, { approval: before, ownerId, decision, via, now });
+      if (vote === null) return null;
+      if (vote.given < vote.needed) {
+        const row = { ...before, allowCount: vote.given };
+        await insertEvent({ tx, type: "approval.voted", scope: "approvals", sessionId: row.sessionId, payload: { ...summary(row), quorum: vote } });
+        await insertAuditRow(tx, { action: "approval.voted", actorId: ownerId, sessionId: row.sessionId, toolName: row.toolName, callId: row.callId, decision, details: { approvalId, via, given: vote.given, needed: vote.needed } });
+        return { approval: row, allowlisted: [], refused: [], quorum: vote };
+      }
+    }
     const won = await resolveApprovalRow({ id: approvalId, decision, resolvedById: ownerId, reason, via, now, tx });
     if (!won) return null;
     const row = { ...before, ...won };
@@ -146,7 +164,7 @@ export async function decideApproval({ approvalId, ownerId, decision, reason, gr
     throw new AppError("CONFLICT", `this approval is already ${now?.status === "pending" ? "expired" : now?.status ?? "gone"}`, { status: now?.status });
   }
   await eventsCommitted();
-  countApprovalSettled(decision === "deny" ? "denied" : "approved", before.createdAt, now);
+  if (!decided.quorum) countApprovalSettled(decision === "deny" ? "denied" : "approved", before.createdAt, now);
   return decided;
 }
 

@@ -2,25 +2,38 @@ import "server-only";
 // What the inbox and the API show of an approval: the full arguments or command, the analysis, why it is
 // needed, who asked, and how it ended.
 import { AppError } from "@/lib/errors";
-import { findApproval, listApprovals, type ApprovalStatus } from "@/lib/db/approvals";
+import { STOPPED_REASON, WITHDRAWN_REASON, countApprovals, findApproval, listApprovalPage, type ApprovalFilter } from "@/lib/db/approvals";
 import { listContextBeforeCall } from "@/lib/db/messages";
-import { findUserEmails } from "@/lib/db/users";
-import { findClientSessionNames } from "@/lib/db/sessions";
+import { findUserEmails, findUserNames } from "@/lib/db/users";
+import { findClientSessionNames, findSessionTitles } from "@/lib/db/sessions";
 import type { CurrentUser } from "@/lib/auth/guards";
 import type { RiskCue } from "@/lib/exec/risk";
 import { previewAllowAlways, type AllowAlwaysPreview } from "./grants";
 import { riskCues } from "./risk-view";
+import { routedDeciders } from "./routing";
 
 type Row = NonNullable<Awaited<ReturnType<typeof findApproval>>>;
 
-function view(a: Row, emails: Map<string, string>, allowAlways?: AllowAlwaysPreview, risks: RiskCue[] = [], clients: Map<string, string> = new Map()) {
+/** What a record shows instead of ids: people's e-mails and names, chat titles, outside clients' names. */
+type Labels = { emails: Map<string, string>; names: Map<string, string | null>; titles: Map<string, string>; clients: Map<string, string> };
+
+async function loadLabels(rows: Row[]): Promise<Labels> {
+  const userIds = rows.flatMap((r) => [r.requesterId, r.resolvedById ?? ""]).filter(Boolean);
+  const sessionIds = rows.map((r) => r.sessionId);
+  const [emails, names, titles, clients] = await Promise.all([findUserEmails({ userIds }), findUserNames({ userIds }), findSessionTitles({ sessionIds }), findClientSessionNames({ sessionIds })]);
+  return { emails, names, titles, clients };
+}
+
+function view(a: Row, { emails, names, titles, clients }: Labels, allowAlways?: AllowAlwaysPreview, risks: RiskCue[] = []) {
   return {
     id: a.id,
     kind: a.kind,
     status: a.status,
     decision: a.decision,
     sessionId: a.sessionId,
-    requester: { id: a.requesterId, email: emails.get(a.requesterId) ?? null },
+    /** The chat the request came from, by its title. */
+    sessionTitle: titles.get(a.sessionId) ?? null,
+    requester: { id: a.requesterId, email: emails.get(a.requesterId) ?? null, name: names.get(a.requesterId) ?? null },
     /** An outside MCP client's call: the client's name (its token's name); null for a chat's call. */
     client: clients.get(a.sessionId) ?? null,
     toolName: a.toolName,
@@ -36,27 +49,42 @@ function view(a: Row, emails: Map<string, string>, allowAlways?: AllowAlwaysPrev
     createdAt: a.createdAt,
     expiresAt: a.expiresAt,
     resolvedAt: a.resolvedAt,
-    resolvedBy: a.resolvedById ? { id: a.resolvedById, email: emails.get(a.resolvedById) ?? null } : null,
+    resolvedBy: a.resolvedById ? { id: a.resolvedById, email: emails.get(a.resolvedById) ?? null, name: names.get(a.resolvedById) ?? null } : null,
     resolveReason: a.resolveReason,
+    /** How it ended, in words: a request whose requester stopped the run was withdrawn, not left to expire. */
+    outcome: outcomeOf(a),
     consumed: a.consumedAt !== null,
     /** Pending only: exactly what "allow always" would store, and the scopes it may be given. */
     allowAlways: allowAlways ?? null,
     /** Labelled hints for the reader (destructive, network, outside the workspace, first use): lib/exec/risk.ts. */
     risks,
+    /** Routing (issue 31): the rule that routed it, who may decide it now, and allows given towards its quorum. */
+    routing: a.routeRule ? { rule: a.routeRule, deciderIds: routedDeciders(a) ?? [], quorum: { given: a.allowCount, needed: a.quorum }, escalated: a.escalatedAt !== null } : null,
   };
+}
+
+function outcomeOf(a: Row): "pending" | "allowed once" | "allowed always" | "denied" | "expired" | "withdrawn by the requester" {
+  if (a.status === "expired") return a.resolveReason === WITHDRAWN_REASON || a.resolveReason === STOPPED_REASON ? "withdrawn by the requester" : "expired";
+  if (a.status === "approved") return a.decision === "allow-always" ? "allowed always" : "allowed once";
+  if (a.status === "denied") return "denied";
+  return "pending";
 }
 
 export type ApprovalDetail = ReturnType<typeof view>;
 
-export async function listApprovalViews({ status, limit }: { status?: ApprovalStatus; limit?: number }): Promise<ApprovalDetail[]> {
-  const rows = await listApprovals({ status, limit });
-  const emails = await findUserEmails({ userIds: rows.flatMap((r) => [r.requesterId, r.resolvedById ?? ""]).filter(Boolean) });
-  const [previews, risks, clients] = await Promise.all([
-    Promise.all(rows.map((r) => (r.status === "pending" ? previewAllowAlways(r) : undefined))),
-    riskCues(rows),
-    findClientSessionNames({ sessionIds: rows.map((r) => r.sessionId) }),
-  ]);
-  return rows.map((r, i) => shortened(view(r, emails, previews[i], risks.get(r.id), clients)));
+/** Past this many matches the list says "1000+": counting further would cost as much as the list is meant not to. */
+export const LIST_TOTAL_CAP = 1_000;
+
+/** One page of the inbox: the views, the cursor of the next page (null at the end), and how many match (capped). */
+export async function listApprovalViews({ cursor, limit = 100, ...filter }: ApprovalFilter & { cursor?: string; limit?: number }) {
+  const [{ rows, nextCursor }, count] = await Promise.all([listApprovalPage({ filter, cursor, limit }), countApprovals({ filter, cap: LIST_TOTAL_CAP })]);
+  const [labels, previews, risks] = await Promise.all([loadLabels(rows), Promise.all(rows.map((r) => (r.status === "pending" ? previewAllowAlways(r) : undefined))), riskCues(rows)]);
+  return {
+    approvals: rows.map((r, i) => shortened(view(r, labels, previews[i], risks.get(r.id)))),
+    nextCursor,
+    total: Math.min(count, LIST_TOTAL_CAP),
+    totalCapped: count > LIST_TOTAL_CAP,
+  };
 }
 
 /** In a list, long arguments and commands are cut (the inbox loads one approval whole when it is opened). */
@@ -85,11 +113,10 @@ export async function getApprovalView({ user, approvalId }: { user: CurrentUser;
   const row = await findApproval({ id: approvalId });
   const isOwner = user.roles.includes("owner");
   if (!row || (!isOwner && row.requesterId !== user.id)) throw new AppError("NOT_FOUND", "no such approval");
-  const emails = await findUserEmails({ userIds: [row.requesterId, row.resolvedById ?? ""].filter(Boolean) });
+  const labels = await loadLabels([row]);
   const risks = (await riskCues([row])).get(row.id);
-  const clients = await findClientSessionNames({ sessionIds: [row.sessionId] });
-  if (!isOwner) return view(row, emails, undefined, risks, clients);
+  if (!isOwner) return view(row, labels, undefined, risks);
   const context = await listContextBeforeCall({ sessionId: row.sessionId, toolCallId: row.callId, limit: CONTEXT_MESSAGES });
   const allowAlways = row.status === "pending" ? await previewAllowAlways(row) : undefined;
-  return { ...view(row, emails, allowAlways, risks, clients), context: context.filter((m) => m.content.trim() !== "").map((m) => ({ role: m.role, content: m.content.slice(0, CONTEXT_CHARS), createdAt: m.createdAt })) };
+  return { ...view(row, labels, allowAlways, risks), context: context.filter((m) => m.content.trim() !== "").map((m) => ({ role: m.role, content: m.content.slice(0, CONTEXT_CHARS), createdAt: m.createdAt })) };
 }

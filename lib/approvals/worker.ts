@@ -1,14 +1,16 @@
 import "server-only";
-// Background work of every instance: expire due approvals. Safe on many instances at once: expiry is a
+// Background work of every instance: expire due approvals, announce due escalations. Safe on many instances at once: expiry is a
 // conditional update. Runs are not this module's concern: lib/runs hears approval.expired (an event written
 // in the expiring transaction) and continues the run, so approvals never import the run engine.
 import { log } from "@/lib/log";
+import { sweepDueEscalations } from "./escalation";
 import { sweepExpiredApprovals } from "./service";
 
 const SWEEP_MS = 1_000;
 
 export async function sweepOnce(): Promise<void> {
   await sweepExpiredApprovals();
+  await sweepDueEscalations();
 }
 
 const globalForWorker = globalThis as unknown as { toolgateWorker?: boolean };

@@ -9,6 +9,8 @@ import { AppError } from "@/lib/errors";
 import { appendAudit } from "@/lib/db/audit";
 import { countLiveAccessTokens, findAccessToken, findAccessTokenByHash, insertAccessToken, listAccessTokens, revokeAccessToken, touchAccessToken, type AccessTokenRow } from "@/lib/db/access-tokens";
 import { TOOL_MODES, type Role, type ToolMode } from "@/lib/policy/types";
+import { agentAccessReason } from "@/lib/policy";
+import { loadPolicyDocument } from "@/lib/catalog/policy-source";
 import type { TokenView } from "./token-views";
 
 const TOKEN_PREFIX = "tgp_";
@@ -49,8 +51,25 @@ export function hashToken(secret: string): string {
   return createHash("sha256").update(secret).digest("hex");
 }
 
-export async function createAccessToken({ user, body }: { user: { id: string }; body: z.output<typeof CreateTokenBody> }): Promise<{ token: string; view: TokenView }> {
+/**
+ * A token bound to an agent must name one its user may use now (the same usableBy rule as picking it for a chat).
+ * Each call re-checks anyway, but a token that could never work is refused while the person is still there to read why.
+ */
+async function requireBindableAgent({ user, agentId }: { user: TokenUser; agentId: string }): Promise<void> {
+  const { document } = await loadPolicyDocument();
+  if (!Object.prototype.hasOwnProperty.call(document.agents, agentId)) {
+    throw new AppError("VALIDATION_FAILED", `agentId: there is no agent "${agentId}" in the policy`, { field: "agentId", agentId });
+  }
+  if (agentAccessReason(document.agents[agentId]?.usableBy, user) === null) {
+    throw new AppError("FORBIDDEN", `agentId: you may not use the agent "${agentId}", so no token may be bound to it; ask an admin to add you to its usableBy`, { field: "agentId", agentId });
+  }
+}
+
+type TokenUser = { id: string; email: string; roles: Role[]; teamIds: string[] };
+
+export async function createAccessToken({ user, body }: { user: TokenUser; body: z.output<typeof CreateTokenBody> }): Promise<{ token: string; view: TokenView }> {
   const now = new Date();
+  if (body.agentId !== undefined) await requireBindableAgent({ user, agentId: body.agentId });
   if ((await countLiveAccessTokens({ userId: user.id, now })) >= MAX_LIVE_TOKENS_PER_USER) {
     throw new AppError("CONFLICT", `you have ${MAX_LIVE_TOKENS_PER_USER} live tokens; revoke one first`);
   }

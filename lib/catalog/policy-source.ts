@@ -4,15 +4,17 @@ import "server-only";
 // every instance. A stored document that no longer validates is an error: fail closed, no tool runs.
 import { DEFAULT_POLICY_DOCUMENT, parsePolicyDocument, type PolicyDocument } from "@/lib/policy";
 import { AppError } from "@/lib/errors";
+import type { Tx } from "@/lib/db/client";
 import { getLatestPolicyVersion, getPolicyVersionNumber } from "@/lib/db/policies";
 
 let cache: { version: number; document: PolicyDocument } | undefined;
 
-export async function loadPolicyDocument(): Promise<{ version: number; document: PolicyDocument }> {
-  const version = await getPolicyVersionNumber();
+/** `tx`: read inside the caller's transaction, which must not wait for a second pooled connection (a full pool deadlocks). */
+export async function loadPolicyDocument({ tx }: { tx?: Tx } = {}): Promise<{ version: number; document: PolicyDocument }> {
+  const version = await getPolicyVersionNumber({ tx });
   if (version === 0) return { version: 0, document: DEFAULT_POLICY_DOCUMENT };
   if (cache?.version === version) return cache;
-  const row = await getLatestPolicyVersion();
+  const row = await getLatestPolicyVersion({ tx });
   if (!row) return { version: 0, document: DEFAULT_POLICY_DOCUMENT };
   const parsed = parsePolicyDocument(row.document);
   if (!parsed.ok) {

@@ -4,7 +4,8 @@ import "server-only";
 // grant never reaches anyone it was not given to, nor outlives its expiry.
 import { getDb, isPostgres, type Tx } from "./client";
 
-export type GrantKind = "exec" | "tool";
+/** domain: a domain pattern a sandboxed command may reach (`host` for ports 80/443, else `host:port`). */
+export type GrantKind = "exec" | "tool" | "domain";
 export type GrantScope = "user" | "team" | "agent" | "everyone";
 
 export type NewGrant = {

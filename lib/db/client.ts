@@ -1,20 +1,20 @@
 import "server-only";
 // One Prisma client per process, for the provider DATABASE_URL names. Both generated clients share the
 // model API (one schema source), so the SQLite client's type serves for both.
-import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient as SqliteClient, type Prisma } from "@/lib/generated/sqlite/client";
 import { PrismaClient as PostgresClient } from "@/lib/generated/postgres/client";
 import { loadConfig } from "@/lib/config";
 import { sanitizeDeep } from "@/lib/text-sanitize";
+import { immediateSqliteAdapter } from "./sqlite-adapter";
 
 export type Db = InstanceType<typeof SqliteClient>;
 
 const globalForDb = globalThis as unknown as { toolgateDb?: Map<string, Db> };
 
 export function createDb(url: string): Db {
-  if (!/^postgres(ql)?:\/\//.test(url)) return extend(new SqliteClient({ adapter: new PrismaBetterSQLite3({ url, timeout: 10_000 }) }));
+  if (!/^postgres(ql)?:\/\//.test(url)) return extend(new SqliteClient({ adapter: immediateSqliteAdapter(url, 10_000) }));
   return extend(new PostgresClient({ adapter: new PrismaPg(new ReleasingPool({ connectionString: url }), { disposeExternalPool: true }) }) as unknown as Db);
 }
 

@@ -1,12 +1,12 @@
 import "server-only";
-import { getDb } from "./client";
+import { getDb, type Tx } from "./client";
 
-export async function getLatestPolicyVersion() {
-  return getDb().policyVersion.findFirst({ orderBy: { version: "desc" } });
+export async function getLatestPolicyVersion({ tx }: { tx?: Tx } = {}) {
+  return (tx ?? getDb()).policyVersion.findFirst({ orderBy: { version: "desc" } });
 }
 
-export async function getPolicyVersionNumber(): Promise<number> {
-  const row = await getDb().policyVersion.findFirst({ orderBy: { version: "desc" }, select: { version: true } });
+export async function getPolicyVersionNumber({ tx }: { tx?: Tx } = {}): Promise<number> {
+  const row = await (tx ?? getDb()).policyVersion.findFirst({ orderBy: { version: "desc" }, select: { version: true } });
   return row?.version ?? 0;
 }
 

@@ -35,6 +35,11 @@ export async function claimWaitingRun({ runId, owner, leaseMs }: { runId: string
   return r.count === 1;
 }
 
+/** Runs waiting for an owner since before `before` (their last move was to waiting_approval), no Stop asked. */
+export async function listOverdueWaitingRuns({ before }: { before: Date }) {
+  return getDb().agentRun.findMany({ where: { status: "waiting_approval", stopRequestedAt: null, updatedAt: { lt: before } }, select: { id: true, sessionId: true, updatedAt: true }, orderBy: { updatedAt: "asc" }, take: 100 });
+}
+
 export async function listWaitingRuns() {
   return getDb().agentRun.findMany({ where: { status: "waiting_approval" }, orderBy: { createdAt: "asc" } });
 }

@@ -9,6 +9,8 @@ export type SessionRow = {
   title: string;
   mode: string;
   agentId: string | null;
+  /** The configured model id (`provider:model`); null: the default model. */
+  model: string | null;
   parentId: string | null;
   depth: number;
   createdAt: Date;
@@ -16,15 +18,16 @@ export type SessionRow = {
   deletedAt: Date | null;
 };
 
-export async function createSession({ ownerId, mode, title, agentId, parentId, depth = 0 }: {
+export async function createSession({ ownerId, mode, title, agentId, model, parentId, depth = 0 }: {
   ownerId: string;
   mode: string;
   title?: string;
   agentId?: string | null;
+  model?: string | null;
   parentId?: string | null;
   depth?: number;
 }): Promise<SessionRow> {
-  return getDb().chatSession.create({ data: { ownerId, mode, title, agentId: agentId ?? null, parentId: parentId ?? null, depth } });
+  return getDb().chatSession.create({ data: { ownerId, mode, title, agentId: agentId ?? null, model: model ?? null, parentId: parentId ?? null, depth } });
 }
 
 /**
@@ -57,9 +60,9 @@ export async function listOwnedSessions({ ownerId, limit = 100, topLevelOnly = t
 }
 
 /** The owner's newest untouched top-level session (default title, this mode, no message, no run), if any. */
-export async function findUntouchedSession({ ownerId, mode, title, agentId }: { ownerId: string; mode: string; title: string; agentId: string | null }): Promise<SessionRow | null> {
+export async function findUntouchedSession({ ownerId, mode, title, agentId, model }: { ownerId: string; mode: string; title: string; agentId: string | null; model: string | null }): Promise<SessionRow | null> {
   return getDb().chatSession.findFirst({
-    where: { ownerId, parentId: null, deletedAt: null, clientKey: null, mode, title, agentId, activeRunId: null, messages: { none: {} }, runs: { none: {} } },
+    where: { ownerId, parentId: null, deletedAt: null, clientKey: null, mode, title, agentId, model, activeRunId: null, messages: { none: {} }, runs: { none: {} } },
     orderBy: { createdAt: "desc" },
   });
 }
@@ -121,6 +124,13 @@ export async function findSessionById({ sessionId }: { sessionId: string }): Pro
 }
 
 /** The outside clients' sessions among these (clientKey set), with the client's name (the session title). */
+/** Chat titles by session id (records show a chat by its title, not its id). */
+export async function findSessionTitles({ sessionIds }: { sessionIds: string[] }): Promise<Map<string, string>> {
+  if (sessionIds.length === 0) return new Map();
+  const rows = await getDb().chatSession.findMany({ where: { id: { in: [...new Set(sessionIds)] } }, select: { id: true, title: true } });
+  return new Map(rows.map((r) => [r.id, r.title]));
+}
+
 export async function findClientSessionNames({ sessionIds }: { sessionIds: string[] }): Promise<Map<string, string>> {
   if (sessionIds.length === 0) return new Map();
   const rows = await getDb().chatSession.findMany({ where: { id: { in: [...new Set(sessionIds)] }, clientKey: { not: null } }, select: { id: true, title: true } });

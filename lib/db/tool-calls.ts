@@ -23,6 +23,7 @@ export type ToolCallRow = {
   host: string | null;
   startedAt: Date | null;
   finishedAt: Date | null;
+  deferredAt: Date | null;
 };
 
 /**
@@ -108,4 +109,33 @@ export async function findOpenCallByArguments({ sessionId, toolName, argsHash }:
     select: { callId: true, approvalId: true },
   });
   return row?.approvalId ? { callId: row.callId, approvalId: row.approvalId } : null;
+}
+
+/**
+ * The chat's matcher for a call made again (issue 31): the latest call of the session with these arguments whose
+ * turn ended while its approval was still open (deferredAt), and whose approval's outcome was not yet applied:
+ * undecided, allowed and not yet run (pending/approved), or denied and not yet refused once (consumedAt unset).
+ */
+export async function findDeferredCall({ sessionId, toolName, argsHash }: { sessionId: string; toolName: string; argsHash: string }): Promise<{ callId: string; approvalId: string } | null> {
+  const db = getDb();
+  const rows = await db.toolCall.findMany({
+    where: { sessionId, toolName, argsHash, deferredAt: { not: null }, status: { in: ["pending", "approved", "denied"] }, approvalId: { not: null } },
+    orderBy: { createdAt: "desc" },
+    take: 20,
+    select: { callId: true, approvalId: true },
+  });
+  if (!rows.length) return null;
+  const applied = new Set((await db.approval.findMany({ where: { id: { in: rows.map((r) => r.approvalId!) }, consumedAt: { not: null } }, select: { id: true } })).map((a) => a.id));
+  const row = rows.find((r) => !applied.has(r.approvalId!));
+  return row ? { callId: row.callId, approvalId: row.approvalId! } : null;
+}
+
+/** In the deferring transaction: the run's calls still open on an approval (undecided, or decided and not yet settled). */
+export async function listRunCallsOnApproval({ tx, runId }: { tx: Tx; runId: string }): Promise<ToolCallRow[]> {
+  return tx.toolCall.findMany({ where: { runId, status: { in: ["pending", "approved", "denied"] }, approvalId: { not: null }, deferredAt: null }, orderBy: { createdAt: "asc" } });
+}
+
+/** Marks calls deferred: their turn ended before their approval's outcome was applied (the matcher finds them). */
+export async function markCallsDeferred({ tx, ids, at }: { tx: Tx; ids: string[]; at: Date }): Promise<void> {
+  if (ids.length) await tx.toolCall.updateMany({ where: { id: { in: ids } }, data: { deferredAt: at } });
 }

@@ -34,7 +34,7 @@ export async function bumpSessionVersion({ userId }: { userId: string }): Promis
   return row.sessionVersion;
 }
 
-/** Every live access token of the user, revoked in the same write as the change that calls for it. */
+/** Every live access token (or OAuth grant, whose tokens end with it) of the user, revoked in the same write as the change that calls for it. */
 function revokeAllTokens(at: Date) {
   return { updateMany: { where: { revokedAt: null }, data: { revokedAt: at } } };
 }
@@ -42,7 +42,7 @@ function revokeAllTokens(at: Date) {
 /** A new password ends all existing sessions and revokes every access token in the same write. */
 export async function changeUserPassword({ userId, passwordHash }: { userId: string; passwordHash: string }) {
   const now = new Date();
-  await getDb().user.update({ where: { id: userId }, data: { passwordHash, sessionVersion: { increment: 1 }, accessTokens: revokeAllTokens(now) } });
+  await getDb().user.update({ where: { id: userId }, data: { passwordHash, sessionVersion: { increment: 1 }, accessTokens: revokeAllTokens(now), oauthGrants: revokeAllTokens(now) } });
 }
 
 /**
@@ -53,7 +53,7 @@ export async function setUserDisabled({ userId, disabled }: { userId: string; di
   const now = new Date();
   await getDb().user.update({
     where: { id: userId },
-    data: { disabledAt: disabled ? now : null, sessionVersion: { increment: 1 }, ...(disabled ? { accessTokens: revokeAllTokens(now) } : {}) },
+    data: { disabledAt: disabled ? now : null, sessionVersion: { increment: 1 }, ...(disabled ? { accessTokens: revokeAllTokens(now), oauthGrants: revokeAllTokens(now) } : {}) },
   });
 }
 
@@ -180,6 +180,13 @@ export async function findUserEmails({ userIds }: { userIds: string[] }): Promis
   return new Map(users.map((u) => [u.id, u.email]));
 }
 
+/** Display names (null when a user has none) by id. */
+export async function findUserNames({ userIds }: { userIds: string[] }): Promise<Map<string, string | null>> {
+  if (userIds.length === 0) return new Map();
+  const users = await getDb().user.findMany({ where: { id: { in: [...new Set(userIds)] } }, select: { id: true, name: true } });
+  return new Map(users.map((u) => [u.id, u.name]));
+}
+
 /** Ids of users whose e-mail contains the text (e-mails are stored lower-case, so this is case-insensitive). */
 export async function findUserIdsByEmailPart({ part, limit = 200 }: { part: string; limit?: number }): Promise<string[]> {
   const users = await getDb().user.findMany({ where: { email: { contains: part.toLowerCase() } }, select: { id: true }, take: limit });
@@ -197,4 +204,11 @@ export async function findUserIdsByEmails({ emails }: { emails: string[] }): Pro
 /** Active owners and their e-mail addresses: who is asked when no routing rule says otherwise (lib/notify). */
 export async function listActiveOwners({ tx }: { tx?: Tx } = {}): Promise<Array<{ id: string; email: string; name: string | null }>> {
   return (tx ?? getDb()).user.findMany({ where: { disabledAt: null, roles: { some: { role: "owner" } } }, select: { id: true, email: true, name: true }, orderBy: { email: "asc" } });
+}
+
+/** The active owners among these e-mail addresses (a routing rule's approvers); others are left out. */
+export async function listActiveOwnersByEmails({ tx, emails }: { tx?: Tx; emails: string[] }): Promise<Array<{ id: string; email: string }>> {
+  const wanted = [...new Set(emails.map((e) => e.toLowerCase()))];
+  if (wanted.length === 0) return [];
+  return (tx ?? getDb()).user.findMany({ where: { email: { in: wanted }, disabledAt: null, roles: { some: { role: "owner" } } }, select: { id: true, email: true } });
 }

@@ -23,6 +23,8 @@ class EventTailer {
   private again = false;
   private started: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private closeListen: (() => Promise<void>) | null = null;
+  private stopped = false;
   private gapSince: number | null = null;
   /** Seqs this process has written in a transaction not yet known to have committed or failed. */
   private pending = new Set<number>();
@@ -33,10 +35,10 @@ class EventTailer {
     // Detached: the timers and the LISTEN connection started here outlive the request or turn that first asks.
     this.started ??= detached(async () => {
       this.lastSeq = await latestEventSeq();
-      await listenForEvents(
+      this.closeListen = await listenForEvents(
         (seq) => this.wake(seq),
         () => void this.resync(),
-      ).catch((error) => log("warn", "event_listen_failed", { error: String(error) }));
+      ).catch((error) => (log("warn", "event_listen_failed", { error: String(error) }), null));
       this.timer = setInterval(() => this.wake(), loadConfig().EVENT_POLL_MS);
       this.timer.unref();
     }).catch((error: unknown) => {
@@ -45,6 +47,13 @@ class EventTailer {
       throw error;
     });
     return this.started;
+  }
+
+  /** Ends the polling and the LISTEN connection: a process that points lib at another database (tests) stops the old one. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.closeListen?.().catch(() => undefined);
   }
 
   subscribe(listener: EventListener): () => void {
@@ -135,6 +144,7 @@ class EventTailer {
    * query. A row with a lower seq committed later still wakes it (it is above lastSeq until delivered).
    */
   wake(seq?: number): void {
+    if (this.stopped) return;
     if (seq !== undefined && (seq <= this.lastSeq || this.pending.has(seq))) return;
     if (this.running) {
       this.again = true;
@@ -184,6 +194,13 @@ const globalForBus = globalThis as unknown as { toolgateTailer?: EventTailer };
 
 function tailer(): EventTailer {
   return (globalForBus.toolgateTailer ??= new EventTailer());
+}
+
+/** Stops and forgets this process's tailer (tests that move lib to another database); the next use starts anew. */
+export async function stopEventTailer(): Promise<void> {
+  const current = globalForBus.toolgateTailer;
+  delete globalForBus.toolgateTailer;
+  await current?.stop();
 }
 
 export async function publishEvent(event: { type: string; scope: "approvals" | "session" | "account"; sessionId?: string | null; payload: unknown }): Promise<AppEvent> {

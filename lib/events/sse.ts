@@ -70,13 +70,23 @@ export function openEventStream(spec: EventStreamSpec, sink: EventSink): () => v
     const joined = joinGroup(member, check);
     leave = joined.leave;
     // Counted before any replay is read: past the cap, the user's oldest stream closes now.
-    if (userId)
-      release = admitStream(userId, {
+    let connected = false;
+    if (userId) {
+      const admitted = await admitStream(userId, {
         evict: () => {
+          // Every stream says it is connected first, also one a newer stream evicts while it is being counted (the
+          // lease's insert and trim wait on the database; concurrent openings on PostgreSQL did this).
+          if (!connected) member.write(CONNECTED);
           member.write(EVICTED);
           member.close();
         },
       });
+      // Closed meanwhile (client gone, or evicted by a newer stream while this one was being counted).
+      if (member.closed) return admitted();
+      release = admitted;
+    }
+    // Said just before "now" is read (latestEventSeq below): a fresh client misses nothing written after it.
+    connected = true;
     member.write(CONNECTED);
     const backlog: AppEvent[] = [];
     const take = (event: AppEvent) => {

@@ -11,12 +11,13 @@ export function publicBaseUrl(): string {
 export const MCP_PATH = "/mcp";
 export const RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource";
 
-/** RFC 9728 protected resource metadata for /mcp (no authorization server yet: personal access tokens only). */
+/** RFC 9728 protected resource metadata for /mcp: this app is its own authorization server (lib/oauth). */
 export function protectedResourceMetadata() {
   const base = publicBaseUrl();
   return {
     resource: `${base}${MCP_PATH}`,
-    authorization_servers: [] as string[],
+    authorization_servers: [base],
+    scopes_supported: ["mcp"],
     bearer_methods_supported: ["header"],
     resource_name: "Toolgate MCP gateway",
     resource_documentation: `${base}/settings`,

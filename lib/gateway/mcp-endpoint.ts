@@ -18,6 +18,8 @@ import { findOpenCallByArguments } from "@/lib/db/tool-calls";
 import { upsertClientSession } from "@/lib/db/sessions";
 import { hashArguments } from "@/lib/approvals/rules";
 import { callTool, listClientTools, type ExternalClient } from "@/lib/runs/call-pipeline";
+import { authenticateOAuthBearer, looksLikeOAuthAccessToken, type OAuthPrincipal } from "@/lib/oauth/server";
+import { watchOAuthPrincipal } from "@/lib/oauth/principal-watch";
 import { toCallToolResult } from "./results";
 import { publicBaseUrl, wwwAuthenticate } from "./base-url";
 
@@ -32,8 +34,30 @@ function rpcError(status: number, code: number, message: string, headers: Record
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id }), { status, headers: { "content-type": "application/json", ...headers } });
 }
 
-function clientOf(principal: TokenPrincipal): ExternalClient {
-  return { key: `token:${principal.tokenId}`, name: principal.tokenName, mode: principal.mode, agentId: principal.agentId };
+type McpPrincipal = TokenPrincipal | OAuthPrincipal;
+
+function clientOf(principal: McpPrincipal): ExternalClient {
+  // An OAuth client keeps one session per grant, across its rotating access tokens.
+  const key = "oauth" in principal ? `oauth:${principal.oauth.grantId}` : `token:${principal.tokenId}`;
+  return { key, name: principal.tokenName, mode: principal.mode, agentId: principal.agentId };
+}
+
+/** A personal access token (tgp_) or an OAuth access token (tgo_); null when neither is live. */
+async function authenticate(header: string | null): Promise<McpPrincipal | null> {
+  const value = /^Bearer ([^\s]+)$/i.exec(header?.trim() ?? "")?.[1];
+  if (value && looksLikeOAuthAccessToken(value)) return authenticateOAuthBearer(value);
+  return authenticateBearer(header);
+}
+
+function tokenEndedResult(code: "TOKEN_EXPIRED" | "TOKEN_REVOKED", toolName: string): CallToolResult {
+  const body = {
+    ok: false,
+    error_code: code,
+    tool_name: toolName,
+    message: code === "TOKEN_EXPIRED" ? "the access token expired while the call waited" : "the access token or its grant was revoked while the call waited",
+    next_action: code === "TOKEN_EXPIRED" ? "Refresh the token and make the same call again." : "Authorize again; the call did not run.",
+  };
+  return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };
 }
 
 function isValidMessage(value: unknown): boolean {
@@ -52,7 +76,7 @@ async function withProgress<T>(work: Promise<T>, progress: ((n: number) => Promi
   }
 }
 
-function buildServer(principal: TokenPrincipal): Server {
+function buildServer(principal: McpPrincipal): Server {
   const server = new Server({ name: "toolgate", version: "1.0.0" }, { capabilities: { tools: {} }, instructions: "Tools governed by Toolgate's policy; some calls wait for an owner's approval." });
   const client = clientOf(principal);
   const { workspaceRoot, MCP_APPROVAL_WAIT_SECONDS } = loadConfig();
@@ -66,6 +90,8 @@ function buildServer(principal: TokenPrincipal): Server {
     const token = request.params._meta?.progressToken;
     const progress =
       token === undefined ? null : (n: number) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: n, message: "waiting for an owner's approval" } });
+    // An OAuth caller's wait ends with its authority (token expiry or revocation, grant revoked, user deactivated).
+    const watch = "oauth" in principal ? watchOAuthPrincipal(principal) : null;
     try {
       const outcome = await withProgress(
         callTool({
@@ -74,16 +100,23 @@ function buildServer(principal: TokenPrincipal): Server {
           call: { toolCallId: `mcp-${crypto.randomUUID()}`, toolName, input },
           workspaceRoot,
           approvalWaitMs: MCP_APPROVAL_WAIT_SECONDS * 1000,
-          abortSignal: extra.signal,
+          abortSignal: watch ? AbortSignal.any([extra.signal, watch.signal]) : extra.signal,
           ...(resume ? { resume } : {}),
         }),
         progress,
       );
+      // A call that ran to the end is answered as it ran; one cut short says why.
+      const ended = watch?.ended();
+      if (ended && outcome.status !== "ok") return tokenEndedResult(ended, toolName);
       return toCallToolResult(outcome, toolName);
     } catch (error) {
+      const ended = watch?.ended();
+      if (ended) return tokenEndedResult(ended, toolName);
       const { message } = publicErrorMessage(error, { event: "mcp_call_failed" });
       const code = isAppError(error) ? error.code : "INTERNAL";
       return { isError: true, content: [{ type: "text", text: JSON.stringify({ ok: false, error_code: code, tool_name: toolName, message, next_action: "Try again later." }) }] };
+    } finally {
+      watch?.stop();
     }
   });
   return server;
@@ -93,7 +126,7 @@ export async function handleMcpRequest(request: Request): Promise<Response> {
   // DNS rebinding (the transport spec's Origin rule): a browser page may only reach /mcp from this app's own origin.
   const origin = request.headers.get("origin");
   if (origin !== null && origin !== new URL(publicBaseUrl()).origin) return rpcError(403, ErrorCode.InvalidRequest, "cross-origin request refused");
-  const principal = await authenticateBearer(request.headers.get("authorization"));
+  const principal = await authenticate(request.headers.get("authorization"));
   if (!principal) {
     const sent = request.headers.has("authorization");
     return rpcError(401, ErrorCode.InvalidRequest, sent ? "the access token is invalid, expired or revoked" : "an access token is required (Authorization: Bearer)", {

@@ -5,7 +5,33 @@ import { GrantChoiceSchema } from "@/lib/approvals/grant-choice";
 
 export const IdSchema = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "not an id");
 
-export const ListApprovalsQuery = z.object({ status: z.enum(["pending", "approved", "denied", "expired"]).optional(), limit: z.coerce.number().int().min(1).max(500).optional() }).strict();
+/** A filter value: one line of ordinary text (no control characters). */
+const FilterText = z.string().trim().min(1).max(200).regex(/^[^\p{Cc}]*$/u, "control characters are not allowed");
+
+/** The inbox list: filters, text search, and a keyset cursor (the last id of the page before) for the next page. */
+export const ListApprovalsQuery = z
+  .object({
+    /** "decided": approved, denied or expired. */
+    status: z.enum(["pending", "approved", "denied", "expired", "decided"]).optional(),
+    limit: z.coerce.number().int().min(1).max(500).optional(),
+    cursor: IdSchema.optional(),
+    requester: z.string().trim().toLowerCase().email().max(320).optional(),
+    tool: FilterText.optional(),
+    kind: z.enum(["exec", "tool"]).optional(),
+    agent: FilterText.optional(),
+    team: FilterText.optional(),
+    q: FilterText.optional(),
+  })
+  .strict()
+  .transform(({ requester, tool, agent, team, ...rest }) => ({ ...rest, requesterEmail: requester, toolName: tool, agentId: agent, teamId: team }));
+
+/** Bulk deny: up to a page of requests, one reason for all. (There is no bulk allow: each allow is read first.) */
+export const BulkDenyBody = z
+  .object({
+    ids: z.array(IdSchema).min(1).max(100),
+    reason: z.string().trim().max(2000).optional(),
+  })
+  .strict();
 
 export const DecisionBody = z
   .object({

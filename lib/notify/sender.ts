@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { loadConfig } from "@/lib/config";
 import { log } from "@/lib/log";
+import { subscribeEvents } from "@/lib/events/bus";
 import { claimDelivery, findDelivery, listDueDeliveries, settleDelivery } from "@/lib/db/approval-deliveries";
 import type { Attempt } from "./http-post";
 import { outsideApproval } from "./payload";
@@ -75,12 +76,28 @@ export function startNotificationSender(): void {
   if (globalForSender.toolgateNotifySender) return;
   globalForSender.toolgateNotifySender = true;
   let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
+  let again = false;
+  const run = () => {
+    if (running) {
+      again = true;
+      return;
+    }
     running = true;
     deliverDue()
       .catch((error) => log("warn", "notify_sender_failed", { error: String(error) }))
-      .finally(() => (running = false));
-  }, POLL_MS);
+      .finally(() => {
+        running = false;
+        if (again) {
+          again = false;
+          run();
+        }
+      });
+  };
+  const timer = setInterval(run, POLL_MS);
   timer.unref();
+  // Woken by the commit of a request (or an escalation) on any instance, so it need not wait for the next poll;
+  // the poll stays for rows whose retry falls due and for a missed wake-up.
+  subscribeEvents((event) => {
+    if (event.type === "approval.requested" || event.type === "approval.escalated") run();
+  }).catch((error) => log("warn", "notify_sender_wake_failed", { error: String(error) }));
 }

@@ -63,7 +63,9 @@ export async function handleSlackInteraction({ rawBody, timestamp, signature }: 
     return ephemeral("Your Slack account is not linked to a Toolgate owner: nothing was decided. An admin links it in Toolgate.");
   const approvalId = action.value;
   try {
-    await decideApproval({ approvalId, ownerId: owner.id, decision, via: "slack" });
+    const outcome = await decideApproval({ approvalId, ownerId: owner.id, decision, via: "slack" });
+    // A critical request still waits for a second, different owner: the message stays, with its buttons.
+    if (outcome.quorum) return ephemeral(`Your allow is recorded (${outcome.quorum.given} of ${outcome.quorum.needed}): another approver must allow it too.`);
   } catch (error) {
     if (error instanceof AppError && ["CONFLICT", "NOT_FOUND", "FORBIDDEN"].includes(error.code)) {
       const now = await findApproval({ id: approvalId });

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { AgentUsableBySchema } from "./agent-access";
 import { ExecSettingsSchema } from "./exec-approvals";
 import { McpServersSchema } from "./mcp-servers";
+import { RoutingSchema } from "./routing";
 import { BUILTIN_PROFILE_IDS, isKnownProfile } from "./names";
 import { SystemToolSettingsPatchSchema, SystemToolSettingsSchema } from "./system-settings";
 import { TOOL_MODES, type ToolMode } from "./types";
@@ -89,6 +90,8 @@ export const PolicyDocumentSchema = z
     modeGrants: ModeGrantsSchema.prefault({}),
     /** MCP servers whose tools join the registry as plugin tools (still subject to system.mcp). */
     mcpServers: McpServersSchema.default(() => []),
+    /** Who is asked to approve what (issue 31); an old document without it routes nothing. */
+    routing: RoutingSchema.prefault({}),
   })
   .strict()
   .superRefine((doc, ctx) => {

@@ -2,6 +2,7 @@
 // analysis, the rule matching and the safe-bin profiles live in lib/exec (they read the file system and run a
 // parser); this file only decides from their answers. The approval records live in the database layer.
 import { z } from "zod";
+import { NetworkSettingsSchema } from "./egress";
 
 /**
  * deny: no command runs. sandbox: every command runs in the sandbox without an owner, whatever its syntax; only an
@@ -108,6 +109,11 @@ export const ExecSettingsSchema = z
     /** apply_patch is off for other providers (reference); a prefix "openai" also covers "openai/<model>". */
     // "offline" too: the built-in scripted model emits patches in the same format.
     applyPatchProviders: z.array(z.string().trim().min(1)).default(() => ["openai", "offline"]),
+    /**
+     * Network by domain (lib/policy/egress.ts): none by default; listed domains through a per-command proxy, an
+     * unlisted one asks an owner. Added after version 2 without a version bump: absent means "no domain listed".
+     */
+    network: NetworkSettingsSchema.prefault({}),
   })
   .strict();
 export type ExecSettings = z.output<typeof ExecSettingsSchema>;

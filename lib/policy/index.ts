@@ -131,3 +131,4 @@ export { errorCodeForLayer, isSandboxed, resolveGrantedModes } from "./policy-co
 export { PARENT_RULE, restrictToParent } from "./parent-limit";
 export { buildDenial, type ToolDenial } from "./denial";
 export { agentAccessReason, agentsUsableBy, AgentUsableBySchema, isAgentUsableBy, type AgentUsableBy, type AgentUser } from "./agent-access";
+export { matchRoutingRule, routingPlan, ROUTING_MAX_MINUTES, RoutingSchema, type Routing, type RoutingRule, type RoutingSubject } from "./routing";

@@ -51,8 +51,8 @@ export async function describeSessionAgent(agentId: string | null): Promise<(Age
 }
 
 /**
- * An agent's `model` is used when it names the configured model ("provider" or "provider/model"); only one model is
- * configured today, so any other value falls back to it, and the turn says so (modelNote).
+ * A chat as an agent runs on a configured model its `model` names (lib/runs/model-choice.ts). A stored agent whose
+ * `model` names none (the configuration changed since it was saved) runs on the default one, and the turn says so.
  */
 export function agentModelNote(agent: AgentConfig | null, info: { provider: string; model?: string }): string | null {
   const wanted = agent?.model?.trim().toLowerCase();

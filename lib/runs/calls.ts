@@ -16,8 +16,10 @@ import { recordGrantUse } from "@/lib/db/allowlist";
 import { isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import type { AuditEntry } from "@/lib/db/audit";
-import { recordCallProcess, type CallStatus } from "@/lib/db/tool-calls";
+import { findApproval, markDenialApplied } from "@/lib/db/approvals";
+import { findDeferredCall, recordCallProcess, type CallStatus } from "@/lib/db/tool-calls";
 import { hashArguments } from "@/lib/approvals/rules";
+import { deferredOutput } from "./deferred";
 import { checkToolCall, denial, type DenialResult, type GateVerdict } from "./gate";
 import { recordOutcome, type MessageWrite } from "./recorder";
 import { toolDeniedData, toolParts, type StoredToolCall, type ToolStatus } from "./transcript";
@@ -25,6 +27,7 @@ import type { Turn } from "./turn-setup";
 import { publicErrorMessage } from "@/lib/http/public-error";
 import { observeStage } from "@/lib/ops/metrics";
 import { currentTraceId, inSpan, observeGate, policyVersionOf, recordApprovalWait } from "@/lib/ops/tracing";
+import { listHostRunnableFiles } from "@/lib/exec/host-code";
 
 export const MAX_CALLS_PER_STEP = 10;
 
@@ -136,13 +139,20 @@ export async function handleCall(turn: Turn, call: StoredToolCall, index: number
   }
   const verdict = gate(turn, call);
   if (verdict.verdict === "deny") return deny(turn, call, verdict.denial, { layer: verdict.layer, rule: "rule" in verdict ? verdict.rule : undefined, reason: verdict.reason }, "append", ["new"]);
-  if (verdict.verdict === "ask") return askForApproval(turn, call, verdict);
+  if (verdict.verdict === "ask") {
+    // The same call made again after its turn ended pending: the earlier request's decision applies to it.
+    const earlier = await findDeferredCall({ sessionId: turn.session.id, toolName: verdict.tool.name, argsHash: argsHashOf(call) });
+    return earlier ? settleRepeat(turn, call, verdict, earlier) : askForApproval(turn, call, verdict);
+  }
   return executeCall(turn, call, verdict, { how: "append", from: ["new"] });
 }
 
 async function askForApproval(turn: Turn, call: StoredToolCall, verdict: Extract<GateVerdict, { verdict: "ask" }>): Promise<CallOutcome> {
   const isExec = verdict.tool.name === "exec";
   const command = isExec ? String((verdict.input as { command?: unknown }).command ?? "") : null;
+  // On the host the member's workspace files may run as code: the card names them (lib/exec/host-code.ts).
+  const onHost = isExec && turn.toolContext.execHost ? await listHostRunnableFiles(turn.toolContext.workspaceDir) : [];
+  if (onHost.length > 0) verdict = { ...verdict, reason: `${verdict.reason}; on the host these workspace files can run as code: ${onHost.join(", ")}` };
   // The request, the pending line, the call's state, its audit row and the inbox event commit together, before
   // anyone hears of it: the inbox and the chat only learn of a stored request.
   const recorded = await recordOutcome({
@@ -305,4 +315,38 @@ export async function recordUnfinished(turn: Turn, calls: StoredToolCall[]) {
     // A repeated call id keeps its first call's state; this one still gets its line.
     if (!recorded.ok) await recordOutcome({ sessionId: turn.session.id, runId: turn.runId, message });
   }
+}
+
+/**
+ * A call made again while an earlier call with the same arguments is deferred (its turn ended before an owner
+ * decided; lib/runs/deferred.ts), the chat's counterpart of the gateway's "the same call again runs once".
+ * Undecided: refused as pending, nothing asked again. Allowed: the earlier call runs, once, under its own claim
+ * (whoever wins its conditional move and the allow-once consumption). Denied: refused, once, with the owner's
+ * reason (a later repeat asks anew). Expired: as any expired request. The earlier card shows the outcome; this
+ * call gets the same result under its own id (its row claimed first, so a reused id is refused before anything).
+ */
+async function settleRepeat(turn: Turn, call: StoredToolCall, verdict: Extract<GateVerdict, { verdict: "ask" }>, earlier: { callId: string; approvalId: string }): Promise<CallOutcome> {
+  const approval = await findApproval({ id: earlier.approvalId });
+  if (!approval) return askForApproval(turn, call, verdict);
+  const status = approval.status === "pending" && approval.expiresAt <= new Date() ? "expired" : approval.status;
+  if (status === "pending") {
+    const waiting = deferredOutput({ toolName: verdict.tool.name, approvalId: approval.id });
+    const d = denial("APPROVAL_PENDING", verdict.tool.name, turn.mode, `the same call already waits for an owner (approval ${approval.id}); nothing was asked again`, waiting.next_action);
+    return deny(turn, call, d, { layer: "approval", rule: "pending", reason: `same call as deferred approval ${approval.id}` }, "append", ["new"]);
+  }
+  // A denial is applied once: a concurrent repeat that lost this mark asks anew, as any later one does.
+  if (status === "denied" && !(await markDenialApplied({ id: approval.id }))) return askForApproval(turn, call, verdict);
+  const claimed = await recordOutcome({ sessionId: turn.session.id, runId: turn.runId, call: { callId: call.toolCallId, toolName: verdict.tool.name, argsHash: argsHashOf(call), from: ["new"], to: "pending" } });
+  if (!claimed.ok) return refuseReusedId(turn, call);
+  // The earlier call's outcome, told on this call's live card (the stream knows this call's id, not the earlier one).
+  const rename = (id: unknown) => (id === earlier.callId ? call.toolCallId : id);
+  const emit: Turn["env"]["emit"] = (chunk) => {
+    const c = chunk as { toolCallId?: unknown; id?: unknown; data?: { callId?: unknown } };
+    turn.env.emit({ ...chunk, ...(c.toolCallId ? { toolCallId: rename(c.toolCallId) } : {}), ...(c.id ? { id: rename(c.id) } : {}), ...(c.data?.callId ? { data: { ...c.data, callId: rename(c.data.callId) } } : {}) } as typeof chunk);
+  };
+  const outcome = await settleCall({ ...turn, env: { ...turn.env, emit } }, { ...call, toolCallId: earlier.callId }, { ...approval, status });
+  const code = (outcome.output as { error_code?: unknown } | null)?.error_code;
+  const to: CallStatus = outcome.status === "ok" ? "done" : outcome.status === "error" ? "failed" : outcome.status === "aborted" ? "stopped" : code === "APPROVAL_EXPIRED" ? "expired" : "denied";
+  await recordOutcome({ sessionId: turn.session.id, runId: turn.runId, call: { callId: call.toolCallId, toolName: verdict.tool.name, from: ["pending"], to, required: false }, message: line(turn, call, outcome.status, outcome.output, "append", verdict.tool.name) });
+  return outcome;
 }

@@ -17,9 +17,9 @@ import { handleCall, recordUnfinished } from "./calls";
 import { holdRun, INSTANCE_ID, leaseMs } from "./lease";
 import { guardModel } from "./model-guard";
 import { recordOutcome } from "./recorder";
-import { runStore } from "./store";
+import { runStore, type TurnKind } from "./store";
 import { subagentServices } from "./subagents";
-import { prepareTurn, type Turn, type TurnEnv } from "./turn-setup";
+import { MAX_TURN_STEPS, prepareTurn, type Turn, type TurnEnv } from "./turn-setup";
 import { assistantParts, modelToolCall, takesImagesInToolResults, toModelMessages, toolResultOutput, type StoredToolCall } from "./transcript";
 import { publicErrorMessage } from "@/lib/http/public-error";
 import { countTurn } from "@/lib/ops/metrics";
@@ -28,7 +28,7 @@ import { annotateSpan, inSpan } from "@/lib/ops/tracing";
 export { MAX_CALLS_PER_STEP } from "./calls";
 export type { TurnEnv, TurnUser } from "./turn-setup";
 
-export const MAX_STEPS = 8;
+export const MAX_STEPS = MAX_TURN_STEPS;
 
 export type TurnOptions = TurnEnv & { sessionId: string; /** the user's message; without it, the newest stored user message starts the turn */ text?: string };
 export type TurnResult = { runId: string; status: Exclude<RunStatus, "running">; steps: number; error?: string };
@@ -38,8 +38,8 @@ export type TurnResult = { runId: string; status: Exclude<RunStatus, "running">;
  * user's message. Refused with CONFLICT while another run is active in the session (see README, "A run owns
  * its turn": later messages are refused, not queued).
  */
-export async function beginTurn({ sessionId, text }: { sessionId: string; text?: string }): Promise<{ runId: string }> {
-  const begun = await runStore().begin({ sessionId, text, owner: INSTANCE_ID, leaseMs: leaseMs() });
+export async function beginTurn({ sessionId, text, turn }: { sessionId: string; text?: string; turn?: TurnKind }): Promise<{ runId: string }> {
+  const begun = await runStore().begin({ sessionId, text, owner: INSTANCE_ID, leaseMs: leaseMs(), turn });
   if (begun.ok) return { runId: begun.runId };
   const active = await findActiveRun({ sessionId });
   if (active?.status === "waiting_approval") {
@@ -68,7 +68,6 @@ export async function runTurn(opts: TurnOptions & { runId?: string }): Promise<T
       await recordOutcome({ sessionId, runId, run: { from: ["running"], to: "failed", error: String(error), required: false } });
       throw error;
     }
-    env.emit({ type: "start", messageId: runId });
     return await inSpan("toolgate.turn", { "toolgate.session_id": sessionId, "toolgate.run_id": runId }, () => runSteps(turn, 0, run));
   } finally {
     release();

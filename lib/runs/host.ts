@@ -22,22 +22,29 @@ export async function startChatTurn({
   sessionId,
   text,
   model,
+  rewindFrom,
+  answerTo,
 }: {
   user: CurrentUser;
   sessionId: string;
   text: string;
   model?: ModelChoice;
+  /** Edit or regenerate: the user message the transcript is truncated at (this text replaces it). */
+  rewindFrom?: string;
+  /** The ask_user call this message answers (checked: offered, not answered yet). */
+  answerTo?: string;
 }): Promise<{ stream: ReadableStream<UIMessageChunk>; done: Promise<TurnResult>; runId: string }> {
   const config = loadConfig();
   if (text.length > config.MAX_MESSAGE_CHARS) throw new AppError("PAYLOAD_TOO_LARGE", `message is longer than ${config.MAX_MESSAGE_CHARS} characters`);
   if (text.trim() === "") throw new AppError("VALIDATION_FAILED", "message text is empty");
   const session = await requireOwnedSession({ user, sessionId });
+  // The session's own model, resolved before the run is claimed: one no longer configured refuses the turn cleanly.
+  const chosen = model ?? getConfiguredModel({ id: session.model });
   // The run, the session's claim on it and the user's message commit together; CONFLICT (409) while another
   // run of this session is active on any instance, including one waiting for an approval.
-  const { runId } = await beginTurn({ sessionId, text });
+  const { runId } = await beginTurn({ sessionId, text, turn: { actorId: user.id, rewindFrom, answerTo } });
   // The session's other open tabs show the user's message now, not only when the turn ends.
   await publishEvent({ type: "session.updated", scope: "session", sessionId, payload: { change: "message", runId } });
-  const chosen = model ?? getConfiguredModel();
 
   let sink = null as ReadableStreamDefaultController<UIMessageChunk> | null;
   const stream = new ReadableStream<UIMessageChunk>({
@@ -55,6 +62,10 @@ export async function startChatTurn({
       sink = null;
     }
   };
+
+  // The stream starts as soon as the run exists: the first byte reaches the client before the title, the policy,
+  // the model and the tools are read (a failure there still ends the stream with an error part).
+  emit({ type: "start", messageId: runId, messageMetadata: { createdAt: new Date().toISOString() } });
 
   const done = (async () => {
     try {

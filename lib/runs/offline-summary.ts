@@ -12,6 +12,7 @@ const REFUSALS: Record<string, string> = {
   TOOL_NOT_FOUND: "does not exist",
   APPROVAL_DENIED: "was declined by an owner",
   APPROVAL_EXPIRED: "was not decided by an owner in time",
+  APPROVAL_PENDING: "is still waiting for an owner's decision",
   INVALID_ARGUMENTS: "was refused because its arguments were not valid",
   LIMIT_EXCEEDED: "was refused because it went past a limit",
 };

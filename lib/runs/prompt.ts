@@ -7,7 +7,37 @@ export type PromptInput = {
   policy: EffectiveToolPolicy;
   registry: ToolRegistry<ToolDefinition>;
   agent?: AgentConfig & { id: string };
+  /** The limits the tools of this run enforce (the same values the tool context gets). */
+  limits?: PromptLimits;
 };
+
+export type PromptLimits = {
+  maxReadBytes: number;
+  maxWriteBytes: number;
+  exec: { timeoutMs: number; maxOutputBytes: number };
+  disk: { workspaceQuotaBytes: number; maxFileBytes: number };
+  maxSteps: number;
+};
+
+const FILE_READERS = new Set(["read"]);
+const FILE_WRITERS = new Set(["write", "edit", "apply_patch"]);
+
+/**
+ * The limits the run's tools enforce, stated up front so the model plans around them instead of learning them from
+ * a LIMIT_EXCEEDED. Only limits of tools this run can call are named (0 means the limit is unset).
+ */
+export function layerLimits(tools: ToolDefinition[], limits: PromptLimits): string {
+  const names = new Set(tools.map((t) => t.name));
+  const lines = ["## Limits", `A turn has at most ${limits.maxSteps} model steps; finish or ask before you run out.`];
+  if ([...FILE_READERS].some((n) => names.has(n)) && limits.maxReadBytes > 0) lines.push(`- read: files up to ${limits.maxReadBytes} bytes; larger files are refused.`);
+  if ([...FILE_WRITERS].some((n) => names.has(n)) && limits.maxWriteBytes > 0) lines.push(`- write/edit/apply_patch: at most ${limits.maxWriteBytes} bytes of content per call.`);
+  if (names.has("exec")) {
+    lines.push(`- exec: each command is stopped after ${Math.round(limits.exec.timeoutMs / 1000)} s; output beyond ${limits.exec.maxOutputBytes} bytes is cut.`);
+    if (limits.disk.workspaceQuotaBytes > 0) lines.push(`- exec: the workspace holds at most ${limits.disk.workspaceQuotaBytes} bytes on disk.`);
+    if (limits.disk.maxFileBytes > 0) lines.push(`- exec: a command may write files of at most ${limits.disk.maxFileBytes} bytes each.`);
+  }
+  return lines.join("\n");
+}
 
 /** The exposure gate: the tools this run may see, in registration order. */
 export function exposedTools(policy: EffectiveToolPolicy, registry: ToolRegistry<ToolDefinition>): ToolDefinition[] {
@@ -48,6 +78,6 @@ export function layerSafety(mode: ToolMode, policy: EffectiveToolPolicy): string
 
 export function buildSystemPrompt(input: PromptInput): { system: string; tools: ToolDefinition[] } {
   const tools = exposedTools(input.policy, input.registry);
-  const layers = [layerIdentity(), layerPersona(input.agent), layerTooling(tools), layerSafety(input.mode, input.policy)];
+  const layers = [layerIdentity(), layerPersona(input.agent), layerTooling(tools), input.limits ? layerLimits(tools, input.limits) : null, layerSafety(input.mode, input.policy)];
   return { system: layers.filter((l): l is string => l !== null).join("\n\n"), tools };
 }

@@ -46,7 +46,7 @@ async function resumeNow({ runId, model }: { runId: string; model?: ModelChoice 
     try {
       const turn = await prepareRun(
         // Nobody reads a stream for a resumed run: the chat page follows the session's events instead.
-        { user: { id: owner.id, email: owner.email, roles: owner.roles, teamIds: owner.teamIds }, model: model ?? getConfiguredModel(), emit: () => undefined, workspaceRoot: loadConfig().workspaceRoot, abortSignal: controller.signal },
+        { user: { id: owner.id, email: owner.email, roles: owner.roles, teamIds: owner.teamIds }, model: model ?? getConfiguredModel({ id: session.model }), emit: () => undefined, workspaceRoot: loadConfig().workspaceRoot, abortSignal: controller.signal },
         session.id,
         runId,
       );

@@ -2,7 +2,7 @@ import "server-only";
 // Chat sessions as the API and pages see them. A member only ever reaches their own sessions: another
 // member's id answers exactly like a missing one (404), so nothing leaks.
 import { isToolMode, resolveGrantedModes, type ToolMode } from "@/lib/policy";
-import { AppError } from "@/lib/errors";
+import { AppError, isAppError } from "@/lib/errors";
 import { loadConfig } from "@/lib/config";
 import { log } from "@/lib/log";
 import { appendAudit } from "@/lib/db/audit";
@@ -18,6 +18,7 @@ import { loadPolicyDocument } from "@/lib/catalog/policy-source";
 import { getSessionMode } from "./session-mode";
 import { toUIMessages } from "./transcript";
 import { describeSessionAgent, requireUsableAgent } from "./agents";
+import { chooseSessionModel, configuredModelCount, defaultModelId } from "./model-choice";
 
 /** The title a chat has until its first message names it (lib/runs/host.ts). */
 export const DEFAULT_TITLE = "New chat";
@@ -33,31 +34,38 @@ export async function grantedModesFor(user: CurrentUser): Promise<ToolMode[]> {
   }
 }
 
-/** The agent is chosen here and only here: no later request can change a session's agent. */
-export async function createChatSession({ user, title, agentId }: { user: CurrentUser; title?: string; agentId?: string }) {
+/** The agent and the model are chosen here and only here: no later request can change a session's agent or model. */
+export async function createChatSession({ user, title, agentId, model }: { user: CurrentUser; title?: string; agentId?: string; model?: string }) {
   const mode = loadConfig().SESSION_DEFAULT_MODE as ToolMode;
-  if (agentId !== undefined) {
-    try {
-      await requireUsableAgent({ user, agentId });
-    } catch (error) {
-      await appendAudit({ action: "session.agent_refused", actorId: user.id, decision: "deny", details: { agentId, error: error instanceof Error ? error.message : String(error) } });
-      throw error;
-    }
+  const chosenModel = await chooseFor({ user, agentId, model });
+  const session = await createSession({ ownerId: user.id, mode, title, agentId: agentId ?? null, model: chosenModel });
+  await appendAudit({ action: "session.created", actorId: user.id, sessionId: session.id, details: { mode, agentId: session.agentId, model: session.model } });
+  return { id: session.id, mode, title: session.title, agentId: session.agentId, model: session.model ?? defaultModelId(), createdAt: session.createdAt };
+}
+
+/** The agent (usableBy) and the model (configured, the agent's) a new session asks for; refusals are audited. */
+async function chooseFor({ user, agentId, model }: { user: CurrentUser; agentId?: string; model?: string }): Promise<string | null> {
+  try {
+    const agent = agentId !== undefined ? await requireUsableAgent({ user, agentId }) : null;
+    return chooseSessionModel({ requested: model, agentId, agentModel: agent?.model });
+  } catch (error) {
+    const action = isAppError(error) && error.details && typeof error.details === "object" && "model" in error.details ? "session.model_refused" : "session.agent_refused";
+    await appendAudit({ action, actorId: user.id, decision: "deny", details: { agentId: agentId ?? null, model: model ?? null, error: error instanceof Error ? error.message : String(error) } });
+    throw error;
   }
-  const session = await createSession({ ownerId: user.id, mode, title, agentId: agentId ?? null });
-  await appendAudit({ action: "session.created", actorId: user.id, sessionId: session.id, details: { mode, agentId: session.agentId } });
-  return { id: session.id, mode, title: session.title, agentId: session.agentId, createdAt: session.createdAt };
 }
 
 /**
- * "New chat" in the UI: an untouched chat the user already has (no message yet, the default mode) is opened again
- * instead of leaving one more empty chat behind each click. The API's POST /api/sessions always creates.
+ * "New chat" in the UI: an untouched chat the user already has (no message yet, the default mode, the same agent and
+ * model) is opened again instead of leaving one more empty chat behind each click. The API's POST /api/sessions always creates.
  */
-export async function openNewChatSession({ user, agentId }: { user: CurrentUser; agentId?: string }) {
+export async function openNewChatSession({ user, agentId, model }: { user: CurrentUser; agentId?: string; model?: string }) {
   const mode = loadConfig().SESSION_DEFAULT_MODE as ToolMode;
-  if (agentId !== undefined) await requireUsableAgent({ user, agentId });
-  const untouched = await findUntouchedSession({ ownerId: user.id, mode, title: DEFAULT_TITLE, agentId: agentId ?? null });
-  return untouched ? { id: untouched.id, mode, title: untouched.title, agentId: untouched.agentId, createdAt: untouched.createdAt } : createChatSession({ user, agentId });
+  const chosenModel = await chooseFor({ user, agentId, model });
+  const untouched = await findUntouchedSession({ ownerId: user.id, mode, title: DEFAULT_TITLE, agentId: agentId ?? null, model: chosenModel });
+  return untouched
+    ? { id: untouched.id, mode, title: untouched.title, agentId: untouched.agentId, model: untouched.model ?? defaultModelId(), createdAt: untouched.createdAt }
+    : createChatSession({ user, agentId, model });
 }
 
 export async function requireOwnedSession({ user, sessionId }: { user: CurrentUser; sessionId: string }) {
@@ -109,6 +117,9 @@ export async function getChatSession({ user, sessionId }: { user: CurrentUser; s
     grantedModes,
     agentId: session.agentId,
     agent: await describeSessionAgent(session.agentId),
+    /** The model this chat runs on, and whether there is a choice at all (the header names it only then). */
+    model: session.model ?? defaultModelId(),
+    modelChoice: configuredModelCount() > 1,
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
     transcript: rows.map((m) => ({ id: m.id, seq: m.seq, role: m.role, content: m.content, toolCallId: m.toolCallId, toolName: m.toolName, parts: m.parts, createdAt: m.createdAt })),

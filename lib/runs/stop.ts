@@ -4,8 +4,8 @@ import "server-only";
 // held by nobody: it is stopped right here, in one transaction — its open calls become "stopped", their
 // pending approvals leave the inbox, the transcript says so, and the session is free again.
 import { insertAuditRow } from "@/lib/db/audit";
-import { expireApprovalRow, findApproval, listPendingRunApprovals } from "@/lib/db/approvals";
-import { transact } from "@/lib/db/client";
+import { STOPPED_REASON, expireApprovalRow, findApproval, listPendingRunApprovals, type ApprovalRow } from "@/lib/db/approvals";
+import { transact, type Tx } from "@/lib/db/client";
 import { insertEvent, type NewEvent } from "@/lib/db/events";
 import { appendMessageTx, updateToolMessage } from "@/lib/db/messages";
 import { findActiveRun, findRun, moveRun, requestRunStop } from "@/lib/db/runs";
@@ -39,26 +39,50 @@ export async function requestStop({ sessionId, by }: { sessionId: string; by: st
 async function stopWaitingRun({ runId, sessionId, by }: { runId: string; sessionId: string; by: string }) {
   const stopped = await transact(async (tx) => {
     if (!(await moveRun({ tx, runId, sessionId, from: ["waiting_approval"], to: "aborted", error: "stopped by the requester" }))) return false;
-    const events: NewEvent[] = [{ type: "run.updated", scope: "session", sessionId, payload: { runId, status: "aborted" } }];
-    const expired: Array<{ id: string; toolName: string; callId: string }> = [];
-    for (const a of await listPendingRunApprovals({ runId, tx })) {
-      if (!(await expireApprovalRow({ tx, id: a.id, reason: "the requester stopped the run" }))) continue;
-      const row = (await findApproval({ id: a.id, tx }))!;
-      expired.push(row);
-      events.push({ type: "approval.expired", scope: "approvals", sessionId, payload: { id: row.id, runId, sessionId, toolName: row.toolName, callId: row.callId, status: "expired", resolveReason: row.resolveReason } });
-    }
-    for (const call of await listOpenRunCalls({ runId, tx })) {
-      if (!(await moveToolCall({ tx, sessionId, callId: call.callId, from: ["new", "pending", "approved"], to: "stopped", data: { finishedAt: new Date(), decidedBy: by } }))) continue;
-      const output = { ok: false, error_code: "STOPPED", tool_name: call.toolName, message: "stopped by you before it ran" };
-      if ((await updateToolMessage({ tx, sessionId, toolCallId: call.callId, content: JSON.stringify(output), parts: toolParts("aborted", output) })) === 0) {
-        await appendMessageTx({ tx, sessionId, message: { role: "tool", content: JSON.stringify(output), parts: toolParts("aborted", output), toolCallId: call.callId, toolName: call.toolName, runId } });
-      }
-      events.push({ type: "call.updated", scope: "session", sessionId, payload: { runId, callId: call.callId, toolName: call.toolName, status: "stopped" } });
-    }
-    for (const event of events) await insertEvent({ ...event, tx });
-    await insertAuditRow(tx, { action: "run.stopped", actorId: by, sessionId, details: { runId, while: "waiting_approval", approvalsWithdrawn: expired.map((a) => a.id) } });
+    const ended = await endOpenRequestsInTx(tx, {
+      sessionId,
+      runId,
+      approvals: await listPendingRunApprovals({ runId, tx }),
+      calls: await listOpenRunCalls({ runId, tx }),
+      by,
+      reason: STOPPED_REASON,
+    });
+    await insertEvent({ tx, type: "run.updated", scope: "session", sessionId, payload: { runId, status: "aborted" } });
+    for (const event of ended.events) await insertEvent({ ...event, tx });
+    await insertAuditRow(tx, { action: "run.stopped", actorId: by, sessionId, details: { runId, while: "waiting_approval", approvalsWithdrawn: ended.withdrawn.map((a) => a.id) } });
     return true;
   });
   if (stopped) await eventsCommitted();
   return stopped;
+}
+
+/**
+ * The requester ends requests no owner has decided, in the caller's transaction: Stop while its turn waits, and
+ * Withdraw on a deferred request (lib/runs/withdraw.ts). Each approval still pending leaves the inbox (expired, with
+ * `reason`; a conditional update, so an owner deciding at the same moment wins or loses whole), and each call still
+ * open is stopped with its line. The events are returned for the caller to write.
+ */
+export async function endOpenRequestsInTx(
+  tx: Tx,
+  { sessionId, runId, approvals, calls, by, reason }: { sessionId: string; runId: string; approvals: Array<{ id: string }>; calls: Array<{ callId: string; toolName: string }>; by: string; reason: string },
+): Promise<{ events: NewEvent[]; withdrawn: ApprovalRow[]; stopped: string[] }> {
+  const events: NewEvent[] = [];
+  const withdrawn: ApprovalRow[] = [];
+  for (const a of approvals) {
+    if (!(await expireApprovalRow({ tx, id: a.id, reason }))) continue;
+    const row = (await findApproval({ id: a.id, tx }))!;
+    withdrawn.push(row);
+    events.push({ type: "approval.expired", scope: "approvals", sessionId, payload: { id: row.id, runId: row.runId, sessionId, toolName: row.toolName, callId: row.callId, status: "expired", resolveReason: row.resolveReason, withdrawn: true } });
+  }
+  const stopped: string[] = [];
+  for (const call of calls) {
+    if (!(await moveToolCall({ tx, sessionId, callId: call.callId, from: ["new", "pending", "approved"], to: "stopped", data: { finishedAt: new Date(), decidedBy: by } }))) continue;
+    stopped.push(call.callId);
+    const output = { ok: false, error_code: "STOPPED", tool_name: call.toolName, message: "stopped by you before it ran" };
+    if ((await updateToolMessage({ tx, sessionId, toolCallId: call.callId, content: JSON.stringify(output), parts: toolParts("aborted", output) })) === 0) {
+      await appendMessageTx({ tx, sessionId, message: { role: "tool", content: JSON.stringify(output), parts: toolParts("aborted", output), toolCallId: call.callId, toolName: call.toolName, runId } });
+    }
+    events.push({ type: "call.updated", scope: "session", sessionId, payload: { runId, callId: call.callId, toolName: call.toolName, status: "stopped" } });
+  }
+  return { events, withdrawn, stopped };
 }

@@ -12,7 +12,8 @@ import { insertAuditRows, type AuditEntry } from "@/lib/db/audit";
 import { consumeApproval } from "@/lib/db/approvals";
 import { transact, type Tx } from "@/lib/db/client";
 import { insertEvents, type EventRow, type NewEvent } from "@/lib/db/events";
-import { appendMessageTx, findLastUserSeq, updateToolMessage, type MessageRow, type NewMessage } from "@/lib/db/messages";
+import { appendMessageTx, findLastUserSeq, findToolLineState, supersedeFromMessage, updateToolMessage, type MessageRow, type NewMessage } from "@/lib/db/messages";
+import { AppError } from "@/lib/errors";
 import { claimSessionForRun, insertLeasedRun, moveRun, type RunStatus } from "@/lib/db/runs";
 import { CallIdTaken, checkRunForCall, insertToolCall, moveToolCall, type CallStatus } from "@/lib/db/tool-calls";
 import { registerApprovalInTx } from "@/lib/approvals/service";
@@ -34,13 +35,19 @@ export type CallData = NonNullable<Parameters<typeof moveToolCall>[0]["data"]>;
 /** A new transcript line, or the settling of a tool line written as pending (kept in place). */
 export type LineWrite = { append: NewMessage } | { settle: { toolCallId: string; content: string; parts: unknown } };
 type Ids = { sessionId: string; runId: string };
+/**
+ * What a new user message is besides a message: an edit or regenerate truncates the transcript at `rewindFrom`
+ * (a user message id, audited as `actorId`); an answer to an ask_user question names the question's call. Both are
+ * checked under the session's run claim, so two edits or two answers racing each other cannot both win.
+ */
+export type TurnKind = { actorId: string; rewindFrom?: string; answerTo?: string };
 
 export interface RunStore {
   /**
    * A turn starts: the run (leased by `owner`), the session's claim on it and the user's message. `shared`: a run
    * beside others in its session (one call of an outside client, lib/runs/call-pipeline.ts): no claim, no line.
    */
-  begin(input: { sessionId: string; text?: string; owner: string; leaseMs: number; shared?: boolean }): Promise<Stored<{ runId: string }>>;
+  begin(input: { sessionId: string; text?: string; owner: string; leaseMs: number; shared?: boolean; turn?: TurnKind }): Promise<Stored<{ runId: string }>>;
   /** A model step's line, only while `owner` still holds the run. */
   recordStep(input: Ids & { owner: string; line: NewMessage }): Promise<Stored<{ message: MessageRow }>>;
   /** The claim: the call moves to running (from "new": its id is inserted), an allow-once approval consumed, the allow audit row. */
@@ -131,16 +138,41 @@ async function writeLine(tx: Tx, ids: Ids, line: LineWrite | undefined): Promise
   return appendMessageTx({ tx, sessionId: ids.sessionId, message: { role: "tool", content, parts, toolCallId, runId: ids.runId } });
 }
 
+/** An edit's truncation (audited) or an answer's check; an AppError rolls the whole begin back. */
+async function checkTurnKind(tx: Tx, tell: Tell, { sessionId, text, turn }: { sessionId: string; text: string; turn: TurnKind }) {
+  if (turn.answerTo) {
+    const line = await findToolLineState({ tx, sessionId, toolCallId: turn.answerTo });
+    if (!line || line.toolName !== "ask_user" || (line.parts as { status?: unknown } | null)?.status !== "ok") throw new AppError("NOT_FOUND", "no such question in this chat");
+    if (line.answered) throw new AppError("CONFLICT", "this question has been answered already");
+    const choices = askedChoices(line.parts);
+    if (choices.length > 0 && !choices.includes(text)) throw new AppError("VALIDATION_FAILED", "the answer is not one of the choices offered", { choices });
+  }
+  if (turn.rewindFrom) {
+    const at = new Date();
+    const cut = await supersedeFromMessage({ tx, sessionId, messageId: turn.rewindFrom, at });
+    if (cut === "unknown") throw new AppError("NOT_FOUND", "no such message of yours in this chat");
+    if (cut === "superseded") throw new AppError("CONFLICT", "this message was edited or regenerated already; reload the chat");
+    tell.audit.push({ action: "chat.rewound", actorId: turn.actorId, sessionId, decision: "allow", details: { messageId: turn.rewindFrom, fromSeq: cut.seq, superseded: cut.count } });
+  }
+}
+
+/** The choices an ask_user result offered (its stored output), none when it offered free text. */
+function askedChoices(parts: unknown): string[] {
+  const output = (parts as { output?: { choices?: unknown } } | null)?.output;
+  return Array.isArray(output?.choices) ? output.choices.filter((c): c is string => typeof c === "string") : [];
+}
+
 /** The run store on plain Prisma: one interactive transaction per outcome, typed queries (lib/db). */
 export const prismaRunStore: RunStore = {
-  begin: ({ sessionId, text, owner, leaseMs, shared }) =>
-    outcome(async (tx) => {
+  begin: ({ sessionId, text, owner, leaseMs, shared, turn }) =>
+    outcome(async (tx, tell) => {
       const runId = newId();
       if (shared) {
         await insertLeasedRun({ tx, runId, sessionId, owner, leaseMs, userSeq: null });
         return { runId };
       }
       if (!(await claimSessionForRun({ tx, sessionId, runId }))) throw new LostOutcome("session");
+      if (turn && text !== undefined) await checkTurnKind(tx, tell, { sessionId, text, turn });
       const userSeq = text !== undefined ? (await appendMessageTx({ tx, sessionId, message: { role: "user", content: text, runId } })).seq : await findLastUserSeq({ tx, sessionId });
       await insertLeasedRun({ tx, runId, sessionId, owner, leaseMs, userSeq });
       return { runId };

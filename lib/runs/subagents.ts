@@ -31,6 +31,7 @@ export async function spawnSubagent(parent: Turn, runChild: RunChild, { task, la
     mode: parent.mode,
     title: (label?.trim() || `Subagent: ${task.trim()}`).slice(0, TITLE_CHARS),
     agentId: parent.session.agentId,
+    model: parent.session.model,
     parentId: parent.session.id,
     depth,
   });

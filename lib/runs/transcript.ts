@@ -103,12 +103,13 @@ export function toUIMessages(rows: StoredMessage[], calls: ReadonlyMap<string, C
       current = null;
       // A system line's parts say what kind of notice it is (a mode switch's marker carries from and to).
       const kind = m.role === "system" ? (m.parts as { kind?: unknown } | null)?.kind : undefined;
-      out.push({ id: m.id, role: m.role, parts: [{ type: "text", text: m.content }], ...(typeof kind === "string" ? { metadata: m.parts } : {}) });
+      const notice = typeof kind === "string" ? (m.parts as Record<string, unknown>) : {};
+      out.push({ id: m.id, role: m.role, parts: [{ type: "text", text: m.content }], metadata: { ...notice, createdAt: m.createdAt.toISOString() } });
       continue;
     }
     if (m.role !== "assistant") continue;
     if (!current) {
-      current = { id: m.id, role: "assistant", parts: [] };
+      current = { id: m.id, role: "assistant", parts: [], metadata: { createdAt: m.createdAt.toISOString() } };
       out.push(current);
     }
     if (m.content) current.parts.push({ type: "text", text: m.content, state: "done" });
@@ -117,11 +118,11 @@ export function toUIMessages(rows: StoredMessage[], calls: ReadonlyMap<string, C
       const state = calls.get(call.toolCallId);
       const decidedAt = state?.decidedAt ? new Date(state.decidedAt).toISOString() : null;
       if (result?.status === "pending") {
-        const pending = result.output as { approvalId?: string; reason?: string; expiresAt?: string };
+        const pending = result.output as { approvalId?: string; reason?: string; expiresAt?: string; deferred?: unknown };
         current.parts.push({
           type: "data-approval_pending",
           id: call.toolCallId,
-          data: { approvalId: pending.approvalId, callId: call.toolCallId, toolName: call.toolName, input: call.input, reason: pending.reason, expiresAt: pending.expiresAt, status: state?.status ?? "pending", decidedBy: state?.decidedBy ?? null, decidedAt, decisionReason: state?.decisionReason ?? null },
+          data: { approvalId: pending.approvalId, callId: call.toolCallId, toolName: call.toolName, input: call.input, reason: pending.reason, expiresAt: pending.expiresAt, status: state?.status ?? "pending", decidedBy: state?.decidedBy ?? null, decidedAt, decisionReason: state?.decisionReason ?? null, ...(pending.deferred === true ? { deferred: true } : {}) },
         } as never);
         continue;
       }

@@ -24,7 +24,11 @@ import { getToolRegistry } from "@/lib/catalog/tool-catalog";
 import { limitToAncestors } from "./parent-policy";
 import { refreshMcpTools } from "@/lib/tools/mcp";
 import { publicErrorMessage } from "@/lib/http/public-error";
+import { createEgressServices } from "@/lib/approvals/domains";
 import { rememberPolicyVersion } from "@/lib/ops/tracing";
+
+/** The model steps one turn may take (the engine stops there; the prompt says so). */
+export const MAX_TURN_STEPS = 8;
 
 export type TurnUser = { id: string; email?: string | null; roles: Role[]; teamIds: string[] };
 export type ModelChoice = { model: LanguageModelV3; info: { provider: string; model?: string } };
@@ -126,7 +130,13 @@ export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string
     log("error", "policy_unavailable", { sessionId, error: policyError });
   }
   const mode = policy?.mode ?? "chat_safe";
-  const prompt = policy ? buildSystemPrompt({ mode, policy, registry, agent: agent ?? undefined }) : { system: "No tools are available: the tool policy could not be read.", tools: [] };
+  const limits = { maxReadBytes: policy?.limits.fs.maxReadBytes ?? 0, maxWriteBytes: policy?.limits.fs.maxWriteBytes ?? 0 };
+  const exec = env.execLimits ?? { timeoutMs: policy?.exec.timeoutMs ?? 30_000, maxOutputBytes: policy?.exec.maxOutputBytes ?? 200_000 };
+  const disk = { workspaceQuotaBytes: policy?.exec.workspaceQuotaBytes ?? 0, maxFileBytes: policy?.exec.maxFileBytes ?? 0 };
+  // The prompt states the very limits the tool context enforces (one source for both).
+  const prompt = policy
+    ? buildSystemPrompt({ mode, policy, registry, agent: agent ?? undefined, limits: { ...limits, exec, disk, maxSteps: MAX_TURN_STEPS } })
+    : { system: "No tools are available: the tool policy could not be read.", tools: [] };
   const turn: Turn = {
     env,
     session,
@@ -146,15 +156,17 @@ export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string
       userId: env.user.id,
       sessionId,
       workspaceDir: path.join(env.workspaceRoot, env.user.id),
-      limits: { maxReadBytes: policy?.limits.fs.maxReadBytes ?? 0, maxWriteBytes: policy?.limits.fs.maxWriteBytes ?? 0 },
-      exec: env.execLimits ?? { timeoutMs: policy?.exec.timeoutMs ?? 30_000, maxOutputBytes: policy?.exec.maxOutputBytes ?? 200_000 },
+      limits,
+      exec,
       services: createToolServices({ userId: env.user.id }),
       // Fail closed: without a readable policy nothing runs anyway; with one, the document decides.
       sandboxed: policy?.sandboxed ?? true,
       sandbox: env.sandbox,
       execHost: policy ? hostExecution(policy.exec.host, session.agentId, env.user.teamIds) : null,
-      disk: { workspaceQuotaBytes: policy?.exec.workspaceQuotaBytes ?? 0, maxFileBytes: policy?.exec.maxFileBytes ?? 0 },
+      disk,
       ...(policy ? { budget: { memoryBytes: policy.exec.memberMemoryBytes, processes: policy.exec.memberProcesses, cpuPercent: policy.exec.memberCpuPercent } } : {}),
+      // Network by domain: this member's grants and domain approvals (no run id: the refused call is never resumed).
+      ...(policy ? { egress: createEgressServices({ userId: env.user.id, teamIds: env.user.teamIds, agentId: session.agentId ?? null, sessionId, runId: null, settings: policy.exec.network }) } : {}),
     },
   };
   return turn;

@@ -6,10 +6,12 @@ import "server-only";
 import { log } from "@/lib/log";
 import { subscribeEvents } from "@/lib/events/bus";
 import { leaseMs } from "./lease";
+import { deferOverdueRuns } from "./deferred";
 import { failAbandonedRuns } from "./recovery";
 import { resumeReadyRuns, resumeWhenReady } from "./resume";
 
 const RECOVER_MS = 15_000;
+const DEFER_SWEEP_MS = 1_000;
 const globalForWorker = globalThis as unknown as { toolgateRunWorker?: boolean };
 
 export async function startRunWorker(): Promise<void> {
@@ -33,4 +35,13 @@ export async function startRunWorker(): Promise<void> {
       .catch((error) => log("warn", "abandoned_sweep_failed", { error: String(error) }))
       .finally(() => (sweeping = false));
   }, Math.max(1_000, Math.floor(leaseMs() / 3))).unref();
+  // Turns that waited for an owner longer than APPROVAL_TURN_WAIT_SECONDS end pending (lib/runs/deferred.ts).
+  let deferring = false;
+  setInterval(() => {
+    if (deferring) return;
+    deferring = true;
+    deferOverdueRuns()
+      .catch((error) => log("warn", "defer_sweep_failed", { error: String(error) }))
+      .finally(() => (deferring = false));
+  }, DEFER_SWEEP_MS).unref();
 }

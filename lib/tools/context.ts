@@ -3,6 +3,8 @@
 import { AppError } from "@/lib/errors";
 import type { ToolExecuteOptions } from "@/lib/policy/types";
 import type { SandboxConfig } from "./sandbox";
+import type { EgressHostTarget } from "@/lib/config";
+import type { AskedDomain, EgressGrants, NetworkSettings } from "@/lib/policy/egress";
 
 export type ToolLimits = {
   maxReadBytes: number;
@@ -35,6 +37,20 @@ export type SubagentResult = {
   error?: string;
 };
 
+/**
+ * Network by domain for sandboxed commands (lib/approvals/domains.ts implements it over lib/db): the policy's
+ * exec.network, this member's grants, and the domain approvals a refused request becomes. Absent: no network.
+ */
+export type EgressServices = {
+  settings: NetworkSettings;
+  /** EGRESS_HOSTS: names mapped to fixed addresses. */
+  hosts: ReadonlyMap<string, EgressHostTarget>;
+  /** This member's domain grants, plus the allow-once domain approvals this command claims (each used once). */
+  grantsForCommand(): Promise<EgressGrants>;
+  /** One approval per unlisted domain (within the member's approval budget); null where none was made, with why. */
+  requestDomainApprovals(input: { callId: string; asked: readonly AskedDomain[] }): Promise<Array<{ domain: string; approvalId: string | null; note?: string }>>;
+};
+
 export type ToolRunContext = {
   userId: string;
   sessionId: string;
@@ -59,6 +75,7 @@ export type ToolRunContext = {
   disk?: { workspaceQuotaBytes: number; maxFileBytes: number };
   /** Records a spawned process group against the running call (lib/runs kills it if the server dies). */
   trackProcess?: (pid: number) => void;
+  egress?: EgressServices;
 };
 
 export function getToolContext(options: ToolExecuteOptions): ToolRunContext {

@@ -83,8 +83,8 @@ export function runCommand(options: RunCommandOptions): Promise<RunCommandResult
     let openStreams = 2;
     let settled = false;
 
-    const child = spawn(program, args, {
-      cwd: options.cwd,
+    const child = spawn(/*turbopackIgnore: true*/ program, args, {
+      cwd: /*turbopackIgnore: true*/ options.cwd,
       // Next's typings make NODE_ENV required on ProcessEnv; the child deliberately gets no NODE_ENV.
       env: (options.env ?? minimalEnv(options.cwd)) as NodeJS.ProcessEnv,
       detached: true,

@@ -39,7 +39,26 @@ export type SandboxConfig = {
   workspaceSource?: string;
   /** Paths inside the workspace bound read-only over its writable bind (repository metadata, see exec.ts). */
   readOnlyPaths?: readonly string[];
+  /** This command's egress proxy socket (egress-proxy.ts): bound into this sandbox only, bridged by socat inside. */
+  egress?: { socketPath: string };
 };
+
+/** Where the proxy socket appears inside, and the loopback port socat serves it on (the sandbox's own namespace). */
+export const EGRESS_SOCKET_INSIDE = "/run/toolgate-egress.sock";
+export const EGRESS_PORT = 3128;
+export const SOCAT_PATH = "/usr/bin/socat";
+// socat in the background, then wait (bounded) until it listens, then the command itself as "$1". The wait reads
+// /proc/net/tcp (127.0.0.1:3128, state LISTEN) so the command's first request never races socat's start.
+const EGRESS_SHIM = [
+  `${SOCAT_PATH} TCP-LISTEN:${EGRESS_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${EGRESS_SOCKET_INSIDE} 2>/dev/null &`,
+  `i=0; while [ $i -lt 1000 ] && ! grep -q ' 0100007F:${EGRESS_PORT.toString(16).toUpperCase().padStart(4, "0")} 00000000:0000 0A' /proc/net/tcp 2>/dev/null; do i=$((i+1)); sleep 0.01; done`,
+  'exec /bin/sh -c "$1"',
+].join("\n");
+
+function egressEnv(): Record<string, string> {
+  const proxy = `http://127.0.0.1:${EGRESS_PORT}`;
+  return { HTTP_PROXY: proxy, HTTPS_PROXY: proxy, http_proxy: proxy, https_proxy: proxy, NO_PROXY: "", no_proxy: "" };
+}
 
 export const DEFAULT_SANDBOX_LIMITS: Readonly<SandboxLimits> = Object.freeze({
   cpuSeconds: 10,
@@ -136,7 +155,9 @@ export function systemViewArgs(): string[] {
 /** The full argv: [setpriv ...] bwrap <namespaces and mounts> prlimit <limits> /bin/sh -c <command>. */
 export function buildSandboxArgv({ command, workspaceDir, config = {}, uid }: { command: string; workspaceDir: string; config?: SandboxConfig; uid?: number }): string[] {
   const limits = limitsOf(config);
-  const env = Object.entries(commandEnvironment(workspaceDir, { externalDiff: config.externalDiff === true })).flatMap(([k, v]) => ["--setenv", k, v]);
+  const egress = config.egress;
+  const variables = { ...commandEnvironment(workspaceDir, { externalDiff: config.externalDiff === true }), ...(egress ? egressEnv() : {}) };
+  const env = Object.entries(variables).flatMap(([k, v]) => ["--setenv", k, v]);
   return [
     ...runAsPrefix(uid),
     config.bwrapPath ?? "bwrap",
@@ -175,6 +196,7 @@ export function buildSandboxArgv({ command, workspaceDir, config = {}, uid }: { 
     config.workspaceSource ?? workspaceDir,
     workspaceDir,
     ...(config.readOnlyPaths ?? []).flatMap((p) => ["--ro-bind", p, p]),
+    ...(egress ? ["--bind", egress.socketPath, EGRESS_SOCKET_INSIDE] : []),
     // The root bwrap builds is a writable tmpfs; make it read-only (submounts such as the workspace keep theirs).
     "--remount-ro",
     "/",
@@ -186,7 +208,7 @@ export function buildSandboxArgv({ command, workspaceDir, config = {}, uid }: { 
     ...prlimitArgs(limits),
     "/bin/sh",
     "-c",
-    command,
+    ...(egress ? [EGRESS_SHIM, "toolgate-egress", command] : [command]),
   ];
 }
 

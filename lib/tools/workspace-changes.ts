@@ -9,6 +9,8 @@ import { execFile } from "node:child_process";
 import { chmod, chown, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { replayMoves, writeApplyJournal, writeLayerOwner, type ApplyJournal } from "./overlay-journal";
+import { KeyedTurns } from "./keyed-turns";
 import { runningAsRoot } from "./workspace-owner";
 
 const run = promisify(execFile);
@@ -33,11 +35,9 @@ export type Overlay = { merged: string; upper: string; lower: string; dir: strin
 
 // One command (or restore) at a time per workspace on this instance: each applies its overlay onto the workspace
 // the next one mounts.
-const workspaceTurns = new Map<string, Promise<unknown>>();
+export const workspaceTurns = new KeyedTurns();
 export function inWorkspaceTurn<T>(dir: string, fn: () => Promise<T>): Promise<T> {
-  const next = (workspaceTurns.get(dir) ?? Promise.resolve()).then(fn, fn);
-  workspaceTurns.set(dir, next.catch(() => undefined));
-  return next;
+  return workspaceTurns.run(dir, fn);
 }
 
 let overlaySupport: Promise<boolean> | undefined;
@@ -70,6 +70,8 @@ export async function mountOverlay(workspace: string, callId: string): Promise<O
     await mkdir(d, { recursive: true, mode: 0o711 });
     await chmod(d, 0o711);
   }
+  // Before anything is mounted: a layer names the process it belongs to (overlay-journal.ts).
+  await writeLayerOwner(dir, workspace);
   for (const d of [upper, work, merged]) await mkdir(d, { mode: 0o700 });
   // The merged root takes the upper root's owner and mode: the workspace's own.
   const ws = await stat(workspace);
@@ -159,19 +161,19 @@ async function moveInto(from: string, to: string): Promise<void> {
 
 /**
  * After the command (overlay unmounted): what it replaced or deleted moves into its trash, with a manifest, and
- * what it wrote moves into the workspace. Returns the listing for the tool result.
+ * what it wrote moves into the workspace. The moves are journaled first, so a server that dies on the way leaves a
+ * layer that recovery finishes (overlay-recovery.ts). Returns the listing for the tool result. `beforeMove` is the
+ * crash tests' way to stop before a given move.
  */
-export async function applyOverlay(overlay: Overlay, plan: Plan): Promise<CommandChanges> {
-  const trash = path.join(stateDir(overlay.lower), "trash", overlay.id);
+export async function applyOverlay(overlay: Overlay, plan: Plan, options: { beforeMove?: (index: number) => void } = {}): Promise<CommandChanges> {
   const replaced = [...plan.deleted, ...plan.changed];
-  if (replaced.length > 0) {
-    await mkdir(trash, { recursive: true, mode: 0o700 });
-    await writeFile(path.join(trash, ".manifest.json"), JSON.stringify({ deleted: plan.deleted, changed: plan.changed, created: plan.created }));
-  }
-  for (const entry of replaced) await moveInto(path.join(overlay.lower, entry.path), path.join(trash, "files", entry.path));
-  for (const entry of [...plan.changed, ...plan.created]) await moveInto(path.join(overlay.upper, entry.path), path.join(overlay.lower, entry.path));
-  await rm(overlay.dir, { recursive: true, force: true });
-  await pruneTrash(overlay.lower);
+  const journal: ApplyJournal = {
+    trashId: overlay.id,
+    manifest: { deleted: plan.deleted, changed: plan.changed, created: plan.created },
+    moves: [...replaced.map((e) => ({ kind: "to-trash" as const, path: e.path })), ...[...plan.changed, ...plan.created].map((e) => ({ kind: "from-upper" as const, path: e.path }))],
+  };
+  await writeApplyJournal(overlay.dir, journal);
+  await finishApply(overlay.lower, overlay.dir, journal, options.beforeMove);
   const cut = (list: ChangedEntry[]) => list.slice(0, LISTED);
   return {
     created: cut(plan.created),
@@ -181,6 +183,18 @@ export async function applyOverlay(overlay: Overlay, plan: Plan): Promise<Comman
     writtenBytes: plan.writtenBytes,
     restoreId: replaced.length > 0 ? overlay.id : null,
   };
+}
+
+/** Makes (or finishes) a journaled apply, then drops the layer. Each step may run again after a crash. */
+export async function finishApply(workspace: string, layerDir: string, journal: ApplyJournal, beforeMove?: (index: number) => void): Promise<void> {
+  const trash = path.join(stateDir(workspace), "trash", journal.trashId);
+  if (journal.manifest.deleted.length + journal.manifest.changed.length > 0) {
+    await mkdir(trash, { recursive: true, mode: 0o700 });
+    await writeFile(path.join(trash, ".manifest.json"), JSON.stringify(journal.manifest));
+  }
+  await replayMoves(journal, { workspace, upper: path.join(layerDir, "upper"), trash }, beforeMove);
+  await rm(layerDir, { recursive: true, force: true });
+  await pruneTrash(workspace);
 }
 
 /** Drops a failed or stopped command's layer without touching the workspace. */

@@ -5,9 +5,10 @@
 // limit) would otherwise fill the host's disk within the wall-time limit. It stays a soft quota: a command may pass
 // it by what it writes in one polling interval, and the next command or write is refused until files are deleted.
 import { constants } from "node:fs";
-import { lstat, mkdir, open, opendir, readFile, writeFile, type FileHandle } from "node:fs/promises";
+import { lstat, mkdir, open, opendir, readFile, rm, writeFile, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "@/lib/errors";
+import { KeyedTurns } from "./keyed-turns";
 import { stateDir } from "./workspace-changes";
 
 const MAX_ENTRIES = 200_000;
@@ -107,16 +108,14 @@ export function watchQuota(dir: string, quotaBytes: number | undefined, onOver: 
 // replaced or deleted (lib/tools/workspace-changes.ts), and a file tool adds what it writes. Both only ever
 // over-count (a file tool's overwrite, a delete by a file tool), so the estimate is re-measured by a walk only when
 // it says the workspace is over: a workspace well under its quota never pays for its file count.
-const usageLocks = new Map<string, Promise<unknown>>();
+export const usageLocks = new KeyedTurns();
 
 function usageFile(dir: string): string {
   return path.join(stateDir(dir), "usage.json");
 }
 
 function serialised<T>(dir: string, fn: () => Promise<T>): Promise<T> {
-  const next = (usageLocks.get(dir) ?? Promise.resolve()).then(fn, fn);
-  usageLocks.set(dir, next.catch(() => undefined));
-  return next;
+  return usageLocks.run(dir, fn);
 }
 
 async function storeUsage(dir: string, bytes: number): Promise<void> {
@@ -141,6 +140,11 @@ export function addUsage(dir: string, delta: number): Promise<void> {
     const kept = await readFile(usageFile(dir), "utf8").then((t) => (JSON.parse(t) as { bytes?: unknown }).bytes, () => undefined);
     if (typeof kept === "number" && Number.isFinite(kept)) await storeUsage(dir, kept + delta);
   });
+}
+
+/** Drops the kept estimate (the next check measures again): after a recovery, whose changes were never added. */
+export function forgetUsage(dir: string): Promise<void> {
+  return serialised(dir, () => rm(usageFile(dir), { force: true }));
 }
 
 /** assertWithinQuota on the kept estimate: a walk only when the estimate says the workspace is over. */

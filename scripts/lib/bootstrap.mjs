@@ -77,6 +77,39 @@ export function runAsync(cmd, args, { env = {}, cwd = root, allowFail = false, c
   });
 }
 
+/**
+ * Runs a tool whose output matters only when it fails (npm ci, Prisma, next build): the output is kept and shown
+ * whole if the tool fails, so a first start shows its phases, not a few hundred lines of other programs' chatter.
+ * TOOLGATE_VERBOSE=1 shows everything as it comes.
+ */
+export async function runQuiet(cmd, args, { env = {}, cwd = root } = {}) {
+  if (process.env.TOOLGATE_VERBOSE === "1") return { code: await runAsync(cmd, args, { env, cwd, allowFail: true }), output: "" };
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const chunks = [];
+    child.stdout.on("data", (c) => chunks.push(c));
+    child.stderr.on("data", (c) => chunks.push(c));
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      const output = Buffer.concat(chunks).toString();
+      if (code !== 0) process.stdout.write(output);
+      resolve({ code: code ?? (signal ? 1 : 0), output });
+    });
+  });
+}
+
+/** runQuiet for the synchronous steps; throws (after showing the output) when the tool fails. */
+export function runQuietSync(cmd, args, { env = {}, cwd = root } = {}) {
+  if (process.env.TOOLGATE_VERBOSE === "1") return (run(cmd, args, { env, cwd }), "");
+  const result = spawnSync(cmd, args, { cwd, env: { ...process.env, ...env }, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const output = `${result.stdout ?? ""}${result.stderr ?? ""}`;
+  if (result.status !== 0) {
+    process.stdout.write(output);
+    throw new Error(`${cmd} ${args.join(" ")} exited with ${result.status ?? result.signal}`);
+  }
+  return output;
+}
+
 const LOCK_HASH_FILE = "node_modules/.toolgate-lock-hash";
 
 function lockHash() {
@@ -107,9 +140,13 @@ export async function ensureDependencies() {
   // is what the registry would send; asking the registry about each of ~800 packages took most of the install.
   // A cache too old to know a newly locked version fails that install (npm does not re-ask): then once online.
   await phase("install dependencies (npm ci)", async () => {
-    if ((await runAsync("npm", ["ci", "--no-audit", "--no-fund", "--prefer-offline"], { allowFail: true })) === 0) return;
+    const summary = (output) => output.split("\n").findLast((line) => /\b(added|removed|changed) \d+ packages?\b/.test(line));
+    const cached = await runQuiet("npm", ["ci", "--no-audit", "--no-fund", "--prefer-offline"]);
+    if (cached.code === 0) return void log(`  ${summary(cached.output) ?? "installed"}`);
     log("npm ci from the cache failed: installing again, asking the registry");
-    await runAsync("npm", ["ci", "--no-audit", "--no-fund"]);
+    const online = await runQuiet("npm", ["ci", "--no-audit", "--no-fund"]);
+    if (online.code !== 0) throw new Error(`npm ci exited with ${online.code}`);
+    log(`  ${summary(online.output) ?? "installed"}`);
   });
   fs.writeFileSync(path.join(root, LOCK_HASH_FILE), `${lockHash()}\n`);
   cacheNativeBuild("better-sqlite3", "build/Release/better_sqlite3.node");
@@ -161,7 +198,7 @@ export function generateClients() {
     log("Prisma clients match prisma/schema.base.prisma: not regenerating");
     return false;
   }
-  phase("Prisma generate", () => run("node", ["scripts/db.mjs", "generate"]));
+  phase("Prisma generate", () => runQuietSync("node", ["scripts/db.mjs", "generate"]));
   recordHash(root, CLIENT_HASH_FILE, hash);
   return true;
 }
@@ -173,19 +210,31 @@ export async function ensureBuild({ allowFail = false, env = {} } = {}) {
     log("sources unchanged since the last build: skipping next build");
     return 0;
   }
-  const status = await phase("build (next build)", () => runAsync(nextBin(), ["build"], { allowFail, env }));
+  const status = await phase("build (next build)", async () => {
+    const { code, output } = await runQuiet(nextBin(), ["build"], { env });
+    if (code !== 0 && !allowFail) throw new Error(`next build exited with ${code}`);
+    // What the build warns about is worth reading (it is fixed at the source, not hidden): shown when there is any.
+    const warnings = output.split("\n").filter((line) => /^\s*(⚠|Warning:)|encountered \d+ warnings?/.test(line));
+    if (code === 0 && warnings.length > 0) log(`  next build warned (npm run build shows the details):\n${warnings.map((w) => `    ${w.trim()}`).join("\n")}`);
+    return code;
+  });
   if (status === 0) recordHash(root, BUILD_HASH_FILE, hash);
   return status;
 }
 
+/** Applies the migrations the database lacks; says how many, or that it was up to date. */
 export function migrate(databaseUrl) {
-  run("node", ["scripts/db.mjs", "migrate"], { env: { DATABASE_URL: databaseUrl } });
+  const output = runQuietSync("node", ["scripts/db.mjs", "migrate"], { env: { DATABASE_URL: databaseUrl } });
+  const applied = output.includes("have been applied") ? (output.match(/└─ \d+_[^/\s]+\//g) ?? []).length : 0;
+  log(applied > 0 ? `  ${applied} migration${applied === 1 ? "" : "s"} applied` : "  the database is up to date");
 }
 
 export function tsx(script, env = {}) {
-  // react-server: lets lib/db's `import "server-only"` load outside Next.js.
-  return run(path.join(root, "node_modules/.bin/tsx"), ["--conditions=react-server", script], { env });
+  return run(tsx.bin, tsx.args(script), { env });
 }
+tsx.bin = path.join(root, "node_modules/.bin/tsx");
+// react-server: lets lib/db's `import "server-only"` load outside Next.js.
+tsx.args = (script) => ["--conditions=react-server", script];
 
 export function nextBin() {
   return path.join(root, "node_modules/.bin/next");

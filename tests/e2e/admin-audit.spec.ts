@@ -33,6 +33,13 @@ for (const scheme of ["light", "dark"] as const) {
       await expect(table.getByRole("row")).toHaveCount(2); // the header and the session.created row
       await expect(table).toContainText("member@example.com");
       await expect(table).toContainText("session.created");
+      // The details read as fields; the raw JSON is one more click away.
+      const details = table.getByTestId("audit-details");
+      await expect(details.locator("summary").first()).toContainText("mode: chat_safe");
+      await details.locator("summary").first().click();
+      await expect(details.locator("dl")).toContainText("agentId: null");
+      await details.getByText("Raw JSON").click();
+      await expect(details.locator("pre")).toContainText('"mode": "chat_safe"');
 
       await page.reload();
       await expect(filters.getByLabel(/User/)).toHaveValue("MEMB");

@@ -93,6 +93,16 @@ test("a plugin tool's image renders inline in the chat and its resource link goe
   await expect(page).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
   await page.getByLabel("Mode").selectOption("coding");
   await expect(page.getByLabel("Mode")).toHaveValue("coding");
+  // The stored transcript replaces the streamed one when the turn ends (new message ids, every row remounted). It is
+  // held back here until the reader has opened the card, so the card is opened on the streamed copy every time: the
+  // order a reader on a slow connection gets, and the one that once folded the card shut (CI, one run in several).
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const transcript = /\/api\/sessions\/[A-Za-z0-9_-]+$/;
+  await page.route((url) => transcript.test(url.pathname), async (route) => {
+    if (route.request().method() === "GET") await held;
+    await route.fallback();
+  });
   await page.getByLabel("Message").fill("/tool mcp__fx__picture {}");
   await page.getByLabel("Message").press("Enter");
   const card = page.getByTestId("tool-call").filter({ hasText: "mcp__fx__picture" }).last();
@@ -101,6 +111,10 @@ test("a plugin tool's image renders inline in the chat and its resource link goe
   await card.locator("summary").click();
   const image = card.getByRole("img", { name: "image returned by the tool" });
   await expect(image).toBeVisible();
+  release();
+  // Stored: the question can be edited now, and the card the reader opened is still open.
+  await expect(page.getByRole("button", { name: "Edit message" }).last()).toBeEnabled({ timeout: 20_000 });
+  await expect(card).toHaveAttribute("open", "");
   await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(8);
   const link = card.getByRole("link", { name: "readme.txt" });
   await expect(link).toHaveAttribute("href", /^\/api\/mcp\/resource\?session=.+&server=fx&uri=fixture%3A%2F%2Fnotes%2Freadme.txt$/);

@@ -156,7 +156,8 @@ test("the member reloads while the approval is pending; the decision still lands
   expect(approval).toBeTruthy();
   await owner.goto("/approvals");
   await owner.getByTestId("pending-list").getByTestId("approval-row").filter({ hasText: "rm -rf data" }).first().click();
-  await expect(owner.getByTestId("approval-detail")).toContainText(approval.sessionId);
+  // The record names the chat by its title; its link leads to this session.
+  await expect(owner.getByTestId("approval-detail").getByRole("link", { name: /open the conversation/ })).toHaveAttribute("href", `/approvals/sessions/${approval.sessionId}`);
   await owner.keyboard.press("d");
   await expect(member.getByTestId("tool-denied")).toHaveAttribute("data-error-code", "APPROVAL_DENIED", { timeout: 20_000 });
   await expectNotReloaded(member);

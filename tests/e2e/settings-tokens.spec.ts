@@ -13,11 +13,12 @@ for (const screen of SCREENS) {
     const name = `editor ${screen.name}`;
     await page.getByLabel("Name").fill(name);
     await page.getByLabel("Expires in (days)").fill("30");
-    await page.getByLabel("Agent id").fill("claude-code");
+    // The agent list offers only agents this member may use; none is chosen by default.
+    await expect(page.getByRole("combobox", { name: "Agent", exact: true })).toHaveValue("");
     await page.getByRole("button", { name: "Create token" }).click();
     await expect(page.getByTestId("new-token")).toHaveText(/^tgp_[A-Za-z0-9_-]{43}$/);
     const row = page.getByTestId("token-row").filter({ hasText: name });
-    await expect(row).toContainText("agent claude-code");
+    await expect(row).toContainText("chat_safe");
     await page.screenshot({ path: shotPath(`settings-tokens-${screen.name}.png`), fullPage: false });
     await page.getByRole("button", { name: "I have copied it" }).click();
     await expect(page.getByTestId("new-token")).toHaveCount(0);
@@ -33,6 +34,10 @@ test("an admin sees every user's tokens on Settings; a member does not", async (
   await expect(page.getByRole("heading", { name: "Every user's tokens" })).toHaveCount(0);
   const made = await page.request.post("/api/tokens", { data: { name: "member-visible-to-admin" }, headers: { origin: new URL(page.url()).origin } });
   expect(made.status()).toBe(201);
+  // A binding to an agent the policy does not define is refused at creation, with the field named.
+  const unbound = await page.request.post("/api/tokens", { data: { name: "bound-to-nothing", agentId: "no-such-agent" }, headers: { origin: new URL(page.url()).origin } });
+  expect(unbound.status()).toBe(422);
+  expect((await unbound.json()).error.message).toContain('there is no agent "no-such-agent"');
   await page.context().clearCookies();
   await signInAs(page, "admin@example.com");
   await page.getByRole("link", { name: "Settings" }).click();

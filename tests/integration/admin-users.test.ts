@@ -25,6 +25,7 @@ describe.each(appTargets())("users admin (%s)", (_kind, app) => {
       [`/api/admin/users/${targetId}/password`, {}],
       [`/api/admin/users/${targetId}/active`, { active: false }],
       [`/api/admin/users/${targetId}/roles`, { role: "admin", action: "add" }],
+      [`/api/admin/users/${targetId}/revoke-all`, {}],
     ];
     for (const [path, body] of calls) {
       for (const client of [member, owner]) {

@@ -67,7 +67,7 @@ describe.each(["stdio", "http"] as const)("McpConnection over %s", (kind) => {
     const { ms, result } = await timed(connection.callTool("hang", {}));
     expect(reason(result)).toMatch(new RegExp(`MCP server fx-${kind}: calling hang timed out after 4000 ms`));
     expect(ms).toBeGreaterThanOrEqual(3950);
-    expect(ms).toBeLessThan(5500);
+    expect(ms).toBeLessThan(9_000); // the 4 s timeout, not a hang; room for a loaded machine
     expect(await connection.callTool("add", { a: 1, b: 1 })).toMatchObject({ content: [{ text: "2" }] });
   });
 
@@ -77,7 +77,7 @@ describe.each(["stdio", "http"] as const)("McpConnection over %s", (kind) => {
     setTimeout(() => controller.abort(), 150);
     const { ms, result } = await timed(connection.callTool("hang", {}, controller.signal));
     expect(reason(result)).toMatch(/calling hang was stopped/);
-    expect(ms).toBeLessThan(2000);
+    expect(ms).toBeLessThan(8_000); // stopped, not the 10 s timeout
   });
 });
 

@@ -70,10 +70,10 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
   }
 
   it("tokens: the secret is answered once and stored only as a hash; bad input 422; signed out 401", async () => {
-    const res = await member.json("/api/tokens", { method: "POST", body: { name: "laptop", expiresInDays: 30, agentId: "claude-code" } });
+    const res = await member.json("/api/tokens", { method: "POST", body: { name: "laptop", expiresInDays: 30 } });
     expect(res.status).toBe(201);
     expect(res.body.token).toMatch(/^tgp_[A-Za-z0-9_-]{43}$/);
-    expect(res.body.accessToken).toMatchObject({ name: "laptop", mode: "chat_safe", agentId: "claude-code", status: "active" });
+    expect(res.body.accessToken).toMatchObject({ name: "laptop", mode: "chat_safe", agentId: null, status: "active" });
     const row = await db.accessToken.findUniqueOrThrow({ where: { id: res.body.accessToken.id } });
     expect(JSON.stringify(row)).not.toContain(res.body.token.slice(4));
     const listed = await member.json("/api/tokens");
@@ -171,6 +171,33 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
     const unknown = await rpc(token, JSON.stringify({ jsonrpc: "2.0", id: 7, method: "resources/nope", params: {} }));
     expect(unknown.status).toBeLessThan(500);
     expect(await unknown.text()).toContain("-32601");
+  });
+
+  it("binding: a token is bound only to an agent its user may use (unknown 422, not usable 403, nothing stored)", async () => {
+    await setPolicy(db, {
+      agents: {
+        "claude-code": { name: "Claude Code", usableBy: { roles: ["member"] } },
+        "admins-only": { name: "Admins only" },
+        "by-name": { name: "By name", usableBy: { users: ["OWNER@example.com"] } },
+      },
+    });
+    const before = await db.accessToken.count();
+    // Names that exist on every object, another spelling of a defined agent, and one the policy never defined.
+    for (const agentId of ["nope", "constructor", "toString", "hasOwnProperty", "Claude-Code", "claude-code.", "claude-code "]) {
+      const res = await member.json("/api/tokens", { method: "POST", body: { name: "x", agentId } });
+      expect(res.status, agentId).toBe(422);
+      expect(JSON.stringify(res.body)).toMatch(/agent/);
+    }
+    for (const agentId of ["admins-only", "by-name"]) {
+      const res = await member.json("/api/tokens", { method: "POST", body: { name: "x", agentId } });
+      expect(res.status, agentId).toBe(403);
+      expect(res.body.error.message).toContain(`you may not use the agent "${agentId}"`);
+    }
+    expect(await db.accessToken.count()).toBe(before);
+    // The same rule lets the people it names bind: members, the named user (any case), and an admin always.
+    expect((await member.json("/api/tokens", { method: "POST", body: { name: "cc", agentId: "claude-code" } })).body.accessToken).toMatchObject({ agentId: "claude-code" });
+    expect((await owner.json("/api/tokens", { method: "POST", body: { name: "named", agentId: "by-name" } })).status).toBe(201);
+    expect((await admin.json("/api/tokens", { method: "POST", body: { name: "admin", agentId: "admins-only" } })).status).toBe(201);
   });
 
   it("the SDK client lists exactly the tools the admin matrix shows for the token's context; a denied call never runs", async () => {

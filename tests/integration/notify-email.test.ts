@@ -9,6 +9,7 @@ import { startApp, TEST_AUTH_SECRET, type RunningApp } from "../support/app-serv
 import { signedIn, type HttpClient } from "../support/http-client";
 import { databaseTargets, prepareDatabase, type DatabaseTarget } from "../support/databases";
 import { askPending, codingGrant, execLine, newCodingSession, setPolicy, settledTranscript, until } from "../support/approvals-helpers";
+import { startReceiver } from "../support/http-receiver";
 import { startSmtpSink } from "../support/smtp-sink";
 import { createDb, type Db } from "@/lib/db/client";
 
@@ -22,6 +23,8 @@ describe.each(databaseTargets())("approval e-mails and their links (%s)", (_kind
   let db: Db;
   let app: RunningApp;
   let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+  // The signed webhook too, so the request's arrival by e-mail and by webhook is measured in one run (issue 31).
+  let hook: Awaited<ReturnType<typeof startReceiver>>;
   let member: HttpClient;
   let owner: HttpClient;
   let sessionId: string;
@@ -30,10 +33,11 @@ describe.each(databaseTargets())("approval e-mails and their links (%s)", (_kind
 
   beforeAll(async () => {
     smtp = await startSmtpSink();
+    hook = await startReceiver();
     target = await make();
     prepareDatabase(target.url);
     db = createDb(target.url);
-    app = await startApp({ databaseUrl: target.url, env: { SMTP_URL: smtp.url, PUBLIC_BASE_URL: BASE } });
+    app = await startApp({ databaseUrl: target.url, env: { SMTP_URL: smtp.url, PUBLIC_BASE_URL: BASE, APPROVAL_WEBHOOK_URL: `${hook.url}/hook`, APPROVAL_WEBHOOK_SECRET: "notify-email-webhook-secret-0123456789" } });
     member = await signedIn(app.url, "member@example.com");
     owner = await signedIn(app.url, "owner@example.com");
     const idOf = async (email: string) => (await db.user.findUniqueOrThrow({ where: { email } })).id;
@@ -46,6 +50,7 @@ describe.each(databaseTargets())("approval e-mails and their links (%s)", (_kind
   afterAll(async () => {
     await app?.stop();
     await smtp?.close();
+    await hook?.close();
     await db?.$disconnect();
     await target?.drop?.();
   });
@@ -69,6 +74,9 @@ describe.each(databaseTargets())("approval e-mails and their links (%s)", (_kind
     const latency = Math.max(...mails.map((m) => m.at)) - asked;
     console.log(`[notify-email] mails for ${approvalId} arrived ${latency} ms after the chat request was sent`);
     expect(latency).toBeLessThan(10_000);
+    const posted = await until("the webhook", async () => hook.received.find((r) => r.body.includes(approvalId)) ?? null, 20_000);
+    console.log(`[notify-email] the webhook for ${approvalId} arrived ${posted.at - asked} ms after the chat request was sent`);
+    expect(posted.at - asked).toBeLessThan(10_000);
     expect(mails.flatMap((m) => m.to).sort()).toEqual(["admin@example.com", "owner@example.com"]);
     for (const mail of mails) {
       expect(mail.raw).toMatch(/^Subject: Approval needed: exec/m);

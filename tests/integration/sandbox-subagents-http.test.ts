@@ -61,9 +61,10 @@ describe.skipIf(!probe.ok).each(appTargets())("sandboxed sessions and subagents 
 
   it("exec runs inside the sandbox: touch /etc/x and curl to the app itself both fail", async () => {
     const port = new URL(app.url).port;
-    // The app answers from outside the sandbox, so a failed curl inside is the missing network.
+    // The app answers from outside the sandbox, so a failed curl inside is the missing network (or, where the command
+    // has the egress proxy, the proxy's refusal of an address: -f makes that HTTP refusal a failed curl too).
     expect((await fetch(`${app.url}/api/auth/csrf`)).status).toBe(200);
-    await chat(`/tool exec ${JSON.stringify({ command: `touch /etc/x; echo touch=$?; curl -sS -m 5 http://127.0.0.1:${port}/api/auth/csrf; echo curl=$?` })}`);
+    await chat(`/tool exec ${JSON.stringify({ command: `touch /etc/x; echo touch=$?; curl -sSf -m 5 http://127.0.0.1:${port}/api/auth/csrf; echo curl=$?` })}`);
     const result = await lastTool("exec");
     expect(result.status).toBe("ok");
     expect(result.output!.stdout).toMatch(/touch=[1-9]/);

@@ -21,9 +21,13 @@ export async function freePort(): Promise<number> {
 
 export type RunningApp = { url: string; port: number; databaseUrl: string; workspaceRoot: string; process: ChildProcess; stop: () => Promise<void>; logs: string[] };
 
-export async function startApp({ databaseUrl, env = {} }: { databaseUrl: string; env?: Record<string, string> }): Promise<RunningApp> {
+/**
+ * `port`: a restart on the port of an app that was stopped (the browser reconnects to the same address), or an app
+ * that must know its own address before it starts (PUBLIC_BASE_URL pointing at itself).
+ */
+export async function startApp({ databaseUrl, env = {}, port: given }: { databaseUrl: string; env?: Record<string, string>; port?: number }): Promise<RunningApp> {
   if (!fs.existsSync(path.join(ROOT, ".next/BUILD_ID"))) throw new Error("the app is not built: run `npx next build` first");
-  const port = await freePort();
+  const port = given ?? (await freePort());
   const logs: string[] = [];
   // Each test app keeps its users' workspaces in its own temporary directory, not in data/.
   const workspaceRoot = env.WORKSPACE_ROOT ?? fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-ws-"));
@@ -40,6 +44,7 @@ export async function startApp({ databaseUrl, env = {} }: { databaseUrl: string;
       CHAT_TURNS_PER_MINUTE: "100000",
       APPROVAL_REQUESTS_PER_MINUTE: "100000",
       SESSION_WRITES_PER_MINUTE: "100000",
+      CREDENTIAL_WRITES_PER_MINUTE: "100000",
       EVENT_STREAMS_PER_USER: "100000",
       // Each test app anchors its audit log in a witness of its own, not in the checkout's data/.
       AUDIT_WITNESS: `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-witness-")), "audit-witness.jsonl")}`,

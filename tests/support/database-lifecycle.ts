@@ -16,6 +16,8 @@ export function useDatabase(make: () => Promise<DatabaseTarget>): void {
     process.env.DATABASE_URL = target.url;
   });
   afterAll(async () => {
+    // The tailer's timer and LISTEN connection would go on logging about a database that is gone, after the file ended.
+    await (await import("@/lib/events/bus")).stopEventTailer();
     await (await import("@/lib/db/client")).getDb().$disconnect();
     vi.resetModules();
     await drop?.();

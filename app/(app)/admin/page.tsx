@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import Link from "next/link";
 
 const LINKS = [
@@ -5,6 +6,8 @@ const LINKS = [
   { href: "/admin/audit", title: "Audit log", text: "Every gate decision and policy change, filterable, with the hash-chain check." },
   { href: "/admin/users", title: "Users, teams and mode grants", text: "Roles per user, teams and their members, and which modes each may use." },
 ];
+
+export const metadata: Metadata = { title: "Admin" };
 
 export default function AdminHome() {
   return (

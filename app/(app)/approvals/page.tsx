@@ -1,9 +1,11 @@
+import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { getCurrentUser, hasRole } from "@/lib/auth/guards";
 import { ApprovalsInbox } from "@/components/approvals/approvals-inbox";
 import { NotificationToggle } from "@/components/approvals/pending-attention";
 
 export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Inbox" };
 
 export default async function ApprovalsPage({ searchParams }: { searchParams: Promise<{ open?: string | string[] }> }) {
   const { open } = await searchParams;

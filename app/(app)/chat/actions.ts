@@ -5,6 +5,7 @@ import { requireUser } from "@/lib/auth/guards";
 import { consumeWriteQuota } from "@/lib/auth/write-quota";
 import { changeSessionMode, openNewChatSession } from "@/lib/runs/sessions";
 import { isAppError } from "@/lib/errors";
+import { ModelIdSchema } from "@/lib/http/schemas";
 
 /** "New chat", or a chat as the agent the picker's button names (formData agentId; the server checks usableBy). */
 export async function newChatAction(formData?: FormData) {
@@ -18,10 +19,15 @@ export async function newChatAction(formData?: FormData) {
   }
   const raw = formData?.get("agentId");
   const agentId = typeof raw === "string" && raw !== "" ? raw : undefined;
+  const rawModel = formData?.get("model");
+  const model = typeof rawModel === "string" && rawModel !== "" ? rawModel : undefined;
+  if (model !== undefined && !ModelIdSchema.safeParse(model).success) redirect("/chat?model=refused");
   let id: string;
   try {
-    id = (await openNewChatSession({ user, agentId })).id;
+    id = (await openNewChatSession({ user, agentId, model })).id;
   } catch (error) {
+    // A model refusal (not configured, or not the agent's) names the field; the page says a fixed sentence.
+    if (isAppError(error) && (error.code === "BAD_REQUEST" || error.code === "FORBIDDEN") && (error.details as { field?: string } | undefined)?.field === "model") redirect("/chat?model=refused");
     // Only the agent's id goes into the URL; the page says a fixed sentence, so no link can put words in the app's mouth.
     if (isAppError(error) && (error.code === "FORBIDDEN" || error.code === "NOT_FOUND")) redirect(`/chat?refused=${encodeURIComponent(agentId ?? "")}`);
     throw error;

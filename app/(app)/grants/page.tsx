@@ -1,8 +1,10 @@
+import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { getCurrentUser, hasRole } from "@/lib/auth/guards";
 import { GrantsTable } from "@/components/grants/grants-table";
 
 export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Grants" };
 
 export default async function GrantsPage() {
   const user = await getCurrentUser();

@@ -13,7 +13,7 @@ import { ListApprovalsQuery, RequestApprovalBody } from "@/lib/http/approval-sch
 export const GET = handle(async (request: Request) => {
   await requireRole("owner");
   const query = parseSearchParams(request, ListApprovalsQuery);
-  return NextResponse.json({ approvals: await listApprovalViews(query) });
+  return NextResponse.json(await listApprovalViews(query));
 });
 
 /**

@@ -13,6 +13,6 @@ export const POST = handle(async (request: Request) => {
   const user = await requireUser();
   await consumeUserQuota("chat", user.id);
   const body = await parseJsonBody(request, ChatBody, chatBodyLimit(loadConfig().MAX_MESSAGE_CHARS));
-  const { stream } = await startChatTurn({ user, sessionId: body.sessionId, text: messageText(body.message) });
+  const { stream } = await startChatTurn({ user, sessionId: body.sessionId, text: messageText(body.message), rewindFrom: body.rewindFrom, answerTo: body.answerTo });
   return createUIMessageStreamResponse({ stream });
 });

@@ -1,6 +1,7 @@
 import { NextResponse } from "next/server";
 import { z } from "zod";
 import { requireUser } from "@/lib/auth/guards";
+import { consumeWriteQuota } from "@/lib/auth/write-quota";
 import { CreateTokenBody, createAccessToken, listTokens } from "@/lib/auth/access-tokens";
 import { handle, parseJsonBody, parseSearchParams } from "@/lib/http/respond";
 
@@ -17,6 +18,7 @@ export const GET = handle(async (request: Request) => {
 export const POST = handle(async (request: Request) => {
   const user = await requireUser();
   const body = await parseJsonBody(request, CreateTokenBody);
+  await consumeWriteQuota("credential-writes", user.id);
   const { token, view } = await createAccessToken({ user, body });
   return NextResponse.json({ token, accessToken: view }, { status: 201, headers: { "cache-control": "no-store" } });
 });

@@ -7,7 +7,7 @@ import { LinkDecisionForm } from "@/components/approvals/link-decision-form";
 
 export const dynamic = "force-dynamic";
 // The token is in this page's address: never sent on as a Referer, never indexed.
-export const metadata: Metadata = { title: "Decide a request · Toolgate", referrer: "no-referrer", robots: { index: false, follow: false } };
+export const metadata: Metadata = { title: { absolute: "Decide a request · Toolgate" }, referrer: "no-referrer", robots: { index: false, follow: false } };
 
 /**
  * The page an e-mail's link opens. Opening it decides nothing (mail scanners follow links); the owner confirms

@@ -5,6 +5,7 @@ import { repositoryMetadataPaths } from "../repository-metadata";
 import { runHostCommand, runSandboxedCommand, type SandboxConfig } from "../sandbox";
 import { ensureWorkspace } from "../workspace";
 import { AppError } from "@/lib/errors";
+import { recoverLayers } from "../overlay-recovery";
 import { applyOverlay, diffOverlay, discardOverlay, inWorkspaceTurn, mountOverlay, unmountOverlay, upperBytes, type CommandChanges, type Overlay } from "../workspace-changes";
 import { addUsage, assertWithinQuota, assertWithinQuotaEstimated, watchQuota } from "../workspace-quota";
 import type { RunCommandResult } from "../exec-runner";
@@ -12,6 +13,7 @@ import { memberGroups } from "../cgroups";
 import { workspaceUid } from "../workspace-owner";
 import { countSandboxRun, limitsHit } from "@/lib/ops/metrics";
 import { execFailed } from "../result-shapes";
+import { openCommandEgress } from "../egress-run";
 
 const inputSchema = z.object({
   command: z.string().min(1).max(100_000).describe("Shell command line, run with /bin/sh -c in the workspace directory."),
@@ -96,10 +98,15 @@ export const execTool = defineBuiltinTool({
     // One member's commands share one budget: the group is named by the workspace's uid (one per member).
     const cgroups = ctx.budget ? await memberGroups(String(await workspaceUid(cwd)), ctx.budget) : [];
     // A command no owner approved in allowlist mode keeps git's external diff off; any other runs the member's own.
-    const sandbox: SandboxConfig = { ...guarded, ...(cgroups.length > 0 ? { cgroups } : {}), ...(ctx.protectRepositories ? {} : { externalDiff: true }) };
+    const common: SandboxConfig = { ...guarded, ...(cgroups.length > 0 ? { cgroups } : {}), ...(ctx.protectRepositories ? {} : { externalDiff: true }) };
 
-    if (ctx.execHost) return runOnHost();
-    return inWorkspaceTurn(cwd, async () => {
+    if (ctx.execHost) return runOnHost(common);
+    // Network by domain: this command's own proxy, bound into its sandbox only (egress-run.ts).
+    const egress = await openCommandEgress(ctx, await workspaceUid(cwd));
+    const sandbox: SandboxConfig = egress.config ? { ...common, egress: egress.config } : common;
+    const done = await inWorkspaceTurn(cwd, async () => {
+      // A layer a dead server (or a failed apply) left: finished or dropped before this command sees the workspace.
+      await recoverLayers(cwd);
       const base = await assertWithinQuotaEstimated(cwd, quotaBytes);
       const overlay = await mountOverlay(cwd, options.callId ?? "call");
       // Without overlayfs (a server not running as root): the workspace itself, watched by the walk as before.
@@ -129,10 +136,15 @@ export const execTool = defineBuiltinTool({
       const freed = [...plan.deleted, ...plan.changed].reduce((sum, e) => sum + (e.previousSize ?? e.size), 0);
       await addUsage(cwd, plan.writtenBytes - freed);
       return { ...result, changes };
+    }).catch(async (error: unknown) => {
+      await egress.finish();
+      throw error;
     });
+    const network = await egress.finish(options.callId ?? "call");
+    return network ? { ...done, network } : done;
 
-    async function runOnHost() {
-      return watched("host", () => runHostCommand(run, sandbox));
+    async function runOnHost(config: SandboxConfig) {
+      return watched("host", () => runHostCommand(run, config));
     }
     async function runDirect() {
       return watched("sandbox", () => runSandboxedCommand(run, sandbox));

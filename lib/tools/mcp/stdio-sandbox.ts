@@ -74,7 +74,7 @@ export function readOnlyBinds(options: Pick<StdioSandboxOptions, "command" | "ar
     if (!real) continue;
     if (real.startsWith("/usr/")) continue;
     wanted.add(real);
-    if (statSync(real).isFile()) {
+    if (statSync(/*turbopackIgnore: true*/ real).isFile()) {
       const modules = nodeModulesFor(real);
       if (modules) wanted.add(realOrNull(modules) ?? modules);
     }

@@ -14,7 +14,7 @@ function forbiddenDirs(): string[] {
   const config = loadConfig();
   dirs.push(config.workspaceRoot);
   const sqlite = /^file:(.*)$/.exec(config.DATABASE_URL)?.[1];
-  if (sqlite) dirs.push(path.dirname(path.resolve(appDir, sqlite)));
+  if (sqlite) dirs.push(path.dirname(path.resolve(/*turbopackIgnore: true*/ appDir, sqlite)));
   return dirs;
 }
 

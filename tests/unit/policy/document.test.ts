@@ -19,7 +19,7 @@ describe("PolicyDocument defaults", () => {
 
   it("has the documented defaults", () => {
     expect(Object.keys(DEFAULT_POLICY_DOCUMENT).sort()).toEqual(
-      ["agents", "askRules", "exec", "mcpServers", "modeGrants", "modeOverrides", "profiles", "sandbox", "senders", "subagents", "system", "teams", "tools", "version"].sort(),
+      ["agents", "askRules", "exec", "mcpServers", "modeGrants", "modeOverrides", "profiles", "routing", "sandbox", "senders", "subagents", "system", "teams", "tools", "version"].sort(),
     );
     expect(DEFAULT_POLICY_DOCUMENT.modeGrants).toEqual({
       roles: { member: ["chat_safe"], owner: ["chat_safe", "coding"], admin: ["chat_safe", "coding"] },

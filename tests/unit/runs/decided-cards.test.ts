@@ -9,7 +9,7 @@ import { MessageParts } from "@/components/chat/read-only-transcript";
 const at = new Date("2026-11-25T22:00:00Z");
 const row = (seq: number, role: string, content: string, parts: unknown, toolCallId: string | null = null): StoredMessage => ({ id: `m${seq}`, seq, role, content, parts, toolCallId, toolName: toolCallId ? "exec" : null, createdAt: at });
 
-function transcript(status: "ok" | "denied", output: unknown) {
+function transcript(status: "ok" | "denied" | "pending", output: unknown) {
   return [
     row(1, "user", "run it", null),
     row(2, "assistant", "", { toolCalls: [{ toolCallId: "c1", toolName: "exec", input: { command: "ls" } }] }),
@@ -40,5 +40,19 @@ describe("decided approval cards", () => {
     const policy = { ok: false, error_code: "POLICY_DENIED", tool_name: "exec", mode: "coding", message: "no", next_action: "x" };
     expect(html(toUIMessages(transcript("denied", policy)))).toContain("denied");
     expect(html(toUIMessages(transcript("denied", policy)))).not.toContain("Denied by");
+  });
+
+  it("a deferred request (its turn stopped waiting): the card says the chat no longer waits, offers Withdraw, not Stop; allowed, it says to make the call again", () => {
+    const deferred = { ok: false, pending: true, deferred: true, error_code: "APPROVAL_PENDING", tool_name: "exec", approvalId: "a1", reason: "an ask rule matches (exec)" };
+    const waiting = html(toUIMessages(transcript("pending", deferred), new Map([["c1", { status: "pending", decidedBy: null, decidedAt: null }]])));
+    expect(waiting).toContain("this chat no longer waits");
+    expect(waiting).toContain("Withdraw request");
+    expect(waiting).not.toMatch(/>Stop</);
+    const allowed = html(toUIMessages(transcript("pending", deferred), new Map([["c1", { status: "approved", decidedBy: "owner@example.com", decidedAt: at }]])));
+    expect(allowed).toMatch(/Allowed by owner@example\.com at .* make the same call again to run it/);
+    expect(allowed).not.toContain("Withdraw request");
+    // A request its turn still waits on keeps Stop and no Withdraw.
+    const live = html(toUIMessages(transcript("pending", { ...deferred, deferred: undefined }), new Map([["c1", { status: "pending", decidedBy: null, decidedAt: null }]])));
+    expect(live).not.toContain("Withdraw request");
   });
 });

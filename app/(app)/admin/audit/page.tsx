@@ -1,7 +1,9 @@
+import type { Metadata } from "next";
 import { Suspense } from "react";
 import { AuditLog } from "@/components/admin/audit-log";
 
 export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Audit" };
 
 export default function AdminAuditPage() {
   return (

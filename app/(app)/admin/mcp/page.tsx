@@ -1,7 +1,9 @@
+import type { Metadata } from "next";
 import { McpServersAdmin } from "@/components/admin/mcp-servers";
 import { requireRole } from "@/lib/auth/guards";
 
 export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "MCP servers" };
 
 export default async function AdminMcpPage() {
   await requireRole("admin");

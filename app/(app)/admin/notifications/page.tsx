@@ -1,8 +1,10 @@
+import type { Metadata } from "next";
 import { requireRole } from "@/lib/auth/guards";
 import { listDeliveryLog } from "@/lib/notify/delivery-log";
 import { DeliveryLog } from "@/components/admin/delivery-log";
 
 export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Notifications" };
 
 export default async function AdminNotificationsPage() {
   await requireRole("admin");

@@ -1,7 +1,9 @@
+import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { PolicyEditor } from "@/components/admin/policy-editor";
 
 export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Policy" };
 
 export default async function AdminPolicyPage() {
   // The proxy's per-request CSP nonce: the JSON editor (CodeMirror) puts it on the <style> element it injects.

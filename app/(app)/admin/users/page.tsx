@@ -1,7 +1,9 @@
+import type { Metadata } from "next";
 import { UsersAdmin } from "@/components/admin/users-admin";
 import { requireRole } from "@/lib/auth/guards";
 
 export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Users" };
 
 export default async function AdminUsersPage() {
   const me = await requireRole("admin");

@@ -1,12 +1,26 @@
+import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { requireUser } from "@/lib/auth/guards";
 import { getChatSession, listChatSessions } from "@/lib/runs/sessions";
 import { isAppError } from "@/lib/errors";
 import { SessionList } from "@/components/chat/session-list";
 import { ChatView } from "@/components/chat/chat-view";
+import { NOT_FOUND_TITLE } from "@/components/not-found-panel";
 import { newChatAction, switchModeAction } from "../actions";
 
 export const dynamic = "force-dynamic";
+
+/** The chat's own title, for its owner only: an unknown, deleted or foreign id gets the 404's title (nothing leaks). */
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
+  const { id } = await params;
+  try {
+    const session = await getChatSession({ user: await requireUser(), sessionId: id });
+    return { title: session.title || "Chat" };
+  } catch (error) {
+    if (isAppError(error)) return { title: NOT_FOUND_TITLE };
+    throw error;
+  }
+}
 
 export default async function ChatSessionPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
@@ -32,6 +46,7 @@ export default async function ChatSessionPage({ params }: { params: Promise<{ id
         activeRun={session.activeRun}
         switchMode={switchModeAction}
         agent={session.agent}
+        model={session.modelChoice ? session.model : null}
       />
     </div>
   );

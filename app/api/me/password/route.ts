@@ -2,6 +2,7 @@ import { NextResponse } from "next/server";
 import { z } from "zod";
 import { requireUser } from "@/lib/auth/guards";
 import { changeOwnPassword } from "@/lib/auth/account-service";
+import { consumeWriteQuota } from "@/lib/auth/write-quota";
 import { clientAddress } from "@/lib/auth/throttle";
 import { handle, parseJsonBody } from "@/lib/http/respond";
 
@@ -11,6 +12,7 @@ const Body = z.object({ currentPassword: z.string().min(1).max(1024), newPasswor
 export const POST = handle(async (request: Request) => {
   const user = await requireUser();
   const body = await parseJsonBody(request, Body);
+  await consumeWriteQuota("credential-writes", user.id);
   await changeOwnPassword({ user, address: clientAddress(request.headers), ...body });
   return NextResponse.json({ ok: true, signedOut: true });
 });

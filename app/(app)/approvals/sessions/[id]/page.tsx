@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
 import { getCurrentUser, hasRole } from "@/lib/auth/guards";
 import { isAppError } from "@/lib/errors";
@@ -5,6 +6,7 @@ import { reviewSession } from "@/lib/runs/sessions";
 import { ReadOnlyTranscript } from "@/components/chat/read-only-transcript";
 
 export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Conversation review" };
 
 /** The conversation behind a request, for owners and admins: read-only, and each reading is audited. */
 export default async function ReviewSessionPage({ params }: { params: Promise<{ id: string }> }) {

@@ -10,5 +10,5 @@ export const POST = handle(async (request: Request, { params }: { params: Promis
   const body = await parseJsonBody(request, DecisionBody);
   const outcome = await decideApproval({ approvalId, ownerId: owner.id, decision: body.decision, reason: body.reason, grant: body.grant });
   // The run continues on whichever instance claims it first (lib/runs hears approval.resolved).
-  return NextResponse.json({ id: approvalId, status: outcome.approval.status, decision: outcome.approval.decision, allowlisted: outcome.allowlisted, refused: outcome.refused });
+  return NextResponse.json({ id: approvalId, status: outcome.approval.status, decision: outcome.approval.decision, allowlisted: outcome.allowlisted, refused: outcome.refused, ...(outcome.quorum ? { quorum: outcome.quorum } : {}) });
 });

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "ChatSession" ADD COLUMN "model" TEXT;

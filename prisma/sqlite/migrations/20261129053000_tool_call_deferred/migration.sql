@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "ToolCall" ADD COLUMN "deferredAt" DATETIME;
