@@ -1,5 +1,7 @@
 "use client";
-// The context the matrix is computed for: who asks, with which provider/model, agent, team, sender, sandbox, depth.
+// The context the matrix is computed for: who asks, with which provider/model, agent, team, sandbox, depth. Picking a
+// person takes their roles and teams (the context a chat of theirs has); picking a role alone is a hypothetical
+// person with those roles.
 import type { MatrixContextInput } from "@/lib/admin/schemas";
 import type { AdminUser } from "./types";
 
@@ -22,7 +24,7 @@ export function ContextPicker({
   onChange: (next: MatrixContextInput) => void;
   agents: string[];
   teams: string[];
-  users: Pick<AdminUser, "id" | "email">[];
+  users: Pick<AdminUser, "id" | "email" | "roles" | "teamIds">[];
 }) {
   const role = value.roles?.includes("admin") ? "admin" : value.roles?.includes("owner") ? "owner" : "member";
   const providerModel = [value.provider, value.model].filter(Boolean).join("/");
@@ -36,7 +38,7 @@ export function ContextPicker({
       <legend className="px-1 text-sm font-semibold">Context</legend>
       <label className="flex flex-col text-xs">
         Role
-        <select className={field} value={role} onChange={(e) => set({ roles: [...ROLE_SETS[e.target.value as keyof typeof ROLE_SETS]] })}>
+        <select className={field} value={role} onChange={(e) => set({ roles: [...ROLE_SETS[e.target.value as keyof typeof ROLE_SETS]], senderId: undefined })}>
           <option value="member">member</option>
           <option value="owner">owner (+member)</option>
           <option value="admin">admin (+owner, member)</option>
@@ -73,9 +75,16 @@ export function ContextPicker({
         </select>
       </label>
       <label className="flex flex-col text-xs">
-        Sender
-        <select className={field} value={value.senderId ?? ""} onChange={(e) => set({ senderId: e.target.value || undefined })}>
-          <option value="">anyone</option>
+        Person
+        <select
+          className={field}
+          value={value.senderId ?? ""}
+          onChange={(e) => {
+            const user = users.find((u) => u.id === e.target.value);
+            set(user ? { roles: [...user.roles], teamIds: user.teamIds.length ? [...user.teamIds] : undefined, senderId: user.id } : { senderId: undefined });
+          }}
+        >
+          <option value="">anyone with the role</option>
           {users.map((u) => (
             <option key={u.id} value={u.id}>{u.email}</option>
           ))}

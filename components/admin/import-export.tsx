@@ -1,28 +1,21 @@
 "use client";
 // Import a Toolgate document or an OpenClaw config (openclaw.json, JSON5) into the draft, and export the draft.
 // An OpenClaw import goes through POST /api/policy/import (merged into the current draft, with a report) and is
-// previewed first: the cells of the matrix it would change for a few typical contexts, and everything it could
-// not map. Only "Apply to the draft" changes the draft; saving is the usual review-and-save.
+// previewed first: the cells of the matrix it would change, draft → import, in the matrix's context and with each
+// agent and team the import names (lib/admin/matrix-contexts.ts), and everything it could not map. Only "Apply to
+// the draft" changes the draft; saving is the usual review-and-save.
 import { useState } from "react";
 import type { ImportReport } from "@/lib/admin/openclaw-import";
-import type { CellFlip } from "@/lib/admin/matrix";
-import type { MatrixContextInput } from "@/lib/admin/schemas";
+import { previewContexts, type LabeledContext } from "@/lib/admin/matrix-contexts";
+import { parsePolicyDocument, type PolicyDocument } from "@/lib/policy";
 import { api } from "./api";
+import { ContextFlipList } from "./context-flips";
+import { useContextFlips } from "./use-context-flips";
 import type { DraftState } from "./use-policy-draft";
 
-type Preview = { document: unknown; report: ImportReport; flips: Array<{ label: string; flips: CellFlip[] }> };
+type Preview = { document: unknown; report: ImportReport; before?: PolicyDocument; contexts: LabeledContext[] };
 
-const PREVIEW_CONTEXTS: Array<{ label: string; context: MatrixContextInput }> = [
-  { label: "member", context: { roles: ["member"], provider: "offline" } },
-  { label: "owner", context: { roles: ["member", "owner"], provider: "offline" } },
-];
-
-function agentContexts(document: unknown): Array<{ label: string; context: MatrixContextInput }> {
-  const agents = (document as { agents?: Record<string, unknown> } | null)?.agents ?? {};
-  return Object.keys(agents).slice(0, 4).map((agentId) => ({ label: `member with agent ${agentId}`, context: { roles: ["member"], provider: "offline", agentId } }));
-}
-
-export function ImportExport({ draft }: { draft: DraftState }) {
+export function ImportExport({ draft, baseContext, saved }: { draft: DraftState; baseContext: LabeledContext; saved: PolicyDocument }) {
   const [text, setText] = useState("");
   const [kind, setKind] = useState<"toolgate" | "openclaw">("openclaw");
   const [error, setError] = useState<string>();
@@ -44,14 +37,9 @@ export function ImportExport({ draft }: { draft: DraftState }) {
     try {
       const base = draft.check?.document;
       const result = await api<{ document: unknown; report: ImportReport }>("/api/policy/import", { body: { format: "openclaw", text, ...(base ? { base } : {}) } });
-      const contexts = [...PREVIEW_CONTEXTS, ...agentContexts(result.document)];
-      const flips = await Promise.all(
-        contexts.map(async ({ label, context }) => {
-          const effective = await api<{ flips?: CellFlip[] }>("/api/policy/effective", { body: { context, document: result.document } });
-          return { label, flips: effective.flips ?? [] };
-        }),
-      );
-      setPreview({ ...result, flips });
+      const after = parsePolicyDocument(result.document);
+      const contexts = after.ok ? previewContexts({ before: base ?? saved, after: after.document, base: baseContext, limit: 8 }) : [baseContext];
+      setPreview({ ...result, ...(base ? { before: base } : {}), contexts });
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
     } finally {
@@ -126,19 +114,12 @@ function NoteList({ title, notes, testId }: { title: string; notes: ImportReport
 
 function ImportPreview({ preview, onApply, onDiscard }: { preview: Preview; onApply: () => void; onDiscard: () => void }) {
   const { report } = preview;
+  const flips = useContextFlips(preview.contexts, preview.document, preview.before);
   return (
     <div role="status" className="space-y-2 rounded-md border border-slate-300 p-3 text-sm dark:border-slate-700" data-testid="import-preview">
       <p className="font-semibold">Preview: merged into the current draft (nothing is saved yet)</p>
-      <ul className="space-y-1" data-testid="import-flips">
-        {preview.flips.map(({ label, flips }) => (
-          <li key={label}>
-            <span className="font-medium">{label}</span>: {flips.length === 0 ? "no cell changes" : `${flips.length} cell${flips.length === 1 ? "" : "s"} change`}
-            {flips.length > 0 && (
-              <span className="text-xs"> — {flips.slice(0, 12).map((f) => `${f.tool} (${f.mode}) ${f.from}→${f.to}`).join(", ")}{flips.length > 12 ? ", …" : ""}</span>
-            )}
-          </li>
-        ))}
-      </ul>
+      <p className="text-xs text-slate-600 dark:text-slate-400">Cells that change from the draft to the draft with this import, for the matrix&apos;s context and with each agent and team the import names:</p>
+      <ContextFlipList rows={flips.rows} testId="import-flips" />
       <NoteList title="⚠ Not imported" notes={report.unmapped} testId="import-unmapped" />
       <NoteList title="Replaced values already in the draft" notes={report.replaced} testId="import-replaced" />
       <NoteList title="Tool names mapped or unknown" notes={report.names} testId="import-names" />

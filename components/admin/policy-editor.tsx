@@ -2,7 +2,10 @@
 // /admin/policy: the matrix for a chosen context (saved policy, or the draft with flipped cells marked), the
 // side panel with a cell's provenance, and the draft editor (settings, JSON, replay, history, import/export).
 import { useMemo, useState } from "react";
+import { contextLabel, defaultMatrixContext, describeMatrixContext } from "@/lib/admin/matrix-contexts";
 import type { MatrixContextInput } from "@/lib/admin/schemas";
+import { DraftContextFlips } from "./draft-context-flips";
+import { PolicyForms } from "./policy-forms";
 import { CellPanel } from "./cell-panel";
 import { ContextPicker } from "./context-picker";
 import { ImportExport } from "./import-export";
@@ -22,9 +25,10 @@ import { usePolicyDraft } from "./use-policy-draft";
 import { useUnsavedGuard } from "./use-unsaved-guard";
 import { VersionHistory } from "./version-history";
 
-type Tab = "settings" | "json" | "replay" | "history" | "import";
+type Tab = "settings" | "forms" | "json" | "replay" | "history" | "import";
 const TABS: Array<{ id: Tab; title: string }> = [
   { id: "settings", title: "Settings" },
+  { id: "forms", title: "Agents, profiles, providers" },
   { id: "json", title: "JSON" },
   { id: "replay", title: "Preview: replay" },
   { id: "history", title: "History" },
@@ -39,11 +43,18 @@ export function PolicyEditor({ nonce }: { nonce?: string }) {
   const save = useSavePolicy();
   const serverIssues = useMemo(() => issuesOf(save.error), [save.error]);
   useUnsavedGuard(draft.dirty);
-  const [context, setContext] = useState<MatrixContextInput>({ roles: ["member"], provider: "offline" });
+  const [picked, setContext] = useState<MatrixContextInput>();
+  const users = useMemo(() => directory.data?.users ?? [], [directory.data]);
+  // Until one is picked: the person with the most granted modes in the saved policy (lib/admin/matrix-contexts.ts).
+  const context = useMemo(
+    () => picked ?? (policy.data && (directory.data || directory.error) ? defaultMatrixContext(policy.data.document, users) : undefined),
+    [picked, policy.data, directory.data, directory.error, users],
+  );
   const [selected, setSelected] = useState<SelectedCell>();
   const [tab, setTab] = useState<Tab>("settings");
   const previewDocument = useDebouncedValue(draft.changedDocument);
   const effective = useEffectiveMatrix(context, previewDocument, policy.data?.version);
+  const baseContext = useMemo(() => context && { label: contextLabel(context, users), context }, [context, users]);
 
   // On narrow screens the panel sits below the matrix: bring it into view when a cell is chosen.
   const choose = (cell: SelectedCell) => {
@@ -58,7 +69,7 @@ export function PolicyEditor({ nonce }: { nonce?: string }) {
   const teams = useMemo(() => [...new Set([...(directory.data?.teams.map((t) => t.id) ?? []), ...Object.keys(doc?.teams ?? {})])].sort(), [directory.data, doc]);
 
   if (policy.error) return <p role="alert" className="text-rose-700">Could not load the policy: {policy.error.message}</p>;
-  if (!policy.data || !tools.data) return <p role="status">Loading the policy…</p>;
+  if (!policy.data || !tools.data || !context || !baseContext) return <p role="status">Loading the policy…</p>;
 
   const matrix = effective.data?.matrix;
   const flips = effective.data?.flips ?? [];
@@ -70,7 +81,8 @@ export function PolicyEditor({ nonce }: { nonce?: string }) {
       <SaveBar draft={draft} save={save} onSaved={draft.reset} />
       <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_22rem]">
         <div className="min-w-0 space-y-3">
-          <ContextPicker value={context} onChange={setContext} agents={agents} teams={teams} users={directory.data?.users ?? []} />
+          <ContextPicker value={context} onChange={setContext} agents={agents} teams={teams} users={users} />
+          <p className="text-sm" data-testid="matrix-context">{describeMatrixContext(context, doc ?? policy.data.document, users)}</p>
           <p className="text-sm" role="status" aria-live="polite">
             {effective.data?.draft ? (
               <>Showing the <strong>draft</strong>: {flips.length} cell{flips.length === 1 ? "" : "s"} change{flips.length === 1 ? "s" : ""} (marked “changed”).</>
@@ -79,6 +91,7 @@ export function PolicyEditor({ nonce }: { nonce?: string }) {
             )}
             {effective.isFetching && " Updating…"}
           </p>
+          <DraftContextFlips saved={policy.data.document} draft={previewDocument} base={baseContext} />
           {effective.error && <p role="alert" className="text-sm text-rose-700 dark:text-rose-300">✕ {effective.error.message}</p>}
           {matrix && <PolicyMatrix matrix={matrix} flips={flips} selected={selected} onSelect={choose} />}
           {(effective.data?.warnings.length ?? 0) > 0 && (
@@ -102,7 +115,7 @@ export function PolicyEditor({ nonce }: { nonce?: string }) {
               <SettingsControls document={draft.check.document} onChange={draft.setDocument} />
               <ScopeRules document={draft.check.document} teams={directory.data?.teams ?? []} users={directory.data?.users ?? []} onChange={draft.setDocument} />
               <ModeOverrides document={draft.check.document} tools={tools.data.tools} onChange={draft.setDocument} />
-              <p className="text-xs text-slate-500 dark:text-slate-400">Profiles, providers, agents, sandbox and subagents are edited in the JSON tab; team membership, roles and mode grants in Users and roles.</p>
+              <p className="text-xs text-slate-500 dark:text-slate-400">Agents, profiles and providers have their own tab; sandbox and subagents are edited in the JSON tab; team membership, roles and mode grants in Users and roles.</p>
             </div>
           ) : (
             <div className="space-y-2">
@@ -110,10 +123,30 @@ export function PolicyEditor({ nonce }: { nonce?: string }) {
               <DraftProblems draft={draft} />
             </div>
           ))}
+        {tab === "forms" &&
+          (draft.check?.document ? (
+            <PolicyForms
+              document={draft.check.document}
+              tools={tools.data.tools}
+              teams={directory.data?.teams ?? []}
+              users={users}
+              onChange={draft.setDocument}
+              onShowAgent={(agentId) => {
+                setContext({ ...context, agentId });
+                window.scrollTo({ top: 0, behavior: "smooth" });
+              }}
+              effect={<DraftContextFlips saved={policy.data.document} draft={previewDocument} base={baseContext} includeBase />}
+            />
+          ) : (
+            <div className="space-y-2">
+              <p className="text-sm">The draft has problems; fix them in the JSON tab to use these forms.</p>
+              <DraftProblems draft={draft} />
+            </div>
+          ))}
         {tab === "json" && <JsonEditor draft={draft} nonce={nonce} serverIssues={serverIssues} />}
         {tab === "replay" && <ReplayPanel draft={draft} />}
         {tab === "history" && <VersionHistory currentVersion={policy.data.version} />}
-        {tab === "import" && <ImportExport draft={draft} />}
+        {tab === "import" && <ImportExport draft={draft} baseContext={baseContext} saved={policy.data.document} />}
       </Tabs>
     </div>
   );

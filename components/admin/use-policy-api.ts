@@ -32,11 +32,11 @@ export function useDirectory() {
 }
 
 /** The matrix for the saved document, or for `draft` when given (then with the cells that flip). */
-export function useEffectiveMatrix(context: MatrixContextInput, draft: unknown, savedVersion: number | undefined) {
+export function useEffectiveMatrix(context: MatrixContextInput | undefined, draft: unknown, savedVersion: number | undefined) {
   return useQuery({
     queryKey: ["policy-effective", savedVersion, context, draft ?? null],
     queryFn: () => api<EffectiveResponse>("/api/policy/effective", { body: { context, ...(draft !== undefined ? { document: draft } : {}) } }),
-    enabled: savedVersion !== undefined,
+    enabled: savedVersion !== undefined && context !== undefined,
     placeholderData: keepPreviousData,
   });
 }

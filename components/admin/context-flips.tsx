@@ -1,0 +1,34 @@
+"use client";
+// A list of contexts and the cells a change flips in each: the import preview and the draft's "also changes".
+import { CELL_LABELS } from "@/lib/admin/matrix";
+import type { ContextFlips } from "./use-context-flips";
+
+export function ContextFlipList({ rows, testId, hideUnchanged = false }: { rows: ContextFlips[]; testId: string; hideUnchanged?: boolean }) {
+  const shown = hideUnchanged ? rows.filter((r) => r.error || (r.flips?.length ?? 0) > 0) : rows;
+  if (shown.length === 0) return null;
+  return (
+    <ul className="space-y-1 text-sm" data-testid={testId}>
+      {shown.map(({ label, flips, error }) => (
+        <li key={label}>
+          <span className="font-medium">{label}</span>:{" "}
+          {error ? (
+            <span className="text-rose-700 dark:text-rose-300">✕ {error}</span>
+          ) : !flips ? (
+            "computing…"
+          ) : flips.length === 0 ? (
+            "no cell changes"
+          ) : (
+            <>
+              {flips.length} cell{flips.length === 1 ? "" : "s"} change{flips.length === 1 ? "s" : ""}
+              <span className="text-xs">
+                {" "}
+                — {flips.slice(0, 12).map((f) => `${f.tool} in ${f.mode}: ${CELL_LABELS[f.from]} → ${CELL_LABELS[f.to]}`).join("; ")}
+                {flips.length > 12 ? "; …" : ""}
+              </span>
+            </>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
