@@ -62,6 +62,7 @@ export function TextField({
     if (next !== value) onCommit(next);
   };
   const common = {
+    id: `${id}-input`,
     className: `${inputClass} w-full`,
     value: text,
     placeholder,
@@ -71,15 +72,15 @@ export function TextField({
     onBlur: commit,
   };
   return (
-    <label className="flex flex-col gap-0.5 text-xs">
-      <span className="font-medium">{label}</span>
+    <div className="flex flex-col gap-0.5 text-xs">
+      <label htmlFor={`${id}-input`} className="font-medium">{label}</label>
       {multiline ? (
         <textarea {...common} rows={3} />
       ) : (
         <input {...common} onKeyDown={(e) => e.key === "Enter" && (e.preventDefault(), commit())} />
       )}
       {problem ? <Note id={`${id}-note`} kind="error">{problem}</Note> : help ? <Note id={`${id}-note`} kind="help">{help}</Note> : <span id={`${id}-note`} />}
-    </label>
+    </div>
   );
 }
 
@@ -94,9 +95,10 @@ export function ToolListField({ label, value, onCommit, tools, help }: { label: 
     if ((next ?? []).join(",") !== (value ?? []).join(",")) onCommit(next);
   };
   return (
-    <label className="flex flex-col gap-0.5 text-xs">
-      <span className="font-medium">{label}</span>
+    <div className="flex flex-col gap-0.5 text-xs">
+      <label htmlFor={`${id}-input`} className="font-medium">{label}</label>
       <input
+        id={`${id}-input`}
         className={`${inputClass} font-mono`}
         value={text}
         placeholder="e.g. read, group:web, memory_*"
@@ -111,7 +113,7 @@ export function ToolListField({ label, value, onCommit, tools, help }: { label: 
         }}
       />
       {note ? <Note id={`${id}-note`} kind="warning">{note}</Note> : help ? <Note id={`${id}-note`} kind="help">{help}</Note> : <span id={`${id}-note`} />}
-    </label>
+    </div>
   );
 }
 
@@ -127,11 +129,11 @@ export function LinesField({ label, value, onCommit, schema, help }: { label: st
     if ((next ?? []).join("\n") !== (value ?? []).join("\n")) onCommit(next);
   };
   return (
-    <label className="flex flex-col gap-0.5 text-xs">
-      <span className="font-medium">{label}</span>
-      <textarea className={`${inputClass} w-full`} rows={3} value={text} aria-invalid={problem ? true : undefined} aria-describedby={`${id}-note`} onChange={(e) => setText(e.target.value)} onBlur={commit} />
+    <div className="flex flex-col gap-0.5 text-xs">
+      <label htmlFor={`${id}-input`} className="font-medium">{label}</label>
+      <textarea id={`${id}-input`} className={`${inputClass} w-full`} rows={3} value={text} aria-invalid={problem ? true : undefined} aria-describedby={`${id}-note`} onChange={(e) => setText(e.target.value)} onBlur={commit} />
       {problem ? <Note id={`${id}-note`} kind="error">{problem}</Note> : help ? <Note id={`${id}-note`} kind="help">{help}</Note> : <span id={`${id}-note`} />}
-    </label>
+    </div>
   );
 }
 

@@ -55,7 +55,7 @@ export function ProfilesForm({ document, tools, onChange }: { document: PolicyDo
                 Remove profile {id}
               </button>
             </div>
-            <div className="grid gap-3 sm:grid-cols-3">
+            <div className="grid gap-3 sm:grid-cols-2">
               <ToolListField label={`Only allow (profile ${id})`} value={profile.allow} tools={tools} onCommit={(l) => setList(id, "allow", l)} help="Empty: every tool." />
               <ToolListField label={`Also allow (profile ${id})`} value={profile.alsoAllow} tools={tools} onCommit={(l) => setList(id, "alsoAllow", l)} />
               <ToolListField label={`Never allow (profile ${id})`} value={profile.deny} tools={tools} onCommit={(l) => setList(id, "deny", l)} />

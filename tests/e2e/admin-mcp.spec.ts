@@ -133,8 +133,9 @@ test("an OpenClaw JSON5 import is previewed with its cell changes before it reac
       agents: { entries: { family: { tools: { allow: ['read', 'message'], deny: ['exec', 'write'], }, }, }, }, }`);
   await page.getByRole("button", { name: "Preview the import" }).click();
   const preview = page.getByTestId("import-preview");
-  await expect(preview).toContainText("member with agent family");
-  await expect(page.getByTestId("import-flips")).toContainText(/member with agent family: \d+ cells change/);
+  // The matrix's context (a person, lib/admin/matrix-contexts.ts) with the agent the import names.
+  await expect(preview).toContainText("with agent family");
+  await expect(page.getByTestId("import-flips")).toContainText(/@\S+ with agent family: \d+ cells change/);
   await expect(page.getByTestId("import-unmapped")).toContainText("tools.elevated");
   await expect(page.getByTestId("import-names")).toContainText('"group:media" → image');
   await page.getByRole("button", { name: "Apply to the draft" }).click();
