@@ -64,7 +64,8 @@ test.describe("policy forms and previews (issue 33)", () => {
     const flips = page.getByTestId("import-flips");
     await expect(flips).toContainText("owner@example.com: no cell changes");
     await expect(flips).toContainText("owner@example.com with agent coder: 1 cell changes — exec in coding: needs approval → denied");
-    await page.screenshot({ path: shotPath("policy-import-agent-flip.png"), fullPage: true });
+    await page.getByTestId("import-preview").scrollIntoViewIfNeeded();
+    await page.screenshot({ path: shotPath("policy-import-agent-flip.png") });
     // Not in the draft yet.
     await expect(page.getByText("No changes")).toBeVisible();
     await page.getByRole("button", { name: "Apply to the draft" }).click();
@@ -182,6 +183,17 @@ test.describe("policy forms on every screen (issue 33)", () => {
       // The app shell scrolls inside, so a full-page shot stops at the viewport: a tall viewport shows the whole panel.
       await page.setViewportSize({ width: screen.width, height: 3200 });
       await page.locator("#panel-forms").screenshot({ path: shotPath(`policy-forms-panel-${screen.name}.png`) });
+      await page.setViewportSize({ width: screen.width, height: screen.height });
+
+      // The import preview on this screen: the agent's context lists its flipped exec cell.
+      await page.getByRole("tab", { name: /Import/ }).click();
+      await page.getByLabel("Text to import").fill("{ agents: { list: [ { id: 'coder', tools: { deny: ['read'] } } ] } }");
+      await page.getByRole("button", { name: "Preview the import" }).click();
+      await expect(page.getByTestId("import-flips")).toContainText("owner@example.com with agent coder: 1 cell changes — read in coding: allowed → denied");
+      const axeImport = await new AxeBuilder({ page }).setLegacyMode(true).options({ resultTypes: ["violations"] }).analyze();
+      expect(axeImport.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
+      await page.getByTestId("import-preview").scrollIntoViewIfNeeded();
+      await page.screenshot({ path: shotPath(`policy-import-preview-${screen.name}.png`) });
       await savePolicy(page.request, { version: 1 }, "e2e cleanup");
       await ctx.close();
     });
