@@ -1,15 +1,21 @@
 "use client";
 // A list of contexts and the cells a change flips in each: the import preview and the draft's "also changes".
 import { CELL_LABELS } from "@/lib/admin/matrix";
+import type { MatrixContextInput } from "@/lib/admin/schemas";
 import type { ContextFlips } from "./use-context-flips";
 
-export function ContextFlipList({ rows, testId, hideUnchanged = false }: { rows: ContextFlips[]; testId: string; hideUnchanged?: boolean }) {
+export function ContextFlipList({ rows, testId, hideUnchanged = false, onPick }: { rows: ContextFlips[]; testId: string; hideUnchanged?: boolean; onPick?: (context: MatrixContextInput) => void }) {
   const shown = hideUnchanged ? rows.filter((r) => r.error || (r.flips?.length ?? 0) > 0) : rows;
   if (shown.length === 0) return null;
   return (
     <ul className="space-y-1 text-sm" data-testid={testId}>
-      {shown.map(({ label, flips, error }) => (
+      {shown.map(({ label, context, flips, error }) => (
         <li key={label}>
+          {onPick && (flips?.length ?? 0) > 0 && (
+            <button type="button" className="mr-2 rounded border border-slate-300 px-1.5 text-xs dark:border-slate-700" aria-label={`Show ${label} in the matrix`} onClick={() => onPick(context)}>
+              Show
+            </button>
+          )}
           <span className="font-medium">{label}</span>:{" "}
           {error ? (
             <span className="text-rose-700 dark:text-rose-300">✕ {error}</span>

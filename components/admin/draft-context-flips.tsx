@@ -5,11 +5,25 @@
 // (includeBase) every context, the matrix's own first, so the effect is in view where the edit is made.
 import { useMemo } from "react";
 import { previewContexts, type LabeledContext } from "@/lib/admin/matrix-contexts";
+import type { MatrixContextInput } from "@/lib/admin/schemas";
 import { parsePolicyDocument, type PolicyDocument } from "@/lib/policy";
 import { ContextFlipList } from "./context-flips";
 import { useContextFlips } from "./use-context-flips";
 
-export function DraftContextFlips({ saved, draft, base, includeBase = false }: { saved: PolicyDocument; draft: PolicyDocument | undefined; base: LabeledContext; includeBase?: boolean }) {
+export function DraftContextFlips({
+  saved,
+  draft,
+  base,
+  includeBase = false,
+  onPick,
+}: {
+  saved: PolicyDocument;
+  draft: PolicyDocument | undefined;
+  base: LabeledContext;
+  includeBase?: boolean;
+  /** Switch the matrix to a context the list names. */
+  onPick?: (context: MatrixContextInput) => void;
+}) {
   const contexts = useMemo(() => {
     if (!draft) return [];
     const before = parsePolicyDocument(saved);
@@ -37,7 +51,7 @@ export function DraftContextFlips({ saved, draft, base, includeBase = false }: {
   return (
     <div className="space-y-1 rounded-md border border-violet-300 p-2 text-sm dark:border-violet-800" data-testid={testId} role="status" aria-live="polite">
       <p className="font-medium">{summary}</p>
-      <ContextFlipList rows={rows} testId={`${testId}-list`} hideUnchanged />
+      <ContextFlipList rows={rows} testId={`${testId}-list`} hideUnchanged {...(onPick ? { onPick } : {})} />
     </div>
   );
 }

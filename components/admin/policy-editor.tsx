@@ -91,7 +91,7 @@ export function PolicyEditor({ nonce }: { nonce?: string }) {
             )}
             {effective.isFetching && " Updating…"}
           </p>
-          <DraftContextFlips saved={policy.data.document} draft={previewDocument} base={baseContext} />
+          <DraftContextFlips saved={policy.data.document} draft={previewDocument} base={baseContext} onPick={setContext} />
           {effective.error && <p role="alert" className="text-sm text-rose-700 dark:text-rose-300">✕ {effective.error.message}</p>}
           {matrix && <PolicyMatrix matrix={matrix} flips={flips} selected={selected} onSelect={choose} />}
           {(effective.data?.warnings.length ?? 0) > 0 && (

@@ -8,7 +8,7 @@ import type { LabeledContext } from "@/lib/admin/matrix-contexts";
 import { api } from "./api";
 import type { EffectiveResponse } from "./types";
 
-export type ContextFlips = { label: string; flips?: CellFlip[]; error?: string };
+export type ContextFlips = { label: string; context: LabeledContext["context"]; flips?: CellFlip[]; error?: string };
 
 const effective = (context: LabeledContext["context"], document: unknown) => api<EffectiveResponse>("/api/policy/effective", { body: { context, document } });
 
@@ -25,9 +25,9 @@ export function useContextFlips(contexts: readonly LabeledContext[], after: unkn
     })),
   });
   return {
-    rows: contexts.map(({ label }, i) => {
+    rows: contexts.map(({ label, context }, i) => {
       const result = results[i];
-      return { label, ...(result?.data ? { flips: result.data } : {}), ...(result?.error ? { error: result.error.message } : {}) };
+      return { label, context, ...(result?.data ? { flips: result.data } : {}), ...(result?.error ? { error: result.error.message } : {}) };
     }),
     pending: results.some((r) => r.isPending && after !== undefined),
   };
