@@ -129,16 +129,17 @@ describe.each(appTargets())("account: forced password change and devices (%s)", 
   it("devices: listed with this one marked; one signed out, then every other; the others are refused at once, this one stays", async () => {
     const account = await newAccount("dev");
     await signedInWithOwnPassword(app.url, account.email, account.otp, "device-password-1");
-    const longAgent = `Mozilla/5.0 (X11; Linux x86_64)\u0007 Firefox/140.0 ${"x".repeat(400)}`;
+    const longAgent = `Mozilla/5.0 (X11; Linux x86_64)\t Firefox/140.0 ${"x".repeat(400)}`;
     const a = await signInAs(device(app.url, longAgent), account.email, "device-password-1");
     const b = await signInAs(device(app.url, "Device-B (iPhone; CPU iPhone OS 18_0) Safari/605.1"), account.email, "device-password-1");
     const listed = await a.json<{ sessions: Device[] }>("/api/me/sessions");
     expect(listed.status).toBe(200);
     const mine = listed.body.sessions;
-    // The session made while replacing the one-time password ended with the change: only a and b are live.
-    expect(mine).toHaveLength(2);
+    // The session that replaced the one-time password ended with the change; the sign-in after it, a and b are live.
+    expect(mine).toHaveLength(3);
+    expect(mine.filter((d) => d.current)).toHaveLength(1);
     const aRow = mine.find((d) => d.current)!;
-    const bRow = mine.find((d) => !d.current)!;
+    const bRow = mine.find((d) => d.userAgent?.startsWith("Device-B"))!;
     expect(aRow.userAgent!.length).toBeLessThanOrEqual(200);
     expect(aRow.userAgent).toMatch(/^Mozilla\/5\.0 \(X11; Linux x86_64\)\s+Firefox/);
     expect(aRow.userAgent).not.toMatch(/[\u0000-\u001f]/);
@@ -159,13 +160,13 @@ describe.each(appTargets())("account: forced password change and devices (%s)", 
     const d = await signInAs(device(app.url, "Device-D"), account.email, "device-password-1");
     const others = await a.json("/api/me/sessions/revoke-others", { method: "POST", body: {} });
     expect(others.status).toBe(200);
-    expect(others.body).toEqual({ revoked: 2 });
+    expect(others.body).toEqual({ revoked: 3 });
     expect((await c.json("/api/me")).status).toBe(401);
     expect((await d.json("/api/me")).status).toBe(401);
     expect((await a.json("/api/me")).status).toBe(200);
     expect((await a.json<{ sessions: Device[] }>("/api/me/sessions")).body.sessions.map((s) => s.id)).toEqual([aRow.id]);
     const audit = await admin.json(`/api/audit?action=user.sessions_revoked_others&limit=50`);
-    expect(audit.body.entries.find((e: { details: { userId?: string } }) => e.details.userId === account.id)?.details).toMatchObject({ keptSessionId: aRow.id, revoked: 2 });
+    expect(audit.body.entries.find((e: { details: { userId?: string } }) => e.details.userId === account.id)?.details).toMatchObject({ keptSessionId: aRow.id, revoked: 3 });
     const one = await admin.json(`/api/audit?action=user.session_revoked&limit=50`);
     expect(one.body.entries.some((e: { details: { sessionId?: string } }) => e.details.sessionId === bRow.id)).toBe(true);
 
