@@ -3,18 +3,10 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import type { DeviceView } from "@/lib/auth/device-views";
+import { describeUserAgent, type DeviceView } from "@/lib/auth/device-views";
 import { useDevices, useSignOutDevice, useSignOutOthers } from "./use-devices";
 
 const button = "rounded-md border border-slate-300 px-2 py-1 text-sm dark:border-slate-700";
-
-/** A short name for a User-Agent ("Firefox on Linux"); the full text is in the row's title. Display only. */
-export function describeUserAgent(ua: string | null): string {
-  if (!ua) return "Unknown browser";
-  const browser = /Edg\//.test(ua) ? "Edge" : /Firefox\//.test(ua) ? "Firefox" : /Chrome\/|Chromium\//.test(ua) ? "Chrome" : /Safari\//.test(ua) ? "Safari" : /curl|node|undici/i.test(ua) ? "A script" : "A browser";
-  const os = /iPhone|iPad/.test(ua) ? "iOS" : /Android/.test(ua) ? "Android" : /Windows/.test(ua) ? "Windows" : /Mac OS X|Macintosh/.test(ua) ? "macOS" : /Linux/.test(ua) ? "Linux" : null;
-  return os ? `${browser} on ${os}` : browser;
-}
 
 function DeviceRow({ device }: { device: DeviceView }) {
   const signOut = useSignOutDevice();

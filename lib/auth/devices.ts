@@ -10,7 +10,9 @@ import type { DeviceView } from "./device-views";
 
 export async function listMyDevices({ claim }: { claim: SessionClaim }): Promise<DeviceView[]> {
   const rows = await listLiveAuthSessions({ userId: claim.userId });
-  return rows.map((r) => ({
+  // This device first, then the others by last activity (the order the database gave).
+  const ordered = [...rows.filter((r) => r.id === claim.sessionId), ...rows.filter((r) => r.id !== claim.sessionId)];
+  return ordered.map((r) => ({
     id: r.id,
     createdAt: r.createdAt.toISOString(),
     lastSeenAt: r.lastSeenAt.toISOString(),

@@ -77,7 +77,7 @@ for (const screen of SCREENS) {
     await page.getByLabel("E-mail").fill(user.email);
     await page.getByLabel("Password").fill(DEMO_PASSWORD);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect(page.getByRole("alert")).toContainText("Wrong e-mail or password");
+    await expect(page.getByText("Wrong e-mail or password.")).toBeVisible();
     await signInAs(page, user.email, "a-new-password-1", { form: true });
     await ctx.close();
   });
