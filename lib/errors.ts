@@ -6,6 +6,8 @@ export const ERROR_CODES = {
   VALIDATION_FAILED: 422,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
+  /** Signed in with a password an admin issued: only choosing one's own (POST /api/me/password) is allowed. */
+  PASSWORD_CHANGE_REQUIRED: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,

@@ -13,7 +13,9 @@ import { logoutAction } from "@/app/login/actions";
 export const dynamic = "force-dynamic";
 
 export default async function AppLayout({ children }: { children: ReactNode }) {
-  const { user, ended } = await currentUserOrEnded();
+  const { user, ended, passwordMustChange } = await currentUserOrEnded();
+  // An admin-issued password in use: nothing of the app until the person chooses their own (the APIs refuse too).
+  if (passwordMustChange) redirect("/change-password");
   if (!user) {
     const wanted = (await headers()).get("x-toolgate-path");
     const params = new URLSearchParams({ ...(wanted && wanted !== "/chat" ? { next: wanted } : {}), ...(ended ? { ended: "1" } : {}) });

@@ -34,12 +34,12 @@ export async function changeUserRole({ actor, userId, role, action }: { actor: A
   return getUserWithRoles({ userId });
 }
 
-/** A new account with a one-time password for the admin to hand over (shown once; see newTemporaryPassword). */
+/** A new account with a one-time password for the admin to hand over (shown once; see newTemporaryPassword); its holder must replace it at first sign-in. */
 export async function createAccount({ actor, email, name, roles }: { actor: Actor; email: string; name?: string; roles: Role[] }) {
   const temporaryPassword = newTemporaryPassword();
   // Every account is a member: the other roles add to it, they never replace it.
   const withMember: Role[] = ["member", ...roles.filter((r) => r !== "member")];
-  const user = await createUser({ email, name, roles: withMember, passwordHash: await hashPassword(temporaryPassword) });
+  const user = await createUser({ email, name, roles: withMember, passwordHash: await hashPassword(temporaryPassword), mustChange: true });
   if (!user) throw new AppError("CONFLICT", `there is already a user with the e-mail ${email}`);
   await appendAudit({ action: "user.created", actorId: actor.id, decision: "allow", details: { userId: user.id, email: user.email, roles: withMember } });
   return { user: { ...user, active: true }, temporaryPassword };
@@ -51,7 +51,8 @@ export async function resetPassword({ actor, userId }: { actor: Actor; userId: s
   if (!target) throw new AppError("NOT_FOUND", `there is no user ${userId}`);
   if (userId === actor.id) throw new AppError("CONFLICT", "change your own password with your current one, not by a reset");
   const temporaryPassword = newTemporaryPassword();
-  await changeUserPassword({ userId, passwordHash: await hashPassword(temporaryPassword) });
+  // A one-time password: the user must choose their own before anything else (lib/auth/guards.ts).
+  await changeUserPassword({ userId, passwordHash: await hashPassword(temporaryPassword), mustChange: true });
   await appendAudit({ action: "user.password_reset", actorId: actor.id, decision: "allow", details: { userId, email: target.email } });
   await announceAccountChange({ userId, change: "password-reset" });
   return { userId, temporaryPassword };

@@ -1,6 +1,6 @@
 import "server-only";
-// Changes that end a user's sessions: a new password (by the user, who proves the old one) and deactivation
-// (by an admin). Both increment the session version in the same write (lib/db/users.ts), and are audited.
+// Changes that end a user's sessions: a new password (by the user, who proves the old one; it also lifts the
+// must-change flag an admin-issued password sets) and deactivation (by an admin). Both increment the session version in the same write (lib/db/users.ts), and are audited.
 import { AppError } from "@/lib/errors";
 import { appendAudit } from "@/lib/db/audit";
 import { changeUserPassword, countActiveAdmins, findUserByEmail, getUserWithRoles, setUserDisabled } from "@/lib/db/users";
@@ -13,11 +13,13 @@ import { beginPasswordCheck, passwordCheckSucceeded } from "./throttle";
  * spend the account's sign-in budget, nor the sign-in guesses this one.
  */
 export async function changeOwnPassword({ user, currentPassword, newPassword }: { user: { id: string; email: string }; address?: string; currentPassword: string; newPassword: string }) {
+  // Keeping an admin-issued one-time password by "changing" it to itself would defeat the forced change.
+  if (newPassword === currentPassword) throw new AppError("VALIDATION_FAILED", "the new password must differ from the current one", { issues: [{ path: ["newPassword"], message: "must differ from the current password" }] });
   await beginPasswordCheck(user.id);
   const row = await findUserByEmail({ email: user.email });
   if (!(await verifyPasswordConstantWork(currentPassword, row?.passwordHash))) throw new AppError("FORBIDDEN", "the current password is wrong");
   await passwordCheckSucceeded(user.id);
-  await changeUserPassword({ userId: user.id, passwordHash: await hashPassword(newPassword) });
+  await changeUserPassword({ userId: user.id, passwordHash: await hashPassword(newPassword), mustChange: false });
   await appendAudit({ action: "user.password_changed", actorId: user.id, decision: "allow", details: { userId: user.id } });
 }
 

@@ -1,9 +1,11 @@
 import "server-only";
 // next-auth (Auth.js v5): e-mail + password credentials, optional GitHub / generic OIDC, JWT sessions.
-// The token carries the user id, roles for display and the user's session version at sign-in; every
-// request re-reads the user and refuses a token whose version is old (lib/auth/guards.ts). Sign-in is
+// The token carries the user id, roles for display, the user's session version at sign-in and the id of the
+// signed-in session made then (lib/db/auth-sessions.ts); every request re-reads the user and refuses a token whose
+// version is old or whose session row is revoked or gone (lib/auth/guards.ts). Sign-in is
 // throttled (lib/auth/throttle.ts) and does the same bcrypt work for unknown accounts.
 import NextAuth, { CredentialsSignin, type NextAuthConfig } from "next-auth";
+import { headers } from "next/headers";
 import Credentials from "next-auth/providers/credentials";
 import GitHub from "next-auth/providers/github";
 import type { Provider } from "next-auth/providers";
@@ -11,6 +13,7 @@ import { z } from "zod";
 import { loadConfig } from "@/lib/config";
 import { isAppError } from "@/lib/errors";
 import { bumpSessionVersion, findUserByEmail, getUserForSession, linkExternalAccount } from "@/lib/db/users";
+import { createAuthSession, revokeAuthSessionOfUser } from "@/lib/db/auth-sessions";
 import { verifyPasswordConstantWork } from "./password";
 import { looksLikeRecoveryCode, signInWithRecoveryCode } from "./recovery-codes";
 import { beginRecoveryAttempt, beginSignInAttempt, clientAddress, isSignInExempt, signInSucceeded } from "./throttle";
@@ -18,6 +21,19 @@ import { beginRecoveryAttempt, beginSignInAttempt, clientAddress, isSignInExempt
 /** Thrown by authorize when the account is throttled; the sign-in form tells the person to wait. */
 export class ThrottledSignIn extends CredentialsSignin {
   code = "rate_limited";
+}
+
+/** What the device list shows of the browser that signs in: its User-Agent (trimmed) and address, if known. */
+async function signInDevice(): Promise<{ userAgent: string | null; ip: string | null }> {
+  try {
+    const h = await headers();
+    // Control characters out, and short: display only, never parsed.
+    const userAgent = (h.get("user-agent") ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").trim().slice(0, 200);
+    const ip = clientAddress(h);
+    return { userAgent: userAgent || null, ip: ip === "unknown" ? null : ip.slice(0, 64) };
+  } catch {
+    return { userAgent: null, ip: null }; // outside a request: nothing to show
+  }
 }
 
 const CredentialsInput = z.object({ email: z.string().trim().email(), password: z.string().min(1).max(1024) });
@@ -108,6 +124,8 @@ const authConfig: NextAuthConfig = {
         if (!fresh || fresh.disabled) throw new Error("this account is deactivated");
         token.roles = fresh.user.roles;
         token.sv = fresh.sessionVersion;
+        // A new signed-in session (a "device") per sign-in; a copied cookie shares it, and ends with it.
+        token.sid = (await createAuthSession({ userId: token.uid, ...(await signInDevice()) })).id;
       }
       return token;
     },
@@ -116,15 +134,20 @@ const authConfig: NextAuthConfig = {
         session.user.id = token.uid;
         (session.user as { roles?: unknown }).roles = Array.isArray(token.roles) ? token.roles : [];
         session.user.sv = typeof token.sv === "number" ? token.sv : -1;
+        session.user.sid = typeof token.sid === "string" ? token.sid : null;
       }
       return session;
     },
   },
   events: {
-    // Signing out ends this token and every other one of the user (copied cookies included).
+    // Signing out ends this signed-in session (copied cookies of it included); the user's other devices stay signed
+    // in (Settings signs them out). A token from before sessions had rows ends all of the user's, as it used to.
     async signOut(message) {
-      const uid = "token" in message ? message.token?.uid : undefined;
-      if (typeof uid === "string") await bumpSessionVersion({ userId: uid }).catch(() => undefined);
+      const token = "token" in message ? message.token : undefined;
+      const uid = token?.uid;
+      if (typeof uid !== "string") return;
+      if (typeof token?.sid === "string") await revokeAuthSessionOfUser({ userId: uid, sessionId: token.sid }).catch(() => undefined);
+      else await bumpSessionVersion({ userId: uid }).catch(() => undefined);
     },
   },
 };

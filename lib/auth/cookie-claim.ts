@@ -23,5 +23,5 @@ export async function claimFromCookie(headers: Headers, encrypted: boolean): Pro
   const token = await getToken({ req: { headers: new Headers({ cookie }) }, secret: loadConfig().AUTH_SECRET, secureCookie: usesSecureCookie(headers, encrypted) });
   const userId = token?.uid;
   if (typeof userId !== "string") return null;
-  return { userId, sessionVersion: typeof token?.sv === "number" ? token.sv : -1 };
+  return { userId, sessionVersion: typeof token?.sv === "number" ? token.sv : -1, sessionId: typeof token?.sid === "string" ? token.sid : null };
 }

@@ -1,75 +1,115 @@
 import "server-only";
 // Every route handler and server action calls one of these. The user is read from the database on every
 // call, not from the token: roles decide power, and a token whose session version is older than the
-// user's (sign-out, password change, role removal, deactivation) no longer counts as signed in.
+// user's (password change, role removal, deactivation), or whose signed-in session row is revoked or gone
+// (sign-out, signed out from another device), no longer counts as signed in. While the user must replace an
+// admin-issued password, every guard but the password change's refuses with 403 PASSWORD_CHANGE_REQUIRED.
 import { AppError } from "@/lib/errors";
 import type { Role } from "@/lib/policy/types";
 import { getUserForSession, type UserWithRoles } from "@/lib/db/users";
+import { touchAuthSession } from "@/lib/db/auth-sessions";
 import { auth } from "./auth";
 
 export type CurrentUser = UserWithRoles;
 
-/** What a token proved at sign-in: the user and the session version it was issued at. */
-export type SessionClaim = { userId: string; sessionVersion: number };
+/**
+ * What a token proved at sign-in: the user, the session version it was issued at and its signed-in session
+ * (lib/db/auth-sessions.ts; null for a token from before them, which is refused).
+ */
+export type SessionClaim = { userId: string; sessionVersion: number; sessionId: string | null };
 
 export async function currentClaim(): Promise<SessionClaim | null> {
   const session = await auth();
   const userId = session?.user?.id;
   if (!userId) return null;
-  return { userId, sessionVersion: typeof session.user.sv === "number" ? session.user.sv : -1 };
+  return { userId, sessionVersion: typeof session.user.sv === "number" ? session.user.sv : -1, sessionId: typeof session.user.sid === "string" ? session.user.sid : null };
 }
 
-// Requests of one user that arrive together share the lookup already in flight instead of sending one query each.
+type Found = Awaited<ReturnType<typeof getUserForSession>>;
+
+// Requests of one session that arrive together share the lookup already in flight instead of sending one query each.
 // A stream's re-check does not (see stillAuthorized): a lookup that began before a revocation could answer for an
 // event published after it.
-const globalForLookups = globalThis as unknown as { toolgateUserLookups?: Map<string, ReturnType<typeof getUserForSession>> };
+const globalForLookups = globalThis as unknown as { toolgateUserLookups?: Map<string, Promise<Found>> };
 const lookups = (globalForLookups.toolgateUserLookups ??= new Map());
-function lookupUser(userId: string): ReturnType<typeof getUserForSession> {
-  let lookup = lookups.get(userId);
+function lookupUser(claim: SessionClaim): Promise<Found> {
+  const key = `${claim.userId}\n${claim.sessionId ?? ""}`;
+  let lookup = lookups.get(key);
   if (!lookup) {
-    lookup = getUserForSession({ userId }).finally(() => lookups.delete(userId));
-    lookups.set(userId, lookup);
+    lookup = getUserForSession({ userId: claim.userId, authSessionId: claim.sessionId }).finally(() => lookups.delete(key));
+    lookups.set(key, lookup);
   }
   return lookup;
 }
 
-function holds(found: Awaited<ReturnType<typeof getUserForSession>>, claim: SessionClaim): CurrentUser | null {
+/** lastSeenAt moves at most once a minute per session: a conditional write when the row read says it is older. */
+const SEEN_EVERY_MS = 60_000;
+
+function noteSeen(claim: SessionClaim, lastSeenAt: Date): void {
+  const now = new Date();
+  if (!claim.sessionId || now.getTime() - lastSeenAt.getTime() < SEEN_EVERY_MS) return;
+  // Not awaited: a request never waits for (or fails on) the note; the write matches no row if another made it first.
+  void touchAuthSession({ sessionId: claim.sessionId, now, staleBefore: new Date(now.getTime() - SEEN_EVERY_MS) }).catch(() => undefined);
+}
+
+/** The claim still holds: the user is active, the version current and the signed-in session live. */
+type Held = { user: CurrentUser; passwordMustChange: boolean };
+
+function holds(found: Found, claim: SessionClaim): Held | null {
   if (!found || found.disabled || found.sessionVersion !== claim.sessionVersion) return null;
-  return found.user;
+  if (!claim.sessionId || !found.authSession || found.authSession.revokedAt) return null;
+  return { user: found.user, passwordMustChange: found.passwordMustChange };
+}
+
+async function heldClaim(claim: SessionClaim): Promise<Held | null> {
+  const found = await lookupUser(claim);
+  const held = holds(found, claim);
+  if (held && found?.authSession) noteSeen(claim, found.authSession.lastSeenAt);
+  return held;
 }
 
 /** The user behind a claim, or null when the claim was revoked (or the user deactivated or deleted). */
 export async function userForClaim(claim: SessionClaim): Promise<CurrentUser | null> {
-  return holds(await lookupUser(claim.userId), claim);
+  return (await heldClaim(claim))?.user ?? null;
+}
+
+/** The refusal for everything but choosing a new password while an admin-issued one is in use (HTTP 403). */
+export function passwordChangeRequired(): AppError {
+  return new AppError("PASSWORD_CHANGE_REQUIRED", "choose your own password first: the one in use was issued by an admin (POST /api/me/password)");
 }
 
 /**
  * For pages: the signed-in user, or why there is none. `ended` is true when the browser still holds a valid
  * session token whose session was revoked (deactivated, password reset, signed out elsewhere): the sign-in page
- * then says so, whichever request of the open tab learns it first.
+ * then says so, whichever request of the open tab learns it first. `passwordMustChange`: the page must send the
+ * person to /change-password and show nothing else.
  */
-export async function currentUserOrEnded(): Promise<{ user: CurrentUser; ended: false } | { user: null; ended: boolean }> {
+export async function currentUserOrEnded(): Promise<{ user: CurrentUser; ended: false; passwordMustChange: boolean } | { user: null; ended: boolean; passwordMustChange: false }> {
   const claim = await currentClaim();
-  const user = claim ? await userForClaim(claim) : null;
-  return user ? { user, ended: false } : { user: null, ended: claim !== null };
+  const held = claim ? await heldClaim(claim) : null;
+  return held ? { user: held.user, ended: false, passwordMustChange: held.passwordMustChange } : { user: null, ended: claim !== null, passwordMustChange: false };
 }
 
-/** The signed-in user, or null. */
+/**
+ * The signed-in user, or null. Null too while the user must change an admin-issued password: whatever asks
+ * treats them as not signed in (fail closed); pages send them on through the sign-in page to /change-password.
+ */
 export async function getCurrentUser(): Promise<CurrentUser | null> {
   const claim = await currentClaim();
-  return claim ? userForClaim(claim) : null;
+  const held = claim ? await heldClaim(claim) : null;
+  return held && !held.passwordMustChange ? held.user : null;
 }
 
-export async function requireUser(): Promise<CurrentUser> {
-  const user = await getCurrentUser();
-  if (!user) throw new AppError("UNAUTHENTICATED", "sign in first");
-  return user;
+/**
+ * The signed-in user; 401 when there is none, 403 PASSWORD_CHANGE_REQUIRED while an admin-issued password is in use,
+ * unless `allowPasswordChange` (only the route that changes it passes that).
+ */
+export async function requireUser({ allowPasswordChange = false }: { allowPasswordChange?: boolean } = {}): Promise<CurrentUser> {
+  return (await requireSessionOf(await currentClaim(), undefined, allowPasswordChange)).user;
 }
 
 export async function requireRole(role: Exclude<Role, "member">): Promise<CurrentUser> {
-  const user = await requireUser();
-  if (!hasRole(user, role)) throw new AppError("FORBIDDEN", `this needs the ${role} role`);
-  return user;
+  return (await requireSession(role)).user;
 }
 
 /** For long-lived responses: the user and the claim the stream must keep satisfying (see stillAuthorized). */
@@ -79,10 +119,15 @@ export async function requireSession(role?: Exclude<Role, "member">): Promise<{ 
 
 /** requireSession for a claim read elsewhere (the lean stream handler reads it from the cookie itself). */
 export async function sessionFromClaim(claim: SessionClaim | null, role?: Exclude<Role, "member">): Promise<{ user: CurrentUser; claim: SessionClaim }> {
-  const user = claim ? await userForClaim(claim) : null;
-  if (!claim || !user) throw new AppError("UNAUTHENTICATED", "sign in first");
-  if (role && !hasRole(user, role)) throw new AppError("FORBIDDEN", `this needs the ${role} role`);
-  return { user, claim };
+  return requireSessionOf(claim, role, false);
+}
+
+async function requireSessionOf(claim: SessionClaim | null, role: Exclude<Role, "member"> | undefined, allowPasswordChange: boolean): Promise<{ user: CurrentUser; claim: SessionClaim }> {
+  const held = claim ? await heldClaim(claim) : null;
+  if (!claim || !held) throw new AppError("UNAUTHENTICATED", "sign in first");
+  if (held.passwordMustChange && !allowPasswordChange) throw passwordChangeRequired();
+  if (role && !hasRole(held.user, role)) throw new AppError("FORBIDDEN", `this needs the ${role} role`);
+  return { user: held.user, claim };
 }
 
 export function hasRole(user: { roles: Role[] }, role: Role): boolean {
@@ -96,11 +141,11 @@ export function hasRole(user: { roles: Role[] }, role: Role): boolean {
  */
 export function stillAuthorized(claim: SessionClaim, role?: Exclude<Role, "member">): { key: string; stillAllowed: () => Promise<boolean> } {
   return {
-    key: JSON.stringify([claim.userId, claim.sessionVersion, role ?? null]),
+    key: JSON.stringify([claim.userId, claim.sessionVersion, claim.sessionId, role ?? null]),
     // A fresh read each time (one per event per group of streams, lib/events/fan-out.ts), never a shared one in flight.
     stillAllowed: async () => {
-      const user = holds(await getUserForSession({ userId: claim.userId }).catch(() => null), claim);
-      return Boolean(user && (!role || hasRole(user, role)));
+      const held = holds(await getUserForSession({ userId: claim.userId, authSessionId: claim.sessionId }).catch(() => null), claim);
+      return Boolean(held && !held.passwordMustChange && (!role || hasRole(held.user, role)));
     },
   };
 }

@@ -17,14 +17,34 @@ export async function userHasRole({ email, role }: { email: string; role: string
   return (await getDb().userRole.count({ where: { role, user: { email: email.toLowerCase() } } })) > 0;
 }
 
-/** The user with the state a session token is checked against (version, deactivation); one query. */
-export async function getUserForSession({ userId }: { userId: string }): Promise<{ user: UserWithRoles; sessionVersion: number; disabled: boolean } | null> {
-  const row = await getDb().user.findUnique({ where: { id: userId }, include: { roles: true, teams: { select: { teamId: true } } } });
+export type SessionState = {
+  user: UserWithRoles;
+  sessionVersion: number;
+  disabled: boolean;
+  /** An admin issued the password in use: nothing but choosing one's own is allowed (lib/auth/guards.ts). */
+  passwordMustChange: boolean;
+  /** The token's signed-in session (lib/db/auth-sessions.ts), when asked for; null when it is gone. */
+  authSession: { revokedAt: Date | null; lastSeenAt: Date } | null;
+};
+
+/** The user with the state a session token is checked against (version, deactivation, its signed-in session); one query. */
+export async function getUserForSession({ userId, authSessionId }: { userId: string; authSessionId?: string | null }): Promise<SessionState | null> {
+  const row = await getDb().user.findUnique({
+    where: { id: userId },
+    include: {
+      roles: true,
+      teams: { select: { teamId: true } },
+      // An id that is not this user's finds nothing: a token cannot borrow another user's session row.
+      authSessions: { where: { id: authSessionId ?? "" }, select: { revokedAt: true, lastSeenAt: true }, take: 1 },
+    },
+  });
   if (!row) return null;
   return {
     user: { id: row.id, email: row.email, name: row.name, roles: toRoles(row.roles), teamIds: row.teams.map((t) => t.teamId) },
     sessionVersion: row.sessionVersion,
     disabled: row.disabledAt !== null,
+    passwordMustChange: row.passwordMustChange,
+    authSession: row.authSessions[0] ?? null,
   };
 }
 
@@ -39,10 +59,17 @@ function revokeAllTokens(at: Date) {
   return { updateMany: { where: { revokedAt: null }, data: { revokedAt: at } } };
 }
 
-/** A new password ends all existing sessions and revokes every access token in the same write. */
-export async function changeUserPassword({ userId, passwordHash }: { userId: string; passwordHash: string }) {
+/**
+ * A new password ends all existing sessions (their rows are revoked too, so no device lists them) and revokes every
+ * access token in the same write. `mustChange`: an admin issued it, so the user must choose their own next; a
+ * password the user chose clears it.
+ */
+export async function changeUserPassword({ userId, passwordHash, mustChange }: { userId: string; passwordHash: string; mustChange: boolean }) {
   const now = new Date();
-  await getDb().user.update({ where: { id: userId }, data: { passwordHash, sessionVersion: { increment: 1 }, accessTokens: revokeAllTokens(now), oauthGrants: revokeAllTokens(now) } });
+  await getDb().user.update({
+    where: { id: userId },
+    data: { passwordHash, passwordMustChange: mustChange, sessionVersion: { increment: 1 }, accessTokens: revokeAllTokens(now), oauthGrants: revokeAllTokens(now), authSessions: revokeAllTokens(now) },
+  });
 }
 
 /**
@@ -53,7 +80,7 @@ export async function setUserDisabled({ userId, disabled }: { userId: string; di
   const now = new Date();
   await getDb().user.update({
     where: { id: userId },
-    data: { disabledAt: disabled ? now : null, sessionVersion: { increment: 1 }, ...(disabled ? { accessTokens: revokeAllTokens(now), oauthGrants: revokeAllTokens(now) } : {}) },
+    data: { disabledAt: disabled ? now : null, sessionVersion: { increment: 1 }, authSessions: revokeAllTokens(now), ...(disabled ? { accessTokens: revokeAllTokens(now), oauthGrants: revokeAllTokens(now) } : {}) },
   });
 }
 
@@ -134,11 +161,14 @@ export async function listUsers() {
   return users.map((u) => ({ id: u.id, email: u.email, name: u.name, roles: toRoles(u.roles), teamIds: u.teams.map((t) => t.teamId), active: u.disabledAt === null }));
 }
 
-/** A new account with a password; null when the e-mail is taken (checked by the unique key, not a read first). */
-export async function createUser({ email, name, passwordHash, roles }: { email: string; name?: string; passwordHash: string; roles: Role[] }): Promise<UserWithRoles | null> {
+/**
+ * A new account with a password; null when the e-mail is taken (checked by the unique key, not a read first).
+ * `mustChange`: the password is a one-time one an admin hands over.
+ */
+export async function createUser({ email, name, passwordHash, roles, mustChange = false }: { email: string; name?: string; passwordHash: string; roles: Role[]; mustChange?: boolean }): Promise<UserWithRoles | null> {
   try {
     const user = await getDb().user.create({
-      data: { email: email.toLowerCase(), name, passwordHash, roles: { create: roles.map((role) => ({ role })) } },
+      data: { email: email.toLowerCase(), name, passwordHash, passwordMustChange: mustChange, roles: { create: roles.map((role) => ({ role })) } },
     });
     return { id: user.id, email: user.email, name: user.name, roles, teamIds: [] };
   } catch (error) {

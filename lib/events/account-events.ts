@@ -6,7 +6,7 @@ import { publishEvent, type AppEvent } from "./bus";
 
 export const ACCOUNT_EVENT = "account.changed";
 
-export type AccountChange = "roles" | "teams" | "mode-grants" | "deactivated" | "reactivated" | "password-reset";
+export type AccountChange = "roles" | "teams" | "mode-grants" | "deactivated" | "reactivated" | "password-reset" | "session-revoked";
 
 /** `userId: null` means everyone (a policy change to the mode grants can reach anyone). */
 export async function announceAccountChange({ userId, change }: { userId: string | null; change: AccountChange }): Promise<void> {

@@ -3,7 +3,7 @@
 // changes without a reload, and is signed out the moment they are deactivated. Admin and main nav mark the
 // current page.
 import { expect, test } from "./fixtures";
-import { consoleProblems, savePolicy, signInAs, shotPath } from "./helpers";
+import { consoleProblems, savePolicy, signInAs, signInWithOwnPassword, shotPath } from "./helpers";
 
 test("an admin creates a user with a confirmed owner role; the one-time password signs in; granting admin asks first", async ({ browser }) => {
   const adminCtx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -46,7 +46,7 @@ test("an admin creates a user with a confirmed owner role; the one-time password
 
   const userCtx = await browser.newContext();
   const user = await userCtx.newPage();
-  await signInAs(user, email, password);
+  await signInWithOwnPassword(user, email, password);
   await expect(user.getByTestId("current-user")).toContainText("member, owner");
   await admin.screenshot({ path: shotPath("users-admin-1280-light.png"), fullPage: true });
   expect(problems).toEqual([]);
@@ -64,7 +64,7 @@ test("the affected person's open page follows a role grant and a mode grant with
   const userCtx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const user = await userCtx.newPage();
   const problems = consoleProblems(user);
-  await signInAs(user, email, made.temporaryPassword);
+  await signInWithOwnPassword(user, email, made.temporaryPassword);
   const session = await (await user.request.post("/api/sessions", { data: {} })).json();
   await user.goto(`/chat/${session.id}`);
   const nav = user.getByRole("navigation", { name: "Main" });

@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Browser, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { SCREENS, shotPath, signInAs } from "./helpers";
+import { SCREENS, shotPath, signInAs, signInWithOwnPassword } from "./helpers";
 
 const REDIRECT = "http://127.0.0.1:9/callback";
 
@@ -18,7 +18,7 @@ async function freshUser(browser: Browser, viewport: { width: number; height: nu
   await adminCtx.close();
   const ctx = await browser.newContext({ viewport, colorScheme });
   const page = await ctx.newPage();
-  await signInAs(page, email, made.temporaryPassword as string);
+  await signInWithOwnPassword(page, email, made.temporaryPassword as string);
   return { page, close: () => ctx.close() };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HttpClient, signedIn } from "../support/http-client";
+import { HttpClient, signedIn, signedInWithOwnPassword } from "../support/http-client";
 import { appTargets } from "../support/targets";
 
 describe.each(appTargets())("sign-in and roles (%s)", (_kind, app) => {
@@ -50,8 +50,7 @@ describe.each(appTargets())("sign-in and roles (%s)", (_kind, app) => {
     const admin = await signedIn(app.url, "admin@example.com");
     const made = await admin.json("/api/admin/users", { method: "POST", body: { email: `ended-${Date.now().toString(36)}@example.com`, roles: ["member"] } });
     expect(made.status).toBe(201);
-    const person = new HttpClient(app.url);
-    expect(await person.signIn(made.body.user.email, made.body.temporaryPassword)).toBe(true);
+    const person = await signedInWithOwnPassword(app.url, made.body.user.email, made.body.temporaryPassword);
     expect((await person.fetch("/chat")).status).toBe(200);
     expect((await admin.json(`/api/admin/users/${made.body.user.id}/active`, { method: "POST", body: { active: false } })).status).toBe(200);
     // Whichever request of an open tab learns it first (a refresh, a link, a reload), the sign-in page says why.

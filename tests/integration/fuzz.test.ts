@@ -86,6 +86,10 @@ function routes(ids: { session: string }): Route[] {
     { method: "POST", path: "/api/admin/users/:id/revoke-all" },
     { method: "GET", path: "/api/me/oauth-grants" },
     { method: "DELETE", path: "/api/me/oauth-grants/:id" },
+    // Issue 32: signed-in devices.
+    { method: "GET", path: "/api/me/sessions" },
+    { method: "DELETE", path: "/api/me/sessions/:id" },
+    { method: "POST", path: "/api/me/sessions/revoke-others" },
     { method: "GET", path: "/api/mcp/servers" },
     { method: "POST", path: "/api/mcp/servers/:id/reconnect" },
     { method: "GET", path: "/api/mcp/resource", query: ["session", "server", "uri"] },

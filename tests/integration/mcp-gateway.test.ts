@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { createDb, type Db } from "@/lib/db/client";
 import { startApp, type RunningApp } from "../support/app-server";
 import { databaseTargets, prepareDatabase, type DatabaseTarget } from "../support/databases";
-import { HttpClient, signedIn } from "../support/http-client";
+import { HttpClient, signedIn, signedInWithOwnPassword } from "../support/http-client";
 import { setPolicy, until } from "../support/approvals-helpers";
 import { ROOT } from "../support/app-server";
 
@@ -126,10 +126,10 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
   it("deactivation and a password change revoke every token of the user", async () => {
     const email = `gw-${Date.now().toString(36)}@example.com`;
     const made = await admin.json("/api/admin/users", { method: "POST", body: { email, roles: ["member"] } });
-    const user = await signedIn(app.url, email, made.body.temporaryPassword);
+    const user = await signedInWithOwnPassword(app.url, email, made.body.temporaryPassword, "an-own-password-0");
     const first = await newToken(user);
     expect((await rpc(first.token, listTools())).status).toBe(200);
-    expect((await user.json("/api/me/password", { method: "POST", body: { currentPassword: made.body.temporaryPassword, newPassword: "a-new-password-1" } })).status).toBe(200);
+    expect((await user.json("/api/me/password", { method: "POST", body: { currentPassword: "an-own-password-0", newPassword: "a-new-password-1" } })).status).toBe(200);
     expect((await rpc(first.token, listTools())).status).toBe(401);
     const again = await signedIn(app.url, email, "a-new-password-1");
     const second = await newToken(again);

@@ -11,7 +11,7 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import { createDb, type Db } from "@/lib/db/client";
 import { freePort, startApp, type RunningApp } from "../support/app-server";
 import { databaseTargets, prepareDatabase, type DatabaseTarget } from "../support/databases";
-import { HttpClient, signedIn } from "../support/http-client";
+import { HttpClient, signedIn, signedInWithOwnPassword } from "../support/http-client";
 import { setPolicy, until } from "../support/approvals-helpers";
 
 const REDIRECT = "http://127.0.0.1:33333/callback";
@@ -314,10 +314,10 @@ describe.each(databaseTargets())("MCP OAuth 2.1 (%s)", (_kind, make) => {
   it("deactivation, a password change and revocation end OAuth grants", async () => {
     const email = `oauth-${Date.now().toString(36)}@example.com`;
     const made = await admin.json("/api/admin/users", { method: "POST", body: { email, roles: ["member"] } });
-    const user = await signedIn(app.url, email, made.body.temporaryPassword);
+    const user = await signedInWithOwnPassword(app.url, email, made.body.temporaryPassword, "an-own-password-0");
     const first = await tokensFor(user);
     expect((await rpcList(first.access_token)).status).toBe(200);
-    expect((await user.json("/api/me/password", { method: "POST", body: { currentPassword: made.body.temporaryPassword, newPassword: "a-new-password-1" } })).status).toBe(200);
+    expect((await user.json("/api/me/password", { method: "POST", body: { currentPassword: "an-own-password-0", newPassword: "a-new-password-1" } })).status).toBe(200);
     expect((await rpcList(first.access_token)).status).toBe(401);
     expect((await form("/oauth/token", { grant_type: "refresh_token", refresh_token: first.refresh_token, client_id: first.clientId })).status).toBe(400);
     const again = await signedIn(app.url, email, "a-new-password-1");

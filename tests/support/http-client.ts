@@ -64,3 +64,14 @@ export async function signedIn(baseUrl: string, email: string, password = "toolg
   if (!(await client.signIn(email, password))) throw new Error(`could not sign in as ${email}`);
   return client;
 }
+
+/**
+ * Signs in with an admin-issued one-time password and replaces it with `newPassword` (every API but the password
+ * change refuses until then), then signs in again with the new one (the change ends every session).
+ */
+export async function signedInWithOwnPassword(baseUrl: string, email: string, oneTimePassword: string, newPassword = "toolgate-demo"): Promise<HttpClient> {
+  const first = await signedIn(baseUrl, email, oneTimePassword);
+  const changed = await first.json("/api/me/password", { method: "POST", body: { currentPassword: oneTimePassword, newPassword } });
+  if (changed.status !== 200) throw new Error(`could not replace the one-time password of ${email}: ${changed.status} ${JSON.stringify(changed.body)}`);
+  return signedIn(baseUrl, email, newPassword);
+}
