@@ -45,9 +45,12 @@ export async function listMessages({ sessionId, limit }: { sessionId: string; li
  * so locks the session row: on PostgreSQL concurrent appends to one session queue behind that lock until commit
  * (no seq collision can abort the transaction); on SQLite the write lock does the same. A rolled-back append rolls
  * its number back too, so a transcript's seqs have no gaps. A session that is gone fails the statement (P2025).
+ * `seq`: a number the caller took already in this transaction (lib/db/runs.ts claimSessionForRun). `releasing`: the
+ * turn of this run ends with this line, so the same write frees the session if it is still this run's (one
+ * statement instead of two on the same row; a session held by another run only gives the number).
  */
-export async function appendMessageTx({ tx, sessionId, message }: { tx: Tx; sessionId: string; message: NewMessage }): Promise<MessageRow> {
-  const { messageSeq: seq } = await tx.chatSession.update({ where: { id: sessionId }, data: { messageSeq: { increment: 1 } }, select: { messageSeq: true } });
+export async function appendMessageTx({ tx, sessionId, message, seq: taken, releasing }: { tx: Tx; sessionId: string; message: NewMessage; seq?: number; releasing?: string }): Promise<MessageRow> {
+  const seq = taken ?? (releasing !== undefined ? await takeSeqReleasing(tx, sessionId, releasing) : null) ?? (await takeSeq(tx, sessionId));
   return tx.message.create({
     data: {
       sessionId,
@@ -60,6 +63,20 @@ export async function appendMessageTx({ tx, sessionId, message }: { tx: Tx; sess
       runId: message.runId ?? null,
     },
   });
+}
+
+async function takeSeq(tx: Tx, sessionId: string): Promise<number> {
+  return (await tx.chatSession.update({ where: { id: sessionId }, data: { messageSeq: { increment: 1 } }, select: { messageSeq: true } })).messageSeq;
+}
+
+async function takeSeqReleasing(tx: Tx, sessionId: string, runId: string): Promise<number | null> {
+  try {
+    return (await tx.chatSession.update({ where: { id: sessionId, activeRunId: runId }, data: { messageSeq: { increment: 1 }, activeRunId: null }, select: { messageSeq: true } })).messageSeq;
+  } catch (error) {
+    // Not this run's session any more (or gone): no row matched, and the statement changed nothing.
+    if ((error as { code?: string }).code === "P2025") return null;
+    throw error;
+  }
 }
 
 /** The seq of the session's newest user message (0 when there is none), in the caller's transaction. */

@@ -139,15 +139,6 @@ export async function revokeOAuthTokenById({ id, at }: { id: string; at: Date })
   await getDb().oAuthToken.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: at } });
 }
 
-/** Every grant of the user and every token under them, in one transaction. Returns how many grants were live. */
-export async function revokeOAuthGrantsForUser({ userId, at }: { userId: string; at: Date }): Promise<number> {
-  const [grants] = await getDb().$transaction([
-    getDb().oAuthGrant.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: at } }),
-    getDb().oAuthToken.updateMany({ where: { grant: { userId }, revokedAt: null }, data: { revokedAt: at } }),
-  ]);
-  return grants.count;
-}
-
 /**
  * Removes what can no longer be used: codes and tokens past their expiry (or long used/revoked), then grants that
  * were revoked and have nothing left. Returns the rows removed per kind.

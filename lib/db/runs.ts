@@ -13,17 +13,42 @@ export async function findRun({ runId, tx }: { runId: string; tx?: Tx }) {
 }
 
 /**
- * In the caller's transaction: makes `runId` (not yet inserted: see insertLeasedRun) the session's active run.
- * False when another run is active: the caller must then roll its transaction back.
+ * In the caller's transaction: makes `runId` (not yet inserted: see insertLeasedRun) the session's active run, in
+ * one write with what else the turn's start changes on the session row: `title` names it, `takeSeq` takes the
+ * number of the turn's first message (lib/db/messages.ts appendMessageTx's `seq`). Answers the session's message
+ * counter after the write, or null when another run is active or the session was deleted: the caller must then
+ * roll its transaction back.
  */
-export async function claimSessionForRun({ tx, sessionId, runId }: { tx: Tx; sessionId: string; runId: string }): Promise<boolean> {
-  const claimed = await tx.chatSession.updateMany({ where: { id: sessionId, activeRunId: null }, data: { activeRunId: runId } });
-  return claimed.count === 1;
+export async function claimSessionForRun({ tx, sessionId, runId, title, takeSeq = false }: { tx: Tx; sessionId: string; runId: string; title?: string; takeSeq?: boolean }): Promise<number | null> {
+  try {
+    const row = await tx.chatSession.update({
+      where: { id: sessionId, activeRunId: null, deletedAt: null },
+      data: { activeRunId: runId, ...(title !== undefined ? { title } : {}), ...(takeSeq ? { messageSeq: { increment: 1 } } : {}) },
+      select: { messageSeq: true },
+    });
+    return row.messageSeq;
+  } catch (error) {
+    // No row matched (claimed by another run, deleted, or gone): the statement changed nothing.
+    if ((error as { code?: string }).code === "P2025") return null;
+    throw error;
+  }
 }
 
 /** In the caller's transaction: the run, running and leased by `owner`; its turn ends at the user message `userSeq`. */
 export async function insertLeasedRun({ tx, runId, sessionId, owner, leaseMs, userSeq }: { tx: Tx; runId: string; sessionId: string; owner: string; leaseMs: number; userSeq: number | null }) {
   await tx.agentRun.create({ data: { id: runId, sessionId, status: "running", leaseExpiresAt: new Date(Date.now() + leaseMs), leaseOwner: owner, userSeq }, select: { id: true } });
+}
+
+/**
+ * Before a call of the run starts, in the caller's transaction: whether it still runs with no Stop asked. A run
+ * that is held has its row written here, which locks it until commit (PostgreSQL's row lock, re-checked against a
+ * Stop or a failure committed while it waited; SQLite's one writer), so an instance failing or stopping the run
+ * meanwhile either waits for this transaction (and then sees its call) or has finished first (and this one sees the
+ * run ended).
+ */
+export async function holdRunForCall({ tx, runId }: { tx: Tx; runId: string }): Promise<boolean> {
+  const held = await tx.agentRun.updateMany({ where: { id: runId, status: "running", stopRequestedAt: null }, data: { updatedAt: new Date() } });
+  return held.count === 1;
 }
 
 /** Claims a paused run for resuming: only one instance wins, and it holds the lease from now on. */
@@ -47,9 +72,10 @@ export async function listWaitingRuns() {
 /**
  * Moves a run in the caller's transaction, only if it is still in `from` (and, when given, still leased by
  * `owner`): a run failed by another instance for a lapsed lease is not overwritten. Waiting runs keep the
- * session (the turn is not over); finished ones release it.
+ * session (the turn is not over); finished ones release it, unless the run never `claimed` it (an outside
+ * client's run beside others, lib/runs/call-pipeline.ts).
  */
-export async function moveRun({ tx, runId, sessionId, from, to, error, owner }: {
+export async function moveRun({ tx, runId, sessionId, from, to, error, owner, claimed = true }: {
   tx: Tx;
   runId: string;
   sessionId: string;
@@ -57,6 +83,7 @@ export async function moveRun({ tx, runId, sessionId, from, to, error, owner }: 
   to: RunStatus;
   error?: string | null;
   owner?: string;
+  claimed?: boolean;
 }): Promise<boolean> {
   const releasesLease = to !== "running";
   const moved = await tx.agentRun.updateMany({
@@ -65,7 +92,7 @@ export async function moveRun({ tx, runId, sessionId, from, to, error, owner }: 
   });
   if (moved.count !== 1) return false;
   // A run that ends frees its session for the next turn.
-  if (to !== "waiting_approval" && to !== "running") await tx.chatSession.updateMany({ where: { id: sessionId, activeRunId: runId }, data: { activeRunId: null } });
+  if (claimed && to !== "waiting_approval" && to !== "running") await tx.chatSession.updateMany({ where: { id: sessionId, activeRunId: runId }, data: { activeRunId: null } });
   return true;
 }
 

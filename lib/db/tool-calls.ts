@@ -78,18 +78,14 @@ export async function listSessionToolCalls({ sessionId }: { sessionId: string })
 }
 
 /**
- * Before a call of the run starts or the run moves out of `running`, in the caller's transaction: whether it still
- * runs with no Stop asked, and a call of it still `running` other than `callId` (the engine runs one call at a time,
- * so there is one only when a settled call's result was lost). A run that is held has its row written here, which
- * locks it until commit (PostgreSQL's row lock, re-checked against a Stop or a failure committed while it waited;
- * SQLite's one writer), so an instance failing or stopping the run meanwhile either waits for this transaction (and
- * then sees its call) or has finished first (and this one sees the run ended); the read after the lock (a statement
- * of its own, with a fresh snapshot) sees the calls it wrote.
+ * In the caller's transaction, after the run's row is locked (lib/db/runs.ts holdRunForCall or moveRun): a call of
+ * the run still `running` other than `callId`. The engine runs one call at a time, so there is one only when a
+ * settled call's result was lost. A statement of its own after the lock, with a fresh snapshot, so it sees the
+ * calls an instance that failed or stopped the run meanwhile wrote before it let go of the row.
  */
-export async function checkRunForCall({ tx, sessionId, runId, callId }: { tx: Tx; sessionId: string; runId: string; callId?: string }): Promise<{ held: boolean; unsettled: string | null }> {
-  const held = await tx.agentRun.updateMany({ where: { id: runId, status: "running", stopRequestedAt: null }, data: { updatedAt: new Date() } });
+export async function findUnsettledCall({ tx, sessionId, runId, callId }: { tx: Tx; sessionId: string; runId: string; callId?: string }): Promise<string | null> {
   const unsettled = await tx.toolCall.findFirst({ where: { sessionId, runId, status: "running", callId: { not: callId ?? "" } }, select: { callId: true } });
-  return { held: held.count === 1, unsettled: unsettled?.callId ?? null };
+  return unsettled?.callId ?? null;
 }
 
 export async function listOpenRunCalls({ runId, tx }: { runId: string; tx?: Tx }): Promise<ToolCallRow[]> {
@@ -101,25 +97,25 @@ export async function recordCallProcess({ sessionId, callId, pid, host }: { sess
   await getDb().toolCall.updateMany({ where: { sessionId, callId, status: "running" }, data: { pid, host } });
 }
 
-/** The latest call of a session with these arguments still waiting on its approval (an outside client's retry). */
-export async function findOpenCallByArguments({ sessionId, toolName, argsHash }: { sessionId: string; toolName: string; argsHash: string }): Promise<{ callId: string; approvalId: string } | null> {
-  const row = await getDb().toolCall.findFirst({
-    where: { sessionId, toolName, argsHash, status: { in: ["pending", "approved"] }, approvalId: { not: null } },
-    orderBy: { createdAt: "desc" },
-    select: { callId: true, approvalId: true },
-  });
-  return row?.approvalId ? { callId: row.callId, approvalId: row.approvalId } : null;
-}
-
 /**
- * The chat's matcher for a call made again (issue 31): the latest call of the session with these arguments whose
- * turn ended while its approval was still open (deferredAt), and whose approval's outcome was not yet applied:
- * undecided, allowed and not yet run (pending/approved), or denied and not yet refused once (consumedAt unset).
+ * The call that a call made again settles instead of asking anew: the latest call of the session with these
+ * arguments whose approval's outcome was not applied yet: undecided, or allowed and not yet run (pending/approved),
+ * or, with `denied`, denied and not yet refused once (the approval's consumedAt unset). `turnEnded`: only calls
+ * whose turn ended while their approval was still open (deferredAt); a paused chat run settles its own calls.
+ * The chat asks both (issue 31, lib/runs/calls.ts); an outside client neither (lib/runs/call-pipeline.ts): each of
+ * its calls is a run that ends with it, and a denial reached it while it waited, or the call asks anew.
  */
-export async function findDeferredCall({ sessionId, toolName, argsHash }: { sessionId: string; toolName: string; argsHash: string }): Promise<{ callId: string; approvalId: string } | null> {
+export async function findRepeatedCall({ sessionId, toolName, argsHash, turnEnded = false, denied = false }: {
+  sessionId: string;
+  toolName: string;
+  argsHash: string;
+  turnEnded?: boolean;
+  denied?: boolean;
+}): Promise<{ callId: string; approvalId: string } | null> {
   const db = getDb();
+  const statuses: CallStatus[] = denied ? ["pending", "approved", "denied"] : ["pending", "approved"];
   const rows = await db.toolCall.findMany({
-    where: { sessionId, toolName, argsHash, deferredAt: { not: null }, status: { in: ["pending", "approved", "denied"] }, approvalId: { not: null } },
+    where: { sessionId, toolName, argsHash, status: { in: statuses }, approvalId: { not: null }, ...(turnEnded ? { deferredAt: { not: null } } : {}) },
     orderBy: { createdAt: "desc" },
     take: 20,
     select: { callId: true, approvalId: true },

@@ -14,9 +14,6 @@ import { loadConfig } from "@/lib/config";
 import { isAppError } from "@/lib/errors";
 import { readJsonBody } from "@/lib/http/body";
 import { publicErrorMessage } from "@/lib/http/public-error";
-import { findOpenCallByArguments } from "@/lib/db/tool-calls";
-import { upsertClientSession } from "@/lib/db/sessions";
-import { hashArguments } from "@/lib/approvals/rules";
 import { callTool, listClientTools, type ExternalClient } from "@/lib/runs/call-pipeline";
 import { authenticateOAuthBearer, looksLikeOAuthAccessToken, type OAuthPrincipal } from "@/lib/oauth/server";
 import { watchOAuthPrincipal } from "@/lib/oauth/principal-watch";
@@ -84,9 +81,6 @@ function buildServer(principal: McpPrincipal): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const toolName = request.params.name;
     const input = request.params.arguments ?? {};
-    // The same call made again after an earlier one asked for approval settles that one (runs once, if approved).
-    const session = await upsertClientSession({ ownerId: principal.user.id, clientKey: client.key, title: client.name, mode: client.mode, agentId: client.agentId ?? null });
-    const resume = await findOpenCallByArguments({ sessionId: session.id, toolName, argsHash: hashArguments(toolName, input) });
     const token = request.params._meta?.progressToken;
     const progress =
       token === undefined ? null : (n: number) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: n, message: "waiting for an owner's approval" } });
@@ -98,10 +92,11 @@ function buildServer(principal: McpPrincipal): Server {
           user: principal.user,
           client,
           call: { toolCallId: `mcp-${crypto.randomUUID()}`, toolName, input },
+          // The same call made again after an earlier one asked for approval settles that one (runs once, if approved).
+          settlesRepeat: true,
           workspaceRoot,
           approvalWaitMs: MCP_APPROVAL_WAIT_SECONDS * 1000,
           abortSignal: watch ? AbortSignal.any([extra.signal, watch.signal]) : extra.signal,
-          ...(resume ? { resume } : {}),
         }),
         progress,
       );

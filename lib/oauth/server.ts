@@ -29,7 +29,6 @@ import {
   insertOAuthGrantWithCode,
   insertOAuthTokens,
   revokeOAuthGrant,
-  revokeOAuthGrantsForUser,
   revokeOAuthTokenById,
   rotateOAuthRefreshToken,
   type NewOAuthToken,
@@ -296,13 +295,6 @@ export async function revokeOAuthTokenRequest(form: Record<string, string>, now 
   if (!found || found.grant.client.clientId !== form.client_id) return;
   if (found.kind === "refresh") await revokeOAuthGrant({ grantId: found.grant.id, at: now });
   else await revokeOAuthTokenById({ id: found.id, at: now });
-}
-
-/** Every OAuth grant (and so every token) of the user: for a password change, deactivation, "revoke everything". */
-export async function revokeOAuthForUser({ userId, actorId, at = new Date() }: { userId: string; actorId: string | null; at?: Date }): Promise<number> {
-  const count = await revokeOAuthGrantsForUser({ userId, at });
-  if (count > 0) await appendAudit({ action: "oauth.grants_revoked", actorId, decision: "allow", details: { userId, grants: count } });
-  return count;
 }
 
 // ---------------------------------------------------------------------------------------------- bearer

@@ -16,6 +16,8 @@ import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { AppError } from "@/lib/errors";
 import { findApproval } from "@/lib/db/approvals";
 import { upsertClientSession } from "@/lib/db/sessions";
+import { findRepeatedCall } from "@/lib/db/tool-calls";
+import { hashArguments } from "@/lib/approvals/rules";
 import { subscribeEvents } from "@/lib/events/bus";
 import { annotateSpan, inSpan } from "@/lib/ops/tracing";
 import { handleCall, settleCall, type CallOutcome, type SettledApproval } from "./calls";
@@ -98,18 +100,20 @@ type CallToolArgs = {
   client: ExternalClient;
   call: StoredToolCall;
   /**
-   * The same call made again while an earlier one waits for (or got) its approval: that earlier call is settled
-   * instead of asking again (its conditional move lets one of several identical calls run, once).
+   * The same call made again (same tool, same arguments) while an earlier one waits for, or got, its approval
+   * settles that earlier call instead of asking again (its conditional move lets one of several identical calls
+   * run, once): the gateway's rule for a client that retries.
    */
-  resume?: { callId: string; approvalId: string };
+  settlesRepeat?: boolean;
   workspaceRoot: string;
   approvalWaitMs: number;
   abortSignal?: AbortSignal;
 };
 
-async function callToolNow({ user, client, call: asked, workspaceRoot, approvalWaitMs, abortSignal, resume }: CallToolArgs): Promise<ExternalCallResult> {
-  const call = resume ? { ...asked, toolCallId: resume.callId } : asked;
+async function callToolNow({ user, client, call: asked, settlesRepeat, workspaceRoot, approvalWaitMs, abortSignal }: CallToolArgs): Promise<ExternalCallResult> {
   const session = await upsertClientSession({ ownerId: user.id, clientKey: client.key, title: client.name, mode: client.mode, agentId: client.agentId ?? null });
+  const resume = settlesRepeat ? await findRepeatedCall({ sessionId: session.id, toolName: asked.toolName, argsHash: hashArguments(asked.toolName, asked.input ?? null) }) : null;
+  const call = resume ? { ...asked, toolCallId: resume.callId } : asked;
   const begun = await runStore().begin({ sessionId: session.id, owner: INSTANCE_ID, leaseMs: leaseMs(), shared: true });
   if (!begun.ok) throw new AppError("CONFLICT", "the call could not start");
   const ids = { sessionId: session.id, runId: begun.runId };
@@ -119,8 +123,8 @@ async function callToolNow({ user, client, call: asked, workspaceRoot, approvalW
   if (abortSignal?.aborted) controller.abort();
   const release = holdRun(ids.runId, controller);
   try {
-    const env = { user, model: { model: noModel(client), info: { provider: EXTERNAL_PROVIDER, model: client.name } }, emit: () => undefined, workspaceRoot, abortSignal: controller.signal };
-    const turn = await prepareTurn(env, session.id, ids.runId);
+    const env = { user, model: { model: noModel(client), info: { provider: EXTERNAL_PROVIDER, model: client.name } }, emit: () => undefined, workspaceRoot, abortSignal: controller.signal, sharedRun: true };
+    const turn = await prepareTurn(env, session.id, ids.runId, session);
     let outcome: CallOutcome = resume ? { status: "pending", output: { approvalId: resume.approvalId } } : await handleCall(turn, call, 0);
     let approvalId: string | undefined;
     if (outcome.status === "pending") {
@@ -129,10 +133,10 @@ async function callToolNow({ user, client, call: asked, workspaceRoot, approvalW
       if (decided) outcome = await settleCall(turn, call, decided);
     }
     const to = controller.signal.aborted ? "aborted" : "completed";
-    await recordOutcome({ ...ids, run: { from: ["running"], to, owner: INSTANCE_ID } });
+    await recordOutcome({ ...ids, run: { from: ["running"], to, owner: INSTANCE_ID }, shared: true });
     return { ...outcome, ...ids, callId: call.toolCallId, ...(approvalId ? { approvalId } : {}) };
   } catch (error) {
-    await recordOutcome({ ...ids, run: { from: ["running"], to: "failed", error: String(error), owner: INSTANCE_ID, required: false } }).catch(() => undefined);
+    await recordOutcome({ ...ids, run: { from: ["running"], to: "failed", error: String(error), owner: INSTANCE_ID, required: false }, shared: true }).catch(() => undefined);
     throw error;
   } finally {
     release();
@@ -150,7 +154,7 @@ export type ClientTool = { name: string; description?: string; inputSchema: Reco
 export async function listClientTools({ user, client, workspaceRoot }: { user: TurnUser; client: ExternalClient; workspaceRoot: string }): Promise<ClientTool[]> {
   const session = await upsertClientSession({ ownerId: user.id, clientKey: client.key, title: client.name, mode: client.mode, agentId: client.agentId ?? null });
   const env = { user, model: { model: noModel(client), info: { provider: EXTERNAL_PROVIDER, model: client.name } }, emit: () => undefined, workspaceRoot };
-  const turn = await prepareTurn(env, session.id, "tools-list");
+  const turn = await prepareTurn(env, session.id, "tools-list", session);
   if (!turn.policy) return [];
   return turn.registry.getToolsSchemaFor(turn.policy).map(({ function: f }) => ({ name: f.name, ...(f.description ? { description: f.description } : {}), inputSchema: f.parameters as Record<string, unknown> }));
 }

@@ -17,7 +17,7 @@ import { isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import type { AuditEntry } from "@/lib/db/audit";
 import { findApproval, markDenialApplied } from "@/lib/db/approvals";
-import { findDeferredCall, recordCallProcess, type CallStatus } from "@/lib/db/tool-calls";
+import { findRepeatedCall, recordCallProcess, type CallStatus } from "@/lib/db/tool-calls";
 import { hashArguments } from "@/lib/approvals/rules";
 import { deferredOutput } from "./deferred";
 import { checkToolCall, denial, type DenialResult, type GateVerdict } from "./gate";
@@ -141,7 +141,7 @@ export async function handleCall(turn: Turn, call: StoredToolCall, index: number
   if (verdict.verdict === "deny") return deny(turn, call, verdict.denial, { layer: verdict.layer, rule: "rule" in verdict ? verdict.rule : undefined, reason: verdict.reason }, "append", ["new"]);
   if (verdict.verdict === "ask") {
     // The same call made again after its turn ended pending: the earlier request's decision applies to it.
-    const earlier = await findDeferredCall({ sessionId: turn.session.id, toolName: verdict.tool.name, argsHash: argsHashOf(call) });
+    const earlier = await findRepeatedCall({ sessionId: turn.session.id, toolName: verdict.tool.name, argsHash: argsHashOf(call), turnEnded: true, denied: true });
     return earlier ? settleRepeat(turn, call, verdict, earlier) : askForApproval(turn, call, verdict);
   }
   return executeCall(turn, call, verdict, { how: "append", from: ["new"] });
@@ -208,6 +208,7 @@ async function executeCall(
     runId: turn.runId,
     call: { callId: call.toolCallId, toolName: verdict.tool.name, argsHash: argsHashOf(call), from, to: "running", data: { startedAt: new Date(), host: os.hostname() } },
     consume: consume ? { approvalId: consume } : undefined,
+    shared: turn.env.sharedRun,
     audit: [
       { action: "tool.call", actorId: env.user.id, sessionId: session.id, toolName: verdict.tool.name, callId: call.toolCallId, decision: "allow", layer: verdict.decision.layer, rule: verdict.decision.rule ?? null, details: { ...auditContext(turn), args: auditArgs(turn, params), grantIds: grantIdsOf(verdict), execution: executionOf(turn, verdict.tool.name), reason: note ?? verdict.reason } },
     ],

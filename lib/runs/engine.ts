@@ -13,6 +13,7 @@ import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { listMessages, type MessageRow, type NewMessage } from "@/lib/db/messages";
 import { findActiveRun, findRun, type RunRow, type RunStatus } from "@/lib/db/runs";
+import type { SessionRow } from "@/lib/db/sessions";
 import { handleCall, recordUnfinished } from "./calls";
 import { holdRun, INSTANCE_ID, leaseMs } from "./lease";
 import { guardModel } from "./model-guard";
@@ -38,8 +39,8 @@ export type TurnResult = { runId: string; status: Exclude<RunStatus, "running">;
  * user's message. Refused with CONFLICT while another run is active in the session (see README, "A run owns
  * its turn": later messages are refused, not queued).
  */
-export async function beginTurn({ sessionId, text, turn }: { sessionId: string; text?: string; turn?: TurnKind }): Promise<{ runId: string }> {
-  const begun = await runStore().begin({ sessionId, text, owner: INSTANCE_ID, leaseMs: leaseMs(), turn });
+export async function beginTurn({ sessionId, text, title, turn }: { sessionId: string; text?: string; title?: string; turn?: TurnKind }): Promise<{ runId: string }> {
+  const begun = await runStore().begin({ sessionId, text, title, owner: INSTANCE_ID, leaseMs: leaseMs(), turn });
   if (begun.ok) return { runId: begun.runId };
   const active = await findActiveRun({ sessionId });
   if (active?.status === "waiting_approval") {
@@ -48,9 +49,12 @@ export async function beginTurn({ sessionId, text, turn }: { sessionId: string; 
   throw new AppError("CONFLICT", "a turn is already running in this session; wait for it or stop it", { runStatus: active?.status ?? "running", runId: active?.id });
 }
 
-/** A new turn: begins it (unless the caller did), holds its lease on this instance, and runs it. */
-export async function runTurn(opts: TurnOptions & { runId?: string }): Promise<TurnResult> {
-  const { sessionId, text, runId: given, ...env } = opts;
+/**
+ * A new turn: begins it (unless the caller did), holds its lease on this instance, and runs it. `session`: the row
+ * the caller read in this request (lib/runs/turn-setup.ts prepareTurn's `known`).
+ */
+export async function runTurn(opts: TurnOptions & { runId?: string; session?: SessionRow }): Promise<TurnResult> {
+  const { sessionId, text, runId: given, session, ...env } = opts;
   const runId = given ?? (await beginTurn({ sessionId, text })).runId;
   const controller = new AbortController();
   const onAbort = () => controller.abort();
@@ -63,7 +67,7 @@ export async function runTurn(opts: TurnOptions & { runId?: string }): Promise<T
     if (run?.stopRequestedAt) controller.abort();
     let turn: Turn;
     try {
-      turn = await prepareRun({ ...env, abortSignal: controller.signal }, sessionId, runId);
+      turn = await prepareRun({ ...env, abortSignal: controller.signal }, sessionId, runId, session);
     } catch (error) {
       await recordOutcome({ sessionId, runId, run: { from: ["running"], to: "failed", error: String(error), required: false } });
       throw error;
@@ -76,8 +80,8 @@ export async function runTurn(opts: TurnOptions & { runId?: string }): Promise<T
 }
 
 /** prepareTurn plus the subagent services bound to this run (given runTurn, so subagents never import the engine). */
-export async function prepareRun(env: TurnEnv, sessionId: string, runId: string): Promise<Turn> {
-  const turn = await prepareTurn(env, sessionId, runId);
+export async function prepareRun(env: TurnEnv, sessionId: string, runId: string, known?: SessionRow): Promise<Turn> {
+  const turn = await prepareTurn(env, sessionId, runId, known);
   turn.toolContext.services = { ...turn.toolContext.services, ...subagentServices(turn, runTurn) };
   return turn;
 }

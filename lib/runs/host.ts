@@ -6,8 +6,6 @@ import type { UIMessageChunk } from "ai";
 import { AppError } from "@/lib/errors";
 import { loadConfig } from "@/lib/config";
 import { log } from "@/lib/log";
-import { updateSessionTitle } from "@/lib/db/sessions";
-import { eventsCommitted, publishEvent } from "@/lib/events/bus";
 import type { CurrentUser } from "@/lib/auth/guards";
 import { getConfiguredModel } from "./model";
 import { beginTurn, runTurn, type TurnResult } from "./engine";
@@ -40,11 +38,11 @@ export async function startChatTurn({
   const session = await requireOwnedSession({ user, sessionId });
   // The session's own model, resolved before the run is claimed: one no longer configured refuses the turn cleanly.
   const chosen = model ?? getConfiguredModel({ id: session.model });
-  // The run, the session's claim on it and the user's message commit together; CONFLICT (409) while another
-  // run of this session is active on any instance, including one waiting for an approval.
-  const { runId } = await beginTurn({ sessionId, text, turn: { actorId: user.id, rewindFrom, answerTo } });
-  // The session's other open tabs show the user's message now, not only when the turn ends.
-  await publishEvent({ type: "session.updated", scope: "session", sessionId, payload: { change: "message", runId } });
+  // The run, the session's claim on it, the user's message, a first turn's title and the event that tells the
+  // session's other tabs commit together; CONFLICT (409) while another run of this session is active on any
+  // instance, including one waiting for an approval.
+  const title = session.title === DEFAULT_TITLE ? text.slice(0, 60) : undefined;
+  const { runId } = await beginTurn({ sessionId, text, title, turn: { actorId: user.id, rewindFrom, answerTo } });
 
   let sink = null as ReadableStreamDefaultController<UIMessageChunk> | null;
   const stream = new ReadableStream<UIMessageChunk>({
@@ -63,17 +61,13 @@ export async function startChatTurn({
     }
   };
 
-  // The stream starts as soon as the run exists: the first byte reaches the client before the title, the policy,
-  // the model and the tools are read (a failure there still ends the stream with an error part).
+  // The stream starts as soon as the run exists: the first byte reaches the client before the policy, the model
+  // and the tools are read (a failure there still ends the stream with an error part).
   emit({ type: "start", messageId: runId, messageMetadata: { createdAt: new Date().toISOString() } });
 
   const done = (async () => {
     try {
-      if (session.title === DEFAULT_TITLE) {
-        await updateSessionTitle({ sessionId, title: text.slice(0, 60) });
-        await eventsCommitted();
-      }
-      const result = await runTurn({ runId, sessionId, user, model: chosen, emit, workspaceRoot: config.workspaceRoot });
+      const result = await runTurn({ runId, sessionId, session, user, model: chosen, emit, workspaceRoot: config.workspaceRoot });
       if (result.status === "waiting_approval") void resumeWhenReady(runId, model);
       return result;
     } catch (error) {

@@ -28,6 +28,8 @@ export type Outcome = {
   message?: MessageWrite | ((approval: Approval | undefined) => MessageWrite);
   run?: { from: RunStatus[]; to: RunStatus; error?: string | null; owner?: string; required?: boolean };
   audit?: AuditEntry[];
+  /** The run is an outside client's run of one call, beside others in its session (store.ts: begin's `shared`). */
+  shared?: boolean;
 };
 
 export type Recorded = { ok: true; approval?: Approval; message?: MessageRow } | { ok: false; lost: "call" | "consume" | "run" };
@@ -42,14 +44,14 @@ function commit(o: Outcome): Promise<Stored<{ approval?: Approval; message?: Mes
     const lineFor = o.message;
     return store.askApproval({ ...ids, call: o.call, approval: o.approval, line: (a) => (typeof lineFor === "function" ? lineFor(a) : lineFor!) });
   }
-  if (o.call?.to === "running") return store.claimCall({ ...ids, call: o.call, consume: o.consume?.approvalId, audit: o.audit ?? [] });
+  if (o.call?.to === "running") return store.claimCall({ ...ids, call: o.call, consume: o.consume?.approvalId, audit: o.audit ?? [], shared: o.shared });
   if (o.run?.to === "running") {
     if (!o.run.owner || !line || !("append" in line)) throw new Error("a model step is a new line in a run this instance holds");
     return store.recordStep({ ...ids, owner: o.run.owner, line: line.append });
   }
   if (o.run) {
-    if (o.run.to === "failed" && o.run.required === false) return store.fail({ ...ids, owner: o.run.owner, error: o.run.error ?? "failed" });
-    return store.finish({ ...ids, owner: o.run.owner, to: o.run.to, error: o.run.error, line: line && "append" in line ? line.append : undefined });
+    if (o.run.to === "failed" && o.run.required === false) return store.fail({ ...ids, owner: o.run.owner, error: o.run.error ?? "failed", shared: o.shared });
+    return store.finish({ ...ids, owner: o.run.owner, to: o.run.to, error: o.run.error, line: line && "append" in line ? line.append : undefined, shared: o.shared });
   }
   return store.settleCall({ ...ids, call: o.call, line, audit: o.audit });
 }

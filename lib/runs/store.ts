@@ -14,8 +14,8 @@ import { transact, type Tx } from "@/lib/db/client";
 import { insertEvents, type EventRow, type NewEvent } from "@/lib/db/events";
 import { appendMessageTx, findLastUserSeq, findToolLineState, supersedeFromMessage, updateToolMessage, type MessageRow, type NewMessage } from "@/lib/db/messages";
 import { AppError } from "@/lib/errors";
-import { claimSessionForRun, insertLeasedRun, moveRun, type RunStatus } from "@/lib/db/runs";
-import { CallIdTaken, checkRunForCall, insertToolCall, moveToolCall, type CallStatus } from "@/lib/db/tool-calls";
+import { claimSessionForRun, holdRunForCall, insertLeasedRun, moveRun, type RunStatus } from "@/lib/db/runs";
+import { CallIdTaken, findUnsettledCall, insertToolCall, moveToolCall, type CallStatus } from "@/lib/db/tool-calls";
 import { registerApprovalInTx } from "@/lib/approvals/service";
 import { eventsAbandoned, eventsCommitted, eventsPending } from "@/lib/events/bus";
 
@@ -46,12 +46,16 @@ export interface RunStore {
   /**
    * A turn starts: the run (leased by `owner`), the session's claim on it and the user's message. `shared`: a run
    * beside others in its session (one call of an outside client, lib/runs/call-pipeline.ts): no claim, no line.
+   * `title`: the session's first turn names it. The session's open tabs hear of the message (and the title).
    */
-  begin(input: { sessionId: string; text?: string; owner: string; leaseMs: number; shared?: boolean; turn?: TurnKind }): Promise<Stored<{ runId: string }>>;
+  begin(input: { sessionId: string; text?: string; title?: string; owner: string; leaseMs: number; shared?: boolean; turn?: TurnKind }): Promise<Stored<{ runId: string }>>;
   /** A model step's line, only while `owner` still holds the run. */
   recordStep(input: Ids & { owner: string; line: NewMessage }): Promise<Stored<{ message: MessageRow }>>;
-  /** The claim: the call moves to running (from "new": its id is inserted), an allow-once approval consumed, the allow audit row. */
-  claimCall(input: Ids & { call: CallRef & { from: CallStatus[]; data?: CallData }; consume?: string; audit: AuditEntry[] }): Promise<Stored>;
+  /**
+   * The claim: the call moves to running (from "new": its id is inserted), an allow-once approval consumed, the allow
+   * audit row. `shared`: the run is an outside client's run of this one call, so no other call of it can be unsettled.
+   */
+  claimCall(input: Ids & { call: CallRef & { from: CallStatus[]; data?: CallData }; consume?: string; audit: AuditEntry[]; shared?: boolean }): Promise<Stored>;
   /**
    * A call's end (a result, a denial, a stop, an expiry) with its line and audit rows. `required: false` keeps the
    * line and the audit rows when the call's move loses; a move "from new" (the id's claim) always loses whole. No
@@ -60,10 +64,13 @@ export interface RunStore {
   settleCall(input: Ids & { call?: CallRef & { from: CallStatus[]; to: CallStatus; data?: CallData; required?: boolean }; line?: LineWrite; audit?: AuditEntry[] }): Promise<Stored<{ message?: MessageRow }>>;
   /** The call waits for an owner: the approval request, the call's id claimed as pending, its pending line, all together. */
   askApproval(input: Ids & { call: CallRef; approval: ApprovalRequest; line: (approval: Approval) => LineWrite }): Promise<Stored<{ approval: Approval; message?: MessageRow }>>;
-  /** The run moves on from running (paused for an approval, completed, aborted), with its last line; only while `owner` holds it. */
-  finish(input: Ids & { owner?: string; to: Exclude<RunStatus, "running">; error?: string | null; line?: NewMessage }): Promise<Stored>;
+  /**
+   * The run moves on from running (paused for an approval, completed, aborted), with its last line; only while
+   * `owner` holds it. `shared` (begun so): the session was never claimed, so there is no claim to release.
+   */
+  finish(input: Ids & { owner?: string; to: Exclude<RunStatus, "running">; error?: string | null; line?: NewMessage; shared?: boolean }): Promise<Stored>;
   /** The run failed: moved to failed if it still runs (a run already ended is left as it is, and still answers ok). */
-  fail(input: Ids & { owner?: string; error: string }): Promise<Stored>;
+  fail(input: Ids & { owner?: string; error: string; shared?: boolean }): Promise<Stored>;
 }
 
 class LostOutcome extends Error {
@@ -111,11 +118,15 @@ async function outcome<T extends object>(fn: (tx: Tx, tell: Tell) => Promise<T>)
   return { ok: true, ...result };
 }
 
-/** The run's check before a call starts or the run moves out of running (checkRunForCall: it locks the run's row). */
-async function checkRun(tx: Tx, ids: Ids, { starts, callId }: { starts: boolean; callId?: string }) {
-  const run = await checkRunForCall({ tx, ...ids, callId });
-  if (starts && !run.held) throw new LostOutcome("run");
-  if (run.unsettled) throw new LostOutcome("unsettled");
+/**
+ * The run moves out of running (lib/db/runs.ts moveRun: its conditional update locks the run's row), then no call
+ * of it may still be `running` (its result was lost): read after the lock, so an instance failing the run meanwhile
+ * either waited for this transaction or finished first. Either loss rolls the move back; "unsettled" is told first.
+ */
+async function endRun(tx: Tx, ids: Ids, move: Omit<Parameters<typeof moveRun>[0], "tx" | keyof Ids | "from">): Promise<boolean> {
+  const moved = await moveRun({ tx, ...ids, from: ["running"], ...move });
+  if (await findUnsettledCall({ tx, ...ids })) throw new LostOutcome("unsettled");
+  return moved;
 }
 
 /** The call's state move with its event; from "new" the row is inserted (the claim of the call id). False: it lost. */
@@ -164,17 +175,21 @@ function askedChoices(parts: unknown): string[] {
 
 /** The run store on plain Prisma: one interactive transaction per outcome, typed queries (lib/db). */
 export const prismaRunStore: RunStore = {
-  begin: ({ sessionId, text, owner, leaseMs, shared, turn }) =>
+  begin: ({ sessionId, text, title, owner, leaseMs, shared, turn }) =>
     outcome(async (tx, tell) => {
       const runId = newId();
       if (shared) {
         await insertLeasedRun({ tx, runId, sessionId, owner, leaseMs, userSeq: null });
         return { runId };
       }
-      if (!(await claimSessionForRun({ tx, sessionId, runId }))) throw new LostOutcome("session");
+      const seq = await claimSessionForRun({ tx, sessionId, runId, title, takeSeq: text !== undefined });
+      if (seq === null) throw new LostOutcome("session");
       if (turn && text !== undefined) await checkTurnKind(tx, tell, { sessionId, text, turn });
-      const userSeq = text !== undefined ? (await appendMessageTx({ tx, sessionId, message: { role: "user", content: text, runId } })).seq : await findLastUserSeq({ tx, sessionId });
+      const userSeq = text !== undefined ? (await appendMessageTx({ tx, sessionId, message: { role: "user", content: text, runId }, seq })).seq : await findLastUserSeq({ tx, sessionId });
       await insertLeasedRun({ tx, runId, sessionId, owner, leaseMs, userSeq });
+      // The session's other open tabs show the user's message (and the new title) now, not only when the turn ends.
+      if (text !== undefined) tell.events.push({ type: "session.updated", scope: "session", sessionId, payload: { change: "message", runId } });
+      if (title !== undefined) tell.events.push({ type: "session.updated", scope: "session", sessionId, payload: { change: "title", title } });
       return { runId };
     }),
 
@@ -185,9 +200,11 @@ export const prismaRunStore: RunStore = {
       return { message: await appendMessageTx({ tx, sessionId: ids.sessionId, message: line }) };
     }),
 
-  claimCall: ({ call, consume, audit, ...ids }) =>
+  claimCall: ({ call, consume, audit, shared, ...ids }) =>
     outcome(async (tx, tell) => {
-      await checkRun(tx, ids, { starts: true, callId: call.callId });
+      // The run must still run, no Stop asked (its row locked until commit), and no other call of it unsettled.
+      if (!(await holdRunForCall({ tx, runId: ids.runId }))) throw new LostOutcome("run");
+      if (!shared && (await findUnsettledCall({ tx, ...ids, callId: call.callId }))) throw new LostOutcome("unsettled");
       if (consume && !(await consumeApproval({ id: consume, tx }))) throw new LostOutcome("consume");
       if (!(await moveCall(tx, ids, tell, { ...call, to: "running" }))) throw new LostOutcome("call");
       tell.audit.push(...audit);
@@ -212,19 +229,19 @@ export const prismaRunStore: RunStore = {
       return { approval: registered.approval, ...(message ? { message } : {}) };
     }),
 
-  finish: ({ owner, to, error, line, ...ids }) =>
+  finish: ({ owner, to, error, line, shared, ...ids }) =>
     outcome(async (tx, tell) => {
-      await checkRun(tx, ids, { starts: false });
-      await writeLine(tx, ids, line ? { append: line } : undefined);
-      if (!(await moveRun({ tx, ...ids, from: ["running"], to, error, owner }))) throw new LostOutcome("run");
+      // A turn that ends with a line frees its session in the line's write (appendMessageTx's `releasing`).
+      const releasing = !shared && line !== undefined && to !== "waiting_approval";
+      if (!(await endRun(tx, ids, { to, error, owner, claimed: !shared && !releasing }))) throw new LostOutcome("run");
+      if (line) await appendMessageTx({ tx, sessionId: ids.sessionId, message: line, ...(releasing ? { releasing: ids.runId } : {}) });
       tell.events.push(runEvent(ids, to));
       return {};
     }),
 
-  fail: ({ owner, error, ...ids }) =>
+  fail: ({ owner, error, shared, ...ids }) =>
     outcome(async (tx, tell) => {
-      await checkRun(tx, ids, { starts: false });
-      if (await moveRun({ tx, ...ids, from: ["running"], to: "failed", error, owner })) tell.events.push(runEvent(ids, "failed"));
+      if (await endRun(tx, ids, { to: "failed", error, owner, claimed: !shared })) tell.events.push(runEvent(ids, "failed"));
       return {};
     }),
 };

@@ -44,6 +44,8 @@ export type TurnEnv = {
   execLimits?: { timeoutMs: number; maxOutputBytes: number };
   /** bubblewrap settings for sandboxed exec (tests point bwrapPath at a missing binary to see the refusal). */
   sandbox?: SandboxConfig;
+  /** An outside client's run of one call, beside others in its session (lib/runs/call-pipeline.ts). */
+  sharedRun?: boolean;
 };
 
 export type Turn = {
@@ -79,8 +81,10 @@ function hostExecution(host: { agents: string[]; teams: string[] }, agentId: str
   return team ? { reason: `exec.host.teams: ${team}` } : null;
 }
 
-export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string): Promise<Turn> {
-  const session = await findOwnedSession({ sessionId, ownerId: env.user.id });
+/** `known`: the session's row as the caller read it in this request (the owner's, not deleted), spared a second read. */
+export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string, known?: SessionRow): Promise<Turn> {
+  const owned = known && known.id === sessionId && known.ownerId === env.user.id && known.deletedAt === null;
+  const session = owned ? known : await findOwnedSession({ sessionId, ownerId: env.user.id });
   if (!session) throw new AppError("NOT_FOUND", "no such session");
   const registry = getToolRegistry();
   let policy: EffectiveToolPolicy | null = null;

@@ -2,15 +2,12 @@
 // workspace when the server starts. A layer whose apply was journaled is finished, so the workspace ends as after
 // the command (and its trash restores the before state); any other is dropped, so it ends as before. A layer that
 // a live process owns, or whose record names another workspace, is left alone.
-import { execFile } from "node:child_process";
 import { readdir, readFile, realpath, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { ownerState, readApplyJournal, readLayerOwner } from "./overlay-journal";
-import { finishApply, inWorkspaceTurn, overlaySupported, stateDir } from "./workspace-changes";
+import { finishApply, inWorkspaceTurn, overlaySupported, stateDir, unmountOverlay } from "./workspace-changes";
 import { forgetUsage } from "./workspace-quota";
 
-const run = promisify(execFile);
 /** A layer without an owner record is dropped only once this old: younger, it may be one being mounted now. */
 const UNRECORDED_GRACE_MS = 60_000;
 
@@ -27,11 +24,6 @@ async function isMounted(p: string): Promise<boolean> {
   return info.split("\n").some((line) => line.split(" ")[4] === wanted);
 }
 
-async function unmount(p: string): Promise<void> {
-  if (!(await isMounted(p))) return;
-  await run("umount", [p]).catch(() => run("umount", ["-l", p]).catch(() => undefined));
-}
-
 /** Call within the workspace's turn (inWorkspaceTurn): a layer of this process found then is a failed apply's. */
 export async function recoverLayers(workspace: string): Promise<Recovered> {
   const out: Recovered = { finished: 0, dropped: 0, leftAlone: 0 };
@@ -46,7 +38,7 @@ export async function recoverLayers(workspace: string): Promise<Recovered> {
       continue;
     }
     const merged = path.join(dir, "merged");
-    await unmount(merged);
+    if (await isMounted(merged)) await unmountOverlay({ merged });
     // Never delete through a mount: what is still mounted stays for the next try.
     if (await isMounted(merged)) {
       out.leftAlone += 1;

@@ -86,8 +86,9 @@ export async function mountOverlay(workspace: string, callId: string): Promise<O
   return { merged, upper, lower: workspace, dir, id };
 }
 
-export async function unmountOverlay(overlay: Overlay): Promise<void> {
-  await run("umount", [overlay.merged]).catch(() => run("umount", ["-l", overlay.merged]).catch(() => undefined));
+/** Unmounts a layer (lazily when it is busy); one left mounted is left to recovery (overlay-recovery.ts). */
+export async function unmountOverlay({ merged }: Pick<Overlay, "merged">): Promise<void> {
+  await run("umount", [merged]).catch(() => run("umount", ["-l", merged]).catch(() => undefined));
 }
 
 function kindOf(st: { isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean }): ChangedEntry["kind"] {

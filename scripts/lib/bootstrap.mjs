@@ -55,12 +55,8 @@ export function phase(name, fn) {
   }
 }
 
-/**
- * Like `run`, without blocking the event loop (so phase heartbeats print and steps can run side by side).
- * `capture`: keep the output and print it in one piece when the command ends, so steps running in parallel
- * do not interleave their lines.
- */
-export function runAsync(cmd, args, { env = {}, cwd = root, allowFail = false, capture = false } = {}) {
+/** Runs a tool, its output kept (`capture`) or passed through; resolves its exit code (1 for a signal) and the output. */
+function spawnTool(cmd, args, { env, cwd, capture }) {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: capture ? ["ignore", "pipe", "pipe"] : "inherit" });
     const chunks = [];
@@ -69,12 +65,20 @@ export function runAsync(cmd, args, { env = {}, cwd = root, allowFail = false, c
       child.stderr.on("data", (c) => chunks.push(c));
     }
     child.on("error", reject);
-    child.on("close", (code, signal) => {
-      if (capture && chunks.length) process.stdout.write(Buffer.concat(chunks));
-      if (code !== 0 && !allowFail) reject(new Error(`${cmd} ${args.join(" ")} exited with ${code ?? signal}`));
-      else resolve(code ?? 1);
-    });
+    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output: Buffer.concat(chunks).toString() }));
   });
+}
+
+/**
+ * Like `run`, without blocking the event loop (so phase heartbeats print and steps can run side by side).
+ * `capture`: keep the output and print it in one piece when the command ends, so steps running in parallel
+ * do not interleave their lines.
+ */
+export async function runAsync(cmd, args, { env = {}, cwd = root, allowFail = false, capture = false } = {}) {
+  const { code, output } = await spawnTool(cmd, args, { env, cwd, capture });
+  if (output) process.stdout.write(output);
+  if (code !== 0 && !allowFail) throw new Error(`${cmd} ${args.join(" ")} exited with ${code}`);
+  return code;
 }
 
 /**
@@ -84,18 +88,9 @@ export function runAsync(cmd, args, { env = {}, cwd = root, allowFail = false, c
  */
 export async function runQuiet(cmd, args, { env = {}, cwd = root } = {}) {
   if (process.env.TOOLGATE_VERBOSE === "1") return { code: await runAsync(cmd, args, { env, cwd, allowFail: true }), output: "" };
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    const chunks = [];
-    child.stdout.on("data", (c) => chunks.push(c));
-    child.stderr.on("data", (c) => chunks.push(c));
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      const output = Buffer.concat(chunks).toString();
-      if (code !== 0) process.stdout.write(output);
-      resolve({ code: code ?? (signal ? 1 : 0), output });
-    });
-  });
+  const { code, output } = await spawnTool(cmd, args, { env, cwd, capture: true });
+  if (code !== 0) process.stdout.write(output);
+  return { code, output };
 }
 
 /** runQuiet for the synchronous steps; throws (after showing the output) when the tool fails. */

@@ -183,6 +183,27 @@ describe.each(targets)("run store (%s)", (kind, make) => {
     expect(await t.db.agentRun.count({ where: { sessionId } })).toBe(1);
   });
 
+  // The last line's write takes its number and frees the session in one statement (lib/db/messages.ts, releasing);
+  // a session that is not the run's (another run holds it) keeps its claim, and the outcome still commits whole.
+  it("a turn's end frees its session in the last line's write, and only a session that is still the run's", async () => {
+    const sessionId = (await t.db.chatSession.create({ data: { ownerId: t.ownerId } })).id;
+    const begun = await store.runStore().begin({ sessionId, text: "hello", title: "hello", owner: t.instance, leaseMs: 60_000 });
+    if (!begun.ok) throw new Error("begin lost");
+    expect(await t.db.chatSession.findUniqueOrThrow({ where: { id: sessionId } })).toMatchObject({ activeRunId: begun.runId, title: "hello", messageSeq: 1 });
+    const ended = await store.runStore().finish({ sessionId, runId: begun.runId, owner: t.instance, to: "completed", line: { role: "assistant", content: "bye", runId: begun.runId } });
+    expect(ended).toEqual({ ok: true });
+    expect(await t.db.chatSession.findUniqueOrThrow({ where: { id: sessionId } })).toMatchObject({ activeRunId: null, messageSeq: 2 });
+    expect((await t.db.message.findMany({ where: { sessionId }, orderBy: { seq: "asc" } })).map((m) => [m.seq, m.content])).toEqual([[1, "hello"], [2, "bye"]]);
+
+    const other = await newRun();
+    await t.db.chatSession.update({ where: { id: other.sessionId }, data: { activeRunId: "another-run" } });
+    const events = await eventNumber();
+    expect(await store.runStore().finish({ ...other, owner: t.instance, to: "completed", line: { role: "assistant", content: "bye", runId: other.runId } })).toEqual({ ok: true });
+    expect(await t.db.chatSession.findUniqueOrThrow({ where: { id: other.sessionId } })).toMatchObject({ activeRunId: "another-run", messageSeq: 1 });
+    expect((await t.db.agentRun.findUniqueOrThrow({ where: { id: other.runId } })).status).toBe("completed");
+    expect(await eventNumber()).toBeGreaterThan(events);
+  });
+
   it.runIf(kind === "postgres")("a claim that waited for the run's lock sees a call started by the transaction it waited for", async () => {
     const ids = await newRun();
     const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });

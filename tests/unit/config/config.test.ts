@@ -1,17 +1,8 @@
 // A row id at the start of a test name (a letter and a number) names a row of docs/requirements.md.
 import { describe, expect, it } from "vitest";
 import { createLanguageModel } from "@/lib/runs/model-provider";
-import { ConfigError, DEFAULT_MODEL_NAMES, parseConfig } from "@/lib/config";
-
-function problems(env: Record<string, string>): string[] {
-  try {
-    parseConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+import { DEFAULT_MODEL_NAMES, parseConfig } from "@/lib/config";
+import { configProblems } from "../../support/config-problems";
 
 describe("configuration", () => {
   it("B1 the default session mode is chat_safe", () => {
@@ -19,14 +10,14 @@ describe("configuration", () => {
   });
 
   it("T1 SESSION_DEFAULT_MODE=chat_safe set explicitly is accepted and is the configuration's session default", () => {
-    expect(problems({ SESSION_DEFAULT_MODE: "chat_safe" })).toEqual([]);
+    expect(configProblems({ SESSION_DEFAULT_MODE: "chat_safe" })).toEqual([]);
     expect(parseConfig({ SESSION_DEFAULT_MODE: "chat_safe" }).SESSION_DEFAULT_MODE).toBe("chat_safe");
     // Only the exact value: the check is not a prefix or case-folding match (an empty variable counts as unset).
-    for (const near of ["Chat_Safe", "chat_safe ", "chat_safe,coding"]) expect(problems({ SESSION_DEFAULT_MODE: near }), JSON.stringify(near)).not.toEqual([]);
+    for (const near of ["Chat_Safe", "chat_safe ", "chat_safe,coding"]) expect(configProblems({ SESSION_DEFAULT_MODE: near }), JSON.stringify(near)).not.toEqual([]);
   });
 
   it("B8/S5 SESSION_DEFAULT_MODE=coding is rejected, naming the variable", () => {
-    const found = problems({ SESSION_DEFAULT_MODE: "coding" });
+    const found = configProblems({ SESSION_DEFAULT_MODE: "coding" });
     expect(found).toHaveLength(1);
     expect(found[0]).toMatch(/^SESSION_DEFAULT_MODE: .*chat_safe/);
   });
@@ -41,7 +32,7 @@ describe("configuration", () => {
     [{ NODE_ENV: "production" }, "AUTH_SECRET"],
     [{ DEMO_PASSWORD: "short" }, "DEMO_PASSWORD"],
   ])("an invalid value (%j) names %s", (env, name) => {
-    expect(problems(env as Record<string, string>).some((p) => p.startsWith(`${name}:`))).toBe(true);
+    expect(configProblems(env as Record<string, string>).some((p) => p.startsWith(`${name}:`))).toBe(true);
   });
 
   it("picks the provider from DATABASE_URL", () => {
@@ -75,7 +66,7 @@ describe("configuration", () => {
     [{ MODEL_PROVIDER: "openai-compatible", OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:1/v1", ANTHROPIC_BASE_URL: "http://127.0.0.1:2" }, "ANTHROPIC_BASE_URL"],
     [{ OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:1/v1" }, "OPENAI_COMPATIBLE_BASE_URL"],
   ])("start-up refuses another provider's base URL (%j names %s)", (env, name) => {
-    expect(problems(env as Record<string, string>).some((p) => p.startsWith(`${name}:`) && p.includes("MODEL_PROVIDER"))).toBe(true);
+    expect(configProblems(env as Record<string, string>).some((p) => p.startsWith(`${name}:`) && p.includes("MODEL_PROVIDER"))).toBe(true);
   });
 
   it("each provider reads only its own base URL", () => {
@@ -86,8 +77,8 @@ describe("configuration", () => {
 
   it("the audit key must not be the session secret", () => {
     const same = "x".repeat(40);
-    expect(problems({ AUTH_SECRET: same, AUDIT_KEY: same }).some((p) => p.startsWith("AUDIT_KEY:"))).toBe(true);
-    expect(problems({ AUDIT_KEY: "short" }).some((p) => p.startsWith("AUDIT_KEY:"))).toBe(true);
+    expect(configProblems({ AUTH_SECRET: same, AUDIT_KEY: same }).some((p) => p.startsWith("AUDIT_KEY:"))).toBe(true);
+    expect(configProblems({ AUDIT_KEY: "short" }).some((p) => p.startsWith("AUDIT_KEY:"))).toBe(true);
   });
 });
 
@@ -106,14 +97,14 @@ describe("WORKSPACE_ROOT", () => {
     expect(parseConfig({ ...base, WORKSPACE_ROOT: "/tmp/toolgate-ws-ok" }).workspaceRoot).toBe("/tmp/toolgate-ws-ok");
   });
   it("notifications: the webhook needs both its URL and its secret; links need an http(s) base URL", () => {
-    expect(problems({ APPROVAL_WEBHOOK_URL: "https://hooks.example.com/x" }).join("\n")).toMatch(/APPROVAL_WEBHOOK_SECRET: set both/);
-    expect(problems({ APPROVAL_WEBHOOK_SECRET: "0123456789abcdef0123" }).join("\n")).toMatch(/APPROVAL_WEBHOOK_URL, APPROVAL_WEBHOOK_SECRET/);
-    expect(problems({ APPROVAL_WEBHOOK_URL: "https://hooks.example.com/x", APPROVAL_WEBHOOK_SECRET: "short" }).join("\n")).toMatch(/APPROVAL_WEBHOOK_SECRET: must be at least 16/);
-    expect(problems({ APPROVAL_WEBHOOK_URL: "file:///etc/passwd", APPROVAL_WEBHOOK_SECRET: "0123456789abcdef0123" }).join("\n")).toMatch(/APPROVAL_WEBHOOK_URL: must be an http/);
-    expect(problems({ PUBLIC_BASE_URL: "javascript:alert(1)" }).join("\n")).toMatch(/PUBLIC_BASE_URL/);
-    expect(problems({ SMTP_URL: "smtp://127.0.0.1:25" }).join("\n")).toMatch(/PUBLIC_BASE_URL: required when SMTP_URL/);
-    expect(problems({ SMTP_URL: "http://mail.example.com", PUBLIC_BASE_URL: "https://t.example.com" }).join("\n")).toMatch(/SMTP_URL: must be an smtp/);
-    expect(problems({ SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/x" }).join("\n")).toMatch(/SLACK_SIGNING_SECRET: set both/);
-    expect(problems({ APPROVAL_WEBHOOK_URL: "https://hooks.example.com/x", APPROVAL_WEBHOOK_SECRET: "0123456789abcdef0123", PUBLIC_BASE_URL: "https://toolgate.example.com" })).toEqual([]);
+    expect(configProblems({ APPROVAL_WEBHOOK_URL: "https://hooks.example.com/x" }).join("\n")).toMatch(/APPROVAL_WEBHOOK_SECRET: set both/);
+    expect(configProblems({ APPROVAL_WEBHOOK_SECRET: "0123456789abcdef0123" }).join("\n")).toMatch(/APPROVAL_WEBHOOK_URL, APPROVAL_WEBHOOK_SECRET/);
+    expect(configProblems({ APPROVAL_WEBHOOK_URL: "https://hooks.example.com/x", APPROVAL_WEBHOOK_SECRET: "short" }).join("\n")).toMatch(/APPROVAL_WEBHOOK_SECRET: must be at least 16/);
+    expect(configProblems({ APPROVAL_WEBHOOK_URL: "file:///etc/passwd", APPROVAL_WEBHOOK_SECRET: "0123456789abcdef0123" }).join("\n")).toMatch(/APPROVAL_WEBHOOK_URL: must be an http/);
+    expect(configProblems({ PUBLIC_BASE_URL: "javascript:alert(1)" }).join("\n")).toMatch(/PUBLIC_BASE_URL/);
+    expect(configProblems({ SMTP_URL: "smtp://127.0.0.1:25" }).join("\n")).toMatch(/PUBLIC_BASE_URL: required when SMTP_URL/);
+    expect(configProblems({ SMTP_URL: "http://mail.example.com", PUBLIC_BASE_URL: "https://t.example.com" }).join("\n")).toMatch(/SMTP_URL: must be an smtp/);
+    expect(configProblems({ SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/x" }).join("\n")).toMatch(/SLACK_SIGNING_SECRET: set both/);
+    expect(configProblems({ APPROVAL_WEBHOOK_URL: "https://hooks.example.com/x", APPROVAL_WEBHOOK_SECRET: "0123456789abcdef0123", PUBLIC_BASE_URL: "https://toolgate.example.com" })).toEqual([]);
   });
 });

@@ -2,17 +2,8 @@
 // with the entry named; an agent's `model` limits which entries it runs on.
 import { describe, expect, it } from "vitest";
 import { agentAllowsModel, findModel, modelEntry, modelsForAgent, parseModelList } from "@/lib/models/catalog";
-import { ConfigError, parseConfig } from "@/lib/config";
-
-function problems(env: Record<string, string>): string[] {
-  try {
-    parseConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+import { parseConfig } from "@/lib/config";
+import { configProblems } from "../../support/config-problems";
 
 describe("model list", () => {
   it("parses provider:model entries in order; the offline model may omit its name", () => {
@@ -60,15 +51,15 @@ describe("MODELS in the configuration", () => {
     expect(c.models.map((m) => m.id)).toEqual(["openai:gpt-4o-mini", "offline"]);
     expect(c.MODEL_PROVIDER).toBe("openai");
     expect(c.MODEL_NAME).toBe("gpt-4o-mini");
-    expect(problems({ MODELS: "offline,anthropic:claude-sonnet-4-5" }).join("\n")).toContain("ANTHROPIC_API_KEY");
-    expect(problems({ MODELS: "openai-compatible:llama3.1" }).join("\n")).toContain("OPENAI_COMPATIBLE_BASE_URL");
-    expect(problems({ MODELS: "offline,openai-compatible:llama3.1", OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:11434/v1" })).toEqual([]);
+    expect(configProblems({ MODELS: "offline,anthropic:claude-sonnet-4-5" }).join("\n")).toContain("ANTHROPIC_API_KEY");
+    expect(configProblems({ MODELS: "openai-compatible:llama3.1" }).join("\n")).toContain("OPENAI_COMPATIBLE_BASE_URL");
+    expect(configProblems({ MODELS: "offline,openai-compatible:llama3.1", OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:11434/v1" })).toEqual([]);
   });
 
   it("refuses MODELS together with MODEL_PROVIDER or MODEL_NAME, a base URL of an unlisted provider, and a bad list", () => {
-    expect(problems({ MODELS: "offline", MODEL_PROVIDER: "offline" }).join("\n")).toContain("MODELS");
-    expect(problems({ MODELS: "offline", MODEL_NAME: "x" }).join("\n")).toContain("MODELS");
-    expect(problems({ MODELS: "offline", OPENAI_BASE_URL: "http://127.0.0.1:1/v1" }).join("\n")).toContain("OPENAI_BASE_URL");
-    expect(problems({ MODELS: "offline,gpt:x" }).join("\n")).toContain('unknown provider "gpt"');
+    expect(configProblems({ MODELS: "offline", MODEL_PROVIDER: "offline" }).join("\n")).toContain("MODELS");
+    expect(configProblems({ MODELS: "offline", MODEL_NAME: "x" }).join("\n")).toContain("MODELS");
+    expect(configProblems({ MODELS: "offline", OPENAI_BASE_URL: "http://127.0.0.1:1/v1" }).join("\n")).toContain("OPENAI_BASE_URL");
+    expect(configProblems({ MODELS: "offline,gpt:x" }).join("\n")).toContain('unknown provider "gpt"');
   });
 });
