@@ -77,6 +77,11 @@ export async function listSessionToolCalls({ sessionId }: { sessionId: string })
   return getDb().toolCall.findMany({ where: { sessionId }, orderBy: { createdAt: "asc" } });
 }
 
+/** A session's latest calls, newest first (the admin's view of an outside client's recent calls). */
+export async function listRecentToolCalls({ sessionId, limit }: { sessionId: string; limit: number }) {
+  return getDb().toolCall.findMany({ where: { sessionId }, orderBy: { createdAt: "desc" }, take: limit, select: { toolName: true, status: true, approvalId: true, createdAt: true } });
+}
+
 /**
  * Before a call of the run starts or the run moves out of `running`, in the caller's transaction: whether it still
  * runs with no Stop asked, and a call of it still `running` other than `callId` (the engine runs one call at a time,

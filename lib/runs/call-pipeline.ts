@@ -166,9 +166,9 @@ export async function resolveClientPolicy(args: { user: TurnUser; client: Extern
   return { policy, registry };
 }
 
-function clientTurn({ user, client, workspaceRoot }: { user: TurnUser; client: ExternalClient; workspaceRoot: string }, runId: string): Promise<Turn> {
-  return upsertClientSession({ ownerId: user.id, clientKey: client.key, title: client.name, mode: client.mode, agentId: client.agentId ?? null }).then((session) => {
-    const env = { user, model: { model: noModel(client), info: { provider: EXTERNAL_PROVIDER, model: client.name } }, emit: () => undefined, workspaceRoot };
-    return prepareTurn(env, session.id, runId);
-  });
+/** The client's session (made on first use) and the turn context it resolves to; no run is begun (`runId` only names the request). */
+async function clientTurn({ user, client, workspaceRoot }: { user: TurnUser; client: ExternalClient; workspaceRoot: string }, runId: string): Promise<Turn> {
+  const session = await upsertClientSession({ ownerId: user.id, clientKey: client.key, title: client.name, mode: client.mode, agentId: client.agentId ?? null });
+  const env = { user, model: { model: noModel(client), info: { provider: EXTERNAL_PROVIDER, model: client.name } }, emit: () => undefined, workspaceRoot };
+  return prepareTurn(env, session.id, runId);
 }

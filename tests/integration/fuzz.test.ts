@@ -87,6 +87,7 @@ function routes(ids: { session: string }): Route[] {
     { method: "GET", path: "/api/me/oauth-grants" },
     { method: "DELETE", path: "/api/me/oauth-grants/:id" },
     { method: "GET", path: "/api/mcp/servers" },
+    { method: "GET", path: "/api/mcp/clients" },
     { method: "POST", path: "/api/mcp/servers/:id/reconnect" },
     { method: "GET", path: "/api/mcp/resource", query: ["session", "server", "uri"] },
     { method: "GET", path: "/api/agents" },

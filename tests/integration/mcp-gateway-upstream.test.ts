@@ -10,7 +10,7 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { createDb, type Db } from "@/lib/db/client";
 import { startApp, type RunningApp } from "../support/app-server";
 import { databaseTargets, prepareDatabase, type DatabaseTarget } from "../support/databases";
-import { signedIn, type HttpClient } from "../support/http-client";
+import { HttpClient, signedIn } from "../support/http-client";
 import { setPolicy, until } from "../support/approvals-helpers";
 import { startEverythingHttp, type EverythingHttp } from "../support/reference-servers";
 
@@ -21,6 +21,7 @@ describe.each(databaseTargets())("MCP gateway: upstream resources and prompts (%
   let app: RunningApp;
   let db: Db;
   let member: HttpClient;
+  let admin: HttpClient;
   let everything: EverythingHttp;
   let direct: Client;
 
@@ -31,6 +32,7 @@ describe.each(databaseTargets())("MCP gateway: upstream resources and prompts (%
     app = await startApp({ databaseUrl: target.url });
     db = createDb(target.url);
     member = await signedIn(app.url, "member@example.com");
+    admin = await signedIn(app.url, "admin@example.com");
     const transport = { type: "http", url: everything.url };
     await setPolicy(db, {
       system: { mcp: { enabled: true, allowedServers: ["everything", "coding-only"] } },
@@ -115,6 +117,29 @@ describe.each(databaseTargets())("MCP gateway: upstream resources and prompts (%
     } finally {
       await client.close();
     }
+  });
+
+  it("the admin's MCP view lists the clients that used /mcp, whose they are, last seen and their latest calls; only for admins", async () => {
+    const started = Date.now();
+    const client = await connect({ name: "admin-view" });
+    try {
+      await until("server ready", async () => (await client.listResources()).resources.length > 0, 20_000, 200);
+      expect((await client.callTool({ name: "mcp__everything__echo", arguments: { message: "hi" } })).isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    const res = await admin.json("/api/mcp/clients");
+    expect(res.status).toBe(200);
+    const seen = (res.body.clients as Array<Record<string, unknown>>).find((c) => c.name === "admin-view");
+    expect(seen).toMatchObject({ kind: "token", status: "active", mode: "chat_safe", agentId: null, user: { email: "member@example.com" }, recentCalls: [{ toolName: "mcp__everything__echo", status: "done" }] });
+    expect(Date.parse(seen!.lastSeenAt as string)).toBeGreaterThanOrEqual(started - 1000);
+    expect(JSON.stringify(res.body)).not.toMatch(/tgp_[A-Za-z0-9_-]{20}/);
+    // Revoked shows as revoked; the member and an anonymous caller get nothing.
+    const tokenId = (await db.accessToken.findFirstOrThrow({ where: { name: "admin-view" } })).id;
+    expect((await member.json(`/api/tokens/${tokenId}`, { method: "DELETE" })).status).toBe(200);
+    expect(((await admin.json("/api/mcp/clients")).body.clients as Array<{ name: string; status: string }>).find((c) => c.name === "admin-view")?.status).toBe("revoked");
+    expect((await member.json("/api/mcp/clients")).status).toBe(403);
+    expect((await new HttpClient(app.url).json("/api/mcp/clients")).status).toBe(401);
   });
 
   it("a context that may not use a server sees none of it, and reads or gets naming it are JSON-RPC errors", async () => {
