@@ -26,7 +26,7 @@ export function McpClientsAdmin() {
           <div className="flex flex-wrap items-center gap-2">
             <h3 className="break-all text-sm font-semibold">{client.name}</h3>
             <span className={`rounded px-1.5 py-0.5 text-xs ${STATUS_STYLE[client.status]}`}>{client.status}</span>
-            <span className="break-all text-xs text-slate-600 dark:text-slate-400">
+            <span className="min-w-0 break-words text-xs text-slate-600 dark:text-slate-400">
               {client.kind === "token" ? "token" : "OAuth client"} <code>{client.label}</code> · {client.user.email ?? client.user.id} · mode {client.mode}
               {client.agentId ? ` · agent ${client.agentId}` : ""} · last seen {when(client.lastSeenAt)}
             </span>
