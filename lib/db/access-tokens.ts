@@ -62,3 +62,8 @@ export async function findAccessTokenByHash({ tokenHash }: { tokenHash: string }
 export async function touchAccessToken({ id, at }: { id: string; at: Date }): Promise<void> {
   await getDb().accessToken.updateMany({ where: { id }, data: { lastUsedAt: at } });
 }
+
+export async function findAccessTokensByIds({ ids }: { ids: string[] }): Promise<AccessTokenRow[]> {
+  if (ids.length === 0) return [];
+  return getDb().accessToken.findMany({ where: { id: { in: ids } }, select: listed });
+}

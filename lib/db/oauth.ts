@@ -151,3 +151,9 @@ export async function pruneOAuth({ now, keepRevokedMs }: { now: Date; keepRevoke
   const grants = await db.oAuthGrant.deleteMany({ where: { revokedAt: { lt: before }, tokens: { none: {} }, codes: { none: {} } } });
   return { codes: codes.count, tokens: tokens.count, grants: grants.count };
 }
+
+/** Grants with their client's id and name (the admin's view of connected clients). */
+export async function findOAuthGrantsByIds({ ids }: { ids: string[] }) {
+  if (ids.length === 0) return [];
+  return getDb().oAuthGrant.findMany({ where: { id: { in: ids } }, select: { id: true, revokedAt: true, client: { select: { clientId: true, name: true } } } });
+}

@@ -46,6 +46,17 @@ export async function upsertClientSession({ ownerId, clientKey, title, mode, age
   }
 }
 
+/** Outside MCP clients' sessions (one per owner and token or OAuth grant), the most recently seen first. */
+export async function listClientSessions({ limit }: { limit: number }) {
+  const rows = await getDb().chatSession.findMany({
+    where: { clientKey: { not: null } },
+    orderBy: { updatedAt: "desc" },
+    take: limit,
+    select: { id: true, clientKey: true, title: true, mode: true, agentId: true, updatedAt: true, owner: { select: { id: true, email: true } } },
+  });
+  return rows.map((row) => ({ ...row, clientKey: row.clientKey ?? "" }));
+}
+
 /** Only the owner's session, not deleted: another member's id is indistinguishable from a missing one. */
 export async function findOwnedSession({ sessionId, ownerId }: { sessionId: string; ownerId: string }): Promise<SessionRow | null> {
   return getDb().chatSession.findFirst({ where: { id: sessionId, ownerId, deletedAt: null } });

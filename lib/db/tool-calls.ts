@@ -77,6 +77,11 @@ export async function listSessionToolCalls({ sessionId }: { sessionId: string })
   return getDb().toolCall.findMany({ where: { sessionId }, orderBy: { createdAt: "asc" } });
 }
 
+/** A session's latest calls, newest first (the admin's view of an outside client's recent calls). */
+export async function listRecentToolCalls({ sessionId, limit }: { sessionId: string; limit: number }) {
+  return getDb().toolCall.findMany({ where: { sessionId }, orderBy: { createdAt: "desc" }, take: limit, select: { toolName: true, status: true, approvalId: true, createdAt: true } });
+}
+
 /**
  * In the caller's transaction, after the run's row is locked (lib/db/runs.ts holdRunForCall or moveRun): a call of
  * the run still `running` other than `callId`. The engine runs one call at a time, so there is one only when a

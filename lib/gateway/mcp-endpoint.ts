@@ -4,10 +4,22 @@ import "server-only";
 // request, and nothing is kept in memory between requests). Order: bearer token (401 + WWW-Authenticate naming
 // the resource metadata), the token's rate limit, the capped body (JSON-RPC errors for bad JSON, too large, batch
 // abuse), then the SDK. tools/list is the exposure gate for the token's context; tools/call goes through the call
-// pipeline (lib/runs/call-pipeline.ts): gate, claim, approval wait, run, record, audit, events.
+// pipeline (lib/runs/call-pipeline.ts): gate, claim, approval wait, run, record, audit, events. Resources and
+// prompts of the upstream servers pass through under the same server gates (upstream.ts).
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { authenticateBearer, type TokenPrincipal } from "@/lib/auth/access-tokens";
 import { consumeTokenQuota } from "@/lib/auth/throttle";
 import { loadConfig } from "@/lib/config";
@@ -18,6 +30,7 @@ import { callTool, listClientTools, type ExternalClient } from "@/lib/runs/call-
 import { authenticateOAuthBearer, looksLikeOAuthAccessToken, type OAuthPrincipal } from "@/lib/oauth/server";
 import { watchOAuthPrincipal } from "@/lib/oauth/principal-watch";
 import { toCallToolResult } from "./results";
+import { completeUpstream, getUpstreamPrompt, listUpstream, readUpstreamResource, usableUpstreams } from "./upstream";
 import { publicBaseUrl, wwwAuthenticate } from "./base-url";
 
 /** Largest JSON-RPC message body (a tool call's arguments included). */
@@ -74,10 +87,21 @@ async function withProgress<T>(work: Promise<T>, progress: ((n: number) => Promi
 }
 
 function buildServer(principal: McpPrincipal): Server {
-  const server = new Server({ name: "toolgate", version: "1.0.0" }, { capabilities: { tools: {} }, instructions: "Tools governed by Toolgate's policy; some calls wait for an owner's approval." });
+  const server = new Server(
+    { name: "toolgate", version: "1.0.0" },
+    { capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} }, instructions: "Tools governed by Toolgate's policy; some calls wait for an owner's approval." },
+  );
   const client = clientOf(principal);
   const { workspaceRoot, MCP_APPROVAL_WAIT_SECONDS } = loadConfig();
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listClientTools({ user: principal.user, client, workspaceRoot }) }));
+  // Resources and prompts of the upstream servers this context may use (upstream.ts); decided again per request.
+  const upstreams = () => usableUpstreams({ user: principal.user, client, workspaceRoot });
+  server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => ({ resources: await listUpstream(await upstreams(), "resources", extra.signal) }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async (_request, extra) => ({ resourceTemplates: await listUpstream(await upstreams(), "resourceTemplates", extra.signal) }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => readUpstreamResource(await upstreams(), request.params.uri, extra.signal));
+  server.setRequestHandler(ListPromptsRequestSchema, async (_request, extra) => ({ prompts: await listUpstream(await upstreams(), "prompts", extra.signal) }));
+  server.setRequestHandler(CompleteRequestSchema, async (request, extra) => completeUpstream(await upstreams(), request.params, extra.signal));
+  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => getUpstreamPrompt(await upstreams(), request.params.name, request.params.arguments, extra.signal));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const toolName = request.params.name;
     const input = request.params.arguments ?? {};

@@ -2,7 +2,8 @@
 // approvals and failures are tool errors (isError) whose text is the same structured denial the chat's model gets
 // (error_code, message, next_action), so an agent can read why and what to do next.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { isMcpContentOutput } from "@/lib/tools/mcp";
+import { isMcpContentOutput, mcpServerOfToolName } from "@/lib/tools/mcp";
+import { namespaceContent } from "./upstream-names";
 import type { CallOutcome } from "@/lib/runs/calls";
 
 export function pendingResult(approvalId: string, toolName: string): CallToolResult {
@@ -28,7 +29,9 @@ export function toCallToolResult(outcome: CallOutcome & { approvalId?: string },
       if (part.type === "resource_link") return { ...part, name: part.name ?? part.uri };
       return part.text !== undefined ? { type: "resource", resource: { uri: part.uri, mimeType: part.mimeType, text: part.text } } : { type: "resource", resource: { uri: part.uri, mimeType: part.mimeType, blob: part.blob ?? "" } };
     });
-    return { content };
+    // A plugin's resource links are readable through /mcp under the gateway's URIs (upstream-names.ts).
+    const serverId = mcpServerOfToolName(toolName);
+    return { content: serverId ? content.map((block) => namespaceContent(serverId, block)) : content };
   }
   const text = typeof output === "string" ? output : JSON.stringify(output ?? null);
   return { ...(isError ? { isError: true } : {}), content: [{ type: "text", text }] };

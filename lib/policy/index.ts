@@ -115,6 +115,7 @@ export {
 } from "./layer-defaults";
 export {
   DEFAULT_MCP_TIMEOUT_MS,
+  isMcpServerUsable,
   MCP_SERVER_ID_PATTERN,
   MCP_SERVER_ID_RULE,
   McpServerConfigSchema,

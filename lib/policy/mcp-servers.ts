@@ -1,7 +1,8 @@
 // MCP server registrations in the policy document. Plugin tools declare no modes of their own: the admin grants
 // them here, per server or per tool, and an empty list (the default) keeps them unavailable everywhere.
 import { z } from "zod";
-import { TOOL_MODES } from "./types";
+import type { SystemToolSettings } from "./system-settings";
+import { TOOL_MODES, type ToolMode } from "./types";
 
 const modeList = z.array(z.enum(TOOL_MODES));
 
@@ -89,3 +90,16 @@ export const McpServersSchema = z.array(McpServerConfigSchema).superRefine((serv
 export type McpServerConfig = z.output<typeof McpServerConfigSchema>;
 export type McpServerConfigInput = z.input<typeof McpServerConfigSchema>;
 export type McpTransportConfig = McpServerConfig["transport"];
+
+/**
+ * Whether a context may use a server beyond its tools (its resources and prompts, which the gateway passes through;
+ * each tool is decided by the policy on its own). The same server-level gates as the tools: the allow-lists in
+ * force for the context (system.mcp, tightened by the agent's), the server's own modes (server-wide; a per-tool
+ * mode opens that tool only) and its owner-only flag. Fail closed: a server without modes is usable by nobody.
+ */
+export function isMcpServerUsable(server: Pick<McpServerConfig, "id" | "allowedModes" | "ownerOnly">, context: { settings: SystemToolSettings; mode: ToolMode; senderIsOwner: boolean }): boolean {
+  const { enabled, allowedServers } = context.settings.mcp;
+  if (!enabled || !allowedServers.some((id) => id.trim().toLowerCase() === server.id)) return false;
+  if (server.ownerOnly && !context.senderIsOwner) return false;
+  return server.allowedModes.includes(context.mode);
+}

@@ -25,7 +25,7 @@ import { holdRun, INSTANCE_ID, leaseMs } from "./lease";
 import { recordOutcome } from "./recorder";
 import { runStore } from "./store";
 import type { StoredToolCall } from "./transcript";
-import { prepareTurn, type TurnUser } from "./turn-setup";
+import { prepareTurn, type Turn, type TurnUser } from "./turn-setup";
 
 /** The provider an outside client's calls are decided as (policy context and audit rows): there is no model here. */
 export const EXTERNAL_PROVIDER = "external";
@@ -152,9 +152,27 @@ export type ClientTool = { name: string; description?: string; inputSchema: Reco
  * read fail-closed against the user's grants, agent), the same list a chat's prompt would carry. No policy, no tools.
  */
 export async function listClientTools({ user, client, workspaceRoot }: { user: TurnUser; client: ExternalClient; workspaceRoot: string }): Promise<ClientTool[]> {
+  const turn = await clientTurn({ user, client, workspaceRoot }, "tools-list");
+  if (!turn.policy) return [];
+  return turn.registry.getToolsSchemaFor(turn.policy).map(({ function: f }) => {
+    // A plugin tool keeps its server's own schema ($schema, $defs and all): outside clients are not model providers.
+    const declared = (turn.registry.get(f.name) as { serverInputSchema?: Record<string, unknown> } | undefined)?.serverInputSchema;
+    return { name: f.name, ...(f.description ? { description: f.description } : {}), inputSchema: declared ?? (f.parameters as Record<string, unknown>) };
+  });
+}
+
+/**
+ * The policy in force for an outside client's context (null when it cannot be read: fail closed) and the registry
+ * its MCP servers are supervised in: what the gateway's resources and prompts are decided by.
+ */
+export async function resolveClientPolicy(args: { user: TurnUser; client: ExternalClient; workspaceRoot: string }): Promise<Pick<Turn, "policy" | "registry">> {
+  const { policy, registry } = await clientTurn(args, "upstream-list");
+  return { policy, registry };
+}
+
+/** The client's session (made on first use) and the turn context it resolves to; no run is begun (`runId` only names the request). */
+async function clientTurn({ user, client, workspaceRoot }: { user: TurnUser; client: ExternalClient; workspaceRoot: string }, runId: string): Promise<Turn> {
   const session = await upsertClientSession({ ownerId: user.id, clientKey: client.key, title: client.name, mode: client.mode, agentId: client.agentId ?? null });
   const env = { user, model: { model: noModel(client), info: { provider: EXTERNAL_PROVIDER, model: client.name } }, emit: () => undefined, workspaceRoot };
-  const turn = await prepareTurn(env, session.id, "tools-list", session);
-  if (!turn.policy) return [];
-  return turn.registry.getToolsSchemaFor(turn.policy).map(({ function: f }) => ({ name: f.name, ...(f.description ? { description: f.description } : {}), inputSchema: f.parameters as Record<string, unknown> }));
+  return prepareTurn(env, session.id, runId, session);
 }

@@ -91,6 +91,7 @@ function routes(ids: { session: string }): Route[] {
     { method: "DELETE", path: "/api/me/sessions/:id" },
     { method: "POST", path: "/api/me/sessions/revoke-others" },
     { method: "GET", path: "/api/mcp/servers" },
+    { method: "GET", path: "/api/mcp/clients" },
     { method: "POST", path: "/api/mcp/servers/:id/reconnect" },
     { method: "GET", path: "/api/mcp/resource", query: ["session", "server", "uri"] },
     { method: "GET", path: "/api/agents" },

@@ -9,7 +9,19 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type CompleteRequest,
+  type CompleteResult,
+  type GetPromptResult,
+  type ListPromptsResult,
+  type ListResourcesResult,
+  type ListResourceTemplatesResult,
+  type ReadResourceResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "@/lib/policy";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
@@ -19,6 +31,10 @@ import { ServerLogLimiter } from "./log-limiter";
 import { decryptEnv, decryptHeaders } from "./secrets";
 import { stdioSpawnSpec } from "./stdio-spawn";
 import { SandboxedStdioTransport } from "./stdio-transport";
+
+/** What the gateway lists from a server besides tools. */
+export type ListKind = "resources" | "resourceTemplates" | "prompts";
+export type ListPage<K extends ListKind> = K extends "resources" ? ListResourcesResult : K extends "resourceTemplates" ? ListResourceTemplatesResult : ListPromptsResult;
 
 export type McpTool = KeptTool;
 
@@ -101,6 +117,33 @@ export class McpConnection {
 
   async readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
     return this.run(`reading ${uri}`, signal, (client, options) => client.readResource({ uri }, options));
+  }
+
+  /**
+   * One page of the server's resources, resource templates or prompts (what the gateway passes through); an empty
+   * page when the server does not declare the capability, so asking never fails on a tools-only server.
+   */
+  async listPage<K extends ListKind>(kind: K, cursor: string | undefined, signal?: AbortSignal): Promise<ListPage<K>> {
+    return this.run(`listing ${kind}`, signal, async (client, options) => {
+      const capability = kind === "prompts" ? "prompts" : "resources";
+      if (!client.getServerCapabilities()?.[capability]) return { [kind]: [] } as unknown as ListPage<K>;
+      const params = cursor ? { cursor } : undefined;
+      if (kind === "resources") return (await client.listResources(params, options)) as ListPage<K>;
+      if (kind === "resourceTemplates") return (await client.listResourceTemplates(params, options)) as ListPage<K>;
+      return (await client.listPrompts(params, options)) as ListPage<K>;
+    });
+  }
+
+  async getPrompt(name: string, args: Record<string, string> | undefined, signal?: AbortSignal): Promise<GetPromptResult> {
+    return this.run(`getting prompt ${name}`, signal, (client, options) => client.getPrompt({ name, ...(args ? { arguments: args } : {}) }, options));
+  }
+
+  /** Argument completion for one of the server's prompts or resource templates; nothing when it offers none. */
+  async complete(params: CompleteRequest["params"], signal?: AbortSignal): Promise<CompleteResult> {
+    return this.run("completing an argument", signal, async (client, options) => {
+      if (!client.getServerCapabilities()?.completions) return { completion: { values: [] } };
+      return client.complete(params, options);
+    });
   }
 
   async ping(signal?: AbortSignal): Promise<void> {

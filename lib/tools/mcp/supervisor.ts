@@ -7,7 +7,7 @@ import "server-only";
 import type { McpServerConfig, ToolDefinition, ToolRegistry } from "@/lib/policy";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { backoffDelay, McpConnection, type McpTool } from "./connection";
+import { backoffDelay, McpConnection, type ListKind, type ListPage, type McpTool } from "./connection";
 import { describeCuts, emptyCuts, MAX_TOOLS_PER_SERVER, type ListingCuts } from "./limits";
 import { applyPins, type PendingToolChange } from "./pins";
 import { buildMcpToolDefinitions, configuredToolStubs, requiresTasks, type DiscoveredTool } from "./tool-definitions";
@@ -142,6 +142,19 @@ export class McpServerSupervisor {
   /** A resource read (a link a tool returned): through the same circuit as a call. */
   async readResource(uri: string, signal?: AbortSignal) {
     return this.guarded(() => this.connection.readResource(uri, signal));
+  }
+
+  /** A page of resources, resource templates or prompts (the gateway's pass-through): through the same circuit. */
+  async listPage<K extends ListKind>(kind: K, cursor: string | undefined, signal?: AbortSignal): Promise<ListPage<K>> {
+    return this.guarded(() => this.connection.listPage(kind, cursor, signal));
+  }
+
+  async getPrompt(name: string, args: Record<string, string> | undefined, signal?: AbortSignal) {
+    return this.guarded(() => this.connection.getPrompt(name, args, signal));
+  }
+
+  async complete(params: Parameters<McpConnection["complete"]>[0], signal?: AbortSignal) {
+    return this.guarded(() => this.connection.complete(params, signal));
   }
 
   /** A tool call: passes only while the circuit is closed (ready). */

@@ -18,7 +18,13 @@ export type DiscoveredTool = {
 
 export type McpToolCaller = (serverToolName: string, args: Record<string, unknown>, options: ToolExecuteOptions) => Promise<CallToolResult>;
 
-export type McpToolDefinition = ToolDefinition<Record<string, unknown>> & { pluginId: string; serverToolName: string; approvalReason?: string };
+export type McpToolDefinition = ToolDefinition<Record<string, unknown>> & {
+  pluginId: string;
+  serverToolName: string;
+  approvalReason?: string;
+  /** The input schema as the server declared it: what the gateway shows outside clients (models get it normalized). */
+  serverInputSchema?: Record<string, unknown>;
+};
 
 /**
  * MCP defaults (spec): a tool is destructive unless it says readOnlyHint: true or destructiveHint: false. Annotations
@@ -88,6 +94,7 @@ export function buildMcpToolDefinitions(
       serverToolName: tool.name,
       description: tool.description?.trim() || `${tool.name} (MCP server ${config.id})`,
       inputSchema: tool.inputSchema === undefined ? z.looseObject({}) : jsonSchemaToZod(tool.inputSchema),
+      ...(isJsonObject(tool.inputSchema) ? { serverInputSchema: tool.inputSchema } : {}),
       group: "plugin",
       pluginId: config.id,
       allowedModes: [...(override?.allowedModes ?? config.allowedModes)],
@@ -109,6 +116,8 @@ export function buildMcpToolDefinitions(
  * Registering them keeps their names known, so a call is answered by the policy (TOOL_NOT_AVAILABLE when MCP is
  * off) instead of TOOL_NOT_FOUND; when the server is in use, running one connects and the server checks the input.
  */
+const isJsonObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
 export function configuredToolStubs(config: McpServerConfig): DiscoveredTool[] {
   return Object.keys(config.tools).map((name) => ({ name, description: `${name} (MCP server ${config.id}, not yet discovered)` }));
 }
