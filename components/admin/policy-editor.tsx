@@ -8,6 +8,7 @@ import { ContextPicker } from "./context-picker";
 import { ImportExport } from "./import-export";
 import { JsonEditor } from "./json-editor";
 import { ModeOverrides } from "./mode-overrides";
+import { PolicyForms } from "./policy-forms";
 import { PolicyMatrix, type SelectedCell } from "./policy-matrix";
 import { ReplayPanel } from "./replay-panel";
 import { SaveBar } from "./save-bar";
@@ -22,9 +23,10 @@ import { usePolicyDraft } from "./use-policy-draft";
 import { useUnsavedGuard } from "./use-unsaved-guard";
 import { VersionHistory } from "./version-history";
 
-type Tab = "settings" | "json" | "replay" | "history" | "import";
+type Tab = "settings" | "forms" | "json" | "replay" | "history" | "import";
 const TABS: Array<{ id: Tab; title: string }> = [
   { id: "settings", title: "Settings" },
+  { id: "forms", title: "Sandbox, approvals, MCP" },
   { id: "json", title: "JSON" },
   { id: "replay", title: "Preview: replay" },
   { id: "history", title: "History" },
@@ -102,13 +104,19 @@ export function PolicyEditor({ nonce }: { nonce?: string }) {
               <SettingsControls document={draft.check.document} onChange={draft.setDocument} />
               <ScopeRules document={draft.check.document} teams={directory.data?.teams ?? []} users={directory.data?.users ?? []} onChange={draft.setDocument} />
               <ModeOverrides document={draft.check.document} tools={tools.data.tools} onChange={draft.setDocument} />
-              <p className="text-xs text-slate-500 dark:text-slate-400">Profiles, providers, agents, sandbox and subagents are edited in the JSON tab; team membership, roles and mode grants in Users and roles.</p>
+              <p className="text-xs text-slate-500 dark:text-slate-400">Sandbox, exec, ask and routing rules, MCP servers and subagents have their own tab; profiles, providers and agents are edited in the JSON tab; team membership, roles and mode grants in Users and roles.</p>
             </div>
           ) : (
             <div className="space-y-2">
               <p className="text-sm">The draft has problems; fix them in the JSON tab to use these controls.</p>
               <DraftProblems draft={draft} />
             </div>
+          ))}
+        {tab === "forms" &&
+          (draft.check?.document ? (
+            <PolicyForms document={draft.check.document} onChange={draft.setDocument} dirty={draft.dirty} flips={effective.data?.draft ? flips : []} updating={effective.isFetching} />
+          ) : (
+            <DraftProblems draft={draft} />
           ))}
         {tab === "json" && <JsonEditor draft={draft} nonce={nonce} serverIssues={serverIssues} />}
         {tab === "replay" && <ReplayPanel draft={draft} />}
