@@ -43,6 +43,10 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
           </div>
           <div className="flex items-center gap-2 text-sm sm:gap-3">
             <span data-testid="current-user" className="text-slate-600 dark:text-slate-400">
+              {/* On a phone: the account's initial, the address and roles for screen readers (one row). */}
+              <span aria-hidden="true" title={user.email} className="inline-flex h-6 w-6 items-center justify-center rounded-full bg-slate-200 text-xs font-semibold uppercase text-slate-800 sm:hidden dark:bg-slate-700 dark:text-slate-100">
+                {user.email.slice(0, 1)}
+              </span>
               <span className="max-sm:sr-only">{user.email}</span> <span className="sr-only">roles:</span>
               <span className="ml-1 rounded bg-slate-100 px-1.5 py-0.5 text-xs max-sm:sr-only dark:bg-slate-800">{user.roles.join(", ")}</span>
             </span>
