@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
+import { cookies } from "next/headers";
 import { connection } from "next/server";
+import { THEME_COOKIE, themeFromCookie } from "@/lib/theme";
 import { Providers } from "@/components/providers";
 import "./globals.css";
 
@@ -13,8 +15,10 @@ export const metadata: Metadata = {
 export default async function RootLayout({ children }: { children: ReactNode }) {
   // Every page renders per request: Next.js puts the proxy's CSP nonce on its scripts only when dynamic.
   await connection();
+  // A chosen theme is a class on <html> from the first byte (no flash); "system" leaves it to the media query.
+  const theme = themeFromCookie((await cookies()).get(THEME_COOKIE)?.value);
   return (
-    <html lang="en">
+    <html lang="en" {...(theme !== "system" ? { className: theme } : {})}>
       <body className="min-h-screen font-sans">
         <Providers>{children}</Providers>
       </body>

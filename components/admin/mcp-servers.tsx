@@ -34,7 +34,7 @@ export function McpServersAdmin() {
   if (servers.isLoading) return <p className="text-sm text-slate-600 dark:text-slate-400">Loading…</p>;
   if (servers.error) return <p role="alert" className="text-sm text-rose-700">✕ {servers.error.message}</p>;
   const list = servers.data?.servers ?? [];
-  if (list.length === 0) return <p className="text-sm">No MCP servers are configured. Add them under <code>mcpServers</code> in the policy editor.</p>;
+  if (list.length === 0) return <p className="text-sm">No MCP servers are configured. Add one in the policy editor: Sandbox, approvals, MCP → MCP servers.</p>;
   return (
     <ul className="space-y-3" data-testid="mcp-servers">
       {list.map((server) => (
@@ -43,7 +43,7 @@ export function McpServersAdmin() {
             <h2 className="font-mono text-sm font-semibold">{server.id}</h2>
             <span className={`rounded px-1.5 py-0.5 text-xs ${STATE_STYLE[server.state]}`} data-testid="mcp-state">{server.state}</span>
             <span className="text-xs text-slate-600 dark:text-slate-400">
-              {server.transport} · timeout {server.timeoutMs} ms · modes {server.allowedModes.join(", ") || "none"}
+              {server.transport} · timeout {server.timeoutMs / 1000} s · modes {server.allowedModes.join(", ") || "none"}
               {server.lastReadyAt ? ` · last ready ${new Date(server.lastReadyAt).toLocaleTimeString()}` : ""}
               {server.nextAttemptAt ? ` · next attempt ${new Date(server.nextAttemptAt).toLocaleTimeString()}` : ""}
             </span>
@@ -56,7 +56,7 @@ export function McpServersAdmin() {
               {reconnect.isPending && reconnect.variables === server.id ? "Reconnecting…" : "Reconnect and refresh tools"}
             </button>
           </div>
-          {server.state === "disabled" && <p className="text-xs">Not contacted: enable MCP and list this server in the system settings (system.mcp.allowedServers).</p>}
+          {server.state === "disabled" && <p className="text-xs">Not contacted: switch it on in the policy editor (Sandbox, approvals, MCP → MCP servers → “On”).</p>}
           {server.lastError && (
             <p role="status" className="break-words text-xs text-rose-800 dark:text-rose-300">
               Last error: {server.lastError}

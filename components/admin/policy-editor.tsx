@@ -6,6 +6,7 @@ import { contextLabel, defaultMatrixContext, describeMatrixContext } from "@/lib
 import type { MatrixContextInput } from "@/lib/admin/schemas";
 import { DraftContextFlips } from "./draft-context-flips";
 import { PolicyForms } from "./policy-forms";
+import { SandboxForms } from "./sandbox-forms";
 import { CellPanel } from "./cell-panel";
 import { ContextPicker } from "./context-picker";
 import { ImportExport } from "./import-export";
@@ -25,10 +26,11 @@ import { usePolicyDraft } from "./use-policy-draft";
 import { useUnsavedGuard } from "./use-unsaved-guard";
 import { VersionHistory } from "./version-history";
 
-type Tab = "settings" | "forms" | "json" | "replay" | "history" | "import";
+type Tab = "settings" | "forms" | "sandbox" | "json" | "replay" | "history" | "import";
 const TABS: Array<{ id: Tab; title: string }> = [
   { id: "settings", title: "Settings" },
   { id: "forms", title: "Agents, profiles, providers" },
+  { id: "sandbox", title: "Sandbox, approvals, MCP" },
   { id: "json", title: "JSON" },
   { id: "replay", title: "Preview: replay" },
   { id: "history", title: "History" },
@@ -115,7 +117,7 @@ export function PolicyEditor({ nonce }: { nonce?: string }) {
               <SettingsControls document={draft.check.document} onChange={draft.setDocument} />
               <ScopeRules document={draft.check.document} teams={directory.data?.teams ?? []} users={directory.data?.users ?? []} onChange={draft.setDocument} />
               <ModeOverrides document={draft.check.document} tools={tools.data.tools} onChange={draft.setDocument} />
-              <p className="text-xs text-slate-500 dark:text-slate-400">Agents, profiles and providers have their own tab; sandbox and subagents are edited in the JSON tab; team membership, roles and mode grants in Users and roles.</p>
+              <p className="text-xs text-slate-500 dark:text-slate-400">Agents, profiles and providers have their own tab, and so do sandbox, exec, ask and routing rules, MCP servers and subagents; team membership, roles and mode grants are in Users and roles.</p>
             </div>
           ) : (
             <div className="space-y-2">
@@ -142,6 +144,12 @@ export function PolicyEditor({ nonce }: { nonce?: string }) {
               <p className="text-sm">The draft has problems; fix them in the JSON tab to use these forms.</p>
               <DraftProblems draft={draft} />
             </div>
+          ))}
+        {tab === "sandbox" &&
+          (draft.check?.document ? (
+            <SandboxForms document={draft.check.document} onChange={draft.setDocument} dirty={draft.dirty} flips={effective.data?.draft ? flips : []} updating={effective.isFetching} />
+          ) : (
+            <DraftProblems draft={draft} />
           ))}
         {tab === "json" && <JsonEditor draft={draft} nonce={nonce} serverIssues={serverIssues} />}
         {tab === "replay" && <ReplayPanel draft={draft} />}

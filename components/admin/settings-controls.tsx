@@ -3,9 +3,6 @@
 import { useState } from "react";
 import {
   applySystemToolSettingsPatch,
-  EXEC_ASK_MODES,
-  EXEC_FALLBACK_LEVELS,
-  EXEC_SECURITY_LEVELS,
   formatByteSize,
   parseByteSize,
   type PolicyDocument,
@@ -75,7 +72,7 @@ export function SettingsControls({ document, onChange }: { document: PolicyDocum
       else delete d.tools[key];
     });
   const setSystem = (patch: SystemToolSettingsPatch) => onChange(withSystemSettings(document, patch));
-  const { system, exec } = document;
+  const { system } = document;
   return (
     <div className="grid gap-3 md:grid-cols-2">
       <section className={box} aria-labelledby="global-lists">
@@ -83,7 +80,6 @@ export function SettingsControls({ document, onChange }: { document: PolicyDocum
         <ListInput label="Allow (empty = all)" value={document.tools.allow} onCommit={setList("allow")} />
         <ListInput label="Also allow" value={document.tools.alsoAllow} onCommit={setList("alsoAllow")} />
         <ListInput label="Deny (beats allow)" value={document.tools.deny} onCommit={setList("deny")} help="Names, group:fs style groups, or x* wildcards." />
-        <ListInput label="Ask rules (need an owner's approval)" value={document.askRules} onCommit={(list) => edit((d) => void (d.askRules = list ?? []))} />
       </section>
       <section className={box} aria-labelledby="system-settings">
         <h3 id="system-settings" className="text-sm font-semibold">System tool settings</h3>
@@ -99,31 +95,6 @@ export function SettingsControls({ document, onChange }: { document: PolicyDocum
         <Toggle label="Web on" checked={system.web.enabled} onChange={(v) => setSystem({ web: { enabled: v } })} />
         <Toggle label="MCP on" checked={system.mcp.enabled} onChange={(v) => setSystem({ mcp: { enabled: v } })} />
         <ListInput label="MCP allowed servers (empty = none)" value={system.mcp.allowedServers} onCommit={(list) => setSystem({ mcp: { allowedServers: list ?? [] } })} />
-      </section>
-      <section className={`${box} md:col-span-2`} aria-labelledby="exec-settings">
-        <h3 id="exec-settings" className="text-sm font-semibold">Exec approvals</h3>
-        <div className="flex flex-wrap gap-3">
-          <label className="flex flex-col text-xs">
-            security
-            <select className={select} value={exec.security} onChange={(e) => edit((d) => void (d.exec.security = e.target.value as typeof exec.security))}>
-              {EXEC_SECURITY_LEVELS.map((s) => <option key={s}>{s}</option>)}
-            </select>
-          </label>
-          <label className="flex flex-col text-xs">
-            ask
-            <select className={select} value={exec.ask} onChange={(e) => edit((d) => void (d.exec.ask = e.target.value as typeof exec.ask))}>
-              {EXEC_ASK_MODES.map((s) => <option key={s}>{s}</option>)}
-            </select>
-          </label>
-          <label className="flex flex-col text-xs">
-            askFallback
-            <select className={select} value={exec.askFallback} onChange={(e) => edit((d) => void (d.exec.askFallback = e.target.value as typeof exec.askFallback))}>
-              {EXEC_FALLBACK_LEVELS.map((s) => <option key={s}>{s}</option>)}
-            </select>
-          </label>
-        </div>
-        <ListInput label="Allowlist (executable path globs)" value={exec.allowlist} onCommit={(list) => edit((d) => void (d.exec.allowlist = list ?? []))} />
-        <ListInput label="Ask rules (sandbox mode: matching commands wait for an owner)" value={exec.askRules} onCommit={(list) => edit((d) => void (d.exec.askRules = list ?? []))} />
       </section>
     </div>
   );

@@ -135,6 +135,8 @@ for (const screen of SCREENS) {
     const res = await page.goto("/chat/nope");
     expect(res!.status()).toBe(404);
     await expect(page.getByRole("heading", { name: "Chat not found" })).toBeVisible();
+    // On a phone the navigation is behind the Menu button.
+    if (screen.width < 640) await page.getByRole("button", { name: "Menu" }).click();
     await expect(page.getByRole("navigation").getByRole("link", { name: "Chat" })).toBeVisible();
     await expect(page.getByTestId("current-user")).toBeVisible();
     await page.screenshot({ path: `${SHOTS}/not-found-${screen.name}.png` });

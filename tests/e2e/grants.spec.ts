@@ -37,6 +37,8 @@ for (const scheme of ["light", "dark"] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       await page.setViewportSize({ width: size.width, height: size.height });
       await signInAs(page, "owner@example.com");
+      // On a phone the navigation is behind the Menu button.
+      if (size.width < 640) await page.getByRole("button", { name: "Menu" }).click();
       await page.getByRole("link", { name: "Grants" }).click();
       await expect(page.getByRole("heading", { name: "Allow-always grants" })).toBeVisible();
       const row = page.getByTestId("grant-row").filter({ hasText: `git status ${tag}` });
