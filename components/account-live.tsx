@@ -7,6 +7,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useRef } from "react";
 import { useLiveEvents } from "@/components/live-events";
+import { ownSignOutTarget } from "@/components/own-sign-out";
 
 export function AccountLive() {
   const router = useRouter();
@@ -25,7 +26,7 @@ export function AccountLive() {
       if (res.status === 401) {
         const next = `${window.location.pathname}${window.location.search}`;
         client.clear(); // nothing of the ended session stays in this tab
-        router.replace(`/login?${new URLSearchParams({ next, ended: "1" })}`);
+        router.replace(ownSignOutTarget() ?? `/login?${new URLSearchParams({ next, ended: "1" })}`);
       }
     } catch {
       // offline: the event source retries, and this check runs again on its next error

@@ -4,6 +4,7 @@
 // A new password signs out every session, this one included: on success the browser goes to the sign-in page.
 import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
+import { expectOwnSignOut } from "@/components/own-sign-out";
 
 const input = "w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm aria-[invalid=true]:border-red-600 dark:border-slate-700 dark:bg-slate-900 dark:aria-[invalid=true]:border-red-500";
 const MIN_LENGTH = 8;
@@ -78,6 +79,7 @@ export function ChangePassword({ email, forced = false }: { email: string; force
     show(found);
     if (Object.keys(found).length > 0) return;
     setPending(true);
+    expectOwnSignOut("/login?changed=1");
     try {
       const res = await fetch("/api/me/password", {
         method: "POST",
@@ -85,6 +87,7 @@ export function ChangePassword({ email, forced = false }: { email: string; force
         body: JSON.stringify({ currentPassword: values.currentPassword, newPassword: values.newPassword }),
       });
       if (!res.ok) {
+        expectOwnSignOut(null);
         show(await serverErrors(res));
         return;
       }
@@ -92,6 +95,7 @@ export function ChangePassword({ email, forced = false }: { email: string; force
       // Every session ended with the change (this one too): on to the sign-in page, which says so.
       router.replace("/login?changed=1");
     } catch {
+      expectOwnSignOut(null);
       setErrors({ form: "The server could not be reached. Check the connection and try again." });
     } finally {
       setPending(false);

@@ -8,6 +8,8 @@ for (const screen of SCREENS) {
     await page.emulateMedia({ colorScheme: screen.scheme });
     await page.setViewportSize({ width: screen.width, height: screen.height });
     await signInAs(page, "member@example.com");
+    // On a phone the navigation is behind the Menu button.
+    if (screen.width < 640) await page.getByRole("button", { name: "Menu" }).click();
     await page.getByRole("link", { name: "Settings" }).click();
     await expect(page.getByRole("heading", { name: "Access tokens" })).toBeVisible();
     const name = `editor ${screen.name}`;
