@@ -7,7 +7,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { appendAudit } from "@/lib/db/audit";
-import { countLiveAccessTokens, findAccessToken, findAccessTokenByHash, insertAccessToken, listAccessTokens, revokeAccessToken, touchAccessToken, type AccessTokenRow } from "@/lib/db/access-tokens";
+import { countLiveAccessTokens, findAccessToken, findAccessTokenByHash, findAccessTokenState, insertAccessToken, listAccessTokens, revokeAccessToken, touchAccessToken, type AccessTokenRow } from "@/lib/db/access-tokens";
 import { TOOL_MODES, type Role, type ToolMode } from "@/lib/policy/types";
 import { agentAccessReason } from "@/lib/policy";
 import { loadPolicyDocument } from "@/lib/catalog/policy-source";
@@ -114,6 +114,8 @@ export type TokenPrincipal = {
   agentId: string | null;
   /** The mode the token asks for; the caller re-checks it against the user's current mode grants. */
   mode: ToolMode;
+  /** When the credential ends by itself (null: never). */
+  expiresAt: Date | null;
   user: { id: string; email: string; name: string | null; roles: Role[]; teamIds: string[] };
 };
 
@@ -131,5 +133,13 @@ export async function authenticateBearer(header: string | null, now = new Date()
     touchAccessToken({ id: token.id, at: now }).catch(() => undefined);
   }
   const mode = (TOOL_MODES as readonly string[]).includes(token.mode) ? (token.mode as ToolMode) : "chat_safe";
-  return { tokenId: token.id, tokenName: token.name, agentId: token.agentId, mode, user };
+  return { tokenId: token.id, tokenName: token.name, agentId: token.agentId, mode, expiresAt: token.expiresAt, user };
+}
+
+/** Why a personal token's authority has ended, read fresh (revoked, expired, its user deactivated); null while it holds. */
+export async function accessTokenEnd({ tokenId }: { tokenId: string }, now = new Date()): Promise<"TOKEN_EXPIRED" | "TOKEN_REVOKED" | null> {
+  const state = await findAccessTokenState({ id: tokenId });
+  if (!state || state.revokedAt || state.user.disabledAt) return "TOKEN_REVOKED";
+  if (state.expiresAt && state.expiresAt <= now) return "TOKEN_EXPIRED";
+  return null;
 }

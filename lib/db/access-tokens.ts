@@ -41,6 +41,11 @@ export async function findAccessToken({ id }: { id: string }): Promise<AccessTok
   return getDb().accessToken.findUnique({ where: { id }, select: listed });
 }
 
+/** What decides whether a token still holds: read while a call made with it waits. */
+export async function findAccessTokenState({ id }: { id: string }) {
+  return getDb().accessToken.findUnique({ where: { id }, select: { revokedAt: true, expiresAt: true, user: { select: { disabledAt: true } } } });
+}
+
 /** Revokes one token if it is still live; false when it was already revoked (or does not exist). */
 export async function revokeAccessToken({ id, at = new Date() }: { id: string; at?: Date }): Promise<boolean> {
   const { count } = await getDb().accessToken.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: at } });

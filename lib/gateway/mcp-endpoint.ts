@@ -28,7 +28,7 @@ import { readJsonBody } from "@/lib/http/body";
 import { publicErrorMessage } from "@/lib/http/public-error";
 import { callTool, listClientTools, type ExternalClient } from "@/lib/runs/call-pipeline";
 import { authenticateOAuthBearer, looksLikeOAuthAccessToken, type OAuthPrincipal } from "@/lib/oauth/server";
-import { watchOAuthPrincipal } from "@/lib/oauth/principal-watch";
+import { watchPrincipal } from "./principal-watch";
 import { toCallToolResult } from "./results";
 import { completeUpstream, getUpstreamPrompt, listUpstream, readUpstreamResource, usableUpstreams } from "./upstream";
 import { publicBaseUrl, wwwAuthenticate } from "./base-url";
@@ -108,8 +108,8 @@ function buildServer(principal: McpPrincipal): Server {
     const token = request.params._meta?.progressToken;
     const progress =
       token === undefined ? null : (n: number) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: n, message: "waiting for an owner's approval" } });
-    // An OAuth caller's wait ends with its authority (token expiry or revocation, grant revoked, user deactivated).
-    const watch = "oauth" in principal ? watchOAuthPrincipal(principal) : null;
+    // A caller's wait ends with its authority (token expiry or revocation, OAuth grant revoked, user deactivated).
+    const watch = watchPrincipal(principal);
     try {
       const outcome = await withProgress(
         callTool({
@@ -120,22 +120,22 @@ function buildServer(principal: McpPrincipal): Server {
           settlesRepeat: true,
           workspaceRoot,
           approvalWaitMs: MCP_APPROVAL_WAIT_SECONDS * 1000,
-          abortSignal: watch ? AbortSignal.any([extra.signal, watch.signal]) : extra.signal,
+          abortSignal: AbortSignal.any([extra.signal, watch.signal]),
         }),
         progress,
       );
       // A call that ran to the end is answered as it ran; one cut short says why.
-      const ended = watch?.ended();
+      const ended = watch.ended();
       if (ended && outcome.status !== "ok") return tokenEndedResult(ended, toolName);
       return toCallToolResult(outcome, toolName);
     } catch (error) {
-      const ended = watch?.ended();
+      const ended = watch.ended();
       if (ended) return tokenEndedResult(ended, toolName);
       const { message } = publicErrorMessage(error, { event: "mcp_call_failed" });
       const code = isAppError(error) ? error.code : "INTERNAL";
       return { isError: true, content: [{ type: "text", text: JSON.stringify({ ok: false, error_code: code, tool_name: toolName, message, next_action: "Try again later." }) }] };
     } finally {
-      watch?.stop();
+      watch.stop();
     }
   });
   return server;

@@ -24,6 +24,7 @@ import {
   findOAuthAccessToken,
   findOAuthClient,
   findOAuthTokenGrant,
+  findOAuthTokenState,
   findOldestOAuthClientSince,
   insertOAuthClient,
   insertOAuthGrantWithCode,
@@ -318,7 +319,16 @@ export async function authenticateOAuthBearer(value: string, now = new Date()): 
     tokenName: `OAuth: ${found.grant.client.name}`,
     agentId: found.grant.agentId,
     mode,
+    expiresAt: found.token.expiresAt,
     user: found.user,
     oauth: { accessTokenId: found.token.id, grantId: found.grant.id, clientId: found.grant.client.clientId, expiresAt: found.token.expiresAt },
   };
+}
+
+/** Why an OAuth principal's authority has ended, read fresh (token or grant revoked, token expired, user deactivated). */
+export async function oauthPrincipalEnd(principal: OAuthPrincipal, now = new Date()): Promise<"TOKEN_EXPIRED" | "TOKEN_REVOKED" | null> {
+  const state = await findOAuthTokenState({ tokenId: principal.oauth.accessTokenId });
+  if (!state || state.revokedAt || state.grant.revokedAt || state.grant.user.disabledAt) return "TOKEN_REVOKED";
+  if (state.expiresAt <= now) return "TOKEN_EXPIRED";
+  return null;
 }

@@ -381,6 +381,30 @@ describe.each(databaseTargets())("MCP OAuth 2.1 (%s)", (_kind, make) => {
     }
   });
 
+  it("a personal token's call waiting for an owner ends with TOKEN_REVOKED when the token is revoked", async () => {
+    await setPolicy(db, { askRules: ["current_time"], agents: { "vitest-agent": { name: "Vitest agent", usableBy: { roles: ["member"] } } } });
+    try {
+      const made = await member.json("/api/tokens", { method: "POST", body: { name: "revoked-while-waiting" } });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      const started = Date.now();
+      const call = fetch(`${app.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${made.body.token}` },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "current_time", arguments: { timezone: "Asia/Tokyo" } } }),
+      }).then((res) => res.text());
+      await until("the approval in the inbox", async () =>
+        ((await owner.json("/api/approvals?status=pending")).body.approvals as Array<{ toolName: string; args: { timezone?: string } }> | undefined)?.find((a) => a.toolName === "current_time" && a.args.timezone === "Asia/Tokyo"),
+      );
+      expect((await member.json(`/api/tokens/${made.body.accessToken.id}`, { method: "DELETE" })).status).toBe(200);
+      const text = await call;
+      expect(text).toContain("TOKEN_REVOKED");
+      expect(text).not.toContain("APPROVAL_PENDING");
+      expect(Date.now() - started).toBeLessThan(100_000);
+    } finally {
+      await setPolicy(db, { agents: { "vitest-agent": { name: "Vitest agent", usableBy: { roles: ["member"] } } } });
+    }
+  });
+
   it("expired codes and tokens are pruned; an expired access token is refused at once", async () => {
     const t = await tokensFor();
     const grant = await db.oAuthGrant.findFirstOrThrow({ where: { client: { clientId: t.clientId } } });
