@@ -11,12 +11,15 @@ export function storeLines(databaseFile: string, sessionId: string, lines: Line[
     const insert = db.prepare(
       `INSERT INTO "Message" (id, sessionId, seq, role, content, parts, toolCallId, toolName, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    // IMMEDIATE: the write lock first, waiting out the app's writers (timeout above). A deferred transaction that reads
+    // and then writes fails at once with "database is locked" when the app wrote in between (a full run hit it), the
+    // busy timeout notwithstanding: the same reason the app's own transactions begin IMMEDIATE (lib/db/sqlite-adapter.ts).
     db.transaction(() => {
       for (const line of lines) {
         const { seq } = db.prepare(`SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM "Message" WHERE sessionId = ?`).get(sessionId) as { seq: number };
         insert.run(`e2e${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`, sessionId, seq, line.role, line.content, line.parts === undefined ? null : JSON.stringify(line.parts), line.toolCallId ?? null, line.toolName ?? null, new Date().toISOString().replace("Z", "+00:00"));
       }
-    })();
+    }).immediate();
   } finally {
     db.close();
   }

@@ -33,7 +33,7 @@ test.beforeAll(async ({ app }) => {
       const command = i === 0 ? `echo needle-${tag}` : `echo ${tag}-${i}`;
       insert.run(`a${tag}${i}`, sessionId, memberId, `call-${i}`, "0".repeat(64), JSON.stringify({ command }), command, iso(now + i), iso(now + 2 * 3_600_000));
     }
-  })();
+  }).immediate();
 });
 
 test.afterAll(async () => {
