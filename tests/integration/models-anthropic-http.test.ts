@@ -160,8 +160,13 @@ describe.each(databaseTargets())("anthropic model over HTTP (%s)", (_kind, make)
       const seen = fake.requests.length;
       const chunks = await chat(there, id, "hello there");
       expect(fake.requests.length).toBeGreaterThan(seen);
-      expect(chunks.some((c) => c.type === "error" || c.type === "data-run_error" || /error/.test(c.type))).toBe(true);
-      const shown = JSON.stringify(chunks) + JSON.stringify(await transcript(there, id)) + other.logs.join("");
+      expect(fake.requests.at(-1)!.headers["x-api-key"]).toBe("sk-ant-wrong-key-0000");
+      // The client sees an opaque failure (no provider text), and no assistant answer is stored.
+      expect(chunks.find((c) => c.type === "error")).toMatchObject({ errorText: expect.stringContaining("The turn failed") });
+      expect(chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "error" });
+      const rows = await transcript(there, id);
+      expect(rows.map((r) => r.role)).toEqual(["user"]);
+      const shown = JSON.stringify(chunks) + JSON.stringify(rows) + other.logs.join("");
       expect(shown).not.toContain("sk-ant-wrong-key-0000");
       expect(shown).not.toContain(API_KEY);
     } finally {
