@@ -8,7 +8,7 @@ export function AgentPicker({ agents, newChat, models = [] }: { agents: Pickable
   const choices = [{ id: "", name: "Default assistant", description: "The Toolgate assistant, with the tools your role and mode allow.", model: null }, ...agents];
   return (
     <form action={newChat} aria-label="Start a chat as" className="w-full max-w-2xl">
-      <ModelSelect models={models} />
+      <ModelSelect models={models} forAgents />
       <fieldset>
         <legend className="mb-2 text-sm font-medium text-slate-700 dark:text-slate-300">Start a new chat as</legend>
         <ul className="grid gap-2 sm:grid-cols-2">
