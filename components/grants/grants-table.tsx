@@ -26,7 +26,7 @@ function GrantRow({ grant }: { grant: GrantView }) {
   const revoke = useRevokeGrant();
   const [confirming, setConfirming] = useState(false);
   return (
-    <tr className={`border-b border-slate-100 align-top dark:border-slate-800 max-sm:block max-sm:py-2 ${grant.expired ? "text-slate-500 dark:text-slate-400" : ""}`} data-testid="grant-row">
+    <tr className={`border-b border-slate-100 align-top dark:border-slate-800 max-sm:block max-sm:py-2 ${grant.expired ? "text-slate-600 dark:text-slate-400" : ""}`} data-testid="grant-row">
       <td className={cell}>
         <code className="break-all rounded bg-slate-100 px-1.5 py-0.5 text-xs dark:bg-slate-800">{visibleText(grant.rule)}</code>
         <div className="mt-1 text-xs text-slate-600 dark:text-slate-400">{grant.kind === "exec" ? "command rule" : grant.kind === "domain" ? "network domain" : "tool"}</div>

@@ -1,4 +1,5 @@
 import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
 import { expect, type APIRequestContext, type Cookie, type Page } from "@playwright/test";
 
 export const DEMO_PASSWORD = "toolgate-demo";
@@ -78,4 +79,12 @@ export async function signInWithOwnPassword(page: Page, email: string, oneTimePa
   const changed = await page.request.post("/api/me/password", { data: { currentPassword: oneTimePassword, newPassword }, headers: { origin: new URL(page.url()).origin } });
   expect(changed.status(), await changed.text()).toBe(200);
   await signInAs(page, email, newPassword, { form: true });
+}
+
+/** axe (WCAG A/AA and best practices) finds nothing serious or critical on the page as it is; failures name the nodes. */
+export async function expectNoSeriousViolations(page: Page, label: string) {
+  const results = await new AxeBuilder({ page }).setLegacyMode(true).options({ resultTypes: ["violations"] }).analyze();
+  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  expect(serious, `${label}: serious or critical axe violations`).toEqual([]);
+  expect(results.passes.length).toBeGreaterThan(5);
 }

@@ -4,10 +4,9 @@
 // Each test uses a user of its own, so signing devices out cannot touch what other spec files hold. Four screens:
 // desktop and phone width, light and dark; screenshots and an axe check.
 import { randomBytes } from "node:crypto";
-import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { DEMO_PASSWORD, SCREENS, shotPath, signInAs, signInWithOwnPassword } from "./helpers";
+import { DEMO_PASSWORD, expectNoSeriousViolations, SCREENS, shotPath, signInAs, signInWithOwnPassword } from "./helpers";
 
 type Screen = (typeof SCREENS)[number];
 
@@ -30,13 +29,6 @@ async function freshUser(browser: Browser, screen: Screen, tag: string) {
 async function newScreenPage(browser: Browser, screen: Screen) {
   const ctx = await browser.newContext({ viewport: { width: screen.width, height: screen.height }, colorScheme: screen.scheme });
   return { ctx, page: await ctx.newPage() };
-}
-
-async function expectNoSeriousViolations(page: Page, label: string) {
-  const results = await new AxeBuilder({ page }).setLegacyMode(true).options({ resultTypes: ["violations"] }).analyze();
-  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-  expect(serious, `${label}: serious or critical axe violations`).toEqual([]);
-  expect(results.passes.length).toBeGreaterThan(5);
 }
 
 async function fillPasswordForm(form: ReturnType<Page["getByRole"]>, current: string, next: string, confirm: string) {
