@@ -98,5 +98,8 @@ test("two requests arrive while the owner reads one: nothing switches, keys act 
   await owner.keyboard.press("d");
   await expect(detail.getByTestId("approval-status")).toContainText("denied");
   await expect(detail.getByRole("button", { name: /Deny/ })).toHaveCount(0);
+  // Later reads of the request (the pane refreshes it) may still be in the hold when the test ends: the page closes
+  // under them ("Request context disposed", a full run failed on it), which says nothing about the inbox.
+  await owner.unrouteAll({ behavior: "ignoreErrors" });
   await Promise.all([memberCtx.close(), ownerCtx.close()]);
 });
