@@ -18,11 +18,12 @@ import { currentClaim, userForClaim } from "@/lib/auth/guards";
  */
 export async function GET(request: NextRequest): Promise<Response> {
   try {
+    const checked = checkedAuthRequest(request, (headers) => new NextRequest(request.url, { method: "GET", headers }));
     if (request.nextUrl.pathname.endsWith("/session")) {
       const claim = await currentClaim();
       if (claim && !(await userForClaim(claim))) return Response.json(null, { headers: { "cache-control": "private, no-cache, no-store" } });
     }
-    return await handlers.GET(checkedAuthRequest(request, (headers) => new NextRequest(request.url, { method: "GET", headers })));
+    return await handlers.GET(checked);
   } catch (error) {
     return errorResponse(error);
   }
