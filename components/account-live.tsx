@@ -8,6 +8,7 @@ import { useRouter } from "next/navigation";
 import { useRef } from "react";
 import { useLiveEvents } from "@/components/live-events";
 import { ownSignOutTarget } from "@/components/own-sign-out";
+import { refetchAfterWrite } from "@/components/refetch-after-write";
 
 export function AccountLive() {
   const router = useRouter();
@@ -15,7 +16,7 @@ export function AccountLive() {
   const checking = useRef(false);
   const refresh = () => {
     router.refresh();
-    void client.invalidateQueries();
+    void refetchAfterWrite(client);
   };
   // The stream closes when the session is revoked (and also on a network blip): ask whether we are still signed in.
   const checkSession = async () => {

@@ -7,7 +7,7 @@ import { POLICY_LAYERS } from "@/lib/policy";
 import { auditExportHref, EMPTY_FILTERS, filtersFromParams, filtersToParams, useAuditPage, useVerifyChain, type AuditFilters } from "./use-audit";
 
 const input = "rounded-md border border-slate-300 bg-white px-2 py-1 text-xs dark:border-slate-700 dark:bg-slate-900 dark:[color-scheme:dark]";
-const ACTIONS = ["tool.call", "approval.requested", "approval.resolved", "approval.expired", "approval.voted", "approval.escalated", "grant.created", "grant.revoked", "session.reviewed", "audit.exported", "policy.saved", "policy.rolled_back", "session.created", "session.mode_changed", "session.renamed", "session.deleted", "session.restored", "session.mode_change_refused", "user.role_added", "user.role_removed", "user.created", "user.password_reset", "user.password_changed", "user.deactivated", "user.reactivated", "team.created", "team.member_added", "team.member_removed"];
+const ACTIONS = ["tool.call", "approval.requested", "approval.resolved", "approval.expired", "approval.voted", "approval.escalated", "grant.created", "grant.revoked", "session.reviewed", "audit.exported", "policy.saved", "policy.rolled_back", "session.created", "session.mode_changed", "session.renamed", "session.deleted", "session.restored", "session.mode_change_refused", "user.role_added", "user.role_removed", "user.created", "user.password_reset", "user.password_changed", "user.deactivated", "user.reactivated", "team.created", "team.member_added", "team.member_removed", "model.credentials_refused"];
 const LAYERS = [...POLICY_LAYERS, "allowed", "not_found", "exec", "approval", "hook", "limits", "policy"];
 
 const fieldValue = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));

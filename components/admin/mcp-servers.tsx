@@ -7,6 +7,7 @@ import type { PendingToolChange } from "@/lib/tools/mcp/pins";
 import type { McpServerStatus } from "@/lib/tools/mcp/supervisor";
 import { api } from "./api";
 import { McpToolChanges } from "./mcp-tool-changes";
+import { refetchAfterWrite } from "@/components/refetch-after-write";
 
 type ServerView = McpServerStatus & { allowedModes: string[]; timeoutMs: number };
 
@@ -22,13 +23,13 @@ export function McpServersAdmin() {
   const servers = useQuery({ queryKey: ["mcp-servers"], queryFn: () => api<{ servers: ServerView[] }>("/api/mcp/servers"), refetchInterval: 3000 });
   const reconnect = useMutation({
     mutationFn: (id: string) => api<{ server: McpServerStatus }>(`/api/mcp/servers/${encodeURIComponent(id)}/reconnect`, { method: "POST" }),
-    onSettled: () => client.invalidateQueries({ predicate: (q) => ["mcp-servers", "policy-tools"].includes(String(q.queryKey[0])) }),
+    onSettled: () => refetchAfterWrite(client, { predicate: (q) => ["mcp-servers", "policy-tools"].includes(String(q.queryKey[0])) }),
   });
 
   const accept = useMutation({
     mutationFn: ({ server, change }: { server: string; change: PendingToolChange }) =>
       api<{ server: McpServerStatus }>(`/api/mcp/servers/${encodeURIComponent(server)}/tools/accept`, { method: "POST", body: { tool: change.tool, hash: change.hash } }),
-    onSettled: () => client.invalidateQueries({ predicate: (q) => ["mcp-servers", "policy-tools"].includes(String(q.queryKey[0])) }),
+    onSettled: () => refetchAfterWrite(client, { predicate: (q) => ["mcp-servers", "policy-tools"].includes(String(q.queryKey[0])) }),
   });
 
   if (servers.isLoading) return <p className="text-sm text-slate-600 dark:text-slate-400">Loading…</p>;

@@ -4,6 +4,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import type { MatrixContextInput } from "@/lib/admin/schemas";
 import { api } from "./api";
 import type { EffectiveResponse, PolicyResponse, ReplayResponse, ToolsResponse, UsersResponse, VersionEntry } from "./types";
+import { refetchAfterWrite } from "@/components/refetch-after-write";
 
 export function usePolicy() {
   return useQuery({ queryKey: ["policy"], queryFn: () => api<PolicyResponse>("/api/policy") });
@@ -50,7 +51,7 @@ export function useSavePolicy() {
   return useMutation({
     mutationFn: (body: { baseVersion: number; document: unknown; comment?: string; confirmPluginOnly?: boolean }) =>
       api<{ version: number; changed: string[] }>("/api/policy", { method: "PUT", body }),
-    onSuccess: () => client.invalidateQueries({ predicate: (q) => String(q.queryKey[0]).startsWith("policy") }),
+    onSuccess: () => refetchAfterWrite(client, { predicate: (q) => String(q.queryKey[0]).startsWith("policy") }),
   });
 }
 
@@ -58,6 +59,6 @@ export function useRollback() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (version: number) => api<{ version: number }>("/api/policy/rollback", { body: { version } }),
-    onSuccess: () => client.invalidateQueries({ predicate: (q) => String(q.queryKey[0]).startsWith("policy") }),
+    onSuccess: () => refetchAfterWrite(client, { predicate: (q) => String(q.queryKey[0]).startsWith("policy") }),
   });
 }

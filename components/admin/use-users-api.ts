@@ -1,10 +1,11 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api } from "./api";
+import { refetchAfterWrite } from "@/components/refetch-after-write";
 
 function useInvalidating<T, R = unknown>(fn: (arg: T) => Promise<R>) {
   const client = useQueryClient();
-  return useMutation({ mutationFn: fn, onSuccess: () => client.invalidateQueries({ queryKey: ["admin-users"] }) });
+  return useMutation({ mutationFn: fn, onSuccess: () => refetchAfterWrite(client, { queryKey: ["admin-users"] }) });
 }
 
 export function useRoleChange() {

@@ -4,6 +4,7 @@ import { useLiveEvents } from "@/components/live-events";
 
 export type { GrantScope as Scope } from "@/lib/approvals/grant-choice";
 import type { GrantScope as Scope } from "@/lib/approvals/grant-choice";
+import { refetchAfterWrite } from "@/components/refetch-after-write";
 
 export type Approval = {
   id: string;
@@ -85,7 +86,7 @@ function useApprovalList(status: string, filters: InboxFilters) {
 /** Pending and decided approvals matching the filters, kept fresh by the approvals event stream. */
 export function useApprovals(filters: InboxFilters = {}, decidedStatus = "decided") {
   const client = useQueryClient();
-  const invalidate = () => client.invalidateQueries({ queryKey: ["approvals"] });
+  const invalidate = () => refetchAfterWrite(client, { queryKey: ["approvals"] });
   useLiveEvents({ onEvent: (type) => type.startsWith("approval.") && invalidate(), onOpen: invalidate });
   const pending = useApprovalList("pending", filters);
   const history = useApprovalList(decidedStatus, filters);
@@ -102,7 +103,7 @@ export function useBulkDeny() {
       if (!res.ok) throw new Error(body?.error?.message ?? `bulk deny failed (${res.status})`);
       return body as { denied: string[]; skipped: Array<{ id: string; reason: string }> };
     },
-    onSettled: () => client.invalidateQueries({ queryKey: ["approvals"] }),
+    onSettled: () => refetchAfterWrite(client, { queryKey: ["approvals"] }),
   });
 }
 
@@ -124,7 +125,7 @@ export function useDecide() {
       if (!res.ok) throw new Error(body?.error?.message ?? `decision failed (${res.status})`);
       return body as { status: string; allowlisted: string[]; refused: string[] };
     },
-    onSettled: () => client.invalidateQueries({ queryKey: ["approvals"] }),
+    onSettled: () => refetchAfterWrite(client, { queryKey: ["approvals"] }),
   });
 }
 
@@ -142,7 +143,7 @@ export function usePendingApprovals(enabled: boolean): Approval[] | undefined {
 
 function usePendingPage(enabled: boolean): ApprovalPage | undefined {
   const client = useQueryClient();
-  const invalidate = () => enabled && client.invalidateQueries({ queryKey: ["approvals", "pending"] });
+  const invalidate = () => enabled && refetchAfterWrite(client, { queryKey: ["approvals", "pending"] });
   useLiveEvents({ onEvent: (type) => type.startsWith("approval.") && invalidate(), onOpen: invalidate });
   const q = useQuery({ queryKey: ["approvals", "pending"], enabled, queryFn: () => getJson<ApprovalPage>("/api/approvals?status=pending") });
   return q.data;

@@ -2,7 +2,7 @@
 // The open chat's title with Rename and Delete. Rename edits the title in place (Enter saves, Escape cancels);
 // Delete is soft and offers Undo on the chat list it leads to, so it asks no confirmation first.
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { PencilIcon, TrashIcon } from "@/components/icons";
 import { ModeBadge } from "./mode-badge";
 
@@ -21,6 +21,8 @@ export function ChatHeader({ sessionId, title, mode, busy, agent = null, model =
   const [draft, setDraft] = useState(title);
   const [problem, setProblem] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
+  const [showModel, setShowModel] = useState(false);
+  const modelLineId = useId();
   const input = useRef<HTMLInputElement>(null);
   const renameButton = useRef<HTMLButtonElement>(null);
   useEffect(() => {
@@ -98,10 +100,19 @@ export function ChatHeader({ sessionId, title, mode, busy, agent = null, model =
             </span>
           ) : null}
           {model ? (
-            <span data-testid="chat-model" title={`This chat runs on the model ${model}`} className="max-w-48 truncate rounded-full bg-slate-100 px-2 py-0.5 font-mono text-xs text-slate-700 max-sm:max-w-24 dark:bg-slate-800 dark:text-slate-300">
+            // A tooltip is out of reach on a touch screen: the chip is a button, and a tap shows the whole name below.
+            <button
+              type="button"
+              data-testid="chat-model"
+              title={`This chat runs on the model ${model}`}
+              aria-expanded={showModel}
+              aria-controls={modelLineId}
+              onClick={() => setShowModel((shown) => !shown)}
+              className="max-w-48 truncate rounded-full bg-slate-100 px-2 py-0.5 font-mono text-xs text-slate-700 hover:bg-slate-200 max-sm:max-w-24 dark:bg-slate-800 dark:text-slate-300 dark:hover:bg-slate-700"
+            >
               <span className="sr-only">Model: </span>
               {model}
-            </span>
+            </button>
           ) : null}
           <ModeBadge mode={mode} />
           {editing ? null : (
@@ -133,6 +144,12 @@ export function ChatHeader({ sessionId, title, mode, busy, agent = null, model =
           )}
         </div>
       </div>
+      {model ? (
+        <p id={modelLineId} hidden={!showModel} data-testid="chat-model-full" className="mt-1 break-all font-mono text-xs text-slate-700 dark:text-slate-300">
+          <span className="font-sans">This chat runs on the model </span>
+          {model}
+        </p>
+      ) : null}
       {problem ? (
         <p role="alert" className="mt-1 text-sm text-red-700 dark:text-red-300">
           {problem}

@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { z } from "zod";
 import { GrantViewSchema, type GrantView } from "@/lib/approvals/grant-choice";
+import { refetchAfterWrite } from "@/components/refetch-after-write";
 
 async function failure(res: Response): Promise<Error> {
   const body = await res.json().catch(() => null);
@@ -26,6 +27,6 @@ export function useRevokeGrant() {
       const res = await fetch(`/api/exec-allowlist/${encodeURIComponent(id)}`, { method: "DELETE" });
       if (!res.ok) throw await failure(res);
     },
-    onSettled: () => client.invalidateQueries({ queryKey: ["grants"] }),
+    onSettled: () => refetchAfterWrite(client, { queryKey: ["grants"] }),
   });
 }

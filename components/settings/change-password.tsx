@@ -106,7 +106,14 @@ export function ChangePassword({ email, forced = false }: { email: string; force
     <form noValidate onSubmit={(e) => void submit(e)} aria-label="Change password" className="max-w-sm space-y-3">
       {/* For password managers: which account the new password belongs to. */}
       <input type="email" name="username" autoComplete="username" value={email} readOnly hidden />
-      <PasswordField id={id} name="currentPassword" label={forced ? "One-time password" : "Current password"} autoComplete="current-password" error={errors.currentPassword} />
+      <PasswordField
+        id={id}
+        name="currentPassword"
+        label={forced ? "One-time password" : "Current password"}
+        autoComplete="current-password"
+        error={errors.currentPassword}
+        hint={forced ? "The one you signed in with; after a recovery code, another of your unused codes." : undefined}
+      />
       <PasswordField id={id} name="newPassword" label="New password" autoComplete="new-password" error={errors.newPassword} hint={`At least ${MIN_LENGTH} characters.`} />
       <PasswordField id={id} name="confirmPassword" label="Confirm new password" autoComplete="new-password" error={errors.confirmPassword} />
       {errors.form ? (

@@ -1,6 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { z } from "zod";
+import { refetchAfterWrite } from "@/components/refetch-after-write";
 
 const GrantSchema = z.object({ id: z.string(), clientName: z.string(), mode: z.string(), agentId: z.string().nullable(), createdAt: z.string(), lastTokenAt: z.string().nullable() });
 export type GrantView = z.infer<typeof GrantSchema>;
@@ -30,7 +31,7 @@ export function useRevokeGrant() {
       const res = await fetch(`/api/me/oauth-grants/${encodeURIComponent(id)}`, { method: "DELETE" });
       if (!res.ok) throw await failure(res);
     },
-    onSettled: () => client.invalidateQueries({ queryKey: ["oauth-grants"] }),
+    onSettled: () => refetchAfterWrite(client, { queryKey: ["oauth-grants"] }),
   });
 }
 
@@ -43,8 +44,8 @@ export function useRevokeAll() {
       return z.object({ revoked: CountsSchema }).parse(await res.json()).revoked;
     },
     onSettled: async () => {
-      await client.invalidateQueries({ queryKey: ["oauth-grants"] });
-      await client.invalidateQueries({ queryKey: ["tokens"] });
+      await refetchAfterWrite(client, { queryKey: ["oauth-grants"] });
+      await refetchAfterWrite(client, { queryKey: ["tokens"] });
     },
   });
 }

@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { z } from "zod";
 import { DevicesResponseSchema, type DeviceView } from "@/lib/auth/device-views";
+import { refetchAfterWrite } from "@/components/refetch-after-write";
 
 async function failure(res: Response): Promise<Error> {
   const body = await res.json().catch(() => null);
@@ -27,7 +28,7 @@ export function useSignOutDevice() {
       if (!res.ok) throw await failure(res);
       return z.object({ current: z.boolean() }).parse(await res.json());
     },
-    onSettled: () => client.invalidateQueries({ queryKey: ["devices"] }),
+    onSettled: () => refetchAfterWrite(client, { queryKey: ["devices"] }),
   });
 }
 
@@ -39,6 +40,6 @@ export function useSignOutOthers() {
       if (!res.ok) throw await failure(res);
       return z.object({ revoked: z.number() }).parse(await res.json()).revoked;
     },
-    onSettled: () => client.invalidateQueries({ queryKey: ["devices"] }),
+    onSettled: () => refetchAfterWrite(client, { queryKey: ["devices"] }),
   });
 }

@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { z } from "zod";
 import { TokenViewSchema, type TokenView } from "@/lib/auth/token-views";
+import { refetchAfterWrite } from "@/components/refetch-after-write";
 
 async function failure(res: Response): Promise<Error> {
   const body = await res.json().catch(() => null);
@@ -29,7 +30,7 @@ export function useCreateToken() {
       if (!res.ok) throw await failure(res);
       return z.object({ token: z.string(), accessToken: TokenViewSchema }).parse(await res.json());
     },
-    onSettled: () => client.invalidateQueries({ queryKey: ["tokens"] }),
+    onSettled: () => refetchAfterWrite(client, { queryKey: ["tokens"] }),
   });
 }
 
@@ -40,6 +41,6 @@ export function useRevokeToken() {
       const res = await fetch(`/api/tokens/${encodeURIComponent(id)}`, { method: "DELETE" });
       if (!res.ok) throw await failure(res);
     },
-    onSettled: () => client.invalidateQueries({ queryKey: ["tokens"] }),
+    onSettled: () => refetchAfterWrite(client, { queryKey: ["tokens"] }),
   });
 }

@@ -7,6 +7,7 @@ import { changeUserPassword, countActiveAdmins, findUserByEmail, getUserWithRole
 import { announceAccountChange } from "@/lib/events/account-events";
 import { hashPassword, verifyPasswordConstantWork } from "./password";
 import { beginPasswordCheck, passwordCheckSucceeded } from "./throttle";
+import { looksLikeRecoveryCode, proveWithRecoveryCode } from "./recovery-codes";
 
 /**
  * Guessing the current password through this route has its own budget (per user), so a session's holder cannot
@@ -17,7 +18,11 @@ export async function changeOwnPassword({ user, currentPassword, newPassword }: 
   if (newPassword === currentPassword) throw new AppError("VALIDATION_FAILED", "the new password must differ from the current one", { issues: [{ path: ["newPassword"], message: "must differ from the current password" }] });
   await beginPasswordCheck(user.id);
   const row = await findUserByEmail({ email: user.email });
-  if (!(await verifyPasswordConstantWork(currentPassword, row?.passwordHash))) throw new AppError("FORBIDDEN", "the current password is wrong");
+  // An admin who signed in with a recovery code (and must now choose a password) may not know the current one:
+  // another of their unused codes proves it is them (only admins have codes). Else it is checked as the password.
+  const byCode = looksLikeRecoveryCode(currentPassword) && row ? await proveWithRecoveryCode({ userId: row.id, code: currentPassword }) : false;
+  const proven = byCode || (await verifyPasswordConstantWork(currentPassword, row?.passwordHash));
+  if (!proven) throw new AppError("FORBIDDEN", "the current password is wrong");
   await passwordCheckSucceeded(user.id);
   await changeUserPassword({ userId: user.id, passwordHash: await hashPassword(newPassword), mustChange: false });
   await appendAudit({ action: "user.password_changed", actorId: user.id, decision: "allow", details: { userId: user.id } });

@@ -47,11 +47,24 @@ export async function issueRecoveryCodes({ email }: { email: string }): Promise<
   return codes;
 }
 
-/** The admin's id when the code is one of their unused codes (now used), else null. */
+/**
+ * The admin's id when the code is one of their unused codes (now used), else null. The admin must choose a new
+ * password next (the guards refuse everything else): a code is for a lost or locked-out password, and whoever used
+ * it should not go on with the old one.
+ */
 export async function signInWithRecoveryCode({ email, code }: { email: string; code: string }): Promise<{ id: string; email: string; name: string | null } | null> {
   const user = await findUserByEmail({ email });
   if (!user || user.disabledAt || !(await userHasRole({ email, role: "admin" }))) return null;
-  if (!(await consumeRecoveryCode({ userId: user.id, codeHash: hashOf(code) }))) return null;
-  await appendAudit({ action: "user.recovery_code_used", actorId: user.id, decision: "allow", details: { userId: user.id } });
+  if (!(await consumeRecoveryCode({ userId: user.id, codeHash: hashOf(code), requirePasswordChange: true }))) return null;
+  await appendAudit({ action: "user.recovery_code_used", actorId: user.id, decision: "allow", details: { userId: user.id, passwordMustChange: true } });
   return { id: user.id, email: user.email, name: user.name };
+}
+
+/**
+ * Proof of identity for a password change in place of the current password (which the admin who signed in with a
+ * code may no longer know): another unused code of theirs, used up by this.
+ */
+export async function proveWithRecoveryCode({ userId, code }: { userId: string; code: string }): Promise<boolean> {
+  if (!looksLikeRecoveryCode(code)) return false;
+  return consumeRecoveryCode({ userId, codeHash: hashOf(code) });
 }

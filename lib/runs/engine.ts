@@ -17,6 +17,7 @@ import type { SessionRow } from "@/lib/db/sessions";
 import { handleCall, recordUnfinished } from "./calls";
 import { holdRun, INSTANCE_ID, leaseMs } from "./lease";
 import { guardModel } from "./model-guard";
+import { noteRefusedCredentials, refusedCredentialsMessage, refusedCredentialsStatus } from "./model-errors";
 import { recordOutcome } from "./recorder";
 import { runStore, type TurnKind } from "./store";
 import { subagentServices } from "./subagents";
@@ -165,7 +166,11 @@ export async function runSteps(turn: Turn, stepsSoFar: number, known?: RunRow | 
     if (env.abortSignal?.aborted) status = "aborted";
     else {
       status = "failed";
-      failure = publicErrorMessage(error, { event: "turn_failed" }).message;
+      const refused = refusedCredentialsStatus(error);
+      if (refused !== null) {
+        failure = refusedCredentialsMessage(env.model.info.provider);
+        await noteRefusedCredentials({ ...env.model.info, status: refused, userId: env.user.id, sessionId: session.id, runId });
+      } else failure = publicErrorMessage(error, { event: "turn_failed" }).message;
       log("error", "turn_failed", { sessionId: session.id, runId, error: failure });
       env.emit({ type: "error", errorText: `The turn failed: ${failure}` });
     }

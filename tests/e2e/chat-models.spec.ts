@@ -10,7 +10,7 @@ import { expect, test } from "@playwright/test";
 import { startApp, type RunningApp } from "../support/app-server";
 import { newSqliteUrl, prepareDatabase } from "../support/databases";
 import { startFakeAnthropicServer, type FakeAnthropicServer } from "../support/fake-anthropic-server";
-import { savePolicy, SCREENS, shotPath, signInAs } from "./helpers";
+import { expectNoSeriousViolations, savePolicy, SCREENS, shotPath, signInAs } from "./helpers";
 
 const API_KEY = "sk-ant-e2e-fake-key";
 const CLAUDE = "anthropic:claude-fake-1";
@@ -156,4 +156,80 @@ test("with agents offered the picker sits in the agent form: a free agent runs o
   await expect(page.getByTestId("chat-agent")).toHaveText("Agent: Pinned");
   await expect(page.getByTestId("chat-model")).toHaveText(`Model: ${CLAUDE}`);
   await context.close();
+});
+
+test("on a phone a long model name is cut in the header, and a tap on it shows the whole name", async ({ browser }) => {
+  test.setTimeout(120_000);
+  const long = "anthropic:claude-fake-with-a-rather-long-model-name-20251101-extended";
+  const wide = await startApp({ databaseUrl, env: { MODELS: `offline,${long}`, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: fake.baseUrl } });
+  try {
+    for (const colorScheme of ["light", "dark"] as const) {
+      const context = await browser.newContext({ baseURL: wide.url, viewport: { width: 390, height: 844 }, colorScheme, isMobile: true, hasTouch: true });
+      const page = await context.newPage();
+      await signInAs(page, "member@example.com");
+      await page.goto("/chat");
+      await page.getByTestId("pick-model").selectOption(long);
+      await startButton(page).click();
+      await expect(page).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
+      const chip = page.getByTestId("chat-model");
+      await expect(chip).toHaveText(`Model: ${long}`);
+      // The chip shows only the start of the name (the title needs the room)...
+      expect(await chip.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+      const full = page.getByTestId("chat-model-full");
+      await expect(full).toBeHidden();
+      // ...and a tap shows all of it, wrapped inside the screen.
+      await chip.tap();
+      await expect(chip).toHaveAttribute("aria-expanded", "true");
+      await expect(full).toBeVisible();
+      await expect(full).toHaveText(`This chat runs on the model ${long}`);
+      await expect(full).toBeInViewport({ ratio: 1 });
+      const box = (await full.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+      await expectNoSeriousViolations(page, `long model name ${colorScheme}`);
+      await page.screenshot({ path: shotPath(`chat-model-long-phone-${colorScheme}.png`) });
+      // A second tap folds it away.
+      await chip.tap();
+      await expect(full).toBeHidden();
+      await context.close();
+    }
+  } finally {
+    await wide.stop();
+  }
+});
+
+test("a wrong provider key: the member reads that the provider refused the server's credentials, and the admin home page says so", async ({ browser }) => {
+  test.setTimeout(180_000);
+  const wrong = await startApp({ databaseUrl, env: { MODELS: `offline,${CLAUDE}`, ANTHROPIC_API_KEY: "sk-ant-e2e-wrong-key", ANTHROPIC_BASE_URL: fake.baseUrl } });
+  try {
+    const memberCtx = await browser.newContext({ baseURL: wrong.url });
+    const member = await memberCtx.newPage();
+    await signInAs(member, "member@example.com");
+    await member.goto("/chat");
+    await member.getByTestId("pick-model").selectOption(CLAUDE);
+    await startButton(member).click();
+    await expect(member).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
+    await member.getByLabel("Message").fill("hello there");
+    await member.getByLabel("Message").press("Enter");
+    await expect(member.getByText("the model provider (anthropic) refused this server's credentials")).toBeVisible({ timeout: 20_000 });
+    await expect(member.getByText("sk-ant-e2e-wrong-key")).toHaveCount(0);
+    await memberCtx.close();
+    for (const screen of SCREENS) {
+      const context = await browser.newContext({ baseURL: wrong.url, viewport: { width: screen.width, height: screen.height }, colorScheme: screen.scheme });
+      const admin = await context.newPage();
+      await signInAs(admin, "admin@example.com");
+      await admin.goto("/admin");
+      const alert = admin.getByRole("alert").filter({ hasText: "A model provider refuses this server's credentials" });
+      await expect(alert).toBeVisible();
+      await expect(alert.getByTestId("model-refusal")).toContainText(`${CLAUDE} answered 401 to 1 turn`);
+      await expectNoSeriousViolations(admin, `admin home ${screen.name}`);
+      await admin.screenshot({ path: shotPath(`admin-model-refused-${screen.name}.png`), fullPage: true });
+      if (screen === SCREENS[0]) {
+        await alert.getByRole("link", { name: "audit log" }).click();
+        await expect(admin.getByRole("cell", { name: "model.credentials_refused" }).first()).toBeVisible();
+      }
+      await context.close();
+    }
+  } finally {
+    await wrong.stop();
+  }
 });

@@ -46,3 +46,33 @@ test("an admin sees every user's tokens on Settings; a member does not", async (
   const all = page.getByRole("region", { name: "Every user's tokens" });
   await expect(all.getByTestId("token-row").filter({ hasText: "member-visible-to-admin" })).toContainText("member@example.com");
 });
+
+// The order a loaded machine once produced (settings-tokens desktop-light failed in a full run): the list's first read
+// is answered by the server before the token exists but reaches the page only after the create. The list's first
+// read is held here until another read of it arrives; it must still show the new token.
+test("a token created while the list is still loading shows in the list", async ({ page }) => {
+  await signInAs(page, "member@example.com");
+  let held: (() => void) | null = null;
+  const released = new Promise<void>((resolve) => (held = resolve));
+  let reads = 0;
+  await page.route("**/api/tokens?scope=mine", async (route) => {
+    reads += 1;
+    if (reads > 1) {
+      // A read after the create: the first one may go now, stale as it is.
+      held?.();
+      return route.continue();
+    }
+    const early = await route.fetch(); // the server answers now, before the token exists
+    await released;
+    await route.fulfill({ response: early }).catch(() => undefined); // the page may have dropped it
+  });
+  await page.goto("/settings");
+  await expect(page.getByRole("heading", { name: "Access tokens" })).toBeVisible();
+  await expect(page.getByText("Loading tokens…")).toBeVisible();
+  const name = "made while loading";
+  await page.getByLabel("Name").fill(name);
+  await page.getByRole("button", { name: "Create token" }).click();
+  await expect(page.getByTestId("new-token")).toHaveText(/^tgp_/);
+  await expect(page.getByTestId("token-row").filter({ hasText: name })).toContainText("chat_safe");
+  await page.unroute("**/api/tokens?scope=mine");
+});

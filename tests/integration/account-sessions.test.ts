@@ -151,6 +151,9 @@ describe.each(appTargets())("account: forced password change and devices (%s)", 
     expect(out.status).toBe(200);
     expect(out.body).toEqual({ signedOut: true, current: false });
     expect((await b.json("/api/me")).status).toBe(401);
+    // Auth.js's own session read answers as signed out too (it only checks the token's signature and expiry).
+    expect((await b.json("/api/auth/session")).body).toBeNull();
+    expect((await a.json("/api/auth/session")).body.user.email).toBe(account.email);
     expect((await b.fetch("/chat")).headers.get("location")).toMatch(/ended=1/);
     expect((await a.json("/api/me")).status).toBe(200);
     expect((await a.json(`/api/me/sessions/${bRow.id}`, { method: "DELETE" })).status).toBe(404);
@@ -182,6 +185,26 @@ describe.each(appTargets())("account: forced password change and devices (%s)", 
     const self = await a.json(`/api/me/sessions/${aRow.id}`, { method: "DELETE" });
     expect(self.body).toEqual({ signedOut: true, current: true });
     expect((await a.json("/api/me")).status).toBe(401);
+  });
+
+  it("Auth.js's session read answers as signed out once the session version is bumped or the user deactivated", async () => {
+    const account = await newAccount("authjs");
+    const person = await signedInWithOwnPassword(app.url, account.email, account.otp, "authjs-password-1");
+    const other = await signedIn(app.url, account.email, "authjs-password-1");
+    expect((await person.json("/api/auth/session")).body.user.email).toBe(account.email);
+    // An old session version (what a password change or role removal does), the device session itself untouched.
+    await db.user.update({ where: { id: account.id }, data: { sessionVersion: { increment: 1 } } });
+    expect((await person.json("/api/me")).status).toBe(401);
+    const stale = await person.fetch("/api/auth/session");
+    expect(await stale.json()).toBeNull();
+    // Not renewed either: no fresh session cookie for a token that no longer counts.
+    expect(stale.headers.getSetCookie().filter((c) => /session-token=[^;]/.test(c))).toEqual([]);
+    // Deactivation: a session made after the bump, then the user deactivated.
+    const fresh = await signedIn(app.url, account.email, "authjs-password-1");
+    expect((await fresh.json("/api/auth/session")).body.user.email).toBe(account.email);
+    expect((await admin.json(`/api/admin/users/${account.id}/active`, { method: "POST", body: { active: false } })).status).toBe(200);
+    expect((await fresh.json("/api/auth/session")).body).toBeNull();
+    expect((await other.json("/api/auth/session")).body).toBeNull();
   });
 
   it("another user's sessions: never listed, and signing one out with a forged or foreign id is a 404 that changes nothing", async () => {

@@ -161,12 +161,31 @@ describe.each(databaseTargets())("anthropic model over HTTP (%s)", (_kind, make)
       const chunks = await chat(there, id, "hello there");
       expect(fake.requests.length).toBeGreaterThan(seen);
       expect(fake.requests.at(-1)!.headers["x-api-key"]).toBe("sk-ant-wrong-key-0000");
-      // The client sees an opaque failure (no provider text), and no assistant answer is stored.
-      expect(chunks.find((c) => c.type === "error")).toMatchObject({ errorText: expect.stringContaining("The turn failed") });
+      // The member is told the provider refused the server's credentials (no key, no provider text), and no
+      // assistant answer is stored.
+      const error = chunks.find((c) => c.type === "error");
+      expect(error).toMatchObject({ errorText: expect.stringContaining("The turn failed") });
+      expect(error!.errorText).toContain("the model provider (anthropic) refused this server's credentials");
+      expect(error!.errorText).not.toContain("invalid x-api-key");
+      expect(error!.errorText).not.toContain("authentication_error");
       expect(chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "error" });
       const rows = await transcript(there, id);
       expect(rows.map((r) => r.role)).toEqual(["user"]);
-      const shown = JSON.stringify(chunks) + JSON.stringify(rows) + other.logs.join("");
+      // The run's stored error says the same.
+      expect((await db.agentRun.findFirst({ where: { sessionId: id } }))?.error).toContain("refused this server's credentials");
+      // Admins are told: an audit row naming the provider, model and status, and the admin home page lists it.
+      const audited = await db.auditLog.findMany({ where: { action: "model.credentials_refused", sessionId: id } });
+      expect(audited).toHaveLength(1);
+      expect(audited[0]).toMatchObject({ decision: "failed", details: { provider: "anthropic", model: "claude-fake-1", status: 401 } });
+      const admin = await signedIn(other.url, "admin@example.com");
+      const home = await admin.fetch("/admin");
+      expect(home.status).toBe(200);
+      const html = await home.text();
+      expect(html).toContain("A model provider refuses this server");
+      expect(html).toMatch(/anthropic(<!-- -->)?:(<!-- -->)?claude-fake-1/);
+      // A member never sees that page.
+      expect(new URL((await there.fetch("/admin")).headers.get("location")!, other.url).pathname).toBe("/chat");
+      const shown = JSON.stringify(chunks) + JSON.stringify(rows) + JSON.stringify(audited) + html + other.logs.join("");
       expect(shown).not.toContain("sk-ant-wrong-key-0000");
       expect(shown).not.toContain(API_KEY);
     } finally {

@@ -128,6 +128,20 @@ describe.each(databaseTargets())("sign-in throttling (%s)", (_kind, make) => {
     expect((await credentialsPost(app, adminEmail, codes[0]!, "203.0.113.200")).signedIn).toBe(true);
     expect((await credentialsPost(app, adminEmail, codes[0]!, "203.0.113.201")).signedIn).toBe(false);
     expect((await credentialsPost(app, adminEmail, codes[1]!.toUpperCase(), "203.0.113.201")).signedIn).toBe(true);
+    // A sign-in with a code forces a new password next: everything else is refused until then.
+    const recovered = await credentialsPost(app, adminEmail, codes[3]!, "203.0.113.203");
+    expect(recovered.signedIn).toBe(true);
+    const me = await recovered.client.json("/api/me");
+    expect(me.status).toBe(403);
+    expect(me.body.error.code).toBe("PASSWORD_CHANGE_REQUIRED");
+    expect(new URL((await recovered.client.fetch("/chat")).headers.get("location")!, app.url).pathname).toBe("/change-password");
+    // The old password is not needed (it may be lost): another unused code proves it is them, once.
+    const changed = await recovered.client.json("/api/me/password", { method: "POST", body: { currentPassword: codes[4]!, newPassword: "recovered-password-1" } });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect((await credentialsPost(app, adminEmail, codes[4]!, "203.0.113.204")).signedIn).toBe(false);
+    const after = await credentialsPost(app, adminEmail, "recovered-password-1", "203.0.113.205");
+    expect(after.signedIn).toBe(true);
+    expect((await after.client.json("/api/me")).status).toBe(200);
     // A new set voids the old one; a member gets none.
     execFileSync("npm", ["run", "-s", "recovery-codes", "--", adminEmail], { cwd: ROOT, env, encoding: "utf8" });
     expect((await credentialsPost(app, adminEmail, codes[2]!, "203.0.113.202")).signedIn).toBe(false);

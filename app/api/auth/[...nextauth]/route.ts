@@ -7,11 +7,23 @@ import { isSameOrigin } from "@/lib/http/request-guard";
 import { assertSignInOpen, clientAddress, isSignInExempt } from "@/lib/auth/throttle";
 import { checkedAuthRequest, isAcceptedCallbackUrl } from "@/lib/auth/callback-url";
 import { looksLikeRecoveryCode } from "@/lib/auth/recovery-codes";
+import { currentClaim, userForClaim } from "@/lib/auth/guards";
 
-/** next-auth's GET endpoints, after the callback URL check it would otherwise answer with a 500 (lib/auth/callback-url.ts). */
+/**
+ * next-auth's GET endpoints, after the callback URL check it would otherwise answer with a 500 (lib/auth/callback-url.ts).
+ * Its session read only checks the token's signature and expiry: a token whose device session was revoked, whose
+ * user was deactivated or whose session version is old would still be answered (and renewed). Such a token gets
+ * next-auth's signed-out answer instead, as every guarded route refuses it; the cookie stays, so pages can still say
+ * the session ended.
+ */
 export async function GET(request: NextRequest): Promise<Response> {
   try {
-    return await handlers.GET(checkedAuthRequest(request, (headers) => new NextRequest(request.url, { method: "GET", headers })));
+    const checked = checkedAuthRequest(request, (headers) => new NextRequest(request.url, { method: "GET", headers }));
+    if (request.nextUrl.pathname.endsWith("/session")) {
+      const claim = await currentClaim();
+      if (claim && !(await userForClaim(claim))) return Response.json(null, { headers: { "cache-control": "private, no-cache, no-store" } });
+    }
+    return await handlers.GET(checked);
   } catch (error) {
     return errorResponse(error);
   }
