@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { requireUser } from "@/lib/auth/guards";
+import { requirePageUser } from "@/lib/auth/page-guards";
 import { listChatSessions } from "@/lib/runs/sessions";
 import { SessionList } from "@/components/chat/session-list";
 import { UndoDelete } from "@/components/chat/undo-delete";
@@ -14,7 +14,7 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Chat" };
 
 export default async function ChatIndexPage({ searchParams }: { searchParams: Promise<{ deleted?: string | string[]; refused?: string | string[]; model?: string | string[] }> }) {
-  const user = await requireUser();
+  const user = await requirePageUser();
   // After a delete: the chat's id, for Undo (the restore endpoint checks it is this user's deleted chat).
   const params = await searchParams;
   const deleted = SessionIdSchema.safeParse(params.deleted);

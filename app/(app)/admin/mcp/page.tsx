@@ -1,13 +1,13 @@
 import type { Metadata } from "next";
 import { McpClientsAdmin } from "@/components/admin/mcp-clients";
 import { McpServersAdmin } from "@/components/admin/mcp-servers";
-import { requireRole } from "@/lib/auth/guards";
+import { requirePageUser } from "@/lib/auth/page-guards";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "MCP servers" };
 
 export default async function AdminMcpPage() {
-  await requireRole("admin");
+  await requirePageUser("admin");
   return (
     <main className="mx-auto w-full min-w-0 max-w-[90rem] space-y-3 p-4 sm:p-6">
       <h1 className="text-xl font-semibold">MCP servers</h1>

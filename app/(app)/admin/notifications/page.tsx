@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { requireRole } from "@/lib/auth/guards";
+import { requirePageUser } from "@/lib/auth/page-guards";
 import { listDeliveryLog } from "@/lib/notify/delivery-log";
 import { DeliveryLog } from "@/components/admin/delivery-log";
 
@@ -7,7 +7,7 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Notifications" };
 
 export default async function AdminNotificationsPage() {
-  await requireRole("admin");
+  await requirePageUser("admin");
   const deliveries = await listDeliveryLog({ limit: 200 });
   return (
     <main className="mx-auto w-full min-w-0 max-w-[90rem] space-y-3 p-4 sm:p-6">

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { requireUser } from "@/lib/auth/guards";
+import { requirePageUser } from "@/lib/auth/page-guards";
 import { getChatSession, listChatSessions } from "@/lib/runs/sessions";
 import { isAppError } from "@/lib/errors";
 import { SessionList } from "@/components/chat/session-list";
@@ -24,7 +25,7 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 
 export default async function ChatSessionPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const user = await requireUser();
+  const user = await requirePageUser();
   let session;
   try {
     session = await getChatSession({ user, sessionId: id });
