@@ -232,9 +232,12 @@ test.describe("policy forms on every screen (issue 33)", () => {
 
       // The import preview on this screen: the agent's context lists its flipped exec cell.
       await page.getByRole("tab", { name: /Import/ }).click();
-      await page.getByLabel("Text to import").fill("{ agents: { list: [ { id: 'coder', tools: { deny: ['read'] } } ] } }");
+      // Ten agents: the preview compares the base context and seven agents (a cap of 8) and names the three it left out.
+      const more = Array.from({ length: 9 }, (_, i) => `{ id: 'z0${i + 1}', tools: { deny: ['read'] } }`).join(", ");
+      await page.getByLabel("Text to import").fill(`{ agents: { list: [ { id: 'coder', tools: { deny: ['read'] } }, ${more} ] } }`);
       await page.getByRole("button", { name: "Preview the import" }).click();
       await expect(page.getByTestId("import-flips")).toContainText("owner@example.com with agent coder: 1 cell changes — read in coding: allowed → denied");
+      await expect(page.getByTestId("import-left-out")).toHaveText("3 more agents not compared: z07, z08 and z09. Pick one in the matrix's context to see its cells.");
       const axeImport = await new AxeBuilder({ page }).setLegacyMode(true).options({ resultTypes: ["violations"] }).analyze();
       expect(axeImport.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
       await page.getByTestId("import-preview").scrollIntoViewIfNeeded();
