@@ -2,7 +2,8 @@
 // One agent of the policy document as a form: what it is called and how it talks, which model, which tools (the same
 // lists, groups and wildcards as everywhere), the starter prompts of an empty chat, and who may chat as it.
 import { AgentConfigSchema, ROLES, type AgentConfig, type ToolMeta } from "@/lib/policy";
-import { button, input, LinesField, ProfileSelect, readOptional, TextField, ToolListField, viaSchema } from "./field-controls";
+import { button, input, LinesField, readOptional, TextField, ToolListField, viaSchema } from "./field-controls";
+import { ProfileSelect } from "./key-pickers";
 import { ProviderRules } from "./provider-rules";
 import type { AdminTeam, AdminUser } from "./types";
 

@@ -2,13 +2,13 @@
 // The one field library of the policy forms: a field validated as you type with a zod schema from lib/policy (the
 // draft is only rewritten with a value the schema accepts, so the JSON view always holds the last valid value),
 // sizes in KiB/MiB, durations in seconds, lists as comma-separated text, tool lists checked against the known tools,
-// and a per-item form state (item-form.tsx) for records whose fields depend on each other. A field commits as you
-// type, or on blur/Enter (`commitOn="blur"`) where a half-typed value would be a different, valid one (a tool list:
-// "rea" matches nothing but is kept).
+// a per-item form state (item-form.tsx) for records whose fields depend on each other, and pickers of a record
+// key or a profile (key-pickers.tsx). A field commits as you type, or on blur/Enter (`commitOn="blur"`) where a
+// half-typed value would be a different, valid one (a tool list: "rea" matches nothing but is kept).
 import { useId, useState, type ReactNode } from "react";
 import type { z } from "zod";
 import { linesOf, toolListNote } from "@/lib/admin/form-checks";
-import { BUILTIN_PROFILE_IDS, formatByteSize, parseByteSize, type ToolMeta } from "@/lib/policy";
+import { formatByteSize, parseByteSize, type ToolMeta } from "@/lib/policy";
 import { parseList } from "./list-input";
 
 export const box = "space-y-3 rounded-lg border border-slate-200 p-3 dark:border-slate-800";
@@ -282,58 +282,5 @@ export function LinesField({ label, value, onCommit, schema, description }: { la
       className="w-full"
       description={description}
     />
-  );
-}
-
-/** "Add a …": an id checked as you type; Add is enabled only for a valid one. */
-export function AddKeyForm({ label, button: buttonText, problemOf, onAdd, placeholder }: { label: string; button: string; problemOf: (key: string) => string | undefined; onAdd: (key: string) => void; placeholder?: string }) {
-  const id = useId();
-  const [text, setText] = useState("");
-  const problem = text === "" ? undefined : problemOf(text);
-  const add = () => {
-    if (text.trim() === "" || problemOf(text)) return;
-    onAdd(text.trim());
-    setText("");
-  };
-  return (
-    <div className="flex flex-wrap items-end gap-2">
-      <label className="flex flex-col gap-0.5 text-xs">
-        <span className="font-medium">{label}</span>
-        <input
-          className={`${input} w-56`}
-          value={text}
-          placeholder={placeholder}
-          aria-invalid={problem ? true : undefined}
-          aria-describedby={`${id}-e`}
-          onChange={(e) => setText(e.target.value)}
-          onKeyDown={(e) => e.key === "Enter" && (e.preventDefault(), add())}
-        />
-      </label>
-      <button type="button" className={button} disabled={text.trim() === "" || problem !== undefined} onClick={add}>
-        {buttonText}
-      </button>
-      <span id={`${id}-e`} className="text-xs text-rose-700 dark:text-rose-300">{problem ? `✕ ${problem}` : ""}</span>
-    </div>
-  );
-}
-
-/** A profile choice: none, a built-in or one of the document's own. */
-export function ProfileSelect({ label, value, custom, onChange }: { label: string; value: string | undefined; custom: readonly string[]; onChange: (profile: string | undefined) => void }) {
-  return (
-    <label className="flex flex-col gap-0.5 text-xs">
-      <span className="font-medium">{label}</span>
-      <select className={input} value={value ?? ""} onChange={(e) => onChange(e.target.value || undefined)}>
-        <option value="">none (no narrowing)</option>
-        <optgroup label="Built-in">
-          {BUILTIN_PROFILE_IDS.map((p) => <option key={p} value={p}>{p}</option>)}
-        </optgroup>
-        {custom.length > 0 && (
-          <optgroup label="Your profiles">
-            {custom.map((p) => <option key={p} value={p}>{p}</option>)}
-          </optgroup>
-        )}
-        {value && ![...BUILTIN_PROFILE_IDS, ...custom].includes(value) && <option value={value}>{value} (unknown)</option>}
-      </select>
-    </label>
   );
 }

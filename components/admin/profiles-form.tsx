@@ -3,7 +3,8 @@
 // The built-in ones are shown for reference; your own are edited here. A profile in use cannot be removed.
 import { newIdProblem, profileUses } from "@/lib/admin/form-checks";
 import { TOOL_PROFILES, type PolicyDocument, type ToolMeta } from "@/lib/policy";
-import { AddKeyForm, button, ToolListField } from "./field-controls";
+import { button, ToolListField } from "./field-controls";
+import { AddKeyForm } from "./key-pickers";
 
 type Key = "allow" | "alsoAllow" | "deny";
 

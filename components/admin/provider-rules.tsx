@@ -4,7 +4,8 @@
 // form serves the document's own rules and each agent's, so both look and check the same.
 import { providerKeyProblem } from "@/lib/admin/form-checks";
 import type { PolicyDocument, ToolMeta } from "@/lib/policy";
-import { AddKeyForm, button, ProfileSelect, ToolListField } from "./field-controls";
+import { button, ToolListField } from "./field-controls";
+import { AddKeyForm, ProfileSelect } from "./key-pickers";
 
 type Rules = NonNullable<PolicyDocument["tools"]["byProvider"]>;
 type Key = "allow" | "alsoAllow" | "deny" | "profile";
