@@ -36,10 +36,10 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
         <AccountLive />
         {hasRole(user, "owner") ? <PendingAttention userId={user.id} selfDecision={loadConfig().APPROVALS_SELF_DECISION} /> : null}
         {/* One row at every width: on a phone the navigation folds behind Menu and the account is named for screen readers only. */}
-        <header className="relative flex items-center justify-between gap-x-3 border-b border-slate-200 px-4 py-2 sm:flex-wrap sm:gap-x-4 sm:gap-y-1 dark:border-slate-800">
-          <div className="flex items-center gap-3 sm:gap-4">
+        <header className="relative flex items-center justify-between gap-x-2 border-b border-slate-200 px-4 py-2 sm:flex-wrap sm:gap-x-4 sm:gap-y-1 dark:border-slate-800">
+          <div className="flex items-center gap-2 sm:gap-4">
             <span className="font-semibold tracking-tight">Toolgate</span>
-            <MainMenu>
+            <MainMenu pendingApprovals={hasRole(user, "owner")}>
               <AppNav items={items} />
             </MainMenu>
           </div>
@@ -54,7 +54,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
             </span>
             <ThemeToggle initial={theme} />
             <form action={logoutAction}>
-              <button type="submit" className="rounded-md border border-slate-300 px-2 py-1 dark:border-slate-700">
+              <button type="submit" className="whitespace-nowrap rounded-md border border-slate-300 px-2 py-1 dark:border-slate-700">
                 Sign out
               </button>
             </form>

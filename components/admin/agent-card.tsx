@@ -2,7 +2,9 @@
 // One agent of the policy document as a form: what it is called and how it talks, which model, which tools (the same
 // lists, groups and wildcards as everywhere), the starter prompts of an empty chat, and who may chat as it.
 import { AgentConfigSchema, ROLES, type AgentConfig, type ToolMeta } from "@/lib/policy";
-import { buttonClass, inputClass, LinesField, ProfileSelect, TextField, ToolListField } from "./form-fields";
+import { button, input, LinesField, readOptional, TextField, ToolListField, viaSchema } from "./field-controls";
+import { ProfileSelect } from "./key-pickers";
+import { ProviderRules } from "./provider-rules";
 import type { AdminTeam, AdminUser } from "./types";
 
 const shape = AgentConfigSchema.shape;
@@ -35,7 +37,7 @@ export function AgentCard({
     else next[key] = value;
     onChange(next);
   };
-  const setTools = (key: ToolKey | "profile", value: string[] | string | undefined) => {
+  const setTools = (key: ToolKey | "profile" | "byProvider", value: AgentConfig["tools"][ToolKey | "profile" | "byProvider"]) => {
     const next = structuredClone(agent.tools);
     if (value === undefined) delete next[key];
     else (next as Record<string, unknown>)[key] = value;
@@ -66,38 +68,63 @@ export function AgentCard({
         </h4>
         <div className="flex gap-2">
           {onShow && (
-            <button type="button" className={buttonClass} onClick={onShow}>
+            <button type="button" className={button} onClick={onShow}>
               Show {id} in the matrix
             </button>
           )}
-          <button type="button" className={`${buttonClass} text-rose-700 dark:text-rose-300`} onClick={onRemove}>
+          <button type="button" className={`${button} text-rose-700 dark:text-rose-300`} onClick={onRemove}>
             Remove {id}
           </button>
         </div>
       </div>
       <div className="grid gap-3 sm:grid-cols-2">
-        <TextField label={`Display name of ${id}`} value={agent.name} schema={shape.name} onCommit={(v) => v !== undefined && set("name", v)} help="Shown in the agent picker of a chat." />
+        <TextField
+          label={`Display name of ${id}`}
+          value={agent.name}
+          show={String}
+          read={viaSchema(shape.name)}
+          commitOn="blur"
+          className="w-full"
+          onCommit={(v) => set("name", v)}
+          description="Shown in the agent picker of a chat."
+        />
         <TextField
           label={`Model of ${id}`}
           value={agent.model}
-          schema={shape.model}
-          optional
+          show={(v) => v ?? ""}
+          read={readOptional(shape.model)}
+          commitOn="blur"
+          className="w-full"
           placeholder="the default model"
           onCommit={(v) => set("model", v)}
-          help="A configured model id (MODELS); checked when you save. Empty: the default model."
+          description="A configured model id (MODELS); checked when you save. Empty: the default model."
         />
       </div>
-      <TextField label={`Persona of ${id}`} value={agent.persona} schema={shape.persona} optional multiline onCommit={(v) => set("persona", v)} help="Instructions the agent gets before every chat (its system prompt)." />
+      <TextField
+        label={`Persona of ${id}`}
+        value={agent.persona}
+        show={(v) => v ?? ""}
+        read={readOptional(shape.persona)}
+        commitOn="blur"
+        multiline
+        className="w-full"
+        onCommit={(v) => set("persona", v)}
+        description="Instructions the agent gets before every chat (its system prompt)."
+      />
       <fieldset className="space-y-2">
         <legend className="text-xs font-semibold">Tools this agent may use (they can only narrow what the other layers allow)</legend>
         <div className="grid gap-3 sm:grid-cols-2">
           <ProfileSelect label={`Profile of ${id}`} value={agent.tools.profile} custom={profiles} onChange={(p) => setTools("profile", p)} />
-          <ToolListField label={`Only allow (${id})`} value={agent.tools.allow} tools={tools} onCommit={(l) => setTools("allow", l)} help="Empty: every tool the other layers allow." />
-          <ToolListField label={`Also allow (${id})`} value={agent.tools.alsoAllow} tools={tools} onCommit={(l) => setTools("alsoAllow", l)} help="Added to the profile's or allow list's tools." />
-          <ToolListField label={`Never allow (${id})`} value={agent.tools.deny} tools={tools} onCommit={(l) => setTools("deny", l)} help="Beats every allow. Names, group:fs style groups or x* wildcards." />
+          <ToolListField label={`Only allow (${id})`} value={agent.tools.allow} tools={tools} onCommit={(l) => setTools("allow", l)} description="Empty: every tool the other layers allow." />
+          <ToolListField label={`Also allow (${id})`} value={agent.tools.alsoAllow} tools={tools} onCommit={(l) => setTools("alsoAllow", l)} description="Added to the profile's or allow list's tools." />
+          <ToolListField label={`Never allow (${id})`} value={agent.tools.deny} tools={tools} onCommit={(l) => setTools("deny", l)} description="Beats every allow. Names, group:fs style groups or x* wildcards." />
         </div>
       </fieldset>
-      <LinesField label={`Starter prompts of ${id}`} value={agent.starters} schema={shape.starters} onCommit={(l) => set("starters", l)} help="One per line, up to 8 of up to 300 characters: offered in an empty chat." />
+      <fieldset className="space-y-2" data-testid={`agent-providers-${id}`}>
+        <legend className="text-xs font-semibold">Provider rules of {id} (when a given provider or model runs its chat)</legend>
+        <ProviderRules rules={agent.tools.byProvider} profiles={profiles} tools={tools} owner={id} onChange={(rules) => setTools("byProvider", rules)} />
+      </fieldset>
+      <LinesField label={`Starter prompts of ${id}`} value={agent.starters} schema={shape.starters} onCommit={(l) => set("starters", l)} description="One per line, up to 8 of up to 300 characters: offered in an empty chat." />
       <fieldset className="space-y-1">
         <legend className="text-xs font-semibold">Who may chat as {id}</legend>
         <p className="text-xs text-slate-600 dark:text-slate-400">Admins always may. Nobody else may unless named here by role, team or person.</p>
@@ -118,7 +145,7 @@ export function AgentCard({
         <label className="flex flex-col gap-0.5 text-xs">
           <span className="font-medium">People who may chat as {id} (e-mail addresses)</span>
           <select
-            className={inputClass}
+            className={input}
             value=""
             onChange={(e) => e.target.value && setUsable("users", [...new Set([...(usableBy.users ?? []), e.target.value])])}
           >

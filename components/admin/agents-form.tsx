@@ -4,7 +4,7 @@
 import { newIdProblem } from "@/lib/admin/form-checks";
 import type { PolicyDocument, ToolMeta } from "@/lib/policy";
 import { AgentCard } from "./agent-card";
-import { AddKeyForm } from "./form-fields";
+import { AddKeyForm } from "./key-pickers";
 import type { AdminTeam, AdminUser } from "./types";
 
 export function AgentsForm({

@@ -6,7 +6,8 @@
 import { z } from "zod";
 import type { PolicyDocument } from "@/lib/policy";
 import { ROUTING_RISK_KINDS, RoutingRuleSchema, RoutingSchema, type RoutingRule } from "@/lib/policy/routing";
-import { box, button, help, issuesOfResult, ItemInput, ListField, useItemForm } from "./field-controls";
+import { box, button, help, ListField } from "./field-controls";
+import { issuesOfResult, ItemInput, useItemForm } from "./item-form";
 import { parseList } from "./list-input";
 
 const RISK_LABELS: Record<(typeof ROUTING_RISK_KINDS)[number], string> = {

@@ -1,6 +1,7 @@
 "use client";
 // A list of contexts and the cells a change flips in each: the import preview and the draft's "also changes".
 import { CELL_LABELS } from "@/lib/admin/matrix";
+import { leftOutNote, type LeftOut } from "@/lib/admin/matrix-contexts";
 import type { MatrixContextInput } from "@/lib/admin/schemas";
 import type { ContextFlips } from "./use-context-flips";
 
@@ -36,5 +37,16 @@ export function ContextFlipList({ rows, testId, hideUnchanged = false, onPick }:
         </li>
       ))}
     </ul>
+  );
+}
+
+/** What a capped preview did not compare, named, so a change past the cap is not taken for "no change". */
+export function LeftOutNote({ leftOut, testId }: { leftOut: LeftOut | undefined; testId: string }) {
+  const note = leftOut && leftOutNote(leftOut);
+  if (!note) return null;
+  return (
+    <p className="text-xs text-slate-600 dark:text-slate-400" data-testid={testId}>
+      {note}. Pick one in the matrix&apos;s context to see its cells.
+    </p>
   );
 }

@@ -4,10 +4,10 @@
 // look like "0 cells change" there. Under the matrix it lists the other contexts that change; in a form tab
 // (includeBase) every context, the matrix's own first, so the effect is in view where the edit is made.
 import { useMemo } from "react";
-import { previewContexts, type LabeledContext } from "@/lib/admin/matrix-contexts";
+import { previewPlan, type LabeledContext, type LeftOut } from "@/lib/admin/matrix-contexts";
 import type { MatrixContextInput } from "@/lib/admin/schemas";
 import { parsePolicyDocument, type PolicyDocument } from "@/lib/policy";
-import { ContextFlipList } from "./context-flips";
+import { ContextFlipList, LeftOutNote } from "./context-flips";
 import { useContextFlips } from "./use-context-flips";
 
 export function DraftContextFlips({
@@ -24,11 +24,11 @@ export function DraftContextFlips({
   /** Switch the matrix to a context the list names. */
   onPick?: (context: MatrixContextInput) => void;
 }) {
-  const contexts = useMemo(() => {
-    if (!draft) return [];
+  const { contexts, leftOut } = useMemo((): { contexts: LabeledContext[]; leftOut?: LeftOut } => {
+    if (!draft) return { contexts: [] };
     const before = parsePolicyDocument(saved);
-    const all = before.ok ? previewContexts({ before: before.document, after: draft, base, limit: 9 }) : [base];
-    return includeBase ? all : all.slice(1);
+    const plan = before.ok ? previewPlan({ before: before.document, after: draft, base, limit: 9 }) : { contexts: [base] };
+    return { ...plan, contexts: includeBase ? plan.contexts : plan.contexts.slice(1) };
   }, [saved, draft, base, includeBase]);
   const { rows, pending } = useContextFlips(contexts, draft);
   const testId = includeBase ? "form-effect" : "draft-context-flips";
@@ -52,6 +52,7 @@ export function DraftContextFlips({
     <div className="space-y-1 rounded-md border border-violet-300 p-2 text-sm dark:border-violet-800" data-testid={testId} role="status" aria-live="polite">
       <p className="font-medium">{summary}</p>
       <ContextFlipList rows={rows} testId={`${testId}-list`} hideUnchanged {...(onPick ? { onPick } : {})} />
+      <LeftOutNote leftOut={leftOut} testId={`${testId}-left-out`} />
     </div>
   );
 }

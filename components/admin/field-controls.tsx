@@ -1,11 +1,14 @@
 "use client";
-// Building blocks of the policy forms: a field validated as you type with a zod schema from lib/policy (the draft
-// is only rewritten with a value the schema accepts, so the JSON view always holds the last valid value), sizes in
-// KiB/MiB, durations in seconds, lists as comma-separated text, and a per-item form state (useItemForm) for records
-// whose fields depend on each other (a routing rule, a new MCP server, a network rule).
+// The one field library of the policy forms: a field validated as you type with a zod schema from lib/policy (the
+// draft is only rewritten with a value the schema accepts, so the JSON view always holds the last valid value),
+// sizes in KiB/MiB, durations in seconds, lists as comma-separated text, tool lists checked against the known tools,
+// a per-item form state (item-form.tsx) for records whose fields depend on each other, and pickers of a record
+// key or a profile (key-pickers.tsx). A field commits as you type, or on blur/Enter (`commitOn="blur"`) where a
+// half-typed value would be a different, valid one (a tool list: "rea" matches nothing but is kept).
 import { useId, useState, type ReactNode } from "react";
 import type { z } from "zod";
-import { formatByteSize, parseByteSize } from "@/lib/policy";
+import { linesOf, toolListNote } from "@/lib/admin/form-checks";
+import { formatByteSize, parseByteSize, type ToolMeta } from "@/lib/policy";
 import { parseList } from "./list-input";
 
 export const box = "space-y-3 rounded-lg border border-slate-200 p-3 dark:border-slate-800";
@@ -49,7 +52,12 @@ export function firstIssue(result: { success: boolean; error?: z.ZodError }, amo
   return typeof index === "number" ? `entry ${index + 1}: ${message}` : message;
 }
 
-/** A text field: `read` turns the text into a value or a reason; a valid value is committed at once. */
+type Read<T> = (text: string) => { ok: true; value: T } | { ok: false; reason: string };
+
+/**
+ * A text field: `read` turns the text into a value or a reason; a valid value is committed at once (or on blur and
+ * Enter with `commitOn="blur"`). `warn` names a problem that does not stop the commit (an unknown tool name).
+ */
 export function TextField<T>({
   label,
   value,
@@ -57,16 +65,24 @@ export function TextField<T>({
   read,
   onCommit,
   description,
+  warn,
+  commitOn = "change",
+  multiline = false,
   className = "w-40",
+  placeholder,
   testId,
 }: {
   label: string;
   value: T;
   show: (value: T) => string;
-  read: (text: string) => { ok: true; value: T } | { ok: false; reason: string };
+  read: Read<T>;
   onCommit: (value: T) => void;
   description?: ReactNode;
+  warn?: (text: string) => string | undefined;
+  commitOn?: "change" | "blur";
+  multiline?: boolean;
   className?: string;
+  placeholder?: string;
   testId?: string;
 }) {
   const id = useId();
@@ -80,39 +96,48 @@ export function TextField<T>({
     setText(shown);
     setError(undefined);
   }
+  const commit = (parsed: { ok: true; value: T }) => {
+    const committed = show(parsed.value);
+    if (commitOn === "change") setLast(committed);
+    if (committed !== shown) onCommit(parsed.value);
+  };
   const change = (next: string) => {
     setText(next);
     const parsed = read(next);
     if (!parsed.ok) return setError(parsed.reason);
     setError(undefined);
-    const committed = show(parsed.value);
-    setLast(committed);
-    if (committed !== shown) onCommit(parsed.value);
+    if (commitOn === "change") commit(parsed);
+  };
+  const blur = () => {
+    if (error) return;
+    const parsed = read(text);
+    if (commitOn === "blur" && parsed.ok) commit(parsed);
+    else setText(show(value));
+  };
+  const warning = error ? undefined : warn?.(text);
+  const common = {
+    id,
+    "data-testid": testId,
+    className: `${input} ${className}`,
+    value: text,
+    placeholder,
+    "aria-invalid": error ? true : undefined,
+    "aria-describedby": `${id}-d ${id}-e`,
+    onChange: (e: { target: { value: string } }) => change(e.target.value),
+    onBlur: blur,
   };
   return (
     <div className="flex flex-col gap-0.5 text-xs">
       <label htmlFor={id} className="font-medium">{label}</label>
-      <input
-        id={id}
-        data-testid={testId}
-        className={`${input} ${className}`}
-        value={text}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={`${id}-d ${id}-e`}
-        onChange={(e) => change(e.target.value)}
-        onBlur={() => {
-          if (!error) setText(show(value));
-        }}
-      />
-      <span id={`${id}-e`} role={error ? "alert" : undefined} className="text-rose-700 dark:text-rose-300">
-        {error ? `✕ ${error} (the draft keeps ${shown || "nothing"})` : ""}
+      {multiline ? <textarea {...common} rows={3} /> : <input {...common} onKeyDown={(e) => e.key === "Enter" && commitOn === "blur" && (e.preventDefault(), blur())} />}
+      <span id={`${id}-e`} role={error ? "alert" : undefined} className={error ? "text-rose-700 dark:text-rose-300" : "text-amber-800 dark:text-amber-300"}>
+        {error ? `✕ ${error} (the draft keeps ${shown || "nothing"})` : warning ? `⚠ ${warning}` : ""}
       </span>
       {description && <span id={`${id}-d`} className={help}>{description}</span>}
     </div>
   );
 }
 
-type Read<T> = (text: string) => { ok: true; value: T } | { ok: false; reason: string };
 
 /** A text read through a zod schema. */
 export function viaSchema<T>(schema: z.ZodType<T>, toInput: (text: string) => unknown = (t) => t, amount?: (n: number) => string): Read<T> {
@@ -214,43 +239,48 @@ export function Check({ label, checked, onChange, description }: { label: string
   );
 }
 
-/**
- * The form state of one record whose fields depend on each other: the fields' texts live here, `build` turns them
- * into the record and `validate` checks it (the record's schema and its place in the document); the draft is
- * rewritten only with a valid record. A change of the record in the draft (JSON editor) resets the texts.
- */
-export function useItemForm<F extends Record<string, unknown>, V>({ value, toForm, build, validate, commit }: { value: V | undefined; toForm: (v: V | undefined) => F; build: (f: F) => unknown; validate: (input: unknown) => { ok: true; value: V } | { ok: false; issues: Array<{ path: string; message: string }> }; commit?: (v: V) => void }) {
-  const key = JSON.stringify(value ?? null);
-  const [state, setState] = useState({ form: toForm(value), seen: key });
-  if (key !== state.seen) setState({ form: toForm(value), seen: key });
-  const result = validate(build(state.form));
-  const set = (patch: Partial<F>) => {
-    const form = { ...state.form, ...patch };
-    const next = validate(build(form));
-    if (next.ok && commit) {
-      setState({ form, seen: JSON.stringify(next.value) });
-      commit(next.value);
-    } else setState({ form, seen: state.seen });
-  };
-  const reset = () => setState({ form: toForm(value), seen: key });
-  const issueFor = (prefix: string) => (result.ok ? undefined : result.issues.find((i) => i.path === prefix || i.path.startsWith(`${prefix}.`))?.message);
-  return { form: state.form, set, reset, result, issueFor };
+/** An optional text: empty means "not set"; otherwise the schema decides. */
+export function readOptional(schema: z.ZodType): Read<string | undefined> {
+  return (text) => (text.trim() === "" ? { ok: true, value: undefined } : (viaSchema(schema)(text) as ReturnType<Read<string | undefined>>));
 }
 
-/** zod issues as dotted paths (relative to the record). */
-export function issuesOfResult(result: { success: boolean; error?: z.ZodError }) {
-  return (result.error?.issues ?? []).map((i) => ({ path: i.path.map(String).join("."), message: plainMessage(i) }));
-}
-
-/** A labelled input whose text belongs to a useItemForm; the record's issue for this field is shown under it. */
-export function ItemInput({ label, value, onChange, issue, description, className = "w-full", placeholder }: { label: string; value: string; onChange: (t: string) => void; issue?: string; description?: ReactNode; className?: string; placeholder?: string }) {
-  const id = useId();
+/** A tool list (names, group:… groups, x* wildcards), comma-separated; unknown names are flagged, and kept. */
+export function ToolListField({ label, value, onCommit, tools, description }: { label: string; value: readonly string[] | undefined; onCommit: (list: string[] | undefined) => void; tools: readonly ToolMeta[]; description?: ReactNode }) {
   return (
-    <div className="flex flex-col gap-0.5 text-xs">
-      <label htmlFor={id} className="font-medium">{label}</label>
-      <input id={id} className={`${input} ${className}`} value={value} placeholder={placeholder} aria-invalid={issue ? true : undefined} aria-describedby={`${id}-d ${id}-e`} onChange={(e) => onChange(e.target.value)} />
-      <span id={`${id}-e`} className="text-rose-700 dark:text-rose-300">{issue ? `✕ ${issue}` : ""}</span>
-      {description && <span id={`${id}-d`} className={help}>{description}</span>}
-    </div>
+    <TextField<readonly string[] | undefined>
+      label={label}
+      value={value}
+      show={(list) => (list ?? []).join(", ")}
+      read={(text) => {
+        const list = parseList(text);
+        return { ok: true, value: list.length > 0 ? list : undefined };
+      }}
+      onCommit={(list) => onCommit(list ? [...list] : undefined)}
+      warn={(text) => toolListNote(parseList(text), tools)}
+      commitOn="blur"
+      className="w-full font-mono"
+      placeholder="e.g. read, group:web, memory_*"
+      description={description}
+    />
+  );
+}
+
+/** One entry per line (starter prompts), checked as a whole list by `schema`; no line means "not set". */
+export function LinesField({ label, value, onCommit, schema, description }: { label: string; value: readonly string[] | undefined; onCommit: (list: string[] | undefined) => void; schema: z.ZodType; description?: ReactNode }) {
+  return (
+    <TextField<readonly string[] | undefined>
+      label={label}
+      value={value}
+      show={(list) => (list ?? []).join("\n")}
+      read={(text) => {
+        const lines = linesOf(text);
+        return lines.length === 0 ? { ok: true, value: undefined } : (viaSchema(schema, () => lines) as Read<string[]>)(text);
+      }}
+      onCommit={(list) => onCommit(list ? [...list] : undefined)}
+      commitOn="blur"
+      multiline
+      className="w-full"
+      description={description}
+    />
   );
 }

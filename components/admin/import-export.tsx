@@ -6,14 +6,14 @@
 // the draft" changes the draft; saving is the usual review-and-save.
 import { useState } from "react";
 import type { ImportReport } from "@/lib/admin/openclaw-import";
-import { previewContexts, type LabeledContext } from "@/lib/admin/matrix-contexts";
+import { previewPlan, type LabeledContext, type LeftOut } from "@/lib/admin/matrix-contexts";
 import { parsePolicyDocument, type PolicyDocument } from "@/lib/policy";
 import { api } from "./api";
-import { ContextFlipList } from "./context-flips";
+import { ContextFlipList, LeftOutNote } from "./context-flips";
 import { useContextFlips } from "./use-context-flips";
 import type { DraftState } from "./use-policy-draft";
 
-type Preview = { document: unknown; report: ImportReport; before?: PolicyDocument; contexts: LabeledContext[] };
+type Preview = { document: unknown; report: ImportReport; before?: PolicyDocument; contexts: LabeledContext[]; leftOut?: LeftOut };
 
 export function ImportExport({ draft, baseContext, saved }: { draft: DraftState; baseContext: LabeledContext; saved: PolicyDocument }) {
   const [text, setText] = useState("");
@@ -38,8 +38,8 @@ export function ImportExport({ draft, baseContext, saved }: { draft: DraftState;
       const base = draft.check?.document;
       const result = await api<{ document: unknown; report: ImportReport }>("/api/policy/import", { body: { format: "openclaw", text, ...(base ? { base } : {}) } });
       const after = parsePolicyDocument(result.document);
-      const contexts = after.ok ? previewContexts({ before: base ?? saved, after: after.document, base: baseContext, limit: 8 }) : [baseContext];
-      setPreview({ ...result, ...(base ? { before: base } : {}), contexts });
+      const plan = after.ok ? previewPlan({ before: base ?? saved, after: after.document, base: baseContext, limit: 8 }) : { contexts: [baseContext] };
+      setPreview({ ...result, ...(base ? { before: base } : {}), ...plan });
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
     } finally {
@@ -120,6 +120,7 @@ function ImportPreview({ preview, onApply, onDiscard }: { preview: Preview; onAp
       <p className="font-semibold">Preview: merged into the current draft (nothing is saved yet)</p>
       <p className="text-xs text-slate-600 dark:text-slate-400">Cells that change from the draft to the draft with this import, for the matrix&apos;s context and with each agent and team the import names:</p>
       <ContextFlipList rows={flips.rows} testId="import-flips" />
+      <LeftOutNote leftOut={preview.leftOut} testId="import-left-out" />
       <NoteList title="⚠ Not imported" notes={report.unmapped} testId="import-unmapped" />
       <NoteList title="Replaced values already in the draft" notes={report.replaced} testId="import-replaced" />
       <NoteList title="Tool names mapped or unknown" notes={report.names} testId="import-names" />

@@ -1,12 +1,14 @@
 "use client";
 // MCP servers in the policy document as forms: each server's modes, timeout and approval switches, and a form to
 // add one (id, a command started in the sandbox or a URL, modes, timeout), checked with McpServerConfigSchema and,
-// among the others, McpServersSchema (duplicate ids) as you type. Environment variables and headers (stored
-// encrypted) stay in the JSON tab. The live state of each server is on the MCP servers page.
+// among the others, McpServersSchema (duplicate ids) as you type. Environment variables and headers are write-only
+// (mcp-secrets.tsx). The live state of each server is on the MCP servers page.
 import { useId } from "react";
 import { TOOL_MODES, type McpServerConfig, type PolicyDocument, type ToolMode } from "@/lib/policy";
 import { DEFAULT_MCP_TIMEOUT_MS, McpServerConfigSchema, McpServersSchema } from "@/lib/policy/mcp-servers";
-import { box, button, Check, help, input, issuesOfResult, ItemInput, SecondsField, useItemForm } from "./field-controls";
+import { box, button, Check, help, input, SecondsField } from "./field-controls";
+import { issuesOfResult, ItemInput, useItemForm } from "./item-form";
+import { McpSecrets } from "./mcp-secrets";
 
 const MODE_LABELS: Record<ToolMode, string> = { chat_safe: "chat (chat_safe)", coding: "coding" };
 
@@ -112,6 +114,13 @@ function SecondsInput({ value, onChange, issue }: { value: string; onChange: (t:
   return <ItemInput label="Timeout per call (seconds)" value={value} onChange={onChange} issue={issue} className="w-24" description="0.1 to 600 seconds." />;
 }
 
+function withSecrets(transport: McpServerConfig["transport"], key: "env" | "headers", entries: Record<string, string> | undefined): McpServerConfig["transport"] {
+  const next: Record<string, unknown> = { ...structuredClone(transport) };
+  if (entries) next[key] = entries;
+  else delete next[key];
+  return next as McpServerConfig["transport"];
+}
+
 export function McpServerForm({ document, onChange }: { document: PolicyDocument; onChange: (next: PolicyDocument) => void }) {
   const servers = document.mcpServers;
   const setServer = (index: number, patch: Partial<McpServerConfig>) =>
@@ -137,6 +146,11 @@ export function McpServerForm({ document, onChange }: { document: PolicyDocument
           <Check label="On (in the allowed servers)" checked={allowed.includes(server.id) && document.system.mcp.enabled} onChange={(on) => onChange(setAllowed(server.id, on))} />
           <ModeChecks legend="Modes its tools may be used in" value={server.allowedModes} onChange={(allowedModes) => setServer(index, { allowedModes })} />
           <SecondsField label="Timeout per call" value={server.timeoutMs} schema={McpServerConfigSchema.shape.timeoutMs} onCommit={(timeoutMs) => setServer(index, { timeoutMs })} />
+          {server.transport.type === "stdio" ? (
+            <McpSecrets kind="env" server={server.id} entries={server.transport.env} onChange={(env) => setServer(index, { transport: withSecrets(server.transport, "env", env) })} />
+          ) : (
+            <McpSecrets kind="headers" server={server.id} entries={server.transport.headers} onChange={(headers) => setServer(index, { transport: withSecrets(server.transport, "headers", headers) })} />
+          )}
           <Check label="Only owners may use its tools" checked={server.ownerOnly} onChange={(ownerOnly) => setServer(index, { ownerOnly })} />
           <Check
             label="Ask an owner before tools that may change something"

@@ -5,7 +5,8 @@
 import type { z } from "zod";
 import { EgressRuleSchema, NetworkSettingsSchema, type EgressRule, type NetworkSettings } from "@/lib/policy/egress";
 import { parseList } from "./list-input";
-import { box, button, ByteField, Check, help, issuesOfResult, ItemInput, NumberField, useItemForm } from "./field-controls";
+import { box, button, ByteField, Check, help, NumberField } from "./field-controls";
+import { issuesOfResult, ItemInput, useItemForm } from "./item-form";
 
 type RuleForm = { domain: string; methods: string; ports: string };
 

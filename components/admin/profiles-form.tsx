@@ -3,7 +3,8 @@
 // The built-in ones are shown for reference; your own are edited here. A profile in use cannot be removed.
 import { newIdProblem, profileUses } from "@/lib/admin/form-checks";
 import { TOOL_PROFILES, type PolicyDocument, type ToolMeta } from "@/lib/policy";
-import { AddKeyForm, buttonClass, ToolListField } from "./form-fields";
+import { button, ToolListField } from "./field-controls";
+import { AddKeyForm } from "./key-pickers";
 
 type Key = "allow" | "alsoAllow" | "deny";
 
@@ -47,7 +48,7 @@ export function ProfilesForm({ document, tools, onChange }: { document: PolicyDo
               </h4>
               <button
                 type="button"
-                className={`${buttonClass} text-rose-700 disabled:opacity-50 dark:text-rose-300`}
+                className={`${button} text-rose-700 disabled:opacity-50 dark:text-rose-300`}
                 disabled={uses.length > 0}
                 title={uses.length > 0 ? "In use: choose another profile there first" : undefined}
                 onClick={() => edit((d) => void delete d.profiles[id])}
@@ -56,7 +57,7 @@ export function ProfilesForm({ document, tools, onChange }: { document: PolicyDo
               </button>
             </div>
             <div className="grid gap-3 sm:grid-cols-2">
-              <ToolListField label={`Only allow (profile ${id})`} value={profile.allow} tools={tools} onCommit={(l) => setList(id, "allow", l)} help="Empty: every tool." />
+              <ToolListField label={`Only allow (profile ${id})`} value={profile.allow} tools={tools} onCommit={(l) => setList(id, "allow", l)} description="Empty: every tool." />
               <ToolListField label={`Also allow (profile ${id})`} value={profile.alsoAllow} tools={tools} onCommit={(l) => setList(id, "alsoAllow", l)} />
               <ToolListField label={`Never allow (profile ${id})`} value={profile.deny} tools={tools} onCommit={(l) => setList(id, "deny", l)} />
             </div>

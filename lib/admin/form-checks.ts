@@ -65,3 +65,19 @@ export function profileUses(document: { tools: ScopeWithProfile; agents: Readonl
   for (const [agent, config] of Object.entries(document.agents)) scan(config.tools, `agents.${agent}.tools`);
   return uses;
 }
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// RFC 9110 token characters: what fetch accepts as a header name.
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** A new or renamed MCP env variable or header name: present, well-formed, not taken (headers ignore case). */
+export function secretNameProblem(name: string, { kind, taken }: { kind: "env" | "headers"; taken: readonly string[] }): string | undefined {
+  const value = name.trim();
+  if (!value) return kind === "env" ? "give the variable a name" : "give the header a name";
+  if (kind === "env" && !ENV_NAME.test(value)) return "letters, digits and _ only, not starting with a digit";
+  if (kind === "headers" && !HEADER_NAME.test(value)) return "no spaces or separators such as : ( ) in a header name";
+  if (value === "__proto__") return '"__proto__" cannot be a name';
+  const same = (a: string) => (kind === "headers" ? a.toLowerCase() === value.toLowerCase() : a === value);
+  if (taken.some(same)) return `"${value}" is already set`;
+  return undefined;
+}

@@ -82,13 +82,18 @@ function flagsOf(ids: readonly string[], before: readonly string[], after: reado
   return out;
 }
 
+type PreviewArgs = { before: PolicyDocument; after: PolicyDocument; base: LabeledContext; limit?: number };
+/** Agents and teams a preview did not compare (past its cap). */
+export type LeftOut = { agents: string[]; teams: string[] };
+
 /**
  * The contexts a change from `before` to `after` is previewed in: the base context (the matrix's), then the base
  * context with each agent, then with each team (added to the person's own), that either document names: the ones
  * the change touches first, at most `limit` in all. A team or agent is touched when its entry, its mode grants or
- * its sandboxing differ.
+ * its sandboxing differ. `leftOut` names the agents and teams past the cap (touched first), so a preview can say what
+ * it did not compare.
  */
-export function previewContexts({ before, after, base, limit = 12 }: { before: PolicyDocument; after: PolicyDocument; base: LabeledContext; limit?: number }): LabeledContext[] {
+export function previewPlan({ before, after, base, limit = 12 }: PreviewArgs): { contexts: LabeledContext[]; leftOut: LeftOut } {
   const sandboxAgents = [...before.sandbox.sandboxed.agents, ...after.sandbox.sandboxed.agents];
   const sandboxTeams = [...before.sandbox.sandboxed.teams, ...after.sandbox.sandboxed.teams];
   const agents = namedIn(before.agents, after.agents, flagsOf(sandboxAgents, before.sandbox.sandboxed.agents, after.sandbox.sandboxed.agents));
@@ -96,16 +101,40 @@ export function previewContexts({ before, after, base, limit = 12 }: { before: P
   for (const team of namedIn(before.modeGrants.teams, after.modeGrants.teams)) teamFlags[team.id] = teamFlags[team.id] === true || team.touched;
   const teams = namedIn(before.teams, after.teams, teamFlags);
   const ownTeams = base.context.teamIds ?? [];
-  const candidates: Array<Named & LabeledContext> = [
-    ...agents.map((a) => ({ ...a, label: `${base.label} with agent ${a.id}`, context: { ...base.context, agentId: a.id } })),
+  const candidates: Array<Named & LabeledContext & { kind: keyof LeftOut }> = [
+    ...agents.map((a) => ({ ...a, kind: "agents" as const, label: `${base.label} with agent ${a.id}`, context: { ...base.context, agentId: a.id } })),
     ...teams
       .filter((t) => !ownTeams.includes(t.id))
-      .map((t) => ({ ...t, label: `${base.label} in team ${t.id}`, context: { ...base.context, teamIds: [...ownTeams, t.id] } })),
+      .map((t) => ({ ...t, kind: "teams" as const, label: `${base.label} in team ${t.id}`, context: { ...base.context, teamIds: [...ownTeams, t.id] } })),
   ];
   // Touched ones first across both kinds, each kind keeping its order.
   const ordered = [...candidates.filter((c) => c.touched), ...candidates.filter((c) => !c.touched)];
-  return [base, ...ordered.slice(0, Math.max(0, limit - 1)).map(({ label, context }) => ({ label, context }))];
+  const kept = Math.max(0, limit - 1);
+  const rest = ordered.slice(kept);
+  return {
+    contexts: [base, ...ordered.slice(0, kept).map(({ label, context }) => ({ label, context }))],
+    leftOut: { agents: rest.filter((c) => c.kind === "agents").map((c) => c.id), teams: rest.filter((c) => c.kind === "teams").map((c) => c.id) },
+  };
 }
+
+export function previewContexts(args: PreviewArgs): LabeledContext[] {
+  return previewPlan(args).contexts;
+}
+
+const SHOWN_NAMES = 10;
+
+/** "3 more agents not compared: a, b and c; 1 more team not compared: ops", or undefined when none was left out. */
+export function leftOutNote(leftOut: LeftOut): string | undefined {
+  const part = (ids: readonly string[], one: string) => {
+    if (ids.length === 0) return undefined;
+    const shown = ids.slice(0, SHOWN_NAMES);
+    const names = ids.length > SHOWN_NAMES ? `${shown.join(", ")} and ${ids.length - SHOWN_NAMES} others` : list(shown);
+    return `${ids.length} more ${one}${ids.length === 1 ? "" : "s"} not compared: ${names}`;
+  };
+  const parts = [part(leftOut.agents, "agent"), part(leftOut.teams, "team")].filter(Boolean);
+  return parts.length > 0 ? parts.join("; ") : undefined;
+}
+
 
 /** A short label for a context: the person's e-mail or the roles. */
 export function contextLabel(context: MatrixContextInput, users: readonly ContextUser[]): string {

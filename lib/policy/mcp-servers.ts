@@ -14,6 +14,11 @@ const modeList = z.array(z.enum(TOOL_MODES));
 export const MCP_SERVER_ID_PATTERN = /^[a-z0-9](?:[a-z0-9-]|_(?=[a-z0-9-]))*$/;
 export const MCP_SERVER_ID_RULE = "lower-case letters, digits, '-' and '_', where '_' is never doubled, first or last (the id must split back out of mcp__<id>__<tool>)";
 export const DEFAULT_MCP_TIMEOUT_MS = 15_000;
+/**
+ * What the API shows instead of a stored header or env value (they are write-only, lib/tools/mcp/secrets.ts);
+ * sent back under the same name it means "keep the stored value". Here so the editor's forms can say "set".
+ */
+export const SECRET_MASK = "********";
 
 export const McpStdioTransportSchema = z
   .object({

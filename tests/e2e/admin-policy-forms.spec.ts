@@ -164,6 +164,48 @@ test.describe("policy forms and previews (issue 33)", () => {
   });
 });
 
+test.describe("provider rules per agent (issue 33)", () => {
+  test.afterEach(async ({ page }) => {
+    await savePolicy(page.request, { version: 1 }, "e2e cleanup");
+  });
+
+  test("an agent's provider rules: the same form in its card, checked as typed, in the JSON, saved and shown again", async ({ page }) => {
+    await signInAs(page, "admin@example.com");
+    await savePolicy(page.request, { ...WITH_CODER, tools: { byProvider: { openai: { deny: ["exec"] } } } }, "an agent");
+    await page.goto("/admin/policy");
+    await page.getByRole("tab", { name: "Agents, profiles, providers" }).click();
+    const rules = page.getByTestId("agent-providers-coder");
+    const key = rules.getByLabel("Provider (or provider/model) for agent coder");
+    await key.fill("openai/");
+    await expect(rules).toContainText("write provider or provider/model (both parts)");
+    await expect(rules.getByRole("button", { name: "Add rules by provider for coder" })).toBeDisabled();
+    await key.fill("openai/gpt-4o");
+    await rules.getByRole("button", { name: "Add rules by provider for coder" }).click();
+    const deny = rules.getByLabel("Never allow (openai/gpt-4o, agent coder)");
+    await deny.fill("reed");
+    await expect(rules.getByText('"reed" matches no tool or group')).toBeVisible();
+    await deny.fill("read");
+    await deny.press("Enter");
+    await rules.getByRole("combobox", { name: "Profile (openai/gpt-4o, agent coder)" }).selectOption("minimal");
+    // The document's own provider rules are untouched, and keep their names.
+    await expect(page.getByLabel("Never allow (openai)")).toHaveValue("exec");
+
+    await page.getByRole("tab", { name: "JSON" }).click();
+    const json = await draftJson(page);
+    expect(json.agents.coder.tools).toEqual({ byProvider: { "openai/gpt-4o": { deny: ["read"], profile: "minimal" } } });
+    expect(json.tools.byProvider).toEqual({ openai: { deny: ["exec"] } });
+    await page.getByRole("tab", { name: "Agents, profiles, providers" }).click();
+    await page.getByRole("button", { name: "Save as new version" }).click();
+    await expect(page.getByText(/Saved as version \d+/)).toBeVisible();
+    await page.reload();
+    await page.getByRole("tab", { name: "Agents, profiles, providers" }).click();
+    await expect(page.getByTestId("agent-providers-coder").getByLabel("Never allow (openai/gpt-4o, agent coder)")).toHaveValue("read");
+    await page.getByRole("button", { name: "Remove rules of agent coder for openai/gpt-4o" }).click();
+    await page.getByRole("tab", { name: "JSON" }).click();
+    expect((await draftJson(page)).agents.coder.tools).toEqual({});
+  });
+});
+
 // Own browser contexts per screen (the describe's afterEach cleans up with the default page, which is not signed in here).
 test.describe("policy forms on every screen (issue 33)", () => {
   for (const screen of SCREENS) {
@@ -190,9 +232,12 @@ test.describe("policy forms on every screen (issue 33)", () => {
 
       // The import preview on this screen: the agent's context lists its flipped exec cell.
       await page.getByRole("tab", { name: /Import/ }).click();
-      await page.getByLabel("Text to import").fill("{ agents: { list: [ { id: 'coder', tools: { deny: ['read'] } } ] } }");
+      // Ten agents: the preview compares the base context and seven agents (a cap of 8) and names the three it left out.
+      const more = Array.from({ length: 9 }, (_, i) => `{ id: 'z0${i + 1}', tools: { deny: ['read'] } }`).join(", ");
+      await page.getByLabel("Text to import").fill(`{ agents: { list: [ { id: 'coder', tools: { deny: ['read'] } }, ${more} ] } }`);
       await page.getByRole("button", { name: "Preview the import" }).click();
       await expect(page.getByTestId("import-flips")).toContainText("owner@example.com with agent coder: 1 cell changes — read in coding: allowed → denied");
+      await expect(page.getByTestId("import-left-out")).toHaveText("3 more agents not compared: z07, z08 and z09. Pick one in the matrix's context to see its cells.");
       const axeImport = await new AxeBuilder({ page }).setLegacyMode(true).options({ resultTypes: ["violations"] }).analyze();
       expect(axeImport.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
       await page.getByTestId("import-preview").scrollIntoViewIfNeeded();

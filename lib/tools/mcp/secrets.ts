@@ -7,6 +7,7 @@ import "server-only";
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { loadConfig } from "@/lib/config";
 import { AppError } from "@/lib/errors";
+import { SECRET_MASK } from "@/lib/policy/mcp-servers";
 
 const VERSION = "v1";
 const IV_BYTES = 12;
@@ -19,8 +20,7 @@ function keyFrom(secret: string | undefined): Buffer {
 
 const authSecret = (): string | undefined => loadConfig().AUTH_SECRET;
 
-/** What GET /api/policy shows instead of a secret value; sending it back means "keep the stored value". */
-export const SECRET_MASK = "********";
+export { SECRET_MASK };
 
 const envAad = (serverId: string) => `${serverId}:env`;
 

@@ -1,6 +1,6 @@
 // The checks the agents, profiles and providers forms run as you type (issue 33).
 import { describe, expect, it } from "vitest";
-import { fieldProblem, linesOf, newIdProblem, profileUses, providerKeyProblem, toolListNote, unknownToolEntries } from "@/lib/admin/form-checks";
+import { fieldProblem, linesOf, newIdProblem, profileUses, providerKeyProblem, secretNameProblem, toolListNote, unknownToolEntries } from "@/lib/admin/form-checks";
 import { AgentConfigSchema } from "@/lib/policy";
 import { doc, TOOLS } from "./fixtures";
 
@@ -41,5 +41,18 @@ describe("form checks", () => {
     const d = doc({ profiles: { team: { allow: ["read"] } }, tools: { profile: "team", byProvider: { openai: { profile: "team" } } }, agents: { a: { name: "A", tools: { profile: "team" } } } });
     expect(profileUses(d, "team")).toEqual(["tools.profile", "tools.byProvider.openai.profile", "agents.a.tools.profile"]);
     expect(profileUses(d, "other")).toEqual([]);
+  });
+
+  it("MCP env and header names: well-formed, not taken (header names ignore case)", () => {
+    expect(secretNameProblem("API_TOKEN", { kind: "env", taken: ["LOG"] })).toBeUndefined();
+    expect(secretNameProblem("", { kind: "env", taken: [] })).toBe("give the variable a name");
+    expect(secretNameProblem("1TOKEN", { kind: "env", taken: [] })).toMatch(/not starting with a digit/);
+    expect(secretNameProblem("API-TOKEN", { kind: "env", taken: [] })).toMatch(/letters, digits and _ only/);
+    expect(secretNameProblem("LOG", { kind: "env", taken: ["LOG"] })).toBe('"LOG" is already set');
+    expect(secretNameProblem("log", { kind: "env", taken: ["LOG"] })).toBeUndefined();
+    expect(secretNameProblem("X-Api-Key", { kind: "headers", taken: [] })).toBeUndefined();
+    expect(secretNameProblem("Bad: header", { kind: "headers", taken: [] })).toMatch(/no spaces or separators/);
+    expect(secretNameProblem("authorization", { kind: "headers", taken: ["Authorization"] })).toBe('"authorization" is already set');
+    expect(secretNameProblem("__proto__", { kind: "env", taken: [] })).toBe('"__proto__" cannot be a name');
   });
 });

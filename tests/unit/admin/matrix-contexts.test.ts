@@ -2,7 +2,7 @@
 // change touches, so an OpenClaw import that denies exec to an agent shows that agent's exec cell flipping.
 import { describe, expect, it } from "vitest";
 import { buildPolicyMatrix, diffMatrices, type MatrixContext } from "@/lib/admin/matrix";
-import { defaultMatrixContext, describeMatrixContext, grantedModesOf, previewContexts, type ContextUser } from "@/lib/admin/matrix-contexts";
+import { defaultMatrixContext, describeMatrixContext, grantedModesOf, leftOutNote, previewContexts, previewPlan, type ContextUser } from "@/lib/admin/matrix-contexts";
 import { importOpenClawConfig, parseOpenClawText } from "@/lib/admin/openclaw-import";
 import type { MatrixContextInput } from "@/lib/admin/schemas";
 import type { PolicyDocument } from "@/lib/policy";
@@ -91,5 +91,25 @@ describe("preview contexts of a change", () => {
       { label: "owner@example.com", flips: [] },
       { label: "owner@example.com with agent coder", flips: [{ tool: "exec", mode: "coding", from: "ask", to: "denied" }] },
     ]);
+  });
+
+  it("past the cap, the agents and teams left out are named (touched ones first), and said in one line", () => {
+    const agents = Object.fromEntries(["a1", "a2", "a3", "a4", "a5"].map((id) => [id, { name: id }]));
+    const before = doc({ agents, teams: { t1: {}, t2: {} } });
+    const after = doc({ agents: { ...agents, a5: { name: "renamed" } }, teams: { t1: {}, t2: { deny: ["exec"] } } });
+    const plan = previewPlan({ before, after, base, limit: 4 });
+    expect(plan.contexts.map((c) => c.label)).toEqual(["owner@example.com", "owner@example.com with agent a5", "owner@example.com in team t2", "owner@example.com with agent a1"]);
+    expect(plan.leftOut).toEqual({ agents: ["a2", "a3", "a4"], teams: ["t1"] });
+    expect(leftOutNote(plan.leftOut)).toBe("3 more agents not compared: a2, a3 and a4; 1 more team not compared: t1");
+    // Within the cap nothing is left out, and nothing is said.
+    const all = previewPlan({ before, after, base, limit: 12 });
+    expect(all.leftOut).toEqual({ agents: [], teams: [] });
+    expect(leftOutNote(all.leftOut)).toBeUndefined();
+    expect(previewContexts({ before, after, base, limit: 4 })).toEqual(plan.contexts);
+  });
+
+  it("a long list of left-out names is cut, with how many more", () => {
+    const names = Array.from({ length: 14 }, (_, i) => `agent${String(i).padStart(2, "0")}`);
+    expect(leftOutNote({ agents: names, teams: [] })).toBe("14 more agents not compared: agent00, agent01, agent02, agent03, agent04, agent05, agent06, agent07, agent08, agent09 and 4 others");
   });
 });
