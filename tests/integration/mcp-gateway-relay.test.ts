@@ -11,7 +11,7 @@ import { startApp, type RunningApp } from "../support/app-server";
 import { databaseTargets, prepareDatabase, type DatabaseTarget } from "../support/databases";
 import { HttpClient, signedIn } from "../support/http-client";
 import { setPolicy, until } from "../support/approvals-helpers";
-import { startHttpFixture, type HttpFixture } from "../support/mcp-fixture";
+import { startHttpFixture, stdioFixtureTransport, type HttpFixture } from "../support/mcp-fixture";
 
 type Log = LoggingMessageNotification["params"];
 type Connected = { client: Client; logs: Log[] };
@@ -34,17 +34,19 @@ describe.each(databaseTargets())("MCP gateway: upstream notifications relayed (%
     owner = await signedIn(app.url, "owner@example.com");
     const transport = { type: "http", url: upstream.url };
     await setPolicy(db, {
-      system: { mcp: { enabled: true, allowedServers: ["relay", "gated"] } },
+      system: { mcp: { enabled: true, allowedServers: ["relay", "gated", "local"] } },
       mcpServers: [
         { id: "relay", transport, allowedModes: ["chat_safe"], timeoutMs: 20_000 },
         // The same server, with every call of steps waiting for an owner.
         { id: "gated", transport, allowedModes: ["chat_safe"], timeoutMs: 20_000, tools: { steps: { requireApproval: true } } },
+        // Over stdio: one pipe for every caller.
+        { id: "local", transport: stdioFixtureTransport(), allowedModes: ["chat_safe"], timeoutMs: 20_000 },
       ],
     });
     const { client } = await connect(member);
     await until("the upstream's tools", async () => {
       const names = (await client.listTools()).tools.map((t) => t.name);
-      return names.includes("mcp__relay__steps") && names.includes("mcp__gated__steps");
+      return ["relay", "gated", "local"].every((server) => names.includes(`mcp__${server}__steps`));
     }, 30_000, 200);
     await client.close();
   }, 180_000);
@@ -101,6 +103,18 @@ describe.each(databaseTargets())("MCP gateway: upstream notifications relayed (%
       expect(b.logs.map((l) => (l.data as { marker: string }).marker)).toEqual(Array(8).fill("theirs"));
     } finally {
       await Promise.all([a.client.close(), b.client.close()]);
+    }
+  });
+
+  it("a stdio server: its progress is relayed (it names its request), its log messages are not (they name none, and one pipe serves every caller)", async () => {
+    const a = await connect(member);
+    try {
+      const { result, progress } = await steps(a, "piped", 3, "local");
+      expect(text(result)).toBe("piped done");
+      expect(progress.map((p) => p.message)).toEqual(["piped step 1", "piped step 2", "piped step 3"]);
+      expect(a.logs).toEqual([]);
+    } finally {
+      await a.client.close();
     }
   });
 
