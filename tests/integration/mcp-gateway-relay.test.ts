@@ -1,7 +1,7 @@
 // Issue 30: an upstream server's progress and log messages about a call reach the outside client that made it, on
 // that POST's own response stream, and no one else; bounded, so a flooding upstream cannot flood a client. The
 // official SDK client (onprogress, a logging notification handler) over real HTTP against the built app, fronting
-// the fixture server over Streamable HTTP with event-stream answers (tests/fixtures/mcp-server.mjs, MCP_FIXTURE_SSE).
+// the fixture server over Streamable HTTP with event-stream answers (tests/fixtures/mcp-server.mjs, MCP_FIXTURE_NOTIFY).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -27,7 +27,7 @@ describe.each(databaseTargets())("MCP gateway: upstream notifications relayed (%
   beforeAll(async () => {
     target = await make();
     prepareDatabase(target.url);
-    upstream = await startHttpFixture({ MCP_FIXTURE_SSE: "1" });
+    upstream = await startHttpFixture({ MCP_FIXTURE_NOTIFY: "1" });
     app = await startApp({ databaseUrl: target.url, env: { MCP_APPROVAL_WAIT_SECONDS: "20" } });
     db = createDb(target.url);
     member = await signedIn(app.url, "member@example.com");
@@ -40,7 +40,7 @@ describe.each(databaseTargets())("MCP gateway: upstream notifications relayed (%
         // The same server, with every call of steps waiting for an owner.
         { id: "gated", transport, allowedModes: ["chat_safe"], timeoutMs: 20_000, tools: { steps: { requireApproval: true } } },
         // Over stdio: one pipe for every caller.
-        { id: "local", transport: stdioFixtureTransport(), allowedModes: ["chat_safe"], timeoutMs: 20_000 },
+        { id: "local", transport: { ...stdioFixtureTransport(), env: { MCP_FIXTURE_NOTIFY: "1" } }, allowedModes: ["chat_safe"], timeoutMs: 20_000 },
       ],
     });
     const { client } = await connect(member);
