@@ -91,6 +91,19 @@ describe.each(databaseTargets())("MCP gateway: upstream notifications relayed (%
     }
   });
 
+  it("prompts/get relays the upstream's notifications about it as a call does", async () => {
+    const a = await connect(member);
+    try {
+      const progress: Progress[] = [];
+      const got = await a.client.getPrompt({ name: "mcp__relay__noisy_prompt", arguments: { marker: "asked" } }, { onprogress: (p) => void progress.push(p) });
+      expect(got.messages[0]?.content).toEqual({ type: "text", text: "asked prompt" });
+      expect(progress).toEqual([{ progress: 1, total: 1, message: "asked prompt" }]);
+      expect(a.logs).toEqual([{ level: "info", logger: "relay", data: { marker: "asked" } }]);
+    } finally {
+      await a.client.close();
+    }
+  });
+
   it("two clients calling at once each get only their own call's notifications", async () => {
     const [a, b] = [await connect(member), await connect(owner)];
     try {
