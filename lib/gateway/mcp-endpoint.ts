@@ -5,7 +5,8 @@ import "server-only";
 // the resource metadata), the token's rate limit, the capped body (JSON-RPC errors for bad JSON, too large, batch
 // abuse), then the SDK. tools/list is the exposure gate for the token's context; tools/call goes through the call
 // pipeline (lib/runs/call-pipeline.ts): gate, claim, approval wait, run, record, audit, events. Resources and
-// prompts of the upstream servers pass through under the same server gates (upstream.ts).
+// prompts of the upstream servers pass through under the same server gates (upstream.ts). An upstream's progress and
+// log messages about a call, read or get reach the client that made it, bounded (notification-relay.ts).
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
@@ -18,7 +19,10 @@ import {
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
+  SetLevelRequestSchema,
   type CallToolResult,
+  type LoggingLevel,
+  type ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import { authenticateBearer, type TokenPrincipal } from "@/lib/auth/access-tokens";
 import { consumeTokenQuota } from "@/lib/auth/throttle";
@@ -28,6 +32,8 @@ import { readJsonBody } from "@/lib/http/body";
 import { publicErrorMessage } from "@/lib/http/public-error";
 import { callTool, listClientTools, type ExternalClient } from "@/lib/runs/call-pipeline";
 import { authenticateOAuthBearer, looksLikeOAuthAccessToken, type OAuthPrincipal } from "@/lib/oauth/server";
+import { withUpstreamRelay } from "@/lib/tools/mcp";
+import { NotificationRelay } from "./notification-relay";
 import { watchPrincipal } from "./principal-watch";
 import { toCallToolResult } from "./results";
 import { completeUpstream, getUpstreamPrompt, listUpstream, readUpstreamResource, usableUpstreams } from "./upstream";
@@ -74,23 +80,37 @@ function isValidMessage(value: unknown): boolean {
   return typeof value === "object" && value !== null && !Array.isArray(value) && (value as { jsonrpc?: unknown }).jsonrpc === "2.0";
 }
 
-/** Waits for `work`, sending a progress notification every few seconds meanwhile (a client may reset its timeout on each). */
-async function withProgress<T>(work: Promise<T>, progress: ((n: number) => Promise<void>) | null): Promise<T> {
-  if (!progress) return work;
-  let n = 0;
-  const timer = setInterval(() => void progress(++n).catch(() => undefined), PROGRESS_EVERY_MS);
+type RequestExtra = { sendNotification: (notification: ServerNotification) => Promise<void> };
+
+/**
+ * Runs `work` with the upstream's progress and log messages about it relayed to this request's caller; all of them
+ * are sent before the answer. With `waiting`, the gateway's own progress goes out every few seconds meanwhile (a
+ * client may reset its timeout on each).
+ */
+async function relayed<T>(extra: RequestExtra, progressToken: string | number | undefined, level: () => LoggingLevel | undefined, work: (relay: NotificationRelay) => Promise<T>, waiting?: string): Promise<T> {
+  const relay = new NotificationRelay((notification) => extra.sendNotification(notification), progressToken, level);
+  const timer = waiting && progressToken !== undefined ? setInterval(() => relay.ownProgress(waiting), PROGRESS_EVERY_MS) : undefined;
   try {
-    return await work;
+    return await withUpstreamRelay(relay.upstream, () => work(relay));
   } finally {
     clearInterval(timer);
+    await relay.finish();
   }
 }
 
 function buildServer(principal: McpPrincipal): Server {
   const server = new Server(
     { name: "toolgate", version: "1.0.0" },
-    { capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} }, instructions: "Tools governed by Toolgate's policy; some calls wait for an owner's approval." },
+    { capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} }, instructions: "Tools governed by Toolgate's policy; some calls wait for an owner's approval." },
   );
+  // Stateless: a level set applies to the rest of this POST (a batch), as nothing is kept between requests. It is
+  // not passed upstream: an upstream connection serves every client.
+  let level: LoggingLevel | undefined;
+  const logLevel = () => level;
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    level = request.params.level;
+    return {};
+  });
   const client = clientOf(principal);
   const { workspaceRoot, MCP_APPROVAL_WAIT_SECONDS } = loadConfig();
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listClientTools({ user: principal.user, client, workspaceRoot }) }));
@@ -98,21 +118,26 @@ function buildServer(principal: McpPrincipal): Server {
   const upstreams = () => usableUpstreams({ user: principal.user, client, workspaceRoot });
   server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => ({ resources: await listUpstream(await upstreams(), "resources", extra.signal) }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async (_request, extra) => ({ resourceTemplates: await listUpstream(await upstreams(), "resourceTemplates", extra.signal) }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => readUpstreamResource(await upstreams(), request.params.uri, extra.signal));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) =>
+    relayed(extra, request.params._meta?.progressToken, logLevel, async () => readUpstreamResource(await upstreams(), request.params.uri, extra.signal)),
+  );
   server.setRequestHandler(ListPromptsRequestSchema, async (_request, extra) => ({ prompts: await listUpstream(await upstreams(), "prompts", extra.signal) }));
   server.setRequestHandler(CompleteRequestSchema, async (request, extra) => completeUpstream(await upstreams(), request.params, extra.signal));
-  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => getUpstreamPrompt(await upstreams(), request.params.name, request.params.arguments, extra.signal));
+  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) =>
+    relayed(extra, request.params._meta?.progressToken, logLevel, async () => getUpstreamPrompt(await upstreams(), request.params.name, request.params.arguments, extra.signal)),
+  );
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const toolName = request.params.name;
     const input = request.params.arguments ?? {};
-    const token = request.params._meta?.progressToken;
-    const progress =
-      token === undefined ? null : (n: number) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: n, message: "waiting for an owner's approval" } });
     // A caller's wait ends with its authority (token expiry or revocation, OAuth grant revoked, user deactivated).
     const watch = watchPrincipal(principal);
     try {
-      const outcome = await withProgress(
-        callTool({
+      const outcome = await relayed(
+        extra,
+        request.params._meta?.progressToken,
+        logLevel,
+        () =>
+          callTool({
           user: principal.user,
           client,
           call: { toolCallId: `mcp-${crypto.randomUUID()}`, toolName, input },
@@ -122,7 +147,7 @@ function buildServer(principal: McpPrincipal): Server {
           approvalWaitMs: MCP_APPROVAL_WAIT_SECONDS * 1000,
           abortSignal: AbortSignal.any([extra.signal, watch.signal]),
         }),
-        progress,
+        "waiting for an owner's approval",
       );
       // A call that ran to the end is answered as it ran; one cut short says why.
       const ended = watch.ended();

@@ -25,9 +25,6 @@ const UPSTREAM = path.join(ROOT, "tests/fixtures/conformance-server.mjs");
 
 /** Scenarios that do not apply to Toolgate's gateway, with the reason (kept in step with docs/mcp-gateway.md). */
 const NOT_APPLICABLE: Record<string, string> = {
-  "logging-set-level": "the gateway declares no logging capability: upstream servers' log messages go to Toolgate's own rate-limited log, not to outside clients",
-  "tools-call-with-logging": "the same: upstream log notifications are not relayed",
-  "tools-call-with-progress": "upstream progress notifications are not relayed (the gateway sends its own progress only while a call waits for an owner's approval)",
   "tools-call-audio": "audio is not passed through: a call's output is recorded and audited, and audio is kept as its type and size only",
   "tools-call-sampling": "server-to-client requests (sampling) do not cross the gateway: it is stateless, and Toolgate's upstream client offers no sampling",
   "tools-call-elicitation": "server-to-client requests (elicitation) do not cross the gateway, for the same reason",
@@ -115,6 +112,10 @@ describe.each(databaseTargets())("MCP conformance suite through the gateway (%s)
         "prompts-get-with-args",
         "prompts-get-embedded-resource",
         "prompts-get-with-image",
+        // Relayed upstream notifications (lib/gateway/notification-relay.ts) and a level accepted per request.
+        "logging-set-level",
+        "tools-call-with-logging",
+        "tools-call-with-progress",
       ]),
     );
     // A scenario listed as not applying that starts to pass is news: the list (and the docs) must say so.

@@ -11,6 +11,7 @@ import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.j
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   ErrorCode,
+  LoggingMessageNotificationSchema,
   McpError,
   ToolListChangedNotificationSchema,
   type CallToolResult,
@@ -28,6 +29,7 @@ import { log } from "@/lib/log";
 import { cappedFetch } from "./capped-fetch";
 import { collectPage, emptyCuts, MIN_MESSAGE_BYTES, nextCursorToFollow, type KeptTool, type ListingCuts } from "./limits";
 import { ServerLogLimiter } from "./log-limiter";
+import { currentRelay, inRelay, outsideRelay } from "./relay";
 import { decryptEnv, decryptHeaders } from "./secrets";
 import { stdioSpawnSpec } from "./stdio-spawn";
 import { SandboxedStdioTransport } from "./stdio-transport";
@@ -112,11 +114,11 @@ export class McpConnection {
   }
 
   async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
-    return this.run(`calling ${name}`, signal, (client, options) => client.callTool({ name, arguments: args }, undefined, options) as Promise<CallToolResult>);
+    return this.run(`calling ${name}`, signal, (client, options) => client.callTool({ name, arguments: args }, undefined, options) as Promise<CallToolResult>, { relayed: true });
   }
 
   async readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
-    return this.run(`reading ${uri}`, signal, (client, options) => client.readResource({ uri }, options));
+    return this.run(`reading ${uri}`, signal, (client, options) => client.readResource({ uri }, options), { relayed: true });
   }
 
   /**
@@ -135,7 +137,7 @@ export class McpConnection {
   }
 
   async getPrompt(name: string, args: Record<string, string> | undefined, signal?: AbortSignal): Promise<GetPromptResult> {
-    return this.run(`getting prompt ${name}`, signal, (client, options) => client.getPrompt({ name, ...(args ? { arguments: args } : {}) }, options));
+    return this.run(`getting prompt ${name}`, signal, (client, options) => client.getPrompt({ name, ...(args ? { arguments: args } : {}) }, options), { relayed: true });
   }
 
   /** Argument completion for one of the server's prompts or resource templates; nothing when it offers none. */
@@ -166,18 +168,30 @@ export class McpConnection {
     await live?.client.close().catch(() => undefined);
   }
 
-  private async run<R>(what: string, signal: AbortSignal | undefined, fn: (client: Client, options: RequestOptions) => Promise<R>, retried = false): Promise<R> {
+  /**
+   * One operation, bounded. `relayed`: a call, read or get whose upstream notifications may go to the caller that
+   * opened a relay scope (relay.ts); every other operation runs in no scope, so its notifications go nowhere.
+   */
+  private async run<R>(
+    what: string,
+    signal: AbortSignal | undefined,
+    fn: (client: Client, options: RequestOptions) => Promise<R>,
+    { relayed = false, retried = false }: { relayed?: boolean; retried?: boolean } = {},
+  ): Promise<R> {
     const { timeoutMs } = this.config;
     const timer = new AbortController();
     const handle = setTimeout(() => timer.abort(new TimedOut()), timeoutMs);
     const combined = signal ? AbortSignal.any([timer.signal, signal]) : timer.signal;
+    const relay = relayed ? currentRelay() : undefined;
+    const onprogress = relay?.progress;
+    const options: RequestOptions = { signal: combined, timeout: timeoutMs, ...(onprogress ? { onprogress: (progress) => onprogress(this.id, progress) } : {}) };
     try {
       // The race guarantees the deadline even where the SDK would wait longer (a spawn that never initializes),
       // and ends the wait as soon as the connection is known to be lost.
       return await raceAbort(
         (async () => {
           const live = await this.getLive(combined);
-          return Promise.race([fn(live.client, { signal: combined, timeout: timeoutMs }), live.lost]);
+          return Promise.race([inRelay(relay, () => fn(live.client, options)), live.lost]);
         })(),
         combined,
       );
@@ -188,7 +202,7 @@ export class McpConnection {
         log("info", "mcp_session_reinitialized", { server: this.id });
         await this.reset();
         clearTimeout(handle);
-        return this.run(what, signal, fn, true);
+        return this.run(what, signal, fn, { relayed, retried: true });
       }
       throw this.explain(error, what, { timedOut: timer.signal.aborted, stopped: signal?.aborted === true });
     } finally {
@@ -231,7 +245,8 @@ export class McpConnection {
   private getLive(signal: AbortSignal): Promise<Live> {
     if (this.closed) return Promise.reject(new AppError("TOOL_FAILED", `MCP server ${this.id} is no longer configured`));
     if (this.live) return Promise.resolve(this.live);
-    this.connecting ??= this.connect(signal)
+    // Outside any call's relay scope: the connection (its process, its standing stream) serves every caller.
+    this.connecting ??= outsideRelay(() => this.connect(signal))
       .catch((error: unknown) => {
         const message = error instanceof Error ? error.message : String(error);
         throw new AppError("TOOL_FAILED", `MCP server ${this.id} could not be connected: ${message}${this.stderrSuffix()}`);
@@ -273,6 +288,10 @@ export class McpConnection {
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (this.live === live) this.events.onToolsChanged?.();
+    });
+    // Read on the response stream of the request it belongs to (HTTP), or in no call's scope: see relay.ts.
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      currentRelay()?.log(this.id, notification.params);
     });
     try {
       await client.connect(transport, { timeout: this.config.timeoutMs, signal });

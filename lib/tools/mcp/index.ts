@@ -5,6 +5,7 @@ export { BACKOFF_BASE_MS, BACKOFF_MAX_MS, backoffDelay, McpConnection, STDERR_TA
 export { jsonSchemaToZod, rootObjectSchema, validateJsonSchema, type JsonSchema, type SchemaProblem } from "./json-schema";
 export { mcpServerOfToolName, mcpToolName, MCP_TOOL_PREFIX, sanitizeMcpToolPart } from "./naming";
 export { capText, isMcpContentOutput, mcpOutputToModelContent, toToolOutput, TRUNCATION_MARKER, type McpContentOutput, type McpContentPart, type ModelContentPart } from "./output";
+export { withUpstreamRelay, type UpstreamLog, type UpstreamRelay } from "./relay";
 export { decryptEnv, decryptHeaders, encryptEnv, encryptHeaders, encryptMcpSecrets, maskMcpSecrets, SECRET_MASK } from "./secrets";
 export { acceptMcpToolChange, closeMcpConnections, isServerInUse, listMcpServerStatus, mcpSupervisor, reconnectMcpServer, refreshMcpTools, syncMcpTools } from "./sync";
 export type { McpServerState, McpServerStatus } from "./supervisor";
