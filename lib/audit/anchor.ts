@@ -8,7 +8,7 @@ import "server-only";
 // the witness (the log was cut back, emptied or forked) is never written; it is logged as `audit_witness_mismatch`,
 // and verification reports it until an operator re-anchors (npm run audit:reanchor, itself audited).
 import { loadConfig } from "@/lib/config";
-import { findAuditAnchorRow } from "@/lib/db/audit-anchor";
+import { findAuditAnchorRow, syncCommits } from "@/lib/db/audit-anchor";
 import { appendAudit, exportAuditCheckpoint, signCheckpoint, verifyAuditChain, type AuditCheckpoint } from "@/lib/db/audit";
 import { log } from "@/lib/log";
 import { auditLogId, signWitnessEntry, witnessSetting, type AuditWitness, type WitnessEntry } from "./witness";
@@ -34,7 +34,7 @@ export async function witnessProblem(entry: WitnessEntry, label: string): Promis
   return null;
 }
 
-export type AnchorOutcome = { written: WitnessEntry } | { unchanged: true } | { mismatch: string } | { empty: true };
+export type AnchorOutcome = { written: WitnessEntry } | { unchanged: true } | { mismatch: string } | { empty: true } | { notSynced: true };
 
 let lastMismatch: string | null = null;
 
@@ -54,6 +54,8 @@ export async function anchorAudit(witness: AuditWitness, logId = auditLogId()): 
     const problem = await witnessProblem(latest, witness.label);
     if (problem) return mismatch(problem);
   }
+  // The head read above must be on disk before the witness names it: a power loss must leave the witness behind.
+  if (!(await syncCommits())) return { notSynced: true };
   const entry = signWitnessEntry({ v: 1, logId, kind: "checkpoint", ...checkpointFields(head), witnessedAt: new Date().toISOString() });
   await witness.append(entry);
   lastMismatch = null;
@@ -137,6 +139,7 @@ export async function reanchorAudit({ reason, actor, witness = configuredWitness
     actor,
     previous: previous ? { seq: previous.seq, count: previous.count, headHash: previous.headHash } : null,
   });
+  if (!(await syncCommits())) throw new Error("the database is busy (its write-ahead log could not be synced to disk): try the re-anchor again");
   await witness.append(entry);
   log("warn", "audit_reanchored", { witness: witness.label, reason, actor, previous: entry.previous, seq: head.seq, count: head.count });
   return entry;

@@ -158,6 +158,23 @@ describe.each(targets)("audit witness (%s)", (kind, make) => {
     expect(await anchor.verifyAuditWithWitness({ witness })).toMatchObject({ ok: true });
   });
 
+  it.runIf(kind === "sqlite")("names a head only once it is synced to disk: a reader holding the WAL's checkpoint back defers the entry", async () => {
+    // SQLite commits without an fsync (WAL, synchronous=NORMAL): the anchor syncs through a checkpoint first, and
+    // frames a reader's snapshot keeps from being copied back are not synced, so the witness waits for the next pass.
+    const Database = (await import("better-sqlite3")).default;
+    const reader = new Database(url.replace(/^file:/, ""));
+    try {
+      reader.exec("BEGIN");
+      reader.prepare('SELECT COUNT(*) FROM "AuditLog"').get();
+      await append(2, "s");
+      expect(await anchor.anchorAudit(witness)).toEqual({ notSynced: true });
+      reader.exec("COMMIT");
+      expect(await anchor.anchorAudit(witness)).toHaveProperty("written");
+    } finally {
+      reader.close();
+    }
+  });
+
   it("a forged or edited witness line does not count; a torn last line is skipped", async () => {
     const latest = (await witness.latest((await import("@/lib/audit/witness")).auditLogId()))!;
     fs.appendFileSync(witnessFile, `${JSON.stringify({ ...latest, count: latest.count + 50, seq: latest.seq + 50 })}\n{"v":1,"logId":"${latest.logId}","kin`);

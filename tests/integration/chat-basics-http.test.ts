@@ -37,6 +37,16 @@ describe.each(appTargets())("chat basics over HTTP (%s)", (_kind, app) => {
   }
   const userLines = async (client: HttpClient, sessionId: string) => (await transcript(client, sessionId)).filter((r) => r.role === "user");
 
+  it("the chat stream is sent uncompressed even to a client that accepts gzip (each part leaves as it is written)", async () => {
+    // A gzip flush completes on the event loop: compressed, the first part reached the client only at the turn's end.
+    const id = await newSession(member);
+    const res = await member.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json", "accept-encoding": "gzip, deflate" }, body: JSON.stringify(say(id, "hello there")) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-encoding")).toBeNull();
+    expect(res.headers.get("cache-control")).toContain("no-transform");
+    await readUiStream(res);
+  });
+
   it("edit: the transcript is truncated at the edited message and continues from the new text, audited", async () => {
     const id = await newSession(member);
     await chat(member, id, "first question zebra");

@@ -74,3 +74,37 @@ describe("SQLite interactive transactions begin IMMEDIATE", () => {
     }
   });
 });
+
+describe("the SQLite connection (lib/db/sqlite-adapter.ts)", () => {
+  it("commits without an fsync in WAL mode (synchronous NORMAL), and keeps FULL in rollback-journal mode", async () => {
+    const setup = createDb(`file:${path.join(dir, "wal.db")}`);
+    await setup.$executeRawUnsafe("PRAGMA journal_mode = WAL");
+    await setup.$disconnect();
+    for (const [name, expected] of [["wal.db", 1], ["journal.db", 2]] as const) {
+      const db = createDb(`file:${path.join(dir, name)}`);
+      try {
+        const [row] = await db.$queryRawUnsafe<Array<{ synchronous: bigint | number }>>("PRAGMA synchronous");
+        expect(Number(row!.synchronous), name).toBe(expected);
+      } finally {
+        await db.$disconnect();
+      }
+    }
+  });
+
+  it("a statement kept prepared answers each run with that run's arguments, also after one that failed", async () => {
+    const db = createDb(`file:${path.join(dir, "kept.db")}`);
+    try {
+      await db.$executeRawUnsafe("CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)");
+      for (let i = 0; i < 5; i++) await db.$executeRawUnsafe("INSERT INTO item (id, name) VALUES (?, ?)", i, `n${i}`);
+      await expect(db.$executeRawUnsafe("INSERT INTO item (id, name) VALUES (?, ?)", 9, "n1")).rejects.toThrow(/UNIQUE/);
+      for (let i = 4; i >= 0; i--) expect(await db.$queryRawUnsafe("SELECT name FROM item WHERE id = ?", i)).toEqual([{ name: `n${i}` }]);
+      expect(await db.$queryRawUnsafe("SELECT name FROM item WHERE id = ?", 7)).toEqual([]);
+      await db.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe("INSERT INTO item (id, name) VALUES (?, ?)", 5, "n5");
+        expect(await tx.$queryRawUnsafe("SELECT name FROM item WHERE id = ?", 5)).toEqual([{ name: "n5" }]);
+      });
+    } finally {
+      await db.$disconnect();
+    }
+  });
+});

@@ -10,31 +10,36 @@ const inputSchema = z.object({
     .describe('IANA time zone name such as "Europe/Paris" or "America/New_York"; defaults to UTC.'),
 });
 
-function offsetOf(date: Date, timeZone: string): string {
-  const name = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "longOffset" })
-    .formatToParts(date)
-    .find((p) => p.type === "timeZoneName")?.value;
+type Formatters = { local: Intl.DateTimeFormat; offset: Intl.DateTimeFormat };
+
+/** Formatters per time zone, made once: a DateTimeFormat costs far more to build (ICU data) than to use. */
+const formatters = new Map<string, Formatters>();
+const FORMATTERS_KEPT = 64;
+
+/** The zone's formatters; throws (RangeError) for a name that is not a time zone, and keeps nothing then. */
+function formattersFor(timeZone: string): Formatters {
+  let found = formatters.get(timeZone);
+  if (!found) {
+    found = {
+      local: new Intl.DateTimeFormat("en-CA", { timeZone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" }),
+      offset: new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "longOffset" }),
+    };
+    if (formatters.size >= FORMATTERS_KEPT) formatters.delete(formatters.keys().next().value!);
+    formatters.set(timeZone, found);
+  }
+  return found;
+}
+
+function offsetOf(date: Date, format: Intl.DateTimeFormat): string {
+  const name = format.formatToParts(date).find((p) => p.type === "timeZoneName")?.value;
   // "GMT" alone means a zero offset.
   const offset = name?.replace("GMT", "") ?? "";
   return offset === "" ? "+00:00" : offset;
 }
 
-function localIso(date: Date, timeZone: string): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-CA", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-    })
-      .formatToParts(date)
-      .map((p) => [p.type, p.value]),
-  );
-  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${offsetOf(date, timeZone)}`;
+function localIso(date: Date, format: Formatters): string {
+  const parts = Object.fromEntries(format.local.formatToParts(date).map((p) => [p.type, p.value]));
+  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${offsetOf(date, format.offset)}`;
 }
 
 export const currentTimeTool = defineBuiltinTool({
@@ -45,12 +50,13 @@ export const currentTimeTool = defineBuiltinTool({
   inputSchema,
   execute: (input: z.infer<typeof inputSchema>) => {
     const timezone = input.timezone ?? "UTC";
+    let format: Formatters;
     try {
-      new Intl.DateTimeFormat("en-US", { timeZone: timezone });
+      format = formattersFor(timezone);
     } catch {
       throw new AppError("INVALID_ARGUMENTS", `unknown time zone "${timezone}"; use an IANA name like "Europe/Paris"`);
     }
     const now = new Date();
-    return { iso: localIso(now, timezone), utc: now.toISOString(), timezone, unixMs: now.getTime() };
+    return { iso: localIso(now, format), utc: now.toISOString(), timezone, unixMs: now.getTime() };
   },
 });
