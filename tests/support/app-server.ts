@@ -4,6 +4,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { unmountLayers } from "./workspaces";
 
 export const ROOT = path.resolve(__dirname, "../..");
 export const TEST_AUTH_SECRET = "toolgate-test-secret-0123456789abcdef";
@@ -88,7 +89,10 @@ export async function startApp({ databaseUrl, env = {}, port: given }: { databas
       } catch {
         // already gone
       }
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
     }
+    // A command it was running leaves its layer mounted: unmount this app's own (support/workspaces.ts).
+    unmountLayers(workspaceRoot, { ownerPid: child.pid! });
   };
   return { url, port, databaseUrl, workspaceRoot, process: child, stop, logs };
 }
