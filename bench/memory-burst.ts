@@ -5,7 +5,7 @@
 // process.memoryUsage() gauges), read before, right at the end of each burst and 25 s after it: the idle GC of
 // scripts/server.mjs runs once no request came for 10 s, and a scrape is a request, so nothing else is read between.
 // RSS of the process also from /proc. Needs `npx next build` first.
-// `npx tsx --conditions=react-server bench/memory-burst.ts` (`npm run bench memory-burst`).
+// `npx tsx --conditions=react-server bench/memory-burst.ts` (`npm run bench -- memory-burst`).
 import fs from "node:fs";
 import { startApp } from "../tests/support/app-server";
 import { newSqliteUrl, prepareDatabase } from "../tests/support/databases";

@@ -4,6 +4,8 @@
 // mount and leaves the mount itself behind under /tmp. So a teardown unmounts the layers first.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 
 /** /proc/self/mountinfo spells spaces, tabs, newlines and backslashes in octal. */
 const decode = (p: string) => p.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
@@ -48,6 +50,16 @@ export function unmountLayers(root: string, { ownerPid }: { ownerPid?: number } 
     unmounted += 1;
   }
   return unmounted;
+}
+
+/**
+ * After a test app's server process has exited: its layers under its root unmounted, and its egress socket
+ * directories (named for its pid, lib/tools/sandbox-reaper.ts) removed.
+ */
+export function cleanUpAfterServer(root: string, pid: number): void {
+  unmountLayers(root, { ownerPid: pid });
+  const mine = new RegExp(`^toolgate-egress-[0-9a-f]{12}-${pid}-\\d+-`);
+  for (const name of fs.readdirSync(os.tmpdir()).filter((n) => mine.test(n))) fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
 }
 
 /** Removes a workspace root once nothing is mounted below it (never deletes through a mount). */
