@@ -2,7 +2,8 @@
 // keeps running its command, its socat egress bridge and the overlay it holds busy, and its egress socket directory
 // stays. The built app, at start, kills the sandboxes of its workspace root whose server is gone and removes their
 // egress directories, and leaves alone those of a server that still runs (another instance on the same root) and
-// those of another root. The orphans here are made the way a real one is: bwrap exec'd after its parent has exited.
+// those of another root. The stand-in orphans run under a shell of the test's that only waits for them (the reaper
+// goes by the tag, not by the parent; a parent that reaps them leaves no zombie where init does not reap).
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -19,14 +20,15 @@ import { egressDirPrefix, sandboxScope, sandboxTagArgs, type ServerIdentity } fr
 
 const ready = (await probeSandbox()).ok;
 
-/** Pids of the processes whose command line holds `text` as one argument. */
+/** Pids of the bwrap processes whose command line holds `text` as one argument. */
 function processesWith(text: string): number[] {
   return fs
     .readdirSync("/proc")
     .filter((name) => /^\d+$/.test(name))
     .filter((name) => {
       try {
-        return fs.readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").includes(text);
+        const argv = fs.readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
+        return path.basename(argv[0] ?? "") === "bwrap" && argv.includes(text);
       } catch {
         return false;
       }
@@ -96,7 +98,7 @@ describe.skipIf(!ready)("sandboxes a dead server left, reaped at start", () => {
     return { dir, socketPath };
   }
 
-  /** A sandbox tagged as `server`'s whose parent has exited before bwrap started: nobody's child, as a real orphan. */
+  /** A sandbox tagged as `server`'s, with egress (its socat bridge), not started by the app. */
   async function orphanSandbox(server: ServerIdentity, scope: string, socketPath: string): Promise<{ tag: string; outer: number }> {
     const workspace = fs.mkdtempSync(path.join(workspaceRoot, "orphan-"));
     fs.chmodSync(workspaceRoot, 0o755);
@@ -106,7 +108,7 @@ describe.skipIf(!ready)("sandboxes a dead server left, reaped at start", () => {
     const tagArgs = sandboxTagArgs({ server, scope });
     argv.splice(at, 2, ...tagArgs);
     const tag = tagArgs[1]!;
-    spawn("/bin/sh", ["-c", '(sleep 0.3; exec "$@") >/dev/null 2>&1 & exit 0', "sh", ...argv], { stdio: "ignore", detached: true }).unref();
+    spawn("/bin/sh", ["-c", '"$@" >/dev/null 2>&1 & wait', "sh", ...argv], { stdio: "ignore", detached: true }).unref();
     const outer = await until("the orphan sandbox", async () => processesWith(tag).sort((a, b) => a - b)[0], 10_000, 50);
     cleanups.push(() => {
       for (const pid of processesWith(tag)) process.kill(pid, "SIGKILL");
