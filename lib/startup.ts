@@ -14,6 +14,17 @@ export async function startServer(): Promise<void> {
   }
   if (process.env.NEXT_PHASE === "phase-production-build") return;
   protectSqliteFiles(loadConfig().DATABASE_URL);
+  await refuseUnmigratedDatabase();
+  // Sandboxes a killed server of this workspace root left running, and their egress directories: first, so the
+  // layers they kept busy can be recovered below (lib/tools/sandbox-reaper.ts).
+  // eslint-disable-next-line no-restricted-syntax -- deferred load at the server entry point, see below
+  const { claimSandboxScope, reapOrphanedSandboxes } = await import("@/lib/tools/sandbox-reaper");
+  claimSandboxScope(loadConfig().workspaceRoot);
+  const reaped = await reapOrphanedSandboxes(loadConfig().workspaceRoot).catch((error: unknown) => {
+    console.error(`[toolgate] reaping orphaned sandboxes failed: ${error instanceof Error ? error.message : String(error)}`);
+    return null;
+  });
+  if (reaped && reaped.sandboxes + reaped.egressDirs > 0) console.log(`[toolgate] a stopped server's sandboxes reaped: ${reaped.sandboxes} process(es) killed, ${reaped.egressDirs} egress director(ies) removed`);
   // Exec layers a killed server left mid-command or mid-apply, before any command runs (lib/tools/overlay-recovery.ts).
   // eslint-disable-next-line no-restricted-syntax -- deferred load at the server entry point, see below
   const { recoverAllLayers } = await import("@/lib/tools/overlay-recovery");
@@ -59,4 +70,23 @@ function protectSqliteFiles(databaseUrl: string): void {
   for (const path of [file, `${file}-wal`, `${file}-shm`]) {
     if (existsSync(/*turbopackIgnore: true*/ path)) chmodSync(/*turbopackIgnore: true*/ path, 0o600);
   }
+}
+
+/**
+ * A database this build's migrations have not all reached would fail requests and background sweeps one by one
+ * (a missing table or column each time): stop start-up instead, naming the fix. A database that does not answer
+ * is not refused: it may come up after us, and /readyz reports it meanwhile (as it reports a database migrated
+ * backwards while we run).
+ */
+async function refuseUnmigratedDatabase(): Promise<void> {
+  // eslint-disable-next-line no-restricted-syntax -- deferred load at the server entry point, see startServer
+  const { listMissingMigrations } = await import("@/lib/db/health");
+  const missing = await listMissingMigrations();
+  if (missing === null) {
+    console.error("[toolgate] the database does not answer yet; starting anyway (/readyz reports it until it does)");
+    return;
+  }
+  if (missing.length === 0) return;
+  console.error(`[toolgate] the database lacks ${missing.length} migration(s) of this build (first: ${missing[0]}): run \`npm run db:migrate\` (node scripts/db.mjs migrate) with the same DATABASE_URL, then start again`);
+  process.exit(1);
 }

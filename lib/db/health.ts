@@ -27,6 +27,20 @@ export async function listAppliedMigrations(): Promise<string[]> {
   return rows.map((r) => String(r.migration_name));
 }
 
+/**
+ * The shipped migrations this database has not applied, or null when the database does not answer. A database
+ * that answers but has no migrations table (never migrated) misses them all.
+ */
+export async function listMissingMigrations(): Promise<string[] | null> {
+  try {
+    await pingDatabase();
+  } catch {
+    return null;
+  }
+  const applied = new Set(await listAppliedMigrations().catch(() => []));
+  return listShippedMigrations().filter((name) => !applied.has(name));
+}
+
 /** Approval requests waiting for an owner (not yet past their expiry). */
 export async function countPendingApprovals({ now = new Date() }: { now?: Date } = {}): Promise<number> {
   return getDb().approval.count({ where: { status: "pending", expiresAt: { gt: now } } });

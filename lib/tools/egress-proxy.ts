@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Duplex, Readable, Writable } from "node:stream";
 import type { EgressHostTarget } from "@/lib/config";
+import { egressDirPrefix } from "./sandbox-reaper";
 import { normalizeHost, type AskedDomain, type EgressRequest, type EgressVerdict } from "@/lib/policy/egress";
 
 export type EgressEvent = { host: string; port: number; method: string; action: EgressVerdict["action"]; reason?: string };
@@ -75,7 +76,8 @@ function refuseSocket(socket: Duplex, status: string, reason: string) {
 }
 
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "toolgate-egress-"));
+  // Named for this server, so one it leaves behind (killed) is removed at the next start (sandbox-reaper.ts).
+  const dir = await mkdtemp(path.join(os.tmpdir(), egressDirPrefix()));
   const socketPath = path.join(dir, "proxy.sock");
   const events: EgressEvent[] = [];
   const asked = new Map<string, AskedDomain>();

@@ -12,6 +12,7 @@ import { AppError } from "@/lib/errors";
 import { EXEC_PATH } from "@/lib/exec/rules";
 import { cgroupJoinArgv } from "./cgroups";
 import { runCommand, type RunCommandOptions, type RunCommandResult } from "./exec-runner";
+import { sandboxTagArgs } from "./sandbox-reaper";
 import { runAsPrefix, SANDBOX_UID, workspaceUid } from "./workspace-owner";
 
 export type SandboxLimits = {
@@ -172,6 +173,8 @@ export function buildSandboxArgv({ command, workspaceDir, config = {}, uid }: { 
     "--disable-userns",
     "--die-with-parent",
     "--new-session",
+    // Which server started it, so a sandbox that outlived its server is found at the next start (sandbox-reaper.ts).
+    ...sandboxTagArgs(),
     "--cap-drop",
     "ALL",
     ...systemViewArgs(),

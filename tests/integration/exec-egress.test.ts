@@ -11,6 +11,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { databaseTargets, prepareDatabase, resetEventBus } from "../support/databases";
+import { removeWorkspaceRoot } from "../support/workspaces";
 import { probeSandbox } from "@/lib/tools/sandbox";
 
 const probe = await probeSandbox();
@@ -69,7 +70,7 @@ describe.skipIf(!ready).each(databaseTargets())("exec network by domain (%s)", (
     delete (globalThis as { toolgateRegistry?: unknown }).toolgateRegistry;
     delete process.env.WORKSPACE_ROOT;
     delete process.env.EGRESS_HOSTS;
-    fs.rmSync(workspaceRoot, { recursive: true, force: true });
+    removeWorkspaceRoot(workspaceRoot);
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await drop?.();
   });

@@ -1,7 +1,6 @@
 // The built app killed (SIGKILL) while a sandbox-mode command runs in its overlay layer: the restarted app unmounts
 // and drops the layer before it serves, the workspace is as before the command, and the next command runs.
 // (The crash points inside the apply are covered by tests/unit/tools/overlay-recovery.test.ts.)
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -10,6 +9,7 @@ import { startApp, type RunningApp } from "../support/app-server";
 import { prepareDatabase, newSqliteUrl } from "../support/databases";
 import { signedIn, type HttpClient } from "../support/http-client";
 import { readUiStream } from "../support/ui-stream";
+import { removeWorkspaceRoot } from "../support/workspaces";
 import { createDb } from "@/lib/db/client";
 import { probeSandbox } from "@/lib/tools/sandbox";
 import { overlaySupported } from "@/lib/tools/workspace-changes";
@@ -41,8 +41,7 @@ describe.skipIf(!ready)("exec layers after the server is killed mid-command", ()
   afterAll(async () => {
     await app?.stop();
     // A failed run may leave the layer mounted: never delete through a mount.
-    for (const p of mountedUnder(workspaceRoot)) execFileSync("umount", ["-l", p]);
-    fs.rmSync(workspaceRoot, { recursive: true, force: true });
+    removeWorkspaceRoot(workspaceRoot);
     fs.rmSync(path.dirname(databaseUrl.slice("file:".length)), { recursive: true, force: true });
   });
 

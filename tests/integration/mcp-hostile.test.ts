@@ -15,6 +15,7 @@ import { TEST_AUTH_SECRET, ROOT } from "../support/app-server";
 import { newSqliteUrl, prepareDatabase } from "../support/databases";
 import { HOSTILE_FIXTURE, hostileStdioTransport, startHttpFixture, type HttpFixture } from "../support/mcp-fixture";
 import { everythingStdio } from "../support/reference-servers";
+import { removeWorkspaceRoot } from "../support/workspaces";
 
 function parseDoc(input: PolicyDocumentInput): PolicyDocument {
   const parsed = parsePolicyDocument(input);
@@ -39,7 +40,7 @@ beforeAll(() => {
 });
 afterAll(async () => {
   await closeMcpConnections();
-  fs.rmSync(workspaceRoot, { recursive: true, force: true });
+  removeWorkspaceRoot(workspaceRoot);
 });
 
 describe("bounded discovery (issue 36, findings 1 and 8)", () => {

@@ -4,6 +4,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { cleanUpAfterServer } from "./workspaces";
 
 export const ROOT = path.resolve(__dirname, "../..");
 export const TEST_AUTH_SECRET = "toolgate-test-secret-0123456789abcdef";
@@ -73,22 +74,21 @@ export async function startApp({ databaseUrl, env = {}, port: given }: { databas
     if (Date.now() > deadline) throw new Error(`app did not start in time:\n${logs.join("")}`);
     await new Promise((r) => setTimeout(r, 250));
   }
+  const gone = () => child.exitCode !== null || child.signalCode !== null;
   const stop = async () => {
-    if (child.exitCode !== null) return;
-    const exited = new Promise<void>((r) => child.once("exit", () => r()));
-    try {
-      process.kill(-child.pid!, "SIGTERM");
-    } catch {
-      return;
-    }
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
-    if (child.exitCode === null) {
+    const exited = new Promise<void>((r) => (gone() ? r() : child.once("exit", () => r())));
+    for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+      if (gone()) break;
       try {
-        process.kill(-child.pid!, "SIGKILL");
+        process.kill(-child.pid!, signal);
       } catch {
-        // already gone
+        break; // already gone
       }
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
     }
+    // Stopped or killed (here or by the test) mid-command, it leaves its layer mounted and its egress directory:
+    // removed here, its own only (support/workspaces.ts); a restart on the same root would have recovered them.
+    if (gone()) cleanUpAfterServer(workspaceRoot, child.pid!);
   };
   return { url, port, databaseUrl, workspaceRoot, process: child, stop, logs };
 }

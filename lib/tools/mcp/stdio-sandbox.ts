@@ -13,6 +13,7 @@ import path from "node:path";
 import { EXEC_PATH } from "@/lib/exec/rules";
 import { runAsPrefix, SANDBOX_UID } from "@/lib/tools/workspace-owner";
 import { systemViewArgs } from "@/lib/tools/sandbox";
+import { sandboxTagArgs } from "@/lib/tools/sandbox-reaper";
 
 /** Server uids: MCP_UID_BASE .. MCP_UID_BASE + MCP_UID_RANGE - 1, below the workspace uids (200,000 up). */
 export const MCP_UID_BASE = 150_000;
@@ -129,6 +130,7 @@ export function buildStdioSandboxArgv(options: StdioSandboxOptions): { argv: str
     "--disable-userns",
     "--die-with-parent",
     "--new-session",
+    ...sandboxTagArgs(),
     "--cap-drop",
     "ALL",
     ...systemViewArgs(),
