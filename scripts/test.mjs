@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: the whole suite on a fresh clone. Lock check, then type check, lint and unit tests side by side
+// `npm test`: the whole suite on a fresh clone. Lock check, then type check, lint, format check and unit tests side by side
 // with the production build (skipped when the sources match the last build), then integration tests against the
 // running app on SQLite (and PostgreSQL when TEST_DATABASE_URL_PG is set), then browser tests in Debian's
 // Chromium (installed while the build runs). Ends with one "N passed, N failed" line. Steps that can overlap do
@@ -132,6 +132,10 @@ const checks = Promise.all([
   // Cached by file content (node_modules/.cache, so a fresh clone starts empty): a second run lints only what changed.
   step("lint", () => runAsync(bin("eslint"), [".", "--cache", "--cache-strategy", "content", "--cache-location", "node_modules/.cache/eslint/"], { allowFail: true, capture: true })),
   step("unit tests", vitest("unit", true), () => countVitest(`${results}/unit.json`)),
+  // One layout for every file (npm run format writes it); cached like lint.
+  step("format (npm run format:check)", () =>
+    runAsync(bin("prettier"), [".", "--check", "--log-level", "warn", "--cache", "--cache-strategy", "content", "--cache-location", "node_modules/.cache/prettier/cache"], { allowFail: true, capture: true }),
+  ),
 ]);
 const chromiumReady = fast ? Promise.resolve(null) : ensureChromium();
 chromiumReady.catch(() => undefined); // awaited (and reported) before the browser tests
