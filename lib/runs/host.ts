@@ -12,7 +12,7 @@ import { beginTurn, runTurn, type TurnResult } from "./engine";
 import { resumeWhenReady } from "./resume";
 import { requestStop } from "./stop";
 import type { ModelChoice } from "./turn-setup";
-import { DEFAULT_TITLE, requireOwnedSession } from "./sessions";
+import { DEFAULT_TITLE, requireOwnedSession } from "@/lib/sessions/access";
 import { publicErrorMessage } from "@/lib/http/public-error";
 
 export async function startChatTurn({
