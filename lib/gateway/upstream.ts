@@ -10,7 +10,7 @@ import "server-only";
 import { ErrorCode, McpError, type CompleteRequest, type CompleteResult, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource, type ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import { isAppError } from "@/lib/errors";
 import { loadPolicyDocument } from "@/lib/catalog/policy-source";
-import { publicErrorMessage } from "@/lib/http/public-error";
+import { publicErrorMessage } from "@/lib/public-error";
 import { log } from "@/lib/log";
 import { isMcpServerUsable } from "@/lib/policy";
 import { resolveClientPolicy, type ExternalClient } from "@/lib/runs/call-pipeline";

@@ -13,7 +13,7 @@ import { resumeWhenReady } from "./resume";
 import { requestStop } from "./stop";
 import type { ModelChoice } from "./turn-setup";
 import { DEFAULT_TITLE, requireOwnedSession } from "@/lib/sessions/access";
-import { publicErrorMessage } from "@/lib/http/public-error";
+import { publicErrorMessage } from "@/lib/public-error";
 
 export async function startChatTurn({
   user,

@@ -23,7 +23,7 @@ import { getSessionMode } from "./session-mode";
 import { getToolRegistry } from "@/lib/catalog/tool-catalog";
 import { limitToAncestors } from "./parent-policy";
 import { refreshMcpTools } from "@/lib/tools/mcp";
-import { publicErrorMessage } from "@/lib/http/public-error";
+import { publicErrorMessage } from "@/lib/public-error";
 import { createEgressServices } from "@/lib/approvals/domains";
 import { rememberPolicyVersion } from "@/lib/ops/tracing";
 
