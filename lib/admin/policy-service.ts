@@ -149,7 +149,7 @@ export async function getPolicyVersionDocument({ version }: { version: number })
 export function toMatrixContext(input: MatrixContextInput & { roles: MatrixContext["roles"] }): MatrixContext {
   return {
     ...input,
-    // DESIGN.md: senderIsOwner only for an owner, never by default.
+    // docs/requirements.md P2: senderIsOwner only for an owner, never by default.
     senderIsOwner: input.roles.includes("owner"),
   };
 }
