@@ -5,8 +5,8 @@ import { DEFAULT_POLICY_DOCUMENT, parsePolicyDocument, type PolicyDocument } fro
 import { AppError } from "@/lib/errors";
 import { loadConfig } from "@/lib/config";
 import { modelsForAgent } from "@/lib/models/catalog";
-import { loadPolicyDocument } from "@/lib/catalog/policy-source";
-import { getToolRegistry } from "@/lib/catalog/tool-catalog";
+import { loadPolicyDocument } from "@/lib/tools/policy-source";
+import { getToolRegistry } from "@/lib/tools/tool-catalog";
 import { appendAudit } from "@/lib/db/audit";
 import { getPolicyVersion, insertPolicyVersion, listPolicyVersionsWithDocuments } from "@/lib/db/policies";
 import { listUsersByIds } from "@/lib/db/users";

@@ -8,7 +8,7 @@ import { countPendingApprovals, listAppliedMigrations, listShippedMigrations, pi
 import { eventBusStatus } from "@/lib/events/bus";
 import { loadShellParser } from "@/lib/exec/shell-parser";
 import { probeSandbox } from "@/lib/tools/sandbox";
-import { getToolRegistry } from "@/lib/catalog/tool-catalog";
+import { getToolRegistry } from "@/lib/tools/tool-catalog";
 import { listMcpServerStatus } from "@/lib/tools/mcp";
 import { provideMetricSource } from "./metrics";
 

@@ -9,7 +9,7 @@ import { appendAudit } from "@/lib/db/audit";
 import { findOwnedSession, listOwnedSessions, markSessionDeleted, restoreDeletedSession, updateSessionMode, updateSessionTitle } from "@/lib/db/sessions";
 import { eventsCommitted } from "@/lib/events/bus";
 import type { CurrentUser } from "@/lib/auth/guards";
-import { loadPolicyDocument } from "@/lib/catalog/policy-source";
+import { loadPolicyDocument } from "@/lib/tools/policy-source";
 
 /** The title a chat has until its first message names it (lib/runs/host.ts). */
 export const DEFAULT_TITLE = "New chat";

@@ -7,7 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { planOfflineReply } from "@/lib/runs/offline-model";
 import { checkToolCall } from "@/lib/runs/gate";
-import { getToolRegistry } from "@/lib/catalog/tool-catalog";
+import { getToolRegistry } from "@/lib/tools/tool-catalog";
 import { policyFor } from "./support/policy";
 
 const ROOT = path.resolve(__dirname, "../../..");
