@@ -44,7 +44,7 @@ const config = [
     },
   },
   {
-    // lib/db is the bottom layer: it may use configuration, errors, logging, canonical JSON, text sanitising and lib/policy's
+    // lib/db is the bottom layer: it may use configuration, errors, logging, per-process state, canonical JSON, text sanitising and lib/policy's
     // type vocabulary (pure, and it never imports lib/db, so no cycle can form), never a domain folder.
     files: ["lib/db/**/*.ts"],
     rules: {
@@ -53,7 +53,7 @@ const config = [
         {
           patterns: [
             {
-              regex: "^@/lib/(?!(db|generated|config|errors|log|canonical-json|text-sanitize|policy/types)(/|$))",
+              regex: "^@/lib/(?!(db|generated|config|errors|log|process-singleton|canonical-json|text-sanitize|policy/types)(/|$))",
               message: "lib/db imports no domain folder (agent, runs, tools, approvals, admin, auth, http, events, policy logic): the domain calls lib/db, never the reverse.",
             },
             { group: ["@/app", "@/app/*", "@/components", "@/components/*"], message: "lib/db never imports app/ or components/." },
