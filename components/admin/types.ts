@@ -15,9 +15,7 @@ export type VersionEntry = {
   changedPaths: string[] | null;
 };
 export type ReplayResponse = { calls: ReplayRow[]; differing: number };
-export type AdminUser = { id: string; email: string; name: string | null; roles: Array<"member" | "owner" | "admin">; teamIds: string[]; active: boolean };
-export type AdminTeam = { id: string; name: string; memberIds: string[]; createdAt: string };
-export type UsersResponse = { users: AdminUser[]; teams: AdminTeam[] };
+export type { AdminTeam, AdminUser, UsersResponse } from "@/lib/admin/user-views";
 export type AuditRow = {
   seq: number;
   at: string;

@@ -85,12 +85,3 @@ export const ApprovalPageSchema = z.object({
   totalCapped: z.boolean(),
 });
 export type ApprovalPage = z.infer<typeof ApprovalPageSchema>;
-
-/** A value as JSON.stringify sends it: dates become ISO strings. */
-export type AsJson<T> = T extends Date
-  ? string
-  : T extends (infer U)[]
-    ? AsJson<U>[]
-    : T extends object
-      ? { [K in keyof T]: AsJson<T[K]> }
-      : T;

@@ -11,7 +11,8 @@ import type { RiskCue } from "@/lib/exec/risk";
 import { previewAllowAlways, type AllowAlwaysPreview } from "./grants";
 import { riskCues } from "./risk-view";
 import { routedDeciders } from "./routing";
-import type { ApprovalDetailView, ApprovalView, AsJson } from "./approval-view";
+import type { AsJson } from "@/lib/as-json";
+import type { ApprovalDetailView, ApprovalView } from "./approval-view";
 
 type Row = NonNullable<Awaited<ReturnType<typeof findApproval>>>;
 
