@@ -16,21 +16,7 @@ export type VersionEntry = {
 };
 export type ReplayResponse = { calls: ReplayRow[]; differing: number };
 export type { AdminTeam, AdminUser, UsersResponse } from "@/lib/admin/user-views";
-export type AuditRow = {
-  seq: number;
-  at: string;
-  action: string;
-  actorId: string | null;
-  actorEmail: string | null;
-  sessionId: string | null;
-  toolName: string | null;
-  callId: string | null;
-  decision: string | null;
-  layer: string | null;
-  rule: string | null;
-  details: unknown;
-};
-export type AuditResponse = { entries: AuditRow[]; nextCursor: number | null };
+export type { AuditResponse, AuditRow } from "@/lib/admin/audit-views";
 /** The witness outside the database the log was checked against (lib/audit/anchor.ts). */
 export type VerifyWitness = { label: string; kind: "checkpoint" | "reanchor"; seq: number; count: number; at: string } | "none yet" | "off";
 export type VerifyResponse = ({ ok: true; count: number } | { ok: false; seq: number; problem: string }) & { witness?: VerifyWitness };
