@@ -6,14 +6,7 @@ import type { ReplayRow } from "@/lib/admin/replay";
 export type PolicyResponse = { version: number; document: PolicyDocument };
 export type ToolsResponse = { tools: ToolMeta[] };
 export type EffectiveResponse = { version: number; draft: boolean; matrix: PolicyMatrix; warnings: PolicyWarning[]; flips?: CellFlip[] };
-export type VersionEntry = {
-  version: number;
-  createdAt: string;
-  createdBy: { id: string; email: string | null } | null;
-  comment: string | null;
-  changed: string[] | null;
-  changedPaths: string[] | null;
-};
+export type { VersionEntry } from "@/lib/admin/policy-views";
 export type ReplayResponse = { calls: ReplayRow[]; differing: number };
 export type { AdminTeam, AdminUser, UsersResponse } from "@/lib/admin/user-views";
 export type { AuditResponse, AuditRow } from "@/lib/admin/audit-views";

@@ -16,6 +16,8 @@ import { grantsByEmail, grantsById } from "./grant-emails";
 import { buildPolicyMatrix, diffMatrices, type MatrixContext } from "./matrix";
 import { changedSections, diffPolicyPaths } from "./policy-diff";
 import type { MatrixContextInput } from "./schemas";
+import type { AsJson } from "@/lib/as-json";
+import type { VersionEntry } from "./policy-views";
 
 type Actor = { id: string };
 
@@ -137,6 +139,9 @@ export async function listPolicyHistory({ limit = 50 }: { limit?: number } = {})
     };
   });
 }
+
+// An entry's shape is defined once (./policy-views.ts, which the policy page imports): this fails to compile on drift.
+const _entries = (v: AsJson<Awaited<ReturnType<typeof listPolicyHistory>>>): VersionEntry[] => v;
 
 /** One stored version's document for the diff view (defaults filled in, grants by e-mail; secrets masked by the route). */
 export async function getPolicyVersionDocument({ version }: { version: number }) {
