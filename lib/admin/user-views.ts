@@ -13,7 +13,12 @@ export const AdminUserSchema = z.object({
 });
 export type AdminUser = z.infer<typeof AdminUserSchema>;
 
-export const AdminTeamSchema = z.object({ id: z.string(), name: z.string(), memberIds: z.array(z.string()), createdAt: z.string() });
+export const AdminTeamSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  memberIds: z.array(z.string()),
+  createdAt: z.string(),
+});
 export type AdminTeam = z.infer<typeof AdminTeamSchema>;
 
 export const UsersResponseSchema = z.object({ users: z.array(AdminUserSchema), teams: z.array(AdminTeamSchema) });

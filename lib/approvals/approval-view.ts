@@ -7,7 +7,14 @@ import { GRANT_SCOPES } from "./grant-choice";
 const Person = z.object({ id: z.string(), email: z.string().nullable(), name: z.string().nullable() });
 
 export const APPROVAL_STATUSES = ["pending", "approved", "denied", "expired"] as const;
-export const APPROVAL_OUTCOMES = ["pending", "allowed once", "allowed always", "denied", "expired", "withdrawn by the requester"] as const;
+export const APPROVAL_OUTCOMES = [
+  "pending",
+  "allowed once",
+  "allowed always",
+  "denied",
+  "expired",
+  "withdrawn by the requester",
+] as const;
 
 /** What lib/exec stored of a command's parse: the executables it runs, or why it could not be read. */
 const ExecAnalysis = z.object({

@@ -1,6 +1,7 @@
 // Prometheus metrics (prom-client), all named toolgate_*. The registry is one per process (lib/process-singleton.ts):
-// every copy of this module (route handlers, instrumentation, the lean streams) counts into the one /metrics serves. The rest of the app calls the small functions below (one line at each site), so
-// no module outside lib/ops knows prom-client. Labels take values from small fixed sets (never tool names a model
+// every copy of this module (route handlers, instrumentation, the lean streams) counts into the one /metrics serves.
+// The rest of the app calls the small functions below (one line at each site), so no module outside lib/ops knows
+// prom-client. Labels take values from small fixed sets (never tool names a model
 // chose, never user ids): a hostile model cannot grow the series without bound.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { POLICY_LAYERS } from "@/lib/policy/types";
