@@ -44,7 +44,7 @@ const config = [
     },
   },
   {
-    // lib/db is the bottom layer: it may use configuration, errors, logging, canonical JSON, text sanitising and lib/policy's
+    // lib/db is the bottom layer: it may use configuration, errors, logging, per-process state, canonical JSON, text sanitising and lib/policy's
     // type vocabulary (pure, and it never imports lib/db, so no cycle can form), never a domain folder.
     files: ["lib/db/**/*.ts"],
     rules: {
@@ -53,7 +53,7 @@ const config = [
         {
           patterns: [
             {
-              regex: "^@/lib/(?!(db|generated|config|errors|log|canonical-json|text-sanitize|policy/types)(/|$))",
+              regex: "^@/lib/(?!(db|generated|config|errors|log|process-singleton|canonical-json|text-sanitize|policy/types)(/|$))",
               message: "lib/db imports no domain folder (agent, runs, tools, approvals, admin, auth, http, events, policy logic): the domain calls lib/db, never the reverse.",
             },
             { group: ["@/app", "@/app/*", "@/components", "@/components/*"], message: "lib/db never imports app/ or components/." },
@@ -75,13 +75,13 @@ const config = [
 
 export default config;
 
-// Issue 11, run engine layout: approvals and admin never import the run engine (they publish events or are
+// Issue 11, run engine layout: approvals, admin and sessions never import the run engine (they publish events or are
 // handed a function). lib/db's own rule above already keeps every domain out of the database layer (a second
 // lib/db block here would replace it: flat config does not merge one rule's options).
 // tests/unit/runs/layout.test.ts checks that lib/runs itself has no import cycle and no `import()` to dodge one.
 config.push({
-  files: ["lib/approvals/**/*.ts", "lib/admin/**/*.ts"],
+  files: ["lib/approvals/**/*.ts", "lib/admin/**/*.ts", "lib/sessions/**/*.ts"],
   rules: {
-    "no-restricted-imports": ["error", { patterns: [{ group: ["@/lib/runs", "@/lib/runs/*"], message: "approvals and admin never import the run engine: publish an event or receive a function." }] }],
+    "no-restricted-imports": ["error", { patterns: [{ group: ["@/lib/runs", "@/lib/runs/*"], message: "approvals, admin and sessions never import the run engine: publish an event or receive a function." }] }],
   },
 });

@@ -5,7 +5,7 @@ import { BlockList, isIP } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { modelEntry, parseModelList, type ModelEntry, type ModelProvider } from "@/lib/models/catalog";
+import { MODEL_PROVIDER_NAMES, modelEntry, parseModelList, type ModelEntry, type ModelProvider } from "@/lib/models/catalog";
 
 const optionalString = z
   .string()
@@ -29,7 +29,7 @@ const ConfigSchema = z.object({
   DEMO_PASSWORD: z.string().min(8, "must be at least 8 characters").default("toolgate-demo"),
   SEED_DEMO_USERS: z.enum(["auto", "true", "false"]).default("auto"),
   WORKSPACE_ROOT: optionalString,
-  MODEL_PROVIDER: z.enum(["offline", "openai", "anthropic", "openai-compatible"]).default("offline"),
+  MODEL_PROVIDER: z.enum(MODEL_PROVIDER_NAMES).default("offline"),
   MODEL_NAME: optionalString,
   /** Several models, `provider:model,…` (lib/models/catalog.ts); the first is the default. Replaces MODEL_PROVIDER/MODEL_NAME. */
   MODELS: optionalString,

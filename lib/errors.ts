@@ -15,7 +15,7 @@ export const ERROR_CODES = {
   RATE_LIMITED: 429,
   /** The database is out of space: nothing was saved; writes work again once space is freed (no restart). */
   STORAGE_FULL: 503,
-  // Tool-level codes (DESIGN.md "The two gates"); the HTTP status only matters if one escapes to a handler.
+  // Tool-level codes (docs/requirements.md "Terms": the two gates); the HTTP status only matters if one escapes.
   MODE_DENIED: 403,
   POLICY_DENIED: 403,
   TOOL_NOT_AVAILABLE: 403,

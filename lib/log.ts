@@ -4,6 +4,7 @@
 // LOG_LEVEL (debug, info, warn, error; default info) decides what reaches the console; test sinks see everything.
 import type { AsyncLocalStorage } from "node:async_hooks";
 import { context, ROOT_CONTEXT, trace } from "@opentelemetry/api";
+import { processSlots } from "@/lib/process-singleton";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type LogRecord = { level: LogLevel; event: string; [key: string]: unknown };
@@ -13,7 +14,7 @@ export const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"
 
 /** What scripts/server.mjs stores per request. */
 export type RequestContext = { requestId: string };
-const globalForLog = globalThis as unknown as { toolgateRequestContext?: AsyncLocalStorage<RequestContext> };
+const globalForLog = processSlots<{ toolgateRequestContext?: AsyncLocalStorage<RequestContext> }>();
 
 /** The id of the HTTP request being served, if any (also the X-Request-Id response header). */
 export function currentRequestId(): string | undefined {

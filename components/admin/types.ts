@@ -6,33 +6,10 @@ import type { ReplayRow } from "@/lib/admin/replay";
 export type PolicyResponse = { version: number; document: PolicyDocument };
 export type ToolsResponse = { tools: ToolMeta[] };
 export type EffectiveResponse = { version: number; draft: boolean; matrix: PolicyMatrix; warnings: PolicyWarning[]; flips?: CellFlip[] };
-export type VersionEntry = {
-  version: number;
-  createdAt: string;
-  createdBy: { id: string; email: string | null } | null;
-  comment: string | null;
-  changed: string[] | null;
-  changedPaths: string[] | null;
-};
+export type { VersionEntry } from "@/lib/admin/policy-views";
 export type ReplayResponse = { calls: ReplayRow[]; differing: number };
-export type AdminUser = { id: string; email: string; name: string | null; roles: Array<"member" | "owner" | "admin">; teamIds: string[]; active: boolean };
-export type AdminTeam = { id: string; name: string; memberIds: string[]; createdAt: string };
-export type UsersResponse = { users: AdminUser[]; teams: AdminTeam[] };
-export type AuditRow = {
-  seq: number;
-  at: string;
-  action: string;
-  actorId: string | null;
-  actorEmail: string | null;
-  sessionId: string | null;
-  toolName: string | null;
-  callId: string | null;
-  decision: string | null;
-  layer: string | null;
-  rule: string | null;
-  details: unknown;
-};
-export type AuditResponse = { entries: AuditRow[]; nextCursor: number | null };
+export type { AdminTeam, AdminUser, UsersResponse } from "@/lib/admin/user-views";
+export type { AuditResponse, AuditRow } from "@/lib/admin/audit-views";
 /** The witness outside the database the log was checked against (lib/audit/anchor.ts). */
 export type VerifyWitness = { label: string; kind: "checkpoint" | "reanchor"; seq: number; count: number; at: string } | "none yet" | "off";
 export type VerifyResponse = ({ ok: true; count: number } | { ok: false; seq: number; problem: string }) & { witness?: VerifyWitness };

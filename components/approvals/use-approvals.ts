@@ -5,43 +5,10 @@ import { useLiveEvents } from "@/components/live-events";
 export type { GrantScope as Scope } from "@/lib/approvals/grant-choice";
 import type { GrantScope as Scope } from "@/lib/approvals/grant-choice";
 import { refetchAfterWrite } from "@/components/refetch-after-write";
+import type { ApprovalDetailView, ApprovalPage, ApprovalView } from "@/lib/approvals/approval-view";
 
-export type Approval = {
-  id: string;
-  kind: string;
-  status: "pending" | "approved" | "denied" | "expired";
-  decision: string | null;
-  sessionId: string;
-  /** The chat's title (records name chats, not ids). */
-  sessionTitle?: string | null;
-  requester: { id: string; email: string | null; name?: string | null };
-  /** An outside MCP client's name, when the call came through /mcp. */
-  client?: string | null;
-  toolName: string;
-  callId: string;
-  args: unknown;
-  command: string | null;
-  analysis: { ok?: boolean; reason?: string; segments?: Array<{ executable: string; argv: string[] }> } | null;
-  /** Toolgate's words. */
-  reason: string;
-  /** The requester's words, shown apart and marked as theirs. */
-  requesterNote?: string | null;
-  createdAt: string;
-  expiresAt: string;
-  resolvedAt: string | null;
-  resolvedBy: { id: string; email: string | null; name?: string | null } | null;
-  resolveReason: string | null;
-  /** How it ended, in words ("withdrawn by the requester" for a request whose run was stopped). */
-  outcome?: string;
-  /** What allow-always would store (exact rule text) and the scopes it may be given, when the server says. */
-  allowAlways?: { rules: string[]; refused: string[]; scopes: Scope[] };
-  /** Labelled risk cues (destructive, network, outside the workspace, first use), from the server. */
-  risks?: Array<{ kind: string; label: string; detail: string }>;
-  /** The policy routing rule that routed it: who may decide, and allows given towards a quorum (issue 31). */
-  routing?: { rule: string; deciderIds: string[]; quorum: { given: number; needed: number }; escalated: boolean } | null;
-};
-
-export type ApprovalWithContext = Approval & { context?: Array<{ role: string; content: string; createdAt: string }> };
+export type Approval = ApprovalView;
+export type ApprovalWithContext = ApprovalDetailView;
 
 async function getJson<T>(url: string): Promise<T> {
   const res = await fetch(url);
@@ -49,7 +16,7 @@ async function getJson<T>(url: string): Promise<T> {
   return res.json();
 }
 
-export type ApprovalPage = { approvals: Approval[]; nextCursor: string | null; total: number; totalCapped: boolean };
+export type { ApprovalPage };
 
 /** The inbox's filters, as the list API names them (empty values are left out). */
 export type InboxFilters = { q?: string; requester?: string; tool?: string; kind?: "" | "exec" | "tool"; agent?: string; team?: string };

@@ -4,8 +4,8 @@ import "server-only";
 // result as a draft with its cell changes, and the admin saves it like any other edit.
 import { parsePolicyDocument } from "@/lib/policy";
 import { AppError } from "@/lib/errors";
-import { loadPolicyDocument } from "@/lib/catalog/policy-source";
-import { getToolRegistry } from "@/lib/catalog/tool-catalog";
+import { loadPolicyDocument } from "@/lib/tools/policy-source";
+import { getToolRegistry } from "@/lib/tools/tool-catalog";
 import { grantsByEmail, grantsById } from "./grant-emails";
 import { refreshPluginTools } from "./mcp-service";
 import { importOpenClawConfig } from "./openclaw-import";

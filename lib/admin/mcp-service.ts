@@ -2,8 +2,8 @@ import "server-only";
 // The admin's view of MCP servers: their health and tools, a reconnect, and the plugin tools kept in line with
 // the saved policy outside any chat (the tools list and the matrix show a server's tools right after saving).
 import { AppError } from "@/lib/errors";
-import { loadPolicyDocument } from "@/lib/catalog/policy-source";
-import { getToolRegistry } from "@/lib/catalog/tool-catalog";
+import { loadPolicyDocument } from "@/lib/tools/policy-source";
+import { getToolRegistry } from "@/lib/tools/tool-catalog";
 import { acceptMcpToolChange, listMcpServerStatus, mcpSupervisor, reconnectMcpServer, refreshMcpTools, syncMcpTools } from "@/lib/tools/mcp";
 
 /** Starts discovery of new or changed servers without waiting (list and matrix reads). */

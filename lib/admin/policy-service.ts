@@ -5,8 +5,8 @@ import { DEFAULT_POLICY_DOCUMENT, parsePolicyDocument, type PolicyDocument } fro
 import { AppError } from "@/lib/errors";
 import { loadConfig } from "@/lib/config";
 import { modelsForAgent } from "@/lib/models/catalog";
-import { loadPolicyDocument } from "@/lib/catalog/policy-source";
-import { getToolRegistry } from "@/lib/catalog/tool-catalog";
+import { loadPolicyDocument } from "@/lib/tools/policy-source";
+import { getToolRegistry } from "@/lib/tools/tool-catalog";
 import { appendAudit } from "@/lib/db/audit";
 import { getPolicyVersion, insertPolicyVersion, listPolicyVersionsWithDocuments } from "@/lib/db/policies";
 import { listUsersByIds } from "@/lib/db/users";
@@ -16,6 +16,8 @@ import { grantsByEmail, grantsById } from "./grant-emails";
 import { buildPolicyMatrix, diffMatrices, type MatrixContext } from "./matrix";
 import { changedSections, diffPolicyPaths } from "./policy-diff";
 import type { MatrixContextInput } from "./schemas";
+import type { AsJson } from "@/lib/as-json";
+import type { VersionEntry } from "./policy-views";
 
 type Actor = { id: string };
 
@@ -138,6 +140,9 @@ export async function listPolicyHistory({ limit = 50 }: { limit?: number } = {})
   });
 }
 
+// An entry's shape is defined once (./policy-views.ts, which the policy page imports): this fails to compile on drift.
+const _entries = (v: AsJson<Awaited<ReturnType<typeof listPolicyHistory>>>): VersionEntry[] => v;
+
 /** One stored version's document for the diff view (defaults filled in, grants by e-mail; secrets masked by the route). */
 export async function getPolicyVersionDocument({ version }: { version: number }) {
   if (version === 0) return { version, document: await grantsByEmail(DEFAULT_POLICY_DOCUMENT) };
@@ -149,7 +154,7 @@ export async function getPolicyVersionDocument({ version }: { version: number })
 export function toMatrixContext(input: MatrixContextInput & { roles: MatrixContext["roles"] }): MatrixContext {
   return {
     ...input,
-    // DESIGN.md: senderIsOwner only for an owner, never by default.
+    // docs/requirements.md P2: senderIsOwner only for an owner, never by default.
     senderIsOwner: input.roles.includes("owner"),
   };
 }

@@ -3,7 +3,7 @@ import "server-only";
 // caller's current roles and teams, to show which past calls the draft would decide differently.
 import { isToolMode, parsePolicyDocument, resolveEffectiveToolPolicy, type PolicyContext } from "@/lib/policy";
 import { AppError } from "@/lib/errors";
-import { getToolRegistry } from "@/lib/catalog/tool-catalog";
+import { getToolRegistry } from "@/lib/tools/tool-catalog";
 import { listAuditEntries } from "@/lib/db/audit";
 import { listUsersByIds } from "@/lib/db/users";
 import { loadConfig } from "@/lib/config";

@@ -8,7 +8,7 @@ import { log } from "@/lib/log";
 import type { Tx } from "@/lib/db/client";
 import { findRoutingSubject, type NewApproval } from "@/lib/db/approvals";
 import { listActiveOwnersByEmails } from "@/lib/db/users";
-import { loadPolicyDocument } from "@/lib/catalog/policy-source";
+import { loadPolicyDocument } from "@/lib/tools/policy-source";
 import { assessRisk } from "@/lib/exec/risk";
 import { loadShellParser } from "@/lib/exec/shell-parser";
 import { matchRoutingRule, routingPlan, type ShellAnalysis } from "@/lib/policy";

@@ -11,6 +11,8 @@ import type { RiskCue } from "@/lib/exec/risk";
 import { previewAllowAlways, type AllowAlwaysPreview } from "./grants";
 import { riskCues } from "./risk-view";
 import { routedDeciders } from "./routing";
+import type { AsJson } from "@/lib/as-json";
+import type { ApprovalDetailView, ApprovalView } from "./approval-view";
 
 type Row = NonNullable<Awaited<ReturnType<typeof findApproval>>>;
 
@@ -28,7 +30,7 @@ function view(a: Row, { emails, names, titles, clients }: Labels, allowAlways?: 
   return {
     id: a.id,
     kind: a.kind,
-    status: a.status,
+    status: a.status as ApprovalView["status"],
     decision: a.decision,
     sessionId: a.sessionId,
     /** The chat the request came from, by its title. */
@@ -41,7 +43,7 @@ function view(a: Row, { emails, names, titles, clients }: Labels, allowAlways?: 
     args: a.args,
     argsHash: a.argsHash,
     command: a.command,
-    analysis: a.analysis,
+    analysis: a.analysis as ApprovalView["analysis"],
     /** Toolgate's words: why this call needs an owner. */
     reason: a.reason,
     /** The requester's words (POST /api/approvals), unchecked: the inbox shows them apart, marked as theirs. */
@@ -71,6 +73,11 @@ function outcomeOf(a: Row): "pending" | "allowed once" | "allowed always" | "den
 }
 
 export type ApprovalDetail = ReturnType<typeof view>;
+
+// The wire shape is defined once (./approval-view.ts, which the inbox imports): these fail to compile when what
+// this file builds drifts from it.
+const _listed = (v: AsJson<ReturnType<typeof shortened>>): ApprovalView => v;
+const _opened = (v: AsJson<Awaited<ReturnType<typeof getApprovalView>>>): ApprovalDetailView => v;
 
 /** Past this many matches the list says "1000+": counting further would cost as much as the list is meant not to. */
 export const LIST_TOTAL_CAP = 1_000;

@@ -5,6 +5,7 @@ import "server-only";
 import { log } from "@/lib/log";
 import { sweepDueEscalations } from "./escalation";
 import { sweepExpiredApprovals } from "./service";
+import { processSlots } from "@/lib/process-singleton";
 
 const SWEEP_MS = 1_000;
 
@@ -13,7 +14,7 @@ export async function sweepOnce(): Promise<void> {
   await sweepDueEscalations();
 }
 
-const globalForWorker = globalThis as unknown as { toolgateWorker?: boolean };
+const globalForWorker = processSlots<{ toolgateWorker?: boolean }>();
 
 export function startApprovalWorker(): void {
   if (globalForWorker.toolgateWorker) return;

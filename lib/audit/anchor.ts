@@ -14,6 +14,7 @@ import { log } from "@/lib/log";
 import { auditLogId, signWitnessEntry, witnessSetting, type AuditWitness, type WitnessEntry } from "./witness";
 import { FileWitness } from "./witness-file";
 import { HttpWitness } from "./witness-http";
+import { processSlots } from "@/lib/process-singleton";
 
 /** The configured witness, or null when AUDIT_WITNESS=off. */
 export function configuredWitness(): AuditWitness | null {
@@ -73,7 +74,7 @@ function mismatch(problem: string): AnchorOutcome {
   return { mismatch: problem };
 }
 
-const globalForAnchor = globalThis as unknown as { toolgateAuditAnchor?: NodeJS.Timeout };
+const globalForAnchor = processSlots<{ toolgateAuditAnchor?: NodeJS.Timeout }>();
 
 /** Starts the background anchoring of this process (once); a no-op with AUDIT_WITNESS=off. */
 export function startAuditAnchoring(): void {

@@ -10,7 +10,7 @@ import { appendAudit } from "@/lib/db/audit";
 import { countLiveAccessTokens, findAccessToken, findAccessTokenByHash, findAccessTokenState, insertAccessToken, listAccessTokens, revokeAccessToken, touchAccessToken, type AccessTokenRow } from "@/lib/db/access-tokens";
 import { TOOL_MODES, type Role, type ToolMode } from "@/lib/policy/types";
 import { agentAccessReason } from "@/lib/policy";
-import { loadPolicyDocument } from "@/lib/catalog/policy-source";
+import { loadPolicyDocument } from "@/lib/tools/policy-source";
 import type { TokenView } from "./token-views";
 
 const TOKEN_PREFIX = "tgp_";

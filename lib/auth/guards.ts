@@ -9,6 +9,7 @@ import type { Role } from "@/lib/policy/types";
 import { getUserForSession, type UserWithRoles } from "@/lib/db/users";
 import { touchAuthSession } from "@/lib/db/auth-sessions";
 import { auth } from "./auth";
+import { processSingleton } from "@/lib/process-singleton";
 
 export type CurrentUser = UserWithRoles;
 
@@ -30,8 +31,7 @@ type Found = Awaited<ReturnType<typeof getUserForSession>>;
 // Requests of one session that arrive together share the lookup already in flight instead of sending one query each.
 // A stream's re-check does not (see stillAuthorized): a lookup that began before a revocation could answer for an
 // event published after it.
-const globalForLookups = globalThis as unknown as { toolgateUserLookups?: Map<string, Promise<Found>> };
-const lookups = (globalForLookups.toolgateUserLookups ??= new Map());
+const lookups = processSingleton("toolgateUserLookups", () => new Map<string, Promise<Found>>());
 function lookupUser(claim: SessionClaim): Promise<Found> {
   const key = `${claim.userId}\n${claim.sessionId ?? ""}`;
   let lookup = lookups.get(key);

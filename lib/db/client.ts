@@ -8,10 +8,11 @@ import { PrismaClient as PostgresClient } from "@/lib/generated/postgres/client"
 import { loadConfig } from "@/lib/config";
 import { sanitizeDeep } from "@/lib/text-sanitize";
 import { immediateSqliteAdapter } from "./sqlite-adapter";
+import { processSlots } from "@/lib/process-singleton";
 
 export type Db = InstanceType<typeof SqliteClient>;
 
-const globalForDb = globalThis as unknown as { toolgateDb?: Map<string, Db> };
+const globalForDb = processSlots<{ toolgateDb?: Map<string, Db> }>();
 
 export function createDb(url: string): Db {
   if (!/^postgres(ql)?:\/\//.test(url)) return extend(new SqliteClient({ adapter: immediateSqliteAdapter(url, 10_000) }));
@@ -64,7 +65,7 @@ function extend(client: Db): Db {
   return client.$extends({ query: { $allModels: { $allOperations: ({ args, query }) => query(sanitizeDeep(args)) } } }) as unknown as Db;
 }
 
-/** The app's database. Cached on globalThis so dev-server reloads don't open new pools. */
+/** The app's database. One per process (lib/process-singleton.ts), so dev-server reloads don't open new pools. */
 export function getDb(): Db {
   const url = loadConfig().DATABASE_URL;
   globalForDb.toolgateDb ??= new Map();

@@ -8,6 +8,7 @@ import { loadConfig } from "@/lib/config";
 import { log } from "@/lib/log";
 import type { Prisma } from "@/lib/generated/sqlite/client";
 import { getDb, isPostgres, type Tx } from "./client";
+import { processSlots } from "@/lib/process-singleton";
 
 export const EVENT_CHANNEL = "toolgate_events";
 
@@ -38,7 +39,7 @@ const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 10_000;
 
 // Whether a LISTEN connection is up (the readiness probe asks); on globalThis, as every bundle's copy must agree.
-const globalForListen = globalThis as unknown as { toolgateEventListeners?: number };
+const globalForListen = processSlots<{ toolgateEventListeners?: number }>();
 
 /** True while a LISTEN connection of this process is open; null on SQLite (no NOTIFY: the poll carries events). */
 export function isListeningForEvents(): boolean | null {

@@ -5,6 +5,7 @@ import "server-only";
 import { loadConfig } from "@/lib/config";
 import { insertEvent, isListeningForEvents, latestEventSeq, listEventsAfter, listenForEvents, type EventRow } from "@/lib/db/events";
 import { detached, log } from "@/lib/log";
+import { processSlots } from "@/lib/process-singleton";
 
 export type AppEvent = EventRow;
 export type EventListener = (event: AppEvent) => void;
@@ -190,7 +191,7 @@ class EventTailer {
   }
 }
 
-const globalForBus = globalThis as unknown as { toolgateTailer?: EventTailer };
+const globalForBus = processSlots<{ toolgateTailer?: EventTailer }>();
 
 function tailer(): EventTailer {
   return (globalForBus.toolgateTailer ??= new EventTailer());

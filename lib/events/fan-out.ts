@@ -7,6 +7,7 @@ import "server-only";
 import { log } from "@/lib/log";
 import { subscribeEvents, type AppEvent } from "./bus";
 import { observeFanOut, provideMetricSource } from "@/lib/ops/metrics";
+import { processSlots } from "@/lib/process-singleton";
 
 const HEARTBEAT_MS = 15_000;
 const RECHECK_MS = 5_000;
@@ -114,7 +115,7 @@ class SharedTicker {
 const heartbeats = new SharedTicker(HEARTBEAT_MS);
 const rechecks = new SharedTicker(RECHECK_MS);
 
-const globalForFanOut = globalThis as unknown as { toolgateStreamGroups?: Map<string, Group>; toolgateFanOutListening?: Promise<void> };
+const globalForFanOut = processSlots<{ toolgateStreamGroups?: Map<string, Group>; toolgateFanOutListening?: Promise<void> }>();
 const groups = (globalForFanOut.toolgateStreamGroups ??= new Map<string, Group>());
 provideMetricSource("sseConnections", () => [...groups.values()].reduce((n, g) => n + g.members.size, 0));
 

@@ -5,6 +5,7 @@ import "server-only";
 import { loadConfig } from "@/lib/config";
 import { planReplay, pruneEventsBefore, type ReplayPlan } from "@/lib/db/event-retention";
 import { log } from "@/lib/log";
+import { processSlots } from "@/lib/process-singleton";
 
 const BATCH = 5_000;
 
@@ -29,7 +30,7 @@ export async function pruneEvents(now = Date.now()): Promise<number> {
   return total;
 }
 
-const globalForRetention = globalThis as unknown as { toolgateEventPruning?: NodeJS.Timeout };
+const globalForRetention = processSlots<{ toolgateEventPruning?: NodeJS.Timeout }>();
 
 /** Prunes every quarter of the window (at most every 10 minutes, at least every second). */
 export function startEventPruning(): void {

@@ -12,6 +12,7 @@ import { randomBytes } from "node:crypto";
 import { loadConfig } from "@/lib/config";
 import { log } from "@/lib/log";
 import { deleteExpiredStreamLeases, deleteStreamLease, insertStreamLease, renewStreamLeases, trimStreamLeases } from "@/lib/db/event-stream-leases";
+import { processSlots } from "@/lib/process-singleton";
 
 const encoder = new TextEncoder();
 /** The last event of an evicted stream; `retry` keeps a client that ignores it from coming back for an hour. */
@@ -20,15 +21,15 @@ export const EVICTED = encoder.encode(`retry: 3600000\nevent: stream.closed\ndat
 export type CappedStream = { evict: () => void };
 type Held = { userId: string; stream: CappedStream; inserted: boolean };
 
-// On globalThis: Next.js bundles this module into several chunks (routes, instrumentation's lean stream handler),
-// and they must share one instance name, one set of held leases and one renewal timer.
-const globalForCap = globalThis as unknown as {
+// One per process (lib/process-singleton.ts): every copy of this module shares one instance name, one set of held
+// leases and one renewal timer.
+const globalForCap = processSlots<{
   toolgateStreamLeases?: Map<string, Held>;
   toolgateStreamInstanceId?: string;
   toolgateStreamLeaseCounter?: number;
   toolgateStreamRenewal?: NodeJS.Timeout;
   toolgateStreamRenewing?: Promise<boolean>;
-};
+}>();
 const held = (globalForCap.toolgateStreamLeases ??= new Map<string, Held>());
 /** This instance's name in lease rows: host and pid first, for a person reading the table. */
 export const STREAM_INSTANCE_ID = (globalForCap.toolgateStreamInstanceId ??= `${os.hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`);

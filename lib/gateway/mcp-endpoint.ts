@@ -29,7 +29,7 @@ import { consumeTokenQuota } from "@/lib/auth/throttle";
 import { loadConfig } from "@/lib/config";
 import { isAppError } from "@/lib/errors";
 import { readJsonBody } from "@/lib/http/body";
-import { publicErrorMessage } from "@/lib/http/public-error";
+import { publicErrorMessage } from "@/lib/public-error";
 import { callTool, listClientTools, type ExternalClient } from "@/lib/runs/call-pipeline";
 import { authenticateOAuthBearer, looksLikeOAuthAccessToken, type OAuthPrincipal } from "@/lib/oauth/server";
 import { withUpstreamRelay } from "@/lib/tools/mcp";

@@ -9,8 +9,8 @@ import "server-only";
 // Names are namespaced by server id as tools are: upstream-names.ts.
 import { ErrorCode, McpError, type CompleteRequest, type CompleteResult, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource, type ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import { isAppError } from "@/lib/errors";
-import { loadPolicyDocument } from "@/lib/catalog/policy-source";
-import { publicErrorMessage } from "@/lib/http/public-error";
+import { loadPolicyDocument } from "@/lib/tools/policy-source";
+import { publicErrorMessage } from "@/lib/public-error";
 import { log } from "@/lib/log";
 import { isMcpServerUsable } from "@/lib/policy";
 import { resolveClientPolicy, type ExternalClient } from "@/lib/runs/call-pipeline";

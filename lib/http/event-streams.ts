@@ -6,7 +6,7 @@ import { sessionFromClaim, stillAuthorized, type CurrentUser, type SessionClaim 
 import { isAccountEventFor } from "@/lib/events/account-events";
 import type { AppEvent } from "@/lib/events/bus";
 import type { StreamCheck } from "@/lib/events/fan-out";
-import { requireOwnedSession } from "@/lib/runs/sessions";
+import { requireOwnedSession } from "@/lib/sessions/access";
 import { parseWith } from "./respond";
 import { SessionIdSchema } from "./schemas";
 

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { AppError, isAppError } from "@/lib/errors";
 import { isStorageFull } from "@/lib/db/client";
 import { BODY_LIMITS, readJsonBody } from "./body";
-import { newRequestId, publicErrorMessage } from "./public-error";
+import { newRequestId, publicErrorMessage } from "@/lib/public-error";
 import { assertStateChangeAllowed } from "./request-guard";
 
 export function jsonError(error: AppError, requestId?: string): NextResponse {

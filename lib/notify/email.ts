@@ -9,12 +9,13 @@ import type { Attempt } from "./http-post";
 import { inboxLink, publicUrl } from "./links";
 import { createLinkToken } from "./link-token";
 import type { OutsideApproval } from "./payload";
+import { processSlots } from "@/lib/process-singleton";
 
 export function emailConfigured(): boolean {
   return Boolean(loadConfig().SMTP_URL);
 }
 
-const globalForMail = globalThis as unknown as { toolgateMailer?: { url: string; transport: Transporter } };
+const globalForMail = processSlots<{ toolgateMailer?: { url: string; transport: Transporter } }>();
 
 function transport(url: string): Transporter {
   if (globalForMail.toolgateMailer?.url !== url) globalForMail.toolgateMailer = { url, transport: nodemailer.createTransport(url) };

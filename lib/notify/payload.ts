@@ -4,7 +4,7 @@ import "server-only";
 // admin's patterns (exec settings `redact`) and secret-named keys, long strings cut (lib/exec/redact.ts).
 import { findApproval } from "@/lib/db/approvals";
 import { findUserEmails } from "@/lib/db/users";
-import { loadPolicyDocument } from "@/lib/catalog/policy-source";
+import { loadPolicyDocument } from "@/lib/tools/policy-source";
 import { compileRedactions, redactForAudit } from "@/lib/exec/redact";
 import { riskCues } from "@/lib/approvals/risk-view";
 import { inboxLink } from "./links";

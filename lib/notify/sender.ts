@@ -13,8 +13,9 @@ import { outsideApproval } from "./payload";
 import { sendEmail } from "./email";
 import { sendSlack } from "./slack";
 import { sendWebhook } from "./webhook";
+import { processSlots } from "@/lib/process-singleton";
 
-const globalForSender = globalThis as unknown as { toolgateNotifyOwner?: string; toolgateNotifySender?: boolean };
+const globalForSender = processSlots<{ toolgateNotifyOwner?: string; toolgateNotifySender?: boolean }>();
 const OWNER = (globalForSender.toolgateNotifyOwner ??= `${os.hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`);
 /** Longer than any one attempt (a 10 s POST): a live sender never loses its claim mid-way. */
 const CLAIM_MS = 60_000;

@@ -5,7 +5,7 @@ import "server-only";
 import { InvalidRequestError, OAuthError, ServerError, TooManyRequestsError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { isAppError } from "@/lib/errors";
 import { readBodyText } from "@/lib/http/body";
-import { publicErrorMessage } from "@/lib/http/public-error";
+import { publicErrorMessage } from "@/lib/public-error";
 
 const FORM_MAX_BYTES = 16 * 1024;
 

@@ -5,6 +5,7 @@ import "server-only";
 import { loadConfig } from "@/lib/config";
 import { pruneOAuth } from "@/lib/db/oauth";
 import { log } from "@/lib/log";
+import { processSlots } from "@/lib/process-singleton";
 
 const KEEP_SPENT_MS = 86_400_000;
 
@@ -12,7 +13,7 @@ export function pruneOAuthNow(now = new Date()) {
   return pruneOAuth({ now, keepRevokedMs: KEEP_SPENT_MS });
 }
 
-const globalForPrune = globalThis as unknown as { toolgateOAuthPruning?: ReturnType<typeof setInterval> };
+const globalForPrune = processSlots<{ toolgateOAuthPruning?: ReturnType<typeof setInterval> }>();
 
 export function startOAuthPruning(): void {
   if (globalForPrune.toolgateOAuthPruning) return;

@@ -6,10 +6,11 @@ import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { clientAddress } from "@/lib/auth/throttle";
 import { loadConfig } from "@/lib/config";
+import { processSlots } from "@/lib/process-singleton";
 
 export type MetricsAccess = { ok: true } | { ok: false; status: 401 | 403; message: string };
 
-const globalForServer = globalThis as unknown as { toolgateClientAddressDecided?: boolean };
+const globalForServer = processSlots<{ toolgateClientAddressDecided?: boolean }>();
 
 export function isLoopback(address: string): boolean {
   const a = address.trim().toLowerCase();

@@ -1,10 +1,11 @@
-// Prometheus metrics (prom-client), all named toolgate_*. The registry lives on globalThis: Next.js may load this
-// module once per bundle (route handlers, instrumentation, the lean streams), and every copy must count into the
-// one registry /metrics serves. The rest of the app calls the small functions below (one line at each site), so
-// no module outside lib/ops knows prom-client. Labels take values from small fixed sets (never tool names a model
+// Prometheus metrics (prom-client), all named toolgate_*. The registry is one per process (lib/process-singleton.ts):
+// every copy of this module (route handlers, instrumentation, the lean streams) counts into the one /metrics serves.
+// The rest of the app calls the small functions below (one line at each site), so no module outside lib/ops knows
+// prom-client. Labels take values from small fixed sets (never tool names a model
 // chose, never user ids): a hostile model cannot grow the series without bound.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { POLICY_LAYERS } from "@/lib/policy/types";
+import { processSingleton } from "@/lib/process-singleton";
 
 /** Sources read at scrape time (registered by the modules that own the state: no import of them from here). */
 type Sources = {
@@ -82,8 +83,7 @@ const MCP_STATES = ["ready", "connecting", "down", "disabled"] as const;
 const DECISIONS = new Set(["allow", "deny", "ask"]);
 
 type Metrics = ReturnType<typeof create>;
-const globalForMetrics = globalThis as unknown as { toolgateMetrics?: Metrics };
-const metrics = (): Metrics => (globalForMetrics.toolgateMetrics ??= create());
+const metrics = (): Metrics => processSingleton("toolgateMetrics", create);
 
 /** A label value from a fixed vocabulary; anything else is counted as "other". */
 const oneOf = (value: string | null | undefined, allowed: ReadonlySet<string>) => (value && allowed.has(value) ? value : "other");

@@ -8,9 +8,10 @@ import { countPendingApprovals, listAppliedMigrations, listShippedMigrations, pi
 import { eventBusStatus } from "@/lib/events/bus";
 import { loadShellParser } from "@/lib/exec/shell-parser";
 import { probeSandbox } from "@/lib/tools/sandbox";
-import { getToolRegistry } from "@/lib/catalog/tool-catalog";
+import { getToolRegistry } from "@/lib/tools/tool-catalog";
 import { listMcpServerStatus } from "@/lib/tools/mcp";
 import { provideMetricSource } from "./metrics";
+import { processSlots } from "@/lib/process-singleton";
 
 const CHECK_TIMEOUT_MS = 2_000;
 
@@ -20,7 +21,7 @@ export type Readiness = { ready: boolean; checks: Record<"database" | "migration
 /** Probes within this long share one answer: a flood of unauthenticated /readyz costs one database round trip a second. */
 const SHARED_MS = 1_000;
 
-const globalForReady = globalThis as unknown as { toolgateMigrationsApplied?: boolean; toolgateReadiness?: { at: number; answer: Promise<Readiness> } };
+const globalForReady = processSlots<{ toolgateMigrationsApplied?: boolean; toolgateReadiness?: { at: number; answer: Promise<Readiness> } }>();
 
 function within<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -13,9 +13,10 @@ import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trac
 import { log } from "@/lib/log";
 import { observeStage } from "./metrics";
 import { looksInternal, redactHostPaths } from "@/lib/redact";
+import { processSlots } from "@/lib/process-singleton";
 
 const MAX_ATTRIBUTE_CHARS = 256;
-const globalForTracing = globalThis as unknown as { toolgateTracing?: { provider: BasicTracerProvider } | null; toolgatePolicyVersions?: WeakMap<object, number> };
+const globalForTracing = processSlots<{ toolgateTracing?: { provider: BasicTracerProvider } | null; toolgatePolicyVersions?: WeakMap<object, number> }>();
 
 /** Starts the SDK once per process when an endpoint is configured (instrumentation.ts). */
 export function startTracing(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -33,7 +34,7 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): boolean {
   trace.setGlobalTracerProvider(provider);
   globalForTracing.toolgateTracing = { provider };
   // scripts/server.mjs flushes on SIGTERM through this (it cannot import the app's modules).
-  (globalThis as { toolgateFlushTraces?: () => Promise<void> }).toolgateFlushTraces = () => provider.forceFlush();
+  processSlots<{ toolgateFlushTraces: () => Promise<void> }>().toolgateFlushTraces = () => provider.forceFlush();
   log("info", "tracing_started", { endpoint: redactUrl(endpoint) });
   return true;
 }

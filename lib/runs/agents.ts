@@ -4,7 +4,7 @@ import "server-only";
 import { agentAccessReason, agentsUsableBy, type AgentConfig, type PolicyDocument } from "@/lib/policy";
 import { AppError } from "@/lib/errors";
 import type { CurrentUser } from "@/lib/auth/guards";
-import { loadPolicyDocument } from "@/lib/catalog/policy-source";
+import { loadPolicyDocument } from "@/lib/tools/policy-source";
 
 export type AgentSummary = { id: string; name: string; description: string | null; model: string | null; starters: string[] };
 

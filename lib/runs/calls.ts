@@ -24,7 +24,7 @@ import { checkToolCall, denial, type DenialResult, type GateVerdict } from "./ga
 import { recordOutcome, type MessageWrite } from "./recorder";
 import { toolDeniedData, toolParts, type StoredToolCall, type ToolStatus } from "./transcript";
 import type { Turn } from "./turn-setup";
-import { publicErrorMessage } from "@/lib/http/public-error";
+import { publicErrorMessage } from "@/lib/public-error";
 import { observeStage } from "@/lib/ops/metrics";
 import { currentTraceId, inSpan, observeGate, policyVersionOf, recordApprovalWait } from "@/lib/ops/tracing";
 import { listHostRunnableFiles } from "@/lib/exec/host-code";

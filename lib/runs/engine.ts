@@ -23,7 +23,7 @@ import { runStore, type TurnKind } from "./store";
 import { subagentServices } from "./subagents";
 import { MAX_TURN_STEPS, prepareTurn, type Turn, type TurnEnv } from "./turn-setup";
 import { assistantParts, modelToolCall, takesImagesInToolResults, toModelMessages, toolResultOutput, type StoredToolCall } from "./transcript";
-import { publicErrorMessage } from "@/lib/http/public-error";
+import { publicErrorMessage } from "@/lib/public-error";
 import { countTurn } from "@/lib/ops/metrics";
 import { annotateSpan, inSpan } from "@/lib/ops/tracing";
 

@@ -18,7 +18,7 @@ import {
 /** How many schema issues an INVALID_ARGUMENTS message lists before "and N more". */
 const MAX_LISTED_ISSUES = 10;
 
-/** What the model receives for a call that did not run (DESIGN.md "The two gates"). */
+/** What the model receives for a call that did not run (docs/requirements.md: "Terms" and A5). */
 export type DenialResult = {
   ok: false;
   error_code: DenialCode;

@@ -12,8 +12,8 @@ import { beginTurn, runTurn, type TurnResult } from "./engine";
 import { resumeWhenReady } from "./resume";
 import { requestStop } from "./stop";
 import type { ModelChoice } from "./turn-setup";
-import { DEFAULT_TITLE, requireOwnedSession } from "./sessions";
-import { publicErrorMessage } from "@/lib/http/public-error";
+import { DEFAULT_TITLE, requireOwnedSession } from "@/lib/sessions/access";
+import { publicErrorMessage } from "@/lib/public-error";
 
 export async function startChatTurn({
   user,

@@ -8,14 +8,15 @@ import { loadConfig } from "@/lib/config";
 import { log } from "@/lib/log";
 import { renewLeases } from "@/lib/db/runs";
 import { subscribeEvents } from "@/lib/events/bus";
+import { processSlots } from "@/lib/process-singleton";
 
 type Held = { controller: AbortController; done?: Promise<unknown> };
-const globalForLease = globalThis as unknown as {
+const globalForLease = processSlots<{
   toolgateInstanceId?: string;
   toolgateHeldRuns?: Map<string, Held>;
   toolgateHeartbeat?: NodeJS.Timeout;
   toolgateStopListener?: Promise<unknown>;
-};
+}>();
 
 /**
  * This instance's name in leases: host and pid first, so a restarted server can tell its dead predecessor. Kept on

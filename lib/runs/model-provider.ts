@@ -5,13 +5,11 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { AppError } from "@/lib/errors";
+import { MODEL_PROVIDER_NAMES, type ModelProvider } from "@/lib/models/catalog";
 import { createOfflineModel, type OfflineModelOptions } from "./offline-model";
 
-export const MODEL_PROVIDERS = ["offline", "openai", "anthropic", "openai-compatible"] as const;
-export type ModelProviderName = (typeof MODEL_PROVIDERS)[number];
-
 export type ModelConfig = {
-  provider: ModelProviderName;
+  provider: ModelProvider;
   model?: string;
   baseUrl?: string;
   apiKey?: string;
@@ -76,7 +74,7 @@ export function createLanguageModel(config: ModelConfig): LanguageModelV3 {
     }
     default: {
       const provider: never = config.provider;
-      throw new AppError("VALIDATION_FAILED", `unknown model provider "${String(provider)}"; use one of ${MODEL_PROVIDERS.join(", ")}`);
+      throw new AppError("VALIDATION_FAILED", `unknown model provider "${String(provider)}"; use one of ${MODEL_PROVIDER_NAMES.join(", ")}`);
     }
   }
 }

@@ -14,7 +14,7 @@ import { createSession, findOwnedSession, listChildSessions } from "@/lib/db/ses
 import type { SubagentResult, ToolServices } from "@/lib/tools/context";
 import { requestStop } from "./stop";
 import type { Turn, TurnEnv } from "./turn-setup";
-import { publicErrorMessage } from "@/lib/http/public-error";
+import { publicErrorMessage } from "@/lib/public-error";
 
 // The policy engine enforces maxSpawnDepth (the schema caps it at 10); this is a backstop against a bug there.
 const HARD_DEPTH_LIMIT = 10;

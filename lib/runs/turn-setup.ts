@@ -15,15 +15,15 @@ import { findOwnedSession, type SessionRow } from "@/lib/db/sessions";
 import type { ToolRunContext } from "@/lib/tools/context";
 import type { SandboxConfig } from "@/lib/tools/sandbox";
 import { ToolHooks } from "./hooks";
-import { loadPolicyDocument } from "@/lib/catalog/policy-source";
+import { loadPolicyDocument } from "@/lib/tools/policy-source";
 import { buildSystemPrompt } from "./prompt";
 import { agentModelNote, agentOf } from "./agents";
 import { createToolServices } from "./services";
 import { getSessionMode } from "./session-mode";
-import { getToolRegistry } from "@/lib/catalog/tool-catalog";
+import { getToolRegistry } from "@/lib/tools/tool-catalog";
 import { limitToAncestors } from "./parent-policy";
 import { refreshMcpTools } from "@/lib/tools/mcp";
-import { publicErrorMessage } from "@/lib/http/public-error";
+import { publicErrorMessage } from "@/lib/public-error";
 import { createEgressServices } from "@/lib/approvals/domains";
 import { rememberPolicyVersion } from "@/lib/ops/tracing";
 

@@ -9,10 +9,11 @@ import { leaseMs } from "./lease";
 import { deferOverdueRuns } from "./deferred";
 import { failAbandonedRuns } from "./recovery";
 import { resumeReadyRuns, resumeWhenReady } from "./resume";
+import { processSlots } from "@/lib/process-singleton";
 
 const RECOVER_MS = 15_000;
 const DEFER_SWEEP_MS = 1_000;
-const globalForWorker = globalThis as unknown as { toolgateRunWorker?: boolean };
+const globalForWorker = processSlots<{ toolgateRunWorker?: boolean }>();
 
 export async function startRunWorker(): Promise<void> {
   if (globalForWorker.toolgateRunWorker) return;

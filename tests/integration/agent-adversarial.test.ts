@@ -118,7 +118,8 @@ describe.each(dbTargets())("adversarial model (%s)", (_kind, make) => {
       ]);
       expect(chunks.some((c) => c.type === "tool-output-available")).toBe(false);
       // The transcript stays readable (as chat_safe), and no switch to coding is allowed while the policy is unreadable.
-      const { changeSessionMode, getChatSession } = await import("@/lib/runs/sessions");
+      const { getChatSession } = await import("@/lib/runs/sessions");
+      const { changeSessionMode } = await import("@/lib/sessions/access");
       const view = await getChatSession({ user: owner, sessionId: s.id });
       expect(view).toMatchObject({ mode: "chat_safe", storedMode: "coding", grantedModes: ["chat_safe"] });
       expect(view.transcript.length).toBe(transcript.length);

@@ -137,7 +137,7 @@ describe.each(dbTargets())("agent loop (%s)", (_kind, make) => {
 
   it.each(["chat_safe", "coding"] as const)("Y5 declared == enforced in %s: prompt tools == model tools == tools the gate lets through", async (mode) => {
     const s = await agent.session(owner.id, mode);
-    const { getToolRegistry } = await import("@/lib/catalog/tool-catalog");
+    const { getToolRegistry } = await import("@/lib/tools/tool-catalog");
     const all = getToolRegistry().all().map((t) => t.name);
     // Every registered tool is called (ten per step, the per-step cap), with empty arguments so nothing with side effects runs.
     const steps = [all.slice(0, 10), all.slice(10)].map((names, step) => [...names.map((n) => toolCallPart(`s${step}_${n}`, n, "{}")), finishPart("tool-calls")]);

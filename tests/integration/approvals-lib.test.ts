@@ -126,7 +126,7 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
   });
 
   it("P29 allow-once is consumed by exactly one execution: forcing the run back to waiting and resuming again is refused", async () => {
-    const { changeSessionMode } = await import("@/lib/runs/sessions");
+    const { changeSessionMode } = await import("@/lib/sessions/access");
     const { startChatTurn } = await import("@/lib/runs/host");
     const { resumeRun } = await import("@/lib/runs/resume");
     const session = await newSession();
@@ -159,7 +159,7 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
   });
 
   it("a decision made while the run is still busy with another call of the same step still resumes it (no worker here)", async () => {
-    const { changeSessionMode } = await import("@/lib/runs/sessions");
+    const { changeSessionMode } = await import("@/lib/sessions/access");
     const { startChatTurn } = await import("@/lib/runs/host");
     const { resumeRun } = await import("@/lib/runs/resume");
     const { createGrant } = await import("@/lib/db/allowlist");

@@ -76,7 +76,8 @@ describe.skipIf(!ready).each(databaseTargets())("exec network by domain (%s)", (
   });
 
   async function codingSession(user: User) {
-    const { createChatSession, changeSessionMode } = await import("@/lib/runs/sessions");
+    const { createChatSession } = await import("@/lib/runs/sessions");
+    const { changeSessionMode } = await import("@/lib/sessions/access");
     const session = await createChatSession({ user });
     await changeSessionMode({ user, sessionId: session.id, mode: "coding" });
     return session.id;

@@ -57,7 +57,8 @@ describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", 
   });
 
   async function codingSession() {
-    const { createChatSession, changeSessionMode } = await import("@/lib/runs/sessions");
+    const { createChatSession } = await import("@/lib/runs/sessions");
+    const { changeSessionMode } = await import("@/lib/sessions/access");
     const session = await createChatSession({ user: member });
     await changeSessionMode({ user: member, sessionId: session.id, mode: "coding" });
     return session.id;
@@ -209,7 +210,8 @@ describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", 
     await storePolicy({ version: 2, modeGrants: { users: { [member.id]: ["chat_safe", "coding"] } }, exec: { memberMemoryBytes: 48 * 1024 * 1024, memberProcesses: 24, memberCpuPercent: 50 } });
     try {
       const hogSession = await codingSession();
-      const { createChatSession, changeSessionMode } = await import("@/lib/runs/sessions");
+      const { createChatSession } = await import("@/lib/runs/sessions");
+      const { changeSessionMode } = await import("@/lib/sessions/access");
       const otherSession = (await createChatSession({ user: other })).id;
       await changeSessionMode({ user: other, sessionId: otherSession, mode: "coding" });
       const asOther = async (command: string) => {

@@ -21,7 +21,8 @@ describe.each(dbTargets())("a run owns its turn; each call at most once (%s)", (
   async function setup() {
     const { agent, member } = h;
     await agent.setPolicy(codingGrant(member.id));
-    const { changeSessionMode, createChatSession } = await import("@/lib/runs/sessions");
+    const { createChatSession } = await import("@/lib/runs/sessions");
+    const { changeSessionMode } = await import("@/lib/sessions/access");
     const session = await createChatSession({ user: member });
     await changeSessionMode({ user: member, sessionId: session.id, mode: "coding" });
     const { createGrant } = await import("@/lib/db/allowlist");

@@ -3,7 +3,8 @@ import { redirect } from "next/navigation";
 import { revalidatePath } from "next/cache";
 import { requireUser } from "@/lib/auth/guards";
 import { consumeWriteQuota } from "@/lib/auth/write-quota";
-import { changeSessionMode, openNewChatSession } from "@/lib/runs/sessions";
+import { openNewChatSession } from "@/lib/runs/sessions";
+import { changeSessionMode } from "@/lib/sessions/access";
 import { isAppError } from "@/lib/errors";
 import { ModelIdSchema } from "@/lib/http/schemas";
 

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { requirePageUser } from "@/lib/auth/page-guards";
-import { listChatSessions } from "@/lib/runs/sessions";
+import { listChatSessions } from "@/lib/sessions/access";
 import { SessionList } from "@/components/chat/session-list";
 import { UndoDelete } from "@/components/chat/undo-delete";
 import { AgentPicker } from "@/components/chat/agent-picker";

@@ -3,7 +3,7 @@ import { requireRole, requireUser } from "@/lib/auth/guards";
 import { consumeUserQuota } from "@/lib/auth/throttle";
 import { API_REQUEST_REASON, requestApproval } from "@/lib/approvals/service";
 import { listApprovalViews } from "@/lib/approvals/views";
-import { requireOwnedSession } from "@/lib/runs/sessions";
+import { requireOwnedSession } from "@/lib/sessions/access";
 import { normalizeToolName } from "@/lib/policy";
 import { analyzeShellCommand, loadShellParser } from "@/lib/exec/shell-parser";
 import { handle, parseJsonBody, parseSearchParams } from "@/lib/http/respond";

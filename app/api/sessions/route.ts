@@ -1,7 +1,8 @@
 import { NextResponse } from "next/server";
 import { requireUser } from "@/lib/auth/guards";
 import { consumeWriteQuota } from "@/lib/auth/write-quota";
-import { createChatSession, listChatSessions } from "@/lib/runs/sessions";
+import { createChatSession } from "@/lib/runs/sessions";
+import { listChatSessions } from "@/lib/sessions/access";
 import { handle, parseJsonBody } from "@/lib/http/respond";
 import { CreateSessionBody } from "@/lib/http/schemas";
 

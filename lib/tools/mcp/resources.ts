@@ -4,8 +4,8 @@ import "server-only";
 // server), only while the server is allowed and healthy, and the answer is bounded by the fs read limit. The
 // response never renders as a page: text is text/plain, only raster images keep their type, the rest downloads.
 import { AppError } from "@/lib/errors";
-import { loadPolicyDocument } from "@/lib/catalog/policy-source";
-import { getToolRegistry } from "@/lib/catalog/tool-catalog";
+import { loadPolicyDocument } from "@/lib/tools/policy-source";
+import { getToolRegistry } from "@/lib/tools/tool-catalog";
 import { listMessages } from "@/lib/db/messages";
 import { findOwnedSession } from "@/lib/db/sessions";
 import { MCP_TOOL_PREFIX } from "./naming";

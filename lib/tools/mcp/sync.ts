@@ -8,13 +8,12 @@ import "server-only";
 import type { McpServerConfig, PolicyDocument, ToolDefinition, ToolRegistry } from "@/lib/policy";
 import { acceptPendingToolChange } from "./pins";
 import { McpServerSupervisor, type McpServerStatus } from "./supervisor";
+import { processSingleton } from "@/lib/process-singleton";
 
 type Registry = ToolRegistry<ToolDefinition>;
 
-// On globalThis: Next may load this module more than once per process, and there must be one connection per
-// server. Keyed by registry so tests with their own registry do not share supervisors with the app's.
-const globalForMcp = globalThis as unknown as { toolgateMcpSupervisors?: Map<Registry, Map<string, McpServerSupervisor>> };
-const byRegistry = (globalForMcp.toolgateMcpSupervisors ??= new Map());
+// One per process (lib/process-singleton.ts): there must be one connection per server. Keyed by registry so tests with their own registry do not share supervisors with the app's.
+const byRegistry = processSingleton("toolgateMcpSupervisors", () => new Map<Registry, Map<string, McpServerSupervisor>>());
 
 function supervisorsOf(registry: Registry): Map<string, McpServerSupervisor> {
   let map = byRegistry.get(registry);

@@ -4,7 +4,7 @@ import { assertStateChangeAllowed, isSameOrigin, safeRedirectPath } from "@/lib/
 import { readBodyText, readJsonBody } from "@/lib/http/body";
 import { jsonDepthExceeds } from "@/lib/json-depth";
 import { sanitizeDeep, sanitizeText } from "@/lib/text-sanitize";
-import { redactHostPaths, publicErrorMessage } from "@/lib/http/public-error";
+import { redactHostPaths, publicErrorMessage } from "@/lib/public-error";
 import { AppError } from "@/lib/errors";
 
 const req = (method: string, headers: Record<string, string>, body?: BodyInit) => new Request("http://127.0.0.1:3000/api/x", { method, headers, body, duplex: "half" } as RequestInit);

@@ -2,7 +2,7 @@
 // docs/requirements.md, invalid and raw-string arguments, and exec decisions, over the real registry and policy engine.
 import { describe, expect, it } from "vitest";
 import { checkToolCall, type GateVerdict } from "@/lib/runs/gate";
-import { getToolRegistry } from "@/lib/catalog/tool-catalog";
+import { getToolRegistry } from "@/lib/tools/tool-catalog";
 import { toolDeniedData } from "@/lib/runs/transcript";
 import type { PolicyDocument, ToolMode } from "@/lib/policy";
 import { documentOf, MEMBER, policyFor } from "./support/policy";

@@ -7,7 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { planOfflineReply } from "@/lib/runs/offline-model";
 import { checkToolCall } from "@/lib/runs/gate";
-import { getToolRegistry } from "@/lib/catalog/tool-catalog";
+import { getToolRegistry } from "@/lib/tools/tool-catalog";
 import { policyFor } from "./support/policy";
 
 const ROOT = path.resolve(__dirname, "../../..");
@@ -27,7 +27,7 @@ const files = [...sourceFiles("app"), ...sourceFiles("lib")].map((file) => ({ fi
 
 describe("B3/D8 one writer of ChatSession.mode", () => {
   it("finds the source tree (the scan is not vacuous)", () => {
-    expect(files.some((f) => f.file === path.join("lib", "runs", "sessions.ts"))).toBe(true);
+    expect(files.some((f) => f.file === path.join("lib", "sessions", "access.ts"))).toBe(true);
     expect(files.length).toBeGreaterThan(50);
   });
 
@@ -41,10 +41,10 @@ describe("B3/D8 one writer of ChatSession.mode", () => {
     expect(raw).toEqual([]);
   });
 
-  it("updateSessionMode is called only by changeSessionMode in lib/runs/sessions.ts", () => {
+  it("updateSessionMode is called only by changeSessionMode in lib/sessions/access.ts", () => {
     const callers = files.filter(({ file, text }) => file !== path.join("lib", "db", "sessions.ts") && /updateSessionMode\s*\(/.test(text)).map((f) => f.file);
-    expect(callers).toEqual([path.join("lib", "runs", "sessions.ts")]);
-    const sessions = files.find((f) => f.file === path.join("lib", "runs", "sessions.ts"))!.text;
+    expect(callers).toEqual([path.join("lib", "sessions", "access.ts")]);
+    const sessions = files.find((f) => f.file === path.join("lib", "sessions", "access.ts"))!.text;
     const body = sessions.slice(sessions.indexOf("export async function changeSessionMode"));
     expect(body).toMatch(/grantedModesFor\(user\)/);
     expect(body).toMatch(/appendAudit\(\{ action: "session\.mode_changed"/);
@@ -52,7 +52,7 @@ describe("B3/D8 one writer of ChatSession.mode", () => {
   });
 
   it("changeSessionMode is reachable only from the session PATCH route and server code outside the agent loop", () => {
-    const users = files.filter(({ text }) => /changeSessionMode\s*\(/.test(text)).map((f) => f.file).filter((f) => f !== path.join("lib", "runs", "sessions.ts"));
+    const users = files.filter(({ text }) => /changeSessionMode\s*\(/.test(text)).map((f) => f.file).filter((f) => f !== path.join("lib", "sessions", "access.ts"));
     expect(users.length).toBeGreaterThan(0);
     for (const file of users) expect(file.startsWith("app")).toBe(true);
   });

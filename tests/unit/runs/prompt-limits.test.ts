@@ -2,7 +2,7 @@
 // only for tools this run can call (chat_safe names no file or exec limit; coding names each of them).
 import { describe, expect, it } from "vitest";
 import { buildSystemPrompt, layerLimits, type PromptLimits } from "@/lib/runs/prompt";
-import { getToolRegistry } from "@/lib/catalog/tool-catalog";
+import { getToolRegistry } from "@/lib/tools/tool-catalog";
 import { policyFor } from "./support/policy";
 
 const limits: PromptLimits = {

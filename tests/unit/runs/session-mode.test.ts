@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getSessionMode, resolveSessionMode } from "@/lib/runs/session-mode";
 import { checkToolCall } from "@/lib/runs/gate";
-import { getToolRegistry } from "@/lib/catalog/tool-catalog";
+import { getToolRegistry } from "@/lib/tools/tool-catalog";
 import { addLogSink, type LogRecord } from "@/lib/log";
 import type { ToolRunContext } from "@/lib/tools/context";
 import { policyFor } from "./support/policy";

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { buildSystemPrompt, exposedTools, layerSafety, layerTooling } from "@/lib/runs/prompt";
-import { getToolRegistry } from "@/lib/catalog/tool-catalog";
+import { getToolRegistry } from "@/lib/tools/tool-catalog";
 import { checkToolCall } from "@/lib/runs/gate";
 import { resolveEffectiveToolPolicy, DEFAULT_POLICY_DOCUMENT, TOOL_MODES, ToolRegistry, type ToolDefinition, type ToolMode } from "@/lib/policy";
 import { BUILTIN_TOOLS, registerBuiltinTools } from "@/lib/tools/builtin";

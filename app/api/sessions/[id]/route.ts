@@ -1,7 +1,8 @@
 import { NextResponse } from "next/server";
 import { requireUser } from "@/lib/auth/guards";
 import { consumeWriteQuota } from "@/lib/auth/write-quota";
-import { changeSessionMode, deleteChatSession, getChatSession, renameChatSession } from "@/lib/runs/sessions";
+import { getChatSession } from "@/lib/runs/sessions";
+import { changeSessionMode, deleteChatSession, renameChatSession } from "@/lib/sessions/access";
 import { handle, parseJsonBody, parseWith } from "@/lib/http/respond";
 import { PatchSessionBody, SessionIdSchema } from "@/lib/http/schemas";
 

@@ -1,5 +1,5 @@
 // Effective policies over the real built-in registry and the real policy engine, for agent unit tests.
-import { getToolRegistry } from "@/lib/catalog/tool-catalog";
+import { getToolRegistry } from "@/lib/tools/tool-catalog";
 import {
   DEFAULT_POLICY_DOCUMENT,
   parsePolicyDocument,

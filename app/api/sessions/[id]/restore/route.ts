@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { requireUser } from "@/lib/auth/guards";
 import { consumeWriteQuota } from "@/lib/auth/write-quota";
-import { restoreChatSession } from "@/lib/runs/sessions";
+import { restoreChatSession } from "@/lib/sessions/access";
 import { handle, parseWith } from "@/lib/http/respond";
 import { SessionIdSchema } from "@/lib/http/schemas";
 
