@@ -13,6 +13,7 @@ import { realpathSync } from "node:fs";
 import { readdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { processSlots } from "@/lib/process-singleton";
 import { processStartTime } from "./overlay-journal";
 
 export type ServerIdentity = { pid: number; startTime: string };
@@ -20,7 +21,7 @@ export type ServerIdentity = { pid: number; startTime: string };
 const TAG = /^toolgate-sandbox-([0-9a-f]{12})-(\d+)-(\d+)$/;
 const EGRESS_DIR = /^toolgate-egress-([0-9a-f]{12})-(\d+)-(\d+)-/;
 
-const globalForReaper = globalThis as unknown as { toolgateSandboxScope?: string };
+const globalForReaper = processSlots<{ toolgateSandboxScope?: string }>();
 
 /** Host and workspace root, hashed: the tag's scope (a reaping server touches only its own). */
 export function sandboxScope(workspaceRoot: string): string {
