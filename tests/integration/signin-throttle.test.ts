@@ -138,6 +138,12 @@ describe.each(databaseTargets())("sign-in throttling (%s)", (_kind, make) => {
     // The old password is not needed (it may be lost): another unused code proves it is them, once.
     const changed = await recovered.client.json("/api/me/password", { method: "POST", body: { currentPassword: codes[4]!, newPassword: "recovered-password-1" } });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    // Both codes' uses are in the audit log: the one that signed in, and the one that stood in for the password.
+    const admin = await db.user.findUniqueOrThrow({ where: { email: adminEmail } });
+    const where = { action: "user.recovery_code_used", actorId: admin.id };
+    const uses = await db.auditLog.findMany({ where, orderBy: { seq: "asc" } });
+    const purposes = uses.map((u) => (u.details as { purpose?: string }).purpose);
+    expect(purposes).toEqual(["sign_in", "sign_in", "sign_in", "password_change"]);
     expect((await credentialsPost(app, adminEmail, codes[4]!, "203.0.113.204")).signedIn).toBe(false);
     const after = await credentialsPost(app, adminEmail, "recovered-password-1", "203.0.113.205");
     expect(after.signedIn).toBe(true);
