@@ -5,6 +5,7 @@ import "server-only";
 import { parsePolicyDocument } from "@/lib/policy";
 import { AppError } from "@/lib/errors";
 import { loadPolicyDocument } from "@/lib/tools/policy-source";
+import { maskMcpSecrets } from "@/lib/tools/mcp";
 import { getToolRegistry } from "@/lib/tools/tool-catalog";
 import { grantsByEmail, grantsById } from "./grant-emails";
 import { refreshPluginTools } from "./mcp-service";
@@ -15,7 +16,8 @@ import type { ImportBodyInput } from "./schemas";
 export async function importPolicy({ text, base }: ImportBodyInput) {
   const input = await parseOpenClawUpload(text);
   let document;
-  if (base === undefined) document = (await loadPolicyDocument()).document;
+  // The saved document holds MCP secrets sealed: the editor gets them masked, as GET /api/policy shows them.
+  if (base === undefined) document = maskMcpSecrets((await loadPolicyDocument()).document);
   else {
     const parsed = parsePolicyDocument(await grantsById(base));
     if (!parsed.ok) {

@@ -16,6 +16,12 @@ import { looksLikeRecoveryCode, proveWithRecoveryCode } from "./recovery-codes";
 export async function changeOwnPassword({ user, currentPassword, newPassword }: { user: { id: string; email: string }; address?: string; currentPassword: string; newPassword: string }) {
   // Keeping an admin-issued one-time password by "changing" it to itself would defeat the forced change.
   if (newPassword === currentPassword) throw new AppError("VALIDATION_FAILED", "the new password must differ from the current one", { issues: [{ path: ["newPassword"], message: "must differ from the current password" }] });
+  // Sign-in takes whatever has a recovery code's shape for a code, never as a password: such a password would lock
+  // its owner out (and an admin told to type a code here may paste one into the new password too).
+  if (looksLikeRecoveryCode(newPassword)) {
+    const issues = [{ path: ["newPassword"], message: "has a recovery code's shape: sign-in takes that as a code" }];
+    throw new AppError("VALIDATION_FAILED", "the new password must not look like a recovery code", { issues });
+  }
   await beginPasswordCheck(user.id);
   const row = await findUserByEmail({ email: user.email });
   // An admin who signed in with a recovery code (and must now choose a password) may not know the current one:

@@ -56,7 +56,7 @@ export async function signInWithRecoveryCode({ email, code }: { email: string; c
   const user = await findUserByEmail({ email });
   if (!user || user.disabledAt || !(await userHasRole({ email, role: "admin" }))) return null;
   if (!(await consumeRecoveryCode({ userId: user.id, codeHash: hashOf(code), requirePasswordChange: true }))) return null;
-  await appendAudit({ action: "user.recovery_code_used", actorId: user.id, decision: "allow", details: { userId: user.id, passwordMustChange: true } });
+  await appendAudit({ action: "user.recovery_code_used", actorId: user.id, decision: "allow", details: { userId: user.id, purpose: "sign_in", passwordMustChange: true } });
   return { id: user.id, email: user.email, name: user.name };
 }
 
@@ -66,5 +66,9 @@ export async function signInWithRecoveryCode({ email, code }: { email: string; c
  */
 export async function proveWithRecoveryCode({ userId, code }: { userId: string; code: string }): Promise<boolean> {
   if (!looksLikeRecoveryCode(code)) return false;
-  return consumeRecoveryCode({ userId, codeHash: hashOf(code) });
+  if (!(await consumeRecoveryCode({ userId, codeHash: hashOf(code) }))) return false;
+  // Audited as a sign-in's code is: every use of a code is in the log, whichever way it was used.
+  const details = { userId, purpose: "password_change" };
+  await appendAudit({ action: "user.recovery_code_used", actorId: userId, decision: "allow", details });
+  return true;
 }

@@ -199,6 +199,14 @@ describe.each(appTargets())("account: forced password change and devices (%s)", 
     expect(await stale.json()).toBeNull();
     // Not renewed either: no fresh session cookie for a token that no longer counts.
     expect(stale.headers.getSetCookie().filter((c) => /session-token=[^;]/.test(c))).toEqual([]);
+    // Auth.js's update (POST, with its CSRF token) reads and renews the session too: the same answer.
+    const csrf = await person.json<{ csrfToken: string }>("/api/auth/csrf");
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    const body = new URLSearchParams({ csrfToken: csrf.body.csrfToken });
+    const update = await person.fetch("/api/auth/session", { method: "POST", headers: form, body });
+    expect(update.status).toBe(200);
+    expect(update.headers.getSetCookie().filter((c) => /session-token=[^;]/.test(c))).toEqual([]);
+    expect(await update.json()).toBeNull();
     // Deactivation: a session made after the bump, then the user deactivated.
     const fresh = await signedIn(app.url, account.email, "authjs-password-1");
     expect((await fresh.json("/api/auth/session")).body.user.email).toBe(account.email);

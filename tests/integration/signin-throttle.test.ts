@@ -135,9 +135,21 @@ describe.each(databaseTargets())("sign-in throttling (%s)", (_kind, make) => {
     expect(me.status).toBe(403);
     expect(me.body.error.code).toBe("PASSWORD_CHANGE_REQUIRED");
     expect(new URL((await recovered.client.fetch("/chat")).headers.get("location")!, app.url).pathname).toBe("/change-password");
+    // A code as the new password is refused (sign-in would take it for a code and never match the password), and
+    // the code given as the current one stays unused.
+    const codeAsNew = { currentPassword: codes[4]!, newPassword: codes[5]! };
+    const refusedNew = await recovered.client.json("/api/me/password", { method: "POST", body: codeAsNew });
+    expect(refusedNew.status, JSON.stringify(refusedNew.body)).toBe(422);
+    expect(refusedNew.body.error.code).toBe("VALIDATION_FAILED");
     // The old password is not needed (it may be lost): another unused code proves it is them, once.
     const changed = await recovered.client.json("/api/me/password", { method: "POST", body: { currentPassword: codes[4]!, newPassword: "recovered-password-1" } });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    // Both codes' uses are in the audit log: the one that signed in, and the one that stood in for the password.
+    const admin = await db.user.findUniqueOrThrow({ where: { email: adminEmail } });
+    const where = { action: "user.recovery_code_used", actorId: admin.id };
+    const uses = await db.auditLog.findMany({ where, orderBy: { seq: "asc" } });
+    const purposes = uses.map((u) => (u.details as { purpose?: string }).purpose);
+    expect(purposes).toEqual(["sign_in", "sign_in", "sign_in", "password_change"]);
     expect((await credentialsPost(app, adminEmail, codes[4]!, "203.0.113.204")).signedIn).toBe(false);
     const after = await credentialsPost(app, adminEmail, "recovered-password-1", "203.0.113.205");
     expect(after.signedIn).toBe(true);

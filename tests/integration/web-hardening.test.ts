@@ -345,6 +345,13 @@ describe.each(targets)("web hardening (%s)", (_kind, make) => {
     expect(JSON.stringify(shown.body)).not.toContain("ghp_plaintext_s3cret");
     expect(shown.body.document.mcpServers[0].transport.env).toEqual({ GITHUB_TOKEN: "********" });
     expect(shown.body.document.mcpServers[0].transport.envEncrypted).toBeUndefined();
+    // An import with no draft is merged into the saved document: shown the same way, not with its ciphertext (which
+    // the editor would not show, and saving with one new variable would have replaced the stored ones).
+    const importBody = { format: "openclaw", text: "{ tools: { deny: ['browser'] } }" };
+    const imported = await admin.json("/api/policy/import", { method: "POST", body: importBody });
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+    expect(imported.body.document.mcpServers[0].transport.envEncrypted).toBeUndefined();
+    expect(imported.body.document.mcpServers[0].transport.env).toEqual({ GITHUB_TOKEN: "********" });
     // Saving the masked document back keeps the secret.
     const again = await admin.json("/api/policy", { method: "PUT", body: { baseVersion: shown.body.version, document: shown.body.document } });
     expect(again.status).toBe(200);

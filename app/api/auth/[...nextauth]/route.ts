@@ -10,6 +10,17 @@ import { looksLikeRecoveryCode } from "@/lib/auth/recovery-codes";
 import { currentClaim, userForClaim } from "@/lib/auth/guards";
 
 /**
+ * Signed out, for a session read with a revoked token: GET, and POST (Auth.js's update, which the holder of the
+ * cookie can send with the CSRF token; it answers the session and renews the cookie just the same).
+ */
+async function endedSessionAnswer(request: NextRequest): Promise<Response | null> {
+  if (!request.nextUrl.pathname.endsWith("/session")) return null;
+  const claim = await currentClaim();
+  if (!claim || (await userForClaim(claim))) return null;
+  return Response.json(null, { headers: { "cache-control": "private, no-cache, no-store" } });
+}
+
+/**
  * next-auth's GET endpoints, after the callback URL check it would otherwise answer with a 500 (lib/auth/callback-url.ts).
  * Its session read only checks the token's signature and expiry: a token whose device session was revoked, whose
  * user was deactivated or whose session version is old would still be answered (and renewed). Such a token gets
@@ -19,10 +30,8 @@ import { currentClaim, userForClaim } from "@/lib/auth/guards";
 export async function GET(request: NextRequest): Promise<Response> {
   try {
     const checked = checkedAuthRequest(request, (headers) => new NextRequest(request.url, { method: "GET", headers }));
-    if (request.nextUrl.pathname.endsWith("/session")) {
-      const claim = await currentClaim();
-      if (claim && !(await userForClaim(claim))) return Response.json(null, { headers: { "cache-control": "private, no-cache, no-store" } });
-    }
+    const ended = await endedSessionAnswer(request);
+    if (ended) return ended;
     return await handlers.GET(checked);
   } catch (error) {
     return errorResponse(error);
@@ -47,6 +56,8 @@ export async function POST(request: NextRequest): Promise<Response> {
       // A recovery code and an admin on a trusted network are not held by the sign-in limits (authorize decides).
       if (email && !looksLikeRecoveryCode(fields.get("password") ?? "") && !(await isSignInExempt(attempt))) await assertSignInOpen(attempt);
     }
+    const ended = await endedSessionAnswer(request);
+    if (ended) return ended;
     const checked = checkedAuthRequest(request, (headers) => new NextRequest(request.url, { method: "POST", headers }));
     return handlers.POST(new NextRequest(request.url, { method: "POST", headers: checked.headers, body: form }));
   } catch (error) {
