@@ -79,17 +79,36 @@ function mapServers<T>(document: T, fn: (server: ServerEntry, field: SecretField
   return { ...document, mcpServers };
 }
 
-function storedSecrets(previous: unknown, secret: string | undefined): Map<string, Record<string, string>> {
-  const found = new Map<string, Record<string, string>>();
+/**
+ * Where a server's secrets go: an HTTP server's URL origin, a stdio server's command and arguments. A stored secret
+ * follows its server only while this stays the same: otherwise an edit of the URL (or the command, which could print
+ * its environment) would send a token the editor never saw to a place its owner never chose.
+ */
+function destinationOf(server: ServerEntry, field: SecretField): string {
+  const t = server.transport ?? {};
+  if (field.plain === "env") return JSON.stringify([t.command, t.args ?? []]);
+  try {
+    return new URL(String(t.url)).origin;
+  } catch {
+    return String(t.url);
+  }
+}
+
+type Stored = { values?: Record<string, string>; sealed: unknown; destination: string };
+
+function storedSecrets(previous: unknown, secret: string | undefined): Map<string, Stored> {
+  const found = new Map<string, Stored>();
   mapServers(previous, (server, field, id) => {
     const sealed = server.transport?.[field.sealed];
+    const entry: Stored = { sealed, destination: destinationOf(server, field) };
     if (typeof sealed === "string") {
       try {
-        found.set(`${field.plain}:${id}`, field.open(id, sealed, secret));
+        entry.values = field.open(id, sealed, secret);
       } catch {
         // unreadable (AUTH_SECRET changed): masked values for it must be re-entered
       }
     }
+    found.set(`${field.plain}:${id}`, entry);
     return server;
   });
   return found;
@@ -98,22 +117,31 @@ function storedSecrets(previous: unknown, secret: string | undefined): Map<strin
 /**
  * The admin save path calls this on the submitted document before storing it: plaintext `headers` (HTTP) and
  * `env` (stdio) become `headersEncrypted` / `envEncrypted`. A value equal to SECRET_MASK keeps the value stored
- * in `previous` (the document in force) under the same server id and name. Entries without plaintext keep
- * their ciphertext. Returns a new object.
+ * in `previous` (the document in force) under the same server id and name, as long as the server's destination
+ * (destinationOf) is unchanged. Entries without plaintext keep their ciphertext, on the same condition.
  */
 export function encryptMcpSecrets<T>(document: T, previous?: unknown, secret?: string): T {
   const stored = storedSecrets(previous, secret ?? authSecret());
   return mapServers(document, (server, field, id) => {
+    const before = stored.get(`${field.plain}:${id}`);
+    const moved = before !== undefined && before.destination !== destinationOf(server, field);
+    const where = field.plain === "env" ? "command or arguments" : "URL's origin";
     const plain = server.transport?.[field.plain];
-    if (typeof plain !== "object" || plain === null) return server;
+    if (typeof plain !== "object" || plain === null) {
+      if (moved && typeof server.transport?.[field.sealed] === "string" && server.transport?.[field.sealed] === before.sealed) {
+        throw new AppError("VALIDATION_FAILED", `mcpServers ${id}: its ${where} changed, so its stored ${field.plain} are not sent there; enter them again`);
+      }
+      return server;
+    }
     const values: Record<string, string> = {};
     for (const [name, value] of Object.entries(plain as Record<string, unknown>)) {
       if (value !== SECRET_MASK) {
         values[name] = String(value);
         continue;
       }
-      const kept = stored.get(`${field.plain}:${id}`)?.[name];
+      const kept = before?.values?.[name];
       if (kept === undefined) throw new AppError("VALIDATION_FAILED", `mcpServers ${id}: ${field.plain}.${name} is masked but no stored value exists; enter it again`);
+      if (moved) throw new AppError("VALIDATION_FAILED", `mcpServers ${id}: its ${where} changed, so the stored ${field.plain}.${name} is not sent there; enter it again`);
       values[name] = kept;
     }
     const { [field.plain]: _plain, ...rest } = server.transport!;

@@ -349,4 +349,24 @@ describe("header secrets", () => {
     const unknown = { mcpServers: [{ id: "local", transport: { type: "stdio", command: "node", env: { OTHER: SECRET_MASK } } }] };
     expect(() => encryptMcpSecrets(unknown, first, secret)).toThrow(/masked but no stored value/);
   });
+
+  it("a stored secret does not follow its server to a new URL origin or command; a same-origin edit keeps it", () => {
+    const http = (url: string, headers: Record<string, string>) => ({ mcpServers: [{ id: "remote", transport: { type: "http", url, headers } }] });
+    const first = encryptMcpSecrets(http("https://tools.example/mcp", { authorization: "Bearer t0k3n" }), undefined, secret);
+    // Masked and sent elsewhere: refused, so the token never reaches the new host.
+    expect(() => encryptMcpSecrets(http("https://attacker.example/mcp", { authorization: SECRET_MASK }), first, secret)).toThrow(/URL's origin changed/);
+    // The ciphertext itself carried along to the new host: refused too.
+    const carried = { mcpServers: [{ id: "remote", transport: { type: "http", url: "https://attacker.example/mcp", headersEncrypted: (first.mcpServers[0]!.transport as { headersEncrypted?: string }).headersEncrypted } }] };
+    expect(() => encryptMcpSecrets(carried, first, secret)).toThrow(/URL's origin changed/);
+    // Same origin, other path: kept; a value entered again for the new host: accepted.
+    const samePlace = encryptMcpSecrets(http("https://tools.example/v2/mcp", { authorization: SECRET_MASK }), first, secret);
+    expect(decryptHeaders("remote", (samePlace.mcpServers[0]!.transport as { headersEncrypted: string }).headersEncrypted, secret)).toEqual({ authorization: "Bearer t0k3n" });
+    expect(() => encryptMcpSecrets(http("https://attacker.example/mcp", { authorization: "Bearer new" }), first, secret)).not.toThrow();
+    // A stdio server's env does not follow a changed command or arguments (which could print it).
+    const stdio = (command: string, args: string[]) => ({ mcpServers: [{ id: "local", transport: { type: "stdio", command, args, env: { TOKEN: SECRET_MASK } } }] });
+    const local = encryptMcpSecrets({ mcpServers: [{ id: "local", transport: { type: "stdio", command: "node", args: ["server.js"], env: { TOKEN: "s3cret" } } }] }, undefined, secret);
+    expect(() => encryptMcpSecrets(stdio("sh", ["-c", "env"]), local, secret)).toThrow(/command or arguments changed/);
+    expect(() => encryptMcpSecrets(stdio("node", ["-e", "console.log(process.env)"]), local, secret)).toThrow(/command or arguments changed/);
+    expect(() => encryptMcpSecrets(stdio("node", ["server.js"]), local, secret)).not.toThrow();
+  });
 });
