@@ -360,7 +360,7 @@ describe("header secrets", () => {
     expect(() => encryptMcpSecrets(carried, first, secret)).toThrow(/URL's origin changed/);
     // Same origin, other path: kept; a value entered again for the new host: accepted.
     const samePlace = encryptMcpSecrets(http("https://tools.example/v2/mcp", { authorization: SECRET_MASK }), first, secret);
-    expect(decryptHeaders("remote", (samePlace.mcpServers[0]!.transport as { headersEncrypted: string }).headersEncrypted, secret)).toEqual({ authorization: "Bearer t0k3n" });
+    expect(decryptHeaders("remote", (samePlace.mcpServers[0]!.transport as unknown as { headersEncrypted: string }).headersEncrypted, secret)).toEqual({ authorization: "Bearer t0k3n" });
     expect(() => encryptMcpSecrets(http("https://attacker.example/mcp", { authorization: "Bearer new" }), first, secret)).not.toThrow();
     // A stdio server's env does not follow a changed command or arguments (which could print it).
     const stdio = (command: string, args: string[]) => ({ mcpServers: [{ id: "local", transport: { type: "stdio", command, args, env: { TOKEN: SECRET_MASK } } }] });
