@@ -74,6 +74,21 @@ function mismatch(problem: string): AnchorOutcome {
   return { mismatch: problem };
 }
 
+/**
+ * A pass that could not sync (another reader holds the SQLite log back) writes nothing and is retried; passes that
+ * keep failing would leave the witness behind without a word, so a run of them is logged once, and its end too.
+ */
+const STALLED_PASSES = 10;
+let unsyncedPasses = 0;
+function reportStalled(outcome: AnchorOutcome): void {
+  if ("notSynced" in outcome) {
+    if (++unsyncedPasses === STALLED_PASSES) log("warn", "audit_witness_stalled", { passes: unsyncedPasses, reason: "the database log could not be synced; the witness is not advancing" });
+    return;
+  }
+  if (unsyncedPasses >= STALLED_PASSES) log("info", "audit_witness_resumed", { afterPasses: unsyncedPasses });
+  unsyncedPasses = 0;
+}
+
 const globalForAnchor = processSlots<{ toolgateAuditAnchor?: NodeJS.Timeout }>();
 
 /** Starts the background anchoring of this process (once); a no-op with AUDIT_WITNESS=off. */
@@ -85,6 +100,7 @@ export function startAuditAnchoring(): void {
     if (busy) return;
     busy = true;
     anchorAudit(witness)
+      .then(reportStalled)
       .catch((error) => log("warn", "audit_witness_failed", { witness: witness.label, error: String(error) }))
       .finally(() => (busy = false));
   };
