@@ -60,7 +60,12 @@ export function InboxFiltersForm({ onChange }: { onChange: (filters: InboxFilter
           </label>
           <label>
             Risk
-            <select value={draft.risk ?? ""} onChange={set("risk")} aria-describedby="risk-filter-note" className={FIELD}>
+            <select
+              value={draft.risk ?? ""}
+              onChange={set("risk")}
+              aria-describedby="risk-filter-note"
+              className={FIELD}
+            >
               <option value="">any</option>
               {FILTERABLE_RISK_KINDS.map((k) => (
                 <option key={k} value={k}>

@@ -44,6 +44,12 @@ type StoredRequest = { kind?: string; toolName: string; args: unknown; command?:
  */
 export function storedRiskKinds(r: StoredRequest): string {
   if (r.kind === "domain") return "";
-  const cues = assessRisk({ toolName: r.toolName, args: r.args, command: r.command ?? null, analysis: asAnalysis(r.analysis), knownExecutables: null });
+  const cues = assessRisk({
+    toolName: r.toolName,
+    args: r.args,
+    command: r.command ?? null,
+    analysis: asAnalysis(r.analysis),
+    knownExecutables: null,
+  });
   return encodeRiskKinds(cues.map((c) => c.kind));
 }

@@ -74,7 +74,11 @@ export async function registerApprovalInTx(tx: Tx, input: ApprovalRequest): Prom
   // Its risk cues are stored with it (issue 33: the inbox filters by them), from the same analysis the inbox shows.
   await loadShellParser();
   const riskKinds = storedRiskKinds(input);
-  const { approval, created } = await registerApproval({ ...row, argsHash, expiresAt: new Date(now.getTime() + ttlMs), routing: routed?.routing ?? null, riskKinds }, tx);
+  const expiresAt = new Date(now.getTime() + ttlMs);
+  const { approval, created } = await registerApproval(
+    { ...row, argsHash, expiresAt, routing: routed?.routing ?? null, riskKinds },
+    tx,
+  );
   // The same call id with other arguments is a conflict, never silently the first request.
   if (!created) assertSameCallArguments(approval, argsHash);
   if (!created) return { approval, created, audit: [], events: [] };

@@ -1,7 +1,8 @@
 import "server-only";
 // Background work of every instance: expire due approvals, announce due escalations, assess old rows for risk.
-// Safe on many instances at once: expiry is a conditional update, so is the risk backfill. Runs are not this module's concern: lib/runs hears approval.expired (an event written
-// in the expiring transaction) and continues the run, so approvals never import the run engine.
+// Safe on many instances at once: expiry is a conditional update, so is the risk backfill. Runs are not this
+// module's concern: lib/runs hears approval.expired (an event written in the expiring transaction) and continues
+// the run, so approvals never import the run engine.
 import { log } from "@/lib/log";
 import { sweepDueEscalations } from "./escalation";
 import { backfillRiskKinds } from "./risk-backfill";

@@ -310,7 +310,8 @@ export async function listUnassessedApprovals({ limit }: { limit: number }) {
 export async function storeRiskKinds({ byKinds }: { byKinds: Map<string, string[]> }): Promise<number> {
   let n = 0;
   for (const [riskKinds, ids] of byKinds) {
-    n += (await getDb().approval.updateMany({ where: { id: { in: ids }, riskKinds: null }, data: { riskKinds } })).count;
+    const where = { id: { in: ids }, riskKinds: null };
+    n += (await getDb().approval.updateMany({ where, data: { riskKinds } })).count;
   }
   return n;
 }

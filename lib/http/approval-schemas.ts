@@ -22,7 +22,7 @@ export const ListApprovalsQuery = z
     agent: FilterText.optional(),
     team: FilterText.optional(),
     q: FilterText.optional(),
-    /** Risk cues, comma-separated, any of them ("destructive,network"). "first-use" is not filterable (risk-kinds.ts). */
+    /** Risk cues, comma-separated, any of them ("destructive,network"). Not "first-use" (lib/exec/risk-kinds.ts). */
     risk: z
       .string()
       .max(200)
