@@ -1,5 +1,6 @@
 "use client";
 import { useEffect, useRef, useState } from "react";
+import { FILTERABLE_RISK_KINDS, RISK_LABELS } from "@/lib/exec/risk-kinds";
 import type { InboxFilters } from "./use-approvals";
 
 const FIELD = "w-full rounded-md border border-slate-400 bg-white px-2 py-1 text-sm dark:border-slate-600 dark:bg-slate-900";
@@ -58,6 +59,22 @@ export function InboxFiltersForm({ onChange }: { onChange: (filters: InboxFilter
             </select>
           </label>
           <label>
+            Risk
+            <select
+              value={draft.risk ?? ""}
+              onChange={set("risk")}
+              aria-describedby="risk-filter-note"
+              className={FIELD}
+            >
+              <option value="">any</option>
+              {FILTERABLE_RISK_KINDS.map((k) => (
+                <option key={k} value={k}>
+                  {RISK_LABELS[k]}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
             Agent
             <input value={draft.agent ?? ""} onChange={set("agent")} maxLength={200} className={FIELD} />
           </label>
@@ -66,6 +83,10 @@ export function InboxFiltersForm({ onChange }: { onChange: (filters: InboxFilter
             <input value={draft.team ?? ""} onChange={set("team")} maxLength={200} className={FIELD} />
           </label>
         </div>
+        {/* Why "first use" is not offered: it depends on what the requester ran before, not on the request. */}
+        <p id="risk-filter-note" className="mt-1 text-slate-700 dark:text-slate-300">
+          Risk filters by what the request itself does; “First use” is shown on each request but not filterable.
+        </p>
       </details>
     </form>
   );

@@ -6,6 +6,7 @@ export type { GrantScope as Scope } from "@/lib/approvals/grant-choice";
 import type { GrantScope as Scope } from "@/lib/approvals/grant-choice";
 import { refetchAfterWrite } from "@/components/refetch-after-write";
 import type { ApprovalDetailView, ApprovalPage, ApprovalView } from "@/lib/approvals/approval-view";
+import type { FilterableRiskKind } from "@/lib/exec/risk-kinds";
 
 export type Approval = ApprovalView;
 export type ApprovalWithContext = ApprovalDetailView;
@@ -19,7 +20,16 @@ async function getJson<T>(url: string): Promise<T> {
 export type { ApprovalPage };
 
 /** The inbox's filters, as the list API names them (empty values are left out). */
-export type InboxFilters = { q?: string; requester?: string; tool?: string; kind?: "" | "exec" | "tool"; agent?: string; team?: string };
+export type InboxFilters = {
+  q?: string;
+  requester?: string;
+  tool?: string;
+  kind?: "" | "exec" | "tool";
+  agent?: string;
+  team?: string;
+  /** One risk cue the request carries (the server reads a comma list; the control picks one). */
+  risk?: "" | FilterableRiskKind;
+};
 
 export const PAGE_SIZE = 50;
 

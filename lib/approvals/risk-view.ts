@@ -5,6 +5,7 @@ import "server-only";
 import type { ShellAnalysis } from "@/lib/policy";
 import { listApprovedExecAnalyses } from "@/lib/db/approvals";
 import { assessRisk, executablesOf, executablesOfCommand, type RiskCue } from "@/lib/exec/risk";
+import { encodeRiskKinds } from "@/lib/exec/risk-kinds";
 import { loadShellParser } from "@/lib/exec/shell-parser";
 
 type Request = { id: string; kind?: string; requesterId: string; toolName: string; args: unknown; command: string | null; analysis: unknown; createdAt: Date };
@@ -33,4 +34,22 @@ export async function riskCues(requests: Request[]): Promise<Map<string, RiskCue
     out.set(r.id, assessRisk({ toolName: r.toolName, args: r.args, command: r.command, analysis, knownExecutables: known }));
   }
   return out;
+}
+
+type StoredRequest = { kind?: string; toolName: string; args: unknown; command?: string | null; analysis?: unknown };
+
+/**
+ * The stored form of the cues a request carries by itself (Approval.riskKinds): the same analysis the inbox shows,
+ * without the requester's history (no "first use"). The caller has loaded the shell parser (loadShellParser).
+ */
+export function storedRiskKinds(r: StoredRequest): string {
+  if (r.kind === "domain") return "";
+  const cues = assessRisk({
+    toolName: r.toolName,
+    args: r.args,
+    command: r.command ?? null,
+    analysis: asAnalysis(r.analysis),
+    knownExecutables: null,
+  });
+  return encodeRiskKinds(cues.map((c) => c.kind));
 }

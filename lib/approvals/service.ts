@@ -27,6 +27,8 @@ import { assertApprovalPayloadWithinCap, assertMayDecide, assertSameCallArgument
 import { countApprovalSettled } from "@/lib/ops/metrics";
 import { assertRoutedApprover, routeRequestInTx } from "./routing";
 import { voteInTx } from "./quorum";
+import { storedRiskKinds } from "./risk-view";
+import { loadShellParser } from "@/lib/exec/shell-parser";
 
 export type ApprovalView = NonNullable<Awaited<ReturnType<typeof findApproval>>>;
 
@@ -69,7 +71,14 @@ export async function registerApprovalInTx(tx: Tx, input: ApprovalRequest): Prom
   // A routing rule that matches names the approvers and may set its own expiry (issue 31).
   const routed = await routeRequestInTx(tx, input, now);
   const ttlMs = routed?.ttlMs ?? input.ttlMs ?? loadConfig().APPROVAL_TTL_SECONDS * 1000;
-  const { approval, created } = await registerApproval({ ...row, argsHash, expiresAt: new Date(now.getTime() + ttlMs), routing: routed?.routing ?? null }, tx);
+  // Its risk cues are stored with it (issue 33: the inbox filters by them), from the same analysis the inbox shows.
+  await loadShellParser();
+  const riskKinds = storedRiskKinds(input);
+  const expiresAt = new Date(now.getTime() + ttlMs);
+  const { approval, created } = await registerApproval(
+    { ...row, argsHash, expiresAt, routing: routed?.routing ?? null, riskKinds },
+    tx,
+  );
   // The same call id with other arguments is a conflict, never silently the first request.
   if (!created) assertSameCallArguments(approval, argsHash);
   if (!created) return { approval, created, audit: [], events: [] };

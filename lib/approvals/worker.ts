@@ -1,9 +1,11 @@
 import "server-only";
-// Background work of every instance: expire due approvals, announce due escalations. Safe on many instances at once: expiry is a
-// conditional update. Runs are not this module's concern: lib/runs hears approval.expired (an event written
-// in the expiring transaction) and continues the run, so approvals never import the run engine.
+// Background work of every instance: expire due approvals, announce due escalations, assess old rows for risk.
+// Safe on many instances at once: expiry is a conditional update, so is the risk backfill. Runs are not this
+// module's concern: lib/runs hears approval.expired (an event written in the expiring transaction) and continues
+// the run, so approvals never import the run engine.
 import { log } from "@/lib/log";
 import { sweepDueEscalations } from "./escalation";
+import { backfillRiskKinds } from "./risk-backfill";
 import { sweepExpiredApprovals } from "./service";
 import { processSlots } from "@/lib/process-singleton";
 
@@ -12,6 +14,7 @@ const SWEEP_MS = 1_000;
 export async function sweepOnce(): Promise<void> {
   await sweepExpiredApprovals();
   await sweepDueEscalations();
+  await backfillRiskKinds();
 }
 
 const globalForWorker = processSlots<{ toolgateWorker?: boolean }>();

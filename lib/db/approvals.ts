@@ -28,6 +28,8 @@ export type NewApproval = {
   expiresAt: Date;
   /** Routing (issue 31): set when a routing rule matched; absent, any owner decides. */
   routing?: { rule: string; approverIds: string[]; escalateToIds: string[]; escalateAt: Date | null; quorum: number } | null;
+  /** The request's own risk cues, stored form (lib/exec/risk-kinds.ts encodeRiskKinds): the inbox filters by them. */
+  riskKinds?: string;
 };
 
 /** The reason an approval expires with when its requester stopped the run: the inbox reads it as "withdrawn". */
@@ -66,6 +68,7 @@ export async function registerApproval(input: NewApproval, tx?: Tx): Promise<{ a
         reason: input.reason,
         requesterNote: input.requesterNote ?? null,
         expiresAt: input.expiresAt,
+        riskKinds: input.riskKinds ?? null,
         ...(input.routing
           ? {
               routeRule: input.routing.rule,
@@ -131,6 +134,12 @@ export type ApprovalFilter = {
   teamId?: string;
   /** Text in the tool name, command, arguments, requester's note, requester's e-mail or name, or chat title. */
   q?: string;
+  /**
+   * Requests carrying any of these risk cues (stored kinds, lowercase letters and "-"). A row not assessed yet
+   * (riskKinds null: from before the column, until the backfill reaches it) matches too: a filter for risky
+   * requests never hides one it cannot tell about.
+   */
+  riskKinds?: string[];
 };
 
 function filterSql(f: ApprovalFilter): Prisma.Sql[] {
@@ -143,6 +152,10 @@ function filterSql(f: ApprovalFilter): Prisma.Sql[] {
   if (f.kind) where.push(Prisma.sql`a."kind" = ${f.kind}`);
   if (f.agentId) where.push(Prisma.sql`a."sessionId" IN (SELECT s."id" FROM "ChatSession" s WHERE s."agentId" = ${f.agentId})`);
   if (f.teamId) where.push(Prisma.sql`a."requesterId" IN (SELECT t."userId" FROM "TeamMember" t WHERE t."teamId" = ${f.teamId})`);
+  if (f.riskKinds?.length) {
+    const kinds = f.riskKinds.map((k) => Prisma.sql`a."riskKinds" LIKE ${`%,${k},%`}`);
+    where.push(Prisma.sql`(a."riskKinds" IS NULL OR ${Prisma.join(kinds, " OR ")})`);
+  }
   if (f.q) {
     const q = f.q;
     where.push(Prisma.sql`(${Prisma.join(
@@ -281,4 +294,24 @@ export async function claimAllowOnceDomains({ requesterId }: { requesterId: stri
   const claimed: string[] = [];
   for (const row of rows) if (row.command && (await consumeApproval({ id: row.id }))) claimed.push(row.command);
   return claimed;
+}
+
+/** Rows not yet assessed for risk (from before Approval.riskKinds), oldest first, a batch at a time. */
+export async function listUnassessedApprovals({ limit }: { limit: number }) {
+  return getDb().approval.findMany({
+    where: { riskKinds: null },
+    orderBy: { id: "asc" },
+    take: limit,
+    select: { id: true, kind: true, toolName: true, args: true, command: true, analysis: true },
+  });
+}
+
+/** Stores assessed risk kinds: one update per distinct value, each only where still unassessed. */
+export async function storeRiskKinds({ byKinds }: { byKinds: Map<string, string[]> }): Promise<number> {
+  let n = 0;
+  for (const [riskKinds, ids] of byKinds) {
+    const where = { id: { in: ids }, riskKinds: null };
+    n += (await getDb().approval.updateMany({ where, data: { riskKinds } })).count;
+  }
+  return n;
 }

@@ -6,17 +6,10 @@
 // whole" cue, so an obfuscated command never shows fewer cues than a plain one.
 import type { ShellAnalysis } from "@/lib/policy";
 import { readCommandForRisk } from "./script-read";
+import { RISK_LABELS as LABELS, type RiskKind } from "./risk-kinds";
 
-export type RiskKind = "not-analysed" | "destructive" | "network" | "outside-workspace" | "first-use";
+export type { RiskKind } from "./risk-kinds";
 export type RiskCue = { kind: RiskKind; label: string; detail: string };
-
-const LABELS: Record<RiskKind, string> = {
-  "not-analysed": "Not analysed: read it whole",
-  destructive: "Destructive",
-  network: "Network",
-  "outside-workspace": "Outside the workspace",
-  "first-use": "First use",
-};
 
 // Wrappers whose arguments name the program that really runs (sudo rm …, env X=1 curl …, timeout 5 wget …).
 const WRAPPERS = new Set(["sudo", "doas", "env", "nice", "ionice", "nohup", "timeout", "stdbuf", "xargs", "time", "command", "exec", "setsid", "chrt", "taskset", "flock", "eatmydata", "fakeroot"]);

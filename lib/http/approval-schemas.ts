@@ -2,6 +2,7 @@ import { z } from "zod";
 import { APPROVAL_DECISIONS } from "@/lib/policy";
 import { SessionIdSchema } from "./schemas";
 import { GrantChoiceSchema } from "@/lib/approvals/grant-choice";
+import { FILTERABLE_RISK_KINDS } from "@/lib/exec/risk-kinds";
 
 export const IdSchema = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "not an id");
 
@@ -21,9 +22,23 @@ export const ListApprovalsQuery = z
     agent: FilterText.optional(),
     team: FilterText.optional(),
     q: FilterText.optional(),
+    /** Risk cues, comma-separated, any of them ("destructive,network"). Not "first-use" (lib/exec/risk-kinds.ts). */
+    risk: z
+      .string()
+      .max(200)
+      .transform((s) => s.split(",").map((k) => k.trim()))
+      .pipe(z.array(z.enum(FILTERABLE_RISK_KINDS)).min(1).max(FILTERABLE_RISK_KINDS.length))
+      .optional(),
   })
   .strict()
-  .transform(({ requester, tool, agent, team, ...rest }) => ({ ...rest, requesterEmail: requester, toolName: tool, agentId: agent, teamId: team }));
+  .transform(({ requester, tool, agent, team, risk, ...rest }) => ({
+    ...rest,
+    requesterEmail: requester,
+    toolName: tool,
+    agentId: agent,
+    teamId: team,
+    riskKinds: risk,
+  }));
 
 /** Bulk deny: up to a page of requests, one reason for all. (There is no bulk allow: each allow is read first.) */
 export const BulkDenyBody = z

@@ -1,7 +1,8 @@
 // Issue 33, over HTTP against a built app on each database: the inbox list's filters, its text search (read
 // literally: `%`, `_` and `\` are text, not wildcards, and case is ignored alike on SQLite and PostgreSQL), keyset
 // paging that reaches every request exactly once (ties in createdAt, rows arriving while paging), the capped total,
-// readable records (chat titles, names, "withdrawn by the requester"), and bulk deny with its refusals.
+// readable records (chat titles, names, "withdrawn by the requester"), bulk deny with its refusals, and the risk-cue
+// filter: stored at registration, backfilled for rows from before it, paged to every match, members refused.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../support/app-server";
 import { HttpClient, signedIn } from "../support/http-client";
@@ -26,6 +27,10 @@ describe.each(databaseTargets())("inbox list (%s)", (_kind, make) => {
     target = await make();
     prepareDatabase(target.url);
     db = createDb(target.url);
+    // A request from before riskKinds existed: the worker's backfill assesses it once the app starts.
+    const legacyRequester = await db.user.findUniqueOrThrow({ where: { email: "owner@example.com" } });
+    const legacySession = await seedSession(db, { ownerId: legacyRequester.id, title: "Legacy chat" });
+    [ids.legacy] = await seedApprovals(db, { sessionId: legacySession, requesterId: legacyRequester.id, requests: [{ command: "rm -rf legacy", riskKinds: null }] });
     app = await startApp({ databaseUrl: target.url });
     owner = await signedIn(app.url, "owner@example.com");
     member = await signedIn(app.url, "member@example.com");
@@ -131,7 +136,7 @@ describe.each(databaseTargets())("inbox list (%s)", (_kind, make) => {
   });
 
   it("bad input is a 422 naming the problem; an unknown cursor is an empty page; a member is refused", async () => {
-    for (const query of ["limit=0", "limit=501", "cursor=..%2Fx", `q=${"x".repeat(201)}`, "q=a%00b", "q=%20", "status=open", "requester=not-an-email", "kind=shell", "sort=id", "team="]) {
+    for (const query of ["risk=scary", "risk=first-use", "risk=", "risk=destructive,,network", "risk=DESTRUCTIVE", "limit=0", "limit=501", "cursor=..%2Fx", `q=${"x".repeat(201)}`, "q=a%00b", "q=%20", "status=open", "requester=not-an-email", "kind=shell", "sort=id", "team="]) {
       const res = await owner.json(`/api/approvals?${query}`);
       expect(res.status, query).toBe(422);
       expect(res.body.error.code, query).toBe("VALIDATION_FAILED");
@@ -141,6 +146,61 @@ describe.each(databaseTargets())("inbox list (%s)", (_kind, make) => {
     expect((await member.json("/api/approvals")).status).toBe(403);
     expect((await member.json("/api/approvals/bulk-deny", { method: "POST", body: { ids: [ids.plain] } })).status).toBe(403);
     expect((await db.approval.findUniqueOrThrow({ where: { id: ids.plain } })).status).toBe("pending");
+  });
+
+  it("risk filter: keyset pages reach every request carrying the cue, any of several, and nothing else", async () => {
+    const session = await seedSession(db, { ownerId: memberId, title: "Risk chat" });
+    const same = new Date(Date.now() - 7_200_000);
+    const at = (i: number) => (i % 3 ? same : new Date(same.getTime() - i));
+    const destructive = await seedApprovals(db, { sessionId: session, requesterId: memberId, requests: Array.from({ length: 60 }, (_, i) => ({ command: `rm -rf build-${i}`, createdAt: at(i) })) });
+    const network = await seedApprovals(db, { sessionId: session, requesterId: memberId, requests: Array.from({ length: 40 }, (_, i) => ({ command: `curl https://example.org/${i}`, createdAt: at(i) })) });
+    const both = await seedApprovals(db, { sessionId: session, requesterId: memberId, requests: [{ command: "curl https://example.org/x > out.txt" }, { toolName: "write", args: { path: "/etc/hosts", content: "x" } }] });
+    await seedApprovals(db, { sessionId: session, requesterId: memberId, requests: Array.from({ length: 50 }, (_, i) => ({ command: `echo calm ${i}`, createdAt: at(i) })) });
+    const pageAll = async (query: string) => {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: Page = await list(`q=risk%20chat&${query}&limit=9${cursor ? `&cursor=${cursor}` : ""}`);
+        seen.push(...page.approvals.map((a) => a.id));
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(new Set(seen).size).toBe(seen.length);
+      return seen.sort();
+    };
+    expect(await pageAll("risk=destructive")).toEqual([...destructive, ...both].sort());
+    expect(await pageAll("risk=network")).toEqual([...network, both[0]!].sort());
+    expect(await pageAll("risk=destructive,network")).toEqual([...destructive, ...network, ...both].sort());
+    expect(await pageAll("risk=outside-workspace")).toEqual([both[1]!]);
+    expect((await list("q=risk%20chat&risk=destructive&limit=5")).total).toBe(62);
+    // Combined with the other filters as one more condition.
+    expect(await pageAll("risk=network&status=pending&kind=exec")).toEqual([...network, both[0]!].sort());
+    expect((await list("q=risk%20chat&risk=network&kind=tool")).approvals).toEqual([]);
+    await db.approval.deleteMany({ where: { sessionId: session } });
+  });
+
+  it("risk cues are stored when a request is registered; a row from before is backfilled, and shown by every risk filter until then", async () => {
+    const session = await db.chatSession.create({ data: { ownerId: memberId, title: "Registered chat", mode: "coding" } });
+    const res = await member.json("/api/approvals", { method: "POST", body: { sessionId: session.id, toolName: "exec", callId: "risky", args: { command: "wget https://example.org/x -O /tmp/x" } } });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    expect((await db.approval.findUniqueOrThrow({ where: { id: res.body.id } })).riskKinds).toBe(",network,outside-workspace,");
+    expect(idsOf(await list("q=registered%20chat&risk=outside-workspace"))).toEqual([res.body.id]);
+    expect((await list("q=registered%20chat&risk=destructive")).approvals).toEqual([]);
+    // The worker assessed the row that predates the column, once, after start-up.
+    await expect.poll(async () => (await db.approval.findUniqueOrThrow({ where: { id: ids.legacy } })).riskKinds, { timeout: 20_000 }).toBe(",destructive,");
+    expect(idsOf(await list("q=legacy%20chat&risk=destructive"))).toEqual([ids.legacy]);
+    expect((await list("q=legacy%20chat&risk=network")).approvals).toEqual([]);
+    // A row not assessed is never hidden by a risk filter (fail closed: listed, not lost).
+    await db.approval.update({ where: { id: ids.legacy }, data: { riskKinds: null } });
+    expect(idsOf(await list("q=legacy%20chat&risk=network"))).toEqual([ids.legacy]);
+    await db.approval.update({ where: { id: ids.legacy }, data: { riskKinds: ",destructive," } });
+  });
+
+  it("a member cannot list others' requests through the risk filter", async () => {
+    for (const query of ["risk=destructive", "risk=destructive,network,outside-workspace,not-analysed", "risk=destructive&requester=admin%40example.com"]) {
+      const res = await member.json(`/api/approvals?${query}`);
+      expect(res.status, query).toBe(403);
+      expect(JSON.stringify(res.body)).not.toMatch(/rm -rf|legacy|example\.org/);
+    }
   });
 
   it("bulk deny denies each pending request with its own audit row and reports the ones it could not", async () => {

@@ -50,4 +50,29 @@ describe.each(databaseTargets())("inbox search in lib/db (%s)", (_kind, make) =>
     expect((await lib.listApprovalPage({ filter: {}, cursor: "nosuchapproval", limit: 10 })).rows).toEqual([]);
     expect(await lib.countApprovals({ filter: { q: "search chat" }, cap: 3 })).toBe(4);
   });
+
+  it("filters by stored risk kinds (any of them, one token each), and lists a row not yet assessed under every kind", async () => {
+    const { getDb } = await import("@/lib/db/client");
+    const db = getDb();
+    const member = await db.user.findUniqueOrThrow({ where: { email: "member@example.com" } });
+    const sessionId = await seedSession(db, { ownerId: member.id, title: "Risk lib chat" });
+    const [rm, curl, calm, old] = await seedApprovals(db, {
+      sessionId,
+      requesterId: member.id,
+      requests: [{ command: "rm -rf x" }, { command: "curl https://example.org" }, { command: "echo calm" }, { command: "echo old", riskKinds: null }],
+    });
+    const risky = async (riskKinds: string[]) => (await lib.listApprovalPage({ filter: { q: "risk lib chat", riskKinds }, limit: 100 })).rows.map((r) => r.id).sort();
+    expect((await db.approval.findUniqueOrThrow({ where: { id: rm! } })).riskKinds).toBe(",destructive,");
+    expect((await db.approval.findUniqueOrThrow({ where: { id: calm! } })).riskKinds).toBe("");
+    expect(await risky(["destructive"])).toEqual([rm, old].sort());
+    expect(await risky(["network"])).toEqual([curl, old].sort());
+    expect(await risky(["destructive", "network"])).toEqual([rm, curl, old].sort());
+    // "work" is part of "network" but not a kind: tokens match whole.
+    expect(await risky(["work"])).toEqual([old]);
+    expect(await lib.countApprovals({ filter: { q: "risk lib chat", riskKinds: ["destructive"] }, cap: 100 })).toBe(2);
+    const { backfillRiskKinds } = await import("@/lib/approvals/risk-backfill");
+    expect(await backfillRiskKinds()).toBeGreaterThanOrEqual(1);
+    expect((await db.approval.findUniqueOrThrow({ where: { id: old! } })).riskKinds).toBe("");
+    expect(await risky(["destructive"])).toEqual([rm]);
+  });
 });
