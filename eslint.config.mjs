@@ -3,11 +3,18 @@ import typescript from "eslint-config-next/typescript";
 
 // The layering the README describes, enforced. eslint-config-next already registers eslint-plugin-import
 // (as `import`) with the TypeScript resolver, so `import/no-cycle` follows the `@/` paths.
-const noDb = { regex: "^(@/|(\\.\\./)+)lib/(db|generated)(/|$)", message: "Database access lives in lib/db; call a lib/<domain> function instead." };
-const noApp = { regex: "^(@/|(\\.\\./)+)app(/|$)", message: "components never import app/: the page passes server actions and data down as props." };
+const noDb = {
+  regex: "^(@/|(\\.\\./)+)lib/(db|generated)(/|$)",
+  message: "Database access lives in lib/db; call a lib/<domain> function instead.",
+};
+const noApp = {
+  regex: "^(@/|(\\.\\./)+)app(/|$)",
+  message: "components never import app/: the page passes server actions and data down as props.",
+};
 const dynamicImport = {
   selector: "ImportExpression",
-  message: "No dynamic import in lib/: import statically. A dynamic import hides an import cycle from import/no-cycle; break the cycle instead.",
+  message:
+    "No dynamic import in lib/: import statically. A dynamic import hides an import cycle from import/no-cycle; break the cycle instead.",
 };
 
 const config = [
@@ -39,7 +46,20 @@ const config = [
     rules: {
       "no-restricted-imports": [
         "error",
-        { patterns: ["next", "next/*", "react", "react-dom", "@prisma/*", "ai", "@ai-sdk/*", "@/lib/db", "@/lib/db/*", "@/lib/generated/*"] },
+        {
+          patterns: [
+            "next",
+            "next/*",
+            "react",
+            "react-dom",
+            "@prisma/*",
+            "ai",
+            "@ai-sdk/*",
+            "@/lib/db",
+            "@/lib/db/*",
+            "@/lib/generated/*",
+          ],
+        },
       ],
     },
   },
@@ -53,11 +73,19 @@ const config = [
         {
           patterns: [
             {
-              regex: "^@/lib/(?!(db|generated|config|errors|log|process-singleton|canonical-json|text-sanitize|policy/types)(/|$))",
-              message: "lib/db imports no domain folder (agent, runs, tools, approvals, admin, auth, http, events, policy logic): the domain calls lib/db, never the reverse.",
+              regex:
+                "^@/lib/(?!(db|generated|config|errors|log|process-singleton|canonical-json|text-sanitize|policy/types)(/|$))",
+              message:
+                "lib/db imports no domain folder (agent, runs, tools, approvals, admin, auth, http, events, policy logic): the domain calls lib/db, never the reverse.",
             },
-            { group: ["@/app", "@/app/*", "@/components", "@/components/*"], message: "lib/db never imports app/ or components/." },
-            { regex: "^\\.\\./", message: "lib/db imports other lib folders through @/lib/..., so the layering rule can see them." },
+            {
+              group: ["@/app", "@/app/*", "@/components", "@/components/*"],
+              message: "lib/db never imports app/ or components/.",
+            },
+            {
+              regex: "^\\.\\./",
+              message: "lib/db imports other lib folders through @/lib/..., so the layering rule can see them.",
+            },
           ],
         },
       ],
@@ -65,7 +93,12 @@ const config = [
   },
   {
     files: ["app/**/*.ts", "app/**/*.tsx"],
-    rules: { "no-restricted-imports": ["error", { patterns: [{ ...noDb, message: "app/ never imports lib/db: route handlers and pages call lib/<domain>." }] }] },
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ ...noDb, message: "app/ never imports lib/db: route handlers and pages call lib/<domain>." }] },
+      ],
+    },
   },
   {
     files: ["components/**/*.ts", "components/**/*.tsx"],
@@ -82,6 +115,17 @@ export default config;
 config.push({
   files: ["lib/approvals/**/*.ts", "lib/admin/**/*.ts", "lib/sessions/**/*.ts"],
   rules: {
-    "no-restricted-imports": ["error", { patterns: [{ group: ["@/lib/runs", "@/lib/runs/*"], message: "approvals, admin and sessions never import the run engine: publish an event or receive a function." }] }],
+    "no-restricted-imports": [
+      "error",
+      {
+        patterns: [
+          {
+            group: ["@/lib/runs", "@/lib/runs/*"],
+            message:
+              "approvals, admin and sessions never import the run engine: publish an event or receive a function.",
+          },
+        ],
+      },
+    ],
   },
 });

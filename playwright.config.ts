@@ -3,7 +3,8 @@ import { defineConfig } from "@playwright/test";
 import { CHROMIUM_CANDIDATES } from "./scripts/lib/chromium.mjs";
 
 // Debian's Chromium, its headless shell first (scripts/test.mjs installs it when missing); never a downloaded browser.
-const chromium = process.env.CHROMIUM_PATH ?? CHROMIUM_CANDIDATES.find((file) => fs.existsSync(file)) ?? CHROMIUM_CANDIDATES[0];
+const chromium =
+  process.env.CHROMIUM_PATH ?? CHROMIUM_CANDIDATES.find((file) => fs.existsSync(file)) ?? CHROMIUM_CANDIDATES[0];
 export default defineConfig({
   testDir: "tests/e2e",
   timeout: 60_000,
@@ -21,7 +22,15 @@ export default defineConfig({
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath: chromium,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
     },
   },
 });

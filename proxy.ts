@@ -35,12 +35,23 @@ function decodes(pathname: string): boolean {
 }
 
 export function proxy(request: NextRequest) {
-  if (!decodes(request.nextUrl.pathname)) return NextResponse.json({ error: { code: "BAD_REQUEST", message: "the path has an invalid percent escape" } }, { status: 400 });
+  if (!decodes(request.nextUrl.pathname))
+    return NextResponse.json(
+      { error: { code: "BAD_REQUEST", message: "the path has an invalid percent escape" } },
+      { status: 400 },
+    );
   if (request.nextUrl.pathname.startsWith("/api/")) return NextResponse.next();
   if (!isSafeMethod(request.method)) {
-    if (!isSameOrigin(request.headers)) return NextResponse.json({ error: { code: "FORBIDDEN", message: "cross-origin request refused" } }, { status: 403 });
+    if (!isSameOrigin(request.headers))
+      return NextResponse.json(
+        { error: { code: "FORBIDDEN", message: "cross-origin request refused" } },
+        { status: 403 },
+      );
     if (Number(request.headers.get("content-length") ?? 0) > MAX_ACTION_BYTES)
-      return NextResponse.json({ error: { code: "PAYLOAD_TOO_LARGE", message: `body is larger than ${MAX_ACTION_BYTES} bytes` } }, { status: 413 });
+      return NextResponse.json(
+        { error: { code: "PAYLOAD_TOO_LARGE", message: `body is larger than ${MAX_ACTION_BYTES} bytes` } },
+        { status: 413 },
+      );
   }
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
   const csp = pageCsp(nonce);
@@ -65,7 +76,8 @@ export const config = {
       // reach the handler unbuffered, which caps them after authenticating the caller. The OAuth endpoints that
       // clients call directly (token, register, revoke) are the same: cross-origin form or JSON POSTs with no cookie,
       // capped by their handlers. The consent page (/oauth/authorize) stays a page: nonce CSP, no framing.
-      source: "/((?!api/|mcp$|mcp/|oauth/token$|oauth/register$|oauth/revoke$|\\.well-known/|_next/static|_next/image|favicon.ico|healthz$|readyz$|metrics$).*)",
+      source:
+        "/((?!api/|mcp$|mcp/|oauth/token$|oauth/register$|oauth/revoke$|\\.well-known/|_next/static|_next/image|favicon.ico|healthz$|readyz$|metrics$).*)",
       missing: [
         { type: "header", key: "next-router-prefetch" },
         { type: "header", key: "purpose", value: "prefetch" },

@@ -23,8 +23,6 @@ import { resolveEffectiveToolPolicy, resolveGrantedModes } from "@/lib/policy";
 
 const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
 
-
-
 async function owner() {
   const row = await findUserByEmail({ email: "owner@example.com" });
   const user = row && (await getUserWithRoles({ userId: row.id }));
@@ -40,7 +38,10 @@ async function gateBench(iterations: number) {
   const { document } = await loadPolicyDocument();
   const base = { roles: user.roles, teamIds: user.teamIds, senderId: user.id };
   const grantedModes = resolveGrantedModes(base, document);
-  const policy = resolveEffectiveToolPolicy({ ...base, senderIsOwner: true, mode: "chat_safe", provider: "offline" }, { document, tools: registry.meta() });
+  const policy = resolveEffectiveToolPolicy(
+    { ...base, senderIsOwner: true, mode: "chat_safe", provider: "offline" },
+    { document, tools: registry.meta() },
+  );
   const checkOnly: number[] = [];
   const withAudit: number[] = [];
   for (let i = 0; i < iterations + 100; i += 1) {
@@ -86,16 +87,51 @@ async function recordBench(path: string, iterations: number, warmup: number, set
   // A long run: calls it already settled (each claim asks whether one of the run's calls is still running).
   for (let i = 0; i < settled; i += 1000) {
     const n = Math.min(1000, settled - i);
-    await getDb().toolCall.createMany({ data: Array.from({ length: n }, (_, k) => ({ sessionId: session.id, runId: run.id, callId: `settled_${i + k}`, toolName: "current_time", argsHash: "x", status: "done" })) });
+    await getDb().toolCall.createMany({
+      data: Array.from({ length: n }, (_, k) => ({
+        sessionId: session.id,
+        runId: run.id,
+        callId: `settled_${i + k}`,
+        toolName: "current_time",
+        argsHash: "x",
+        status: "done",
+      })),
+    });
   }
   const registry = getToolRegistry();
   const { document } = await loadPolicyDocument();
   const base = { roles: user.roles, teamIds: user.teamIds, senderId: user.id };
   const grantedModes = resolveGrantedModes(base, document);
-  const policy = resolveEffectiveToolPolicy({ ...base, senderIsOwner: true, mode: "chat_safe", provider: "offline" }, { document, tools: registry.meta() });
-  const commit = () => transact((tx) => tx.rateLimiterFlexible.upsert({ where: { key: "bench-floor" }, create: { key: "bench-floor", points: 1 }, update: { points: { increment: 1 } } }));
-  const audit = (callId: string) => ({ action: "tool.call", actorId: user.id, sessionId: session.id, toolName: "current_time", callId, decision: "allow", layer: "allowed", details: { mode: policy.mode } });
-  const line = (callId: string) => ({ role: "tool" as const, content: "{}", parts: { status: "ok", output: {} }, toolCallId: callId, toolName: "current_time", runId: run.id });
+  const policy = resolveEffectiveToolPolicy(
+    { ...base, senderIsOwner: true, mode: "chat_safe", provider: "offline" },
+    { document, tools: registry.meta() },
+  );
+  const commit = () =>
+    transact((tx) =>
+      tx.rateLimiterFlexible.upsert({
+        where: { key: "bench-floor" },
+        create: { key: "bench-floor", points: 1 },
+        update: { points: { increment: 1 } },
+      }),
+    );
+  const audit = (callId: string) => ({
+    action: "tool.call",
+    actorId: user.id,
+    sessionId: session.id,
+    toolName: "current_time",
+    callId,
+    decision: "allow",
+    layer: "allowed",
+    details: { mode: policy.mode },
+  });
+  const line = (callId: string) => ({
+    role: "tool" as const,
+    content: "{}",
+    parts: { status: "ok", output: {} },
+    toolCallId: callId,
+    toolName: "current_time",
+    runId: run.id,
+  });
   const once: Record<string, (callId: string) => Promise<void>> = {
     legacy: async (callId) => {
       checkToolCall({ policy, registry, toolName: "current_time", input: {}, grantedModes });
@@ -104,8 +140,18 @@ async function recordBench(path: string, iterations: number, warmup: number, set
     },
     outcome: async (callId) => {
       checkToolCall({ policy, registry, toolName: "current_time", input: {}, grantedModes });
-      await recordOutcome({ sessionId: session.id, runId: run.id, call: { callId, toolName: "current_time", argsHash: "x", from: ["new"], to: "running" }, audit: [audit(callId)] });
-      await recordOutcome({ sessionId: session.id, runId: run.id, call: { callId, toolName: "current_time", from: ["running"], to: "done" }, message: { append: line(callId) } });
+      await recordOutcome({
+        sessionId: session.id,
+        runId: run.id,
+        call: { callId, toolName: "current_time", argsHash: "x", from: ["new"], to: "running" },
+        audit: [audit(callId)],
+      });
+      await recordOutcome({
+        sessionId: session.id,
+        runId: run.id,
+        call: { callId, toolName: "current_time", from: ["running"], to: "done" },
+        message: { append: line(callId) },
+      });
     },
     floor: async () => {
       await commit();
@@ -127,7 +173,9 @@ async function recordBench(path: string, iterations: number, warmup: number, set
 async function turnsBench(concurrency: number, turnsPerSession: number) {
   const user = await owner();
   const workspaceRoot = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-bench-ws-"));
-  const sessions = await Promise.all(Array.from({ length: concurrency }, () => createSession({ ownerId: user.id, mode: "chat_safe" })));
+  const sessions = await Promise.all(
+    Array.from({ length: concurrency }, () => createSession({ ownerId: user.id, mode: "chat_safe" })),
+  );
   const model = { model: createOfflineModel(), info: { provider: "offline", model: "offline" } };
   const latencies: number[] = [];
   let failures = 0;
@@ -145,14 +193,27 @@ async function turnsBench(concurrency: number, turnsPerSession: number) {
   );
   const seconds = ms(started) / 1000;
   fs.rmSync(workspaceRoot, { recursive: true, force: true });
-  return { concurrency, turns: concurrency * turnsPerSession, seconds, turnsPerSecond: (concurrency * turnsPerSession) / seconds, latency: stats(latencies), failures };
+  return {
+    concurrency,
+    turns: concurrency * turnsPerSession,
+    seconds,
+    turnsPerSecond: (concurrency * turnsPerSession) / seconds,
+    latency: stats(latencies),
+    failures,
+  };
 }
 
 async function main() {
   const [kind, ...rest] = process.argv.slice(2);
   let result: unknown;
   if (kind === "gate") result = await gateBench(Number(rest[0] ?? 2000));
-  else if (kind === "record") result = await recordBench(rest[0] ?? "outcome", Number(rest[1] ?? 1000), Number(rest[2] ?? 200), Number(rest[3] ?? 0));
+  else if (kind === "record")
+    result = await recordBench(
+      rest[0] ?? "outcome",
+      Number(rest[1] ?? 1000),
+      Number(rest[2] ?? 200),
+      Number(rest[3] ?? 0),
+    );
   else if (kind === "turns") result = await turnsBench(Number(rest[0] ?? 1), Number(rest[1] ?? 20));
   else throw new Error(`unknown bench kind ${kind}`);
   process.stdout.write(`${JSON.stringify(result)}\n`);

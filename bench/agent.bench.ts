@@ -25,21 +25,39 @@ const EARLY_FROM = 200;
 const RECORD_CALLS = 1000;
 const LONG_RUN = 10_000;
 
-
-type TurnsResult = { concurrency: number; turns: number; seconds: number; turnsPerSecond: number; latency: Stats; failures: number };
+type TurnsResult = {
+  concurrency: number;
+  turns: number;
+  seconds: number;
+  turnsPerSecond: number;
+  latency: Stats;
+  failures: number;
+};
 
 function worker<T>(databaseUrl: string, args: string[], tree = ROOT): T {
-  const out = execFileSync(path.join(ROOT, "node_modules/.bin/tsx"), ["--conditions=react-server", "bench/agent-bench-worker.ts", ...args], {
-    cwd: tree,
-    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "production", AUTH_SECRET: "bench-only-secret-0123456789abcdef" },
-    stdio: ["ignore", "pipe", "inherit"],
-    maxBuffer: 64 * 1024 * 1024,
-  }).toString();
-  const last = out.trim().split("\n").filter((l) => l.startsWith("{")).at(-1);
+  const out = execFileSync(
+    path.join(ROOT, "node_modules/.bin/tsx"),
+    ["--conditions=react-server", "bench/agent-bench-worker.ts", ...args],
+    {
+      cwd: tree,
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        NODE_ENV: "production",
+        AUTH_SECRET: "bench-only-secret-0123456789abcdef",
+      },
+      stdio: ["ignore", "pipe", "inherit"],
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  ).toString();
+  const last = out
+    .trim()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .at(-1);
   if (!last) throw new Error(`the bench worker printed no result:\n${out}`);
   return JSON.parse(last) as T;
 }
-
 
 const f = (n: number) => (n < 1 ? n.toFixed(3) : n.toFixed(2));
 const ratio = (after: number, before: number) => `${(after / before).toFixed(2)}×`;
@@ -52,7 +70,10 @@ const ratio = (after: number, before: number) => `${(after / before).toFixed(2)}
 function baselineTree(ref: string | undefined): string | null {
   if (!ref) return null;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-baseline-"));
-  execFileSync("sh", ["-c", `git archive "$REF" | tar -x -C "$DIR"`], { cwd: ROOT, env: { ...process.env, REF: ref, DIR: dir } });
+  execFileSync("sh", ["-c", `git archive "$REF" | tar -x -C "$DIR"`], {
+    cwd: ROOT,
+    env: { ...process.env, REF: ref, DIR: dir },
+  });
   fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"));
   execFileSync("node", ["scripts/db.mjs", "generate"], { cwd: dir, stdio: "ignore" });
   return dir;
@@ -82,7 +103,9 @@ export async function runAgentBench(): Promise<string> {
     for (const db of databases) {
       // Each path alone in its own process, the three taking turns over one database, so tables grow alike for all
       // and none is charged another's garbage collection or background writes. Samples pooled over the rounds.
-      const record = (path: RecordPath, settled = 0) => worker<RecordResult>(db.url, ["record", path, String(STEADY_FROM + RECORD_CALLS), "0", String(settled)]).samples;
+      const record = (path: RecordPath, settled = 0) =>
+        worker<RecordResult>(db.url, ["record", path, String(STEADY_FROM + RECORD_CALLS), "0", String(settled)])
+          .samples;
       const steady: Record<RecordPath, number[]> = { legacy: [], outcome: [], floor: [] };
       const early: Record<RecordPath, number[]> = { legacy: [], outcome: [], floor: [] };
       for (let round = 0; round < RECORD_ROUNDS; round += 1) {
@@ -99,7 +122,9 @@ export async function runAgentBench(): Promise<string> {
       );
       const fresh = stats(record("outcome").slice(STEADY_FROM));
       const long = stats(record("outcome", LONG_RUN).slice(STEADY_FROM));
-      longRunRows.push(`| ${db.kind} | ${f(fresh.p50)} | ${f(fresh.p99)} | ${f(long.p50)} | ${f(long.p99)} | ${ratio(long.p50, fresh.p50)} |`);
+      longRunRows.push(
+        `| ${db.kind} | ${f(fresh.p50)} | ${f(fresh.p99)} | ${f(long.p50)} | ${f(long.p99)} | ${ratio(long.p50, fresh.p50)} |`,
+      );
     }
     lines.push(
       "### Gate + record of one allowed call, before and after one transaction per outcome",
@@ -119,8 +144,12 @@ export async function runAgentBench(): Promise<string> {
     );
     for (const db of databases) {
       const r = worker<GateResult>(db.url, ["gate", "2000"]);
-      gateRows.push(`| ${db.kind} | gate check only | ${r.checkOnly.n} | ${f(r.checkOnly.p50)} | ${f(r.checkOnly.p99)} |`);
-      gateRows.push(`| ${db.kind} | gate check + audit write | ${r.withAudit.n} | ${f(r.withAudit.p50)} | ${f(r.withAudit.p99)} |`);
+      gateRows.push(
+        `| ${db.kind} | gate check only | ${r.checkOnly.n} | ${f(r.checkOnly.p50)} | ${f(r.checkOnly.p99)} |`,
+      );
+      gateRows.push(
+        `| ${db.kind} | gate check + audit write | ${r.withAudit.n} | ${f(r.withAudit.p50)} | ${f(r.withAudit.p99)} |`,
+      );
     }
     lines.push(
       "### Execution gate overhead per tool call",
@@ -149,14 +178,21 @@ export async function runAgentBench(): Promise<string> {
         const b = worker<TurnsResult>(old, ["turns", String(concurrency), String(perSession)], baseline);
         before = ` ${b.turnsPerSecond.toFixed(1)} | ${ratio(r.turnsPerSecond, b.turnsPerSecond)} | ${b.failures} |`;
       }
-      turnRows.push(`| ${concurrency} | ${r.turns} | ${r.seconds.toFixed(2)} | ${r.turnsPerSecond.toFixed(1)} | ${f(r.latency.p50)} | ${f(r.latency.p99)} | ${r.failures} |${before}`);
+      turnRows.push(
+        `| ${concurrency} | ${r.turns} | ${r.seconds.toFixed(2)} | ${r.turnsPerSecond.toFixed(1)} | ${f(r.latency.p50)} | ${f(r.latency.p99)} | ${r.failures} |${before}`,
+      );
     }
     lines.push(
       "### Turns per second (offline model, SQLite)",
       "",
-      "`runTurn` called directly (no HTTP) for \"what time is it\": policy and mode read, two model steps, one gated `current_time` call, four messages and one audit row persisted. Sessions run concurrently, each its turns one after another.",
+      '`runTurn` called directly (no HTTP) for "what time is it": policy and mode read, two model steps, one gated `current_time` call, four messages and one audit row persisted. Sessions run concurrently, each its turns one after another.',
       "",
-      ...(baseline ? [`Before = the code at \`${baselineRef}\` (BENCH_BASELINE), run in the same benchmark run on a fresh database of its own.`, ""] : []),
+      ...(baseline
+        ? [
+            `Before = the code at \`${baselineRef}\` (BENCH_BASELINE), run in the same benchmark run on a fresh database of its own.`,
+            "",
+          ]
+        : []),
       `| concurrent sessions | turns | seconds | turns/s | turn latency p50 (ms) | p99 (ms) | failed |${baseline ? " turns/s before | after/before | failed before |" : ""}`,
       `|---|---|---|---|---|---|---|${baseline ? "---|---|---|" : ""}`,
       ...turnRows,

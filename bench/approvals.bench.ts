@@ -25,36 +25,43 @@ function stats(samples: number[]): Stats {
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
-
 function cookieOf(client: HttpClient): string {
   return (client as unknown as { cookieHeader(): string }).cookieHeader();
 }
 
 /** A raw SSE connection (own socket) that reports `approval.*` events by approval id. */
-export function sseConnection(baseUrl: string, cookie: string, onEvent: (type: string, id: string) => void): Promise<{ close: () => void }> {
+export function sseConnection(
+  baseUrl: string,
+  cookie: string,
+  onEvent: (type: string, id: string) => void,
+): Promise<{ close: () => void }> {
   return new Promise((resolve, reject) => {
-    const req = http.get(`${baseUrl}/api/approvals/stream`, { headers: { cookie, accept: "text/event-stream" }, agent: false }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`SSE status ${res.statusCode}`));
-      let buffer = "";
-      let opened = false;
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => {
-        buffer += chunk;
-        let cut: number;
-        while ((cut = buffer.indexOf("\n\n")) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          if (!opened && block.includes(": connected")) {
-            opened = true;
-            resolve({ close: () => req.destroy() });
+    const req = http.get(
+      `${baseUrl}/api/approvals/stream`,
+      { headers: { cookie, accept: "text/event-stream" }, agent: false },
+      (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`SSE status ${res.statusCode}`));
+        let buffer = "";
+        let opened = false;
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          buffer += chunk;
+          let cut: number;
+          while ((cut = buffer.indexOf("\n\n")) >= 0) {
+            const block = buffer.slice(0, cut);
+            buffer = buffer.slice(cut + 2);
+            if (!opened && block.includes(": connected")) {
+              opened = true;
+              resolve({ close: () => req.destroy() });
+            }
+            const type = /^event: (.*)$/m.exec(block)?.[1];
+            const data = /^data: (.*)$/m.exec(block)?.[1];
+            if (type && data) onEvent(type, (JSON.parse(data) as { payload: { id: string } }).payload.id);
           }
-          const type = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (type && data) onEvent(type, (JSON.parse(data) as { payload: { id: string } }).payload.id);
-        }
-      });
-      res.on("error", () => undefined);
-    });
+        });
+        res.on("error", () => undefined);
+      },
+    );
     req.on("error", reject);
   });
 }
@@ -84,7 +91,10 @@ async function decisionLatency(decideOn: RunningApp, observeOn: RunningApp, samp
   const out: number[] = [];
   try {
     for (let i = 0; i < samples + 10; i++) {
-      const req = await member.json("/api/approvals", { method: "POST", body: { sessionId, toolName: "exec", callId: `bench-${Date.now()}-${i}`, args: { command: "rm -rf data" } } });
+      const req = await member.json("/api/approvals", {
+        method: "POST",
+        body: { sessionId, toolName: "exec", callId: `bench-${Date.now()}-${i}`, args: { command: "rm -rf data" } },
+      });
       if (req.status !== 202) throw new Error(`request: ${req.status}`);
       const id = req.body.id as string;
       const arrived = new Promise<number>((resolve, reject) => {
@@ -164,16 +174,33 @@ export async function manySubscribers(app: RunningApp, count: number, batchSize 
   // One event to all of them.
   const allReceived = new Promise<void>((r) => (done = r));
   const tFan = performance.now();
-  const req = await owner.json("/api/approvals", { method: "POST", body: { sessionId, toolName: "exec", callId: `fanout-${Date.now()}`, args: { command: "rm -rf data" } } });
+  const req = await owner.json("/api/approvals", {
+    method: "POST",
+    body: { sessionId, toolName: "exec", callId: `fanout-${Date.now()}`, args: { command: "rm -rf data" } },
+  });
   target = req.body.id;
   if (received.get(target!) === count) done!();
-  await Promise.race([allReceived, new Promise((_, reject) => setTimeout(() => reject(new Error(`fan-out incomplete: ${received.get(target!) ?? 0}/${count}`)), 60_000))]);
+  await Promise.race([
+    allReceived,
+    new Promise((_, reject) =>
+      setTimeout(() => reject(new Error(`fan-out incomplete: ${received.get(target!) ?? 0}/${count}`)), 60_000),
+    ),
+  ]);
   const fanOutMs = performance.now() - tFan;
   const serverFanOutMs = loggedFanOutMs(app, count);
   for (const c of conns) c.close();
   await new Promise((r) => setTimeout(r, 1_000));
   const closed = await settleRss(app.process.pid!);
-  return { count, connectSeconds, before, after, closed, perConnection: (after - before) / count, fanOutMs, serverFanOutMs };
+  return {
+    count,
+    connectSeconds,
+    before,
+    after,
+    closed,
+    perConnection: (after - before) / count,
+    fanOutMs,
+    serverFanOutMs,
+  };
 }
 
 /**
@@ -181,7 +208,10 @@ export async function manySubscribers(app: RunningApp, count: number, batchSize 
  * first delivery to the last write handed to a socket, without the benchmark client's parsing of every stream.
  */
 function loggedFanOutMs(app: RunningApp, streams: number): number | null {
-  const lines = app.logs.join("").split("\n").filter((l) => l.includes('"event_fanout"'));
+  const lines = app.logs
+    .join("")
+    .split("\n")
+    .filter((l) => l.includes('"event_fanout"'));
   for (const line of lines.reverse()) {
     try {
       const record = JSON.parse(line.slice(line.indexOf("{"))) as { streams?: number; ms?: number };
@@ -223,7 +253,9 @@ export async function runApprovalsBench(): Promise<string> {
       "| Setup | Samples | p50 | p99 | mean | max |",
       "|---|---:|---:|---:|---:|---:|",
       `| one instance, SQLite | ${single.n} | ${ms(single.p50)} | ${ms(single.p99)} | ${ms(single.mean)} | ${ms(single.max)} |`,
-      pgSingle ? `| one instance, PostgreSQL | ${pgSingle.n} | ${ms(pgSingle.p50)} | ${ms(pgSingle.p99)} | ${ms(pgSingle.mean)} | ${ms(pgSingle.max)} |` : "| one instance, PostgreSQL | skipped (no PostgreSQL server) | | | | |",
+      pgSingle
+        ? `| one instance, PostgreSQL | ${pgSingle.n} | ${ms(pgSingle.p50)} | ${ms(pgSingle.p99)} | ${ms(pgSingle.mean)} | ${ms(pgSingle.max)} |`
+        : "| one instance, PostgreSQL | skipped (no PostgreSQL server) | | | | |",
       cross
         ? `| two instances, PostgreSQL (decide on A, stream from B; LISTEN/NOTIFY) | ${cross.n} | ${ms(cross.p50)} | ${ms(cross.p99)} | ${ms(cross.mean)} | ${ms(cross.max)} |`
         : "| two instances, PostgreSQL | skipped (no PostgreSQL server) | | | | |",

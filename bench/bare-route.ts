@@ -7,13 +7,25 @@ import { z } from "zod";
 import { createOfflineModel } from "@/lib/runs/offline-model";
 
 const model = createOfflineModel();
-const tools = { current_time: tool({ description: "The current time", inputSchema: z.object({}), execute: async () => ({ now: new Date().toISOString() }) }) };
+const tools = {
+  current_time: tool({
+    description: "The current time",
+    inputSchema: z.object({}),
+    execute: async () => ({ now: new Date().toISOString() }),
+  }),
+};
 
 const server = http.createServer(async (req, res) => {
   let body = "";
   for await (const chunk of req) body += chunk;
   const { text } = JSON.parse(body) as { text: string };
-  const result = streamText({ model, messages: [{ role: "user", content: text }], tools, stopWhen: stepCountIs(5), maxRetries: 0 });
+  const result = streamText({
+    model,
+    messages: [{ role: "user", content: text }],
+    tools,
+    stopWhen: stepCountIs(5),
+    maxRetries: 0,
+  });
   const response = result.toUIMessageStreamResponse();
   res.writeHead(response.status, Object.fromEntries(response.headers));
   const reader = response.body!.getReader();

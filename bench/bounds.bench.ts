@@ -22,7 +22,11 @@ const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/pr
  * many events it was sent. A stream the server cuts off (more than 1 MiB unsent: a long replay) reconnects from the
  * last id it got, as EventSource does; the reconnections are counted.
  */
-function resume(app: RunningApp, cookie: string, lastSeq: number): Promise<{ ms: number; events: number; bytes: number; reconnects: number }> {
+function resume(
+  app: RunningApp,
+  cookie: string,
+  lastSeq: number,
+): Promise<{ ms: number; events: number; bytes: number; reconnects: number }> {
   const start = performance.now();
   let events = 0;
   let bytes = 0;
@@ -32,33 +36,42 @@ function resume(app: RunningApp, cookie: string, lastSeq: number): Promise<{ ms:
     const connect = () => {
       reconnects++;
       let done = false;
-      const req = http.get(`${app.url}/api/me/events`, { headers: { cookie, "last-event-id": lastId, accept: "text/event-stream" }, agent: false }, (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          bytes += chunk.length;
-          text += chunk;
-          let cut: number;
-          while ((cut = text.indexOf("\n\n")) >= 0) {
-            const block = text.slice(0, cut);
-            text = text.slice(cut + 2);
-            if (block.includes("event: stream.reset") || block.includes(`id: ${lastSeq}\n`)) {
-              done = true;
-              resolve({ ms: performance.now() - start, events: events + (block.startsWith("id: ") ? 1 : 0), bytes, reconnects });
-              req.destroy();
-              return;
+      const req = http.get(
+        `${app.url}/api/me/events`,
+        { headers: { cookie, "last-event-id": lastId, accept: "text/event-stream" }, agent: false },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => {
+            bytes += chunk.length;
+            text += chunk;
+            let cut: number;
+            while ((cut = text.indexOf("\n\n")) >= 0) {
+              const block = text.slice(0, cut);
+              text = text.slice(cut + 2);
+              if (block.includes("event: stream.reset") || block.includes(`id: ${lastSeq}\n`)) {
+                done = true;
+                resolve({
+                  ms: performance.now() - start,
+                  events: events + (block.startsWith("id: ") ? 1 : 0),
+                  bytes,
+                  reconnects,
+                });
+                req.destroy();
+                return;
+              }
+              const id = /^id: (\d+)/.exec(block);
+              if (id) {
+                events++;
+                lastId = id[1]!;
+              }
             }
-            const id = /^id: (\d+)/.exec(block);
-            if (id) {
-              events++;
-              lastId = id[1]!;
-            }
-          }
-        });
-        res.on("close", () => {
-          if (!done) setTimeout(connect, 50);
-        });
-      });
+          });
+          res.on("close", () => {
+            if (!done) setTimeout(connect, 50);
+          });
+        },
+      );
       req.on("error", (error) => (done || String(error).includes("socket hang up") ? undefined : reject(error)));
     };
     connect();
@@ -72,7 +85,13 @@ async function replayRow(label: string, env: Record<string, string>): Promise<st
   const member = await db.user.findFirstOrThrow({ where: { email: "member@example.com" } });
   const payload = { userId: member.id, change: "roles" };
   for (let i = 0; i < LOG_ROWS; i += 1_000) {
-    await db.eventLog.createMany({ data: Array.from({ length: Math.min(1_000, LOG_ROWS - i) }, () => ({ type: "account.changed", scope: "account", payload })) });
+    await db.eventLog.createMany({
+      data: Array.from({ length: Math.min(1_000, LOG_ROWS - i) }, () => ({
+        type: "account.changed",
+        scope: "account",
+        payload,
+      })),
+    });
   }
   const lastSeq = (await db.eventLog.findFirstOrThrow({ orderBy: { seq: "desc" } })).seq;
   await db.$disconnect();
@@ -105,7 +124,11 @@ async function burstRow(): Promise<string> {
     await Promise.all(
       Array.from({ length: 16 }, async () => {
         while (next++ < BURST) {
-          const res = await client.fetch("/api/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+          const res = await client.fetch("/api/sessions", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: "{}",
+          });
           if (res.status === 201) created++;
           await res.body?.cancel();
         }
@@ -124,7 +147,10 @@ async function burstRow(): Promise<string> {
 export async function runBoundsBench(): Promise<string> {
   const capped = await replayRow("replay cap 2,000 (default): snapshot", { EVENT_STREAMS_PER_USER: "100000" });
   console.error(capped);
-  const uncapped = await replayRow("no cap (as before): whole log replayed", { EVENT_STREAMS_PER_USER: "100000", EVENT_REPLAY_MAX_ROWS: "1000000" });
+  const uncapped = await replayRow("no cap (as before): whole log replayed", {
+    EVENT_STREAMS_PER_USER: "100000",
+    EVENT_REPLAY_MAX_ROWS: "1000000",
+  });
   console.error(uncapped);
   const burst = await burstRow();
   console.error(burst);

@@ -18,7 +18,8 @@ const SAMPLES = Number(process.env.CLUSTER_SAMPLES ?? 20);
 const LEVELS = (process.env.CLUSTER_LEVELS ?? "10,100,1000").split(",").map(Number);
 const GiB = 2 ** 30;
 
-const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+const pct = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
 type Subscriber = { close: () => void; arrivals: Map<string, number>; requested: Set<string> };
@@ -46,7 +47,15 @@ async function openSubscribers(url: string, cookie: string, count: number): Prom
  * One approval per sample: the member asks through nginx, an owner's decision goes to all three instances at once
  * (exactly one may win), and every subscriber's arrival time of approval.resolved is taken from the winner's send.
  */
-async function decisionRounds(lb: Balancer, apps: RunningApp[], member: HttpClient, deciders: HttpClient[], sessionId: string, subs: Subscriber[], samples: number) {
+async function decisionRounds(
+  lb: Balancer,
+  apps: RunningApp[],
+  member: HttpClient,
+  deciders: HttpClient[],
+  sessionId: string,
+  subs: Subscriber[],
+  samples: number,
+) {
   const latencies: number[] = [];
   const lastArrival: number[] = [];
   const firstArrival: number[] = [];
@@ -55,7 +64,10 @@ async function decisionRounds(lb: Balancer, apps: RunningApp[], member: HttpClie
   let wins = 0;
   let refused = 0;
   for (let i = 0; i < samples; i++) {
-    const asked = await member.json("/api/approvals", { method: "POST", body: { sessionId, toolName: "exec", callId: `cluster-${Date.now()}-${i}`, args: { command: "rm -rf data" } } });
+    const asked = await member.json("/api/approvals", {
+      method: "POST",
+      body: { sessionId, toolName: "exec", callId: `cluster-${Date.now()}-${i}`, args: { command: "rm -rf data" } },
+    });
     if (asked.status !== 202) throw new Error(`approval request: ${asked.status}`);
     const id = asked.body.id as string;
     ids.push(id);
@@ -138,13 +150,32 @@ async function turnLoad(lb: Balancer, cookie: string, sessionIds: string[], conn
   });
   const seconds = (performance.now() - started) / 1000;
   const ok = [...perSession.values()].reduce((a, b) => a + b, 0);
-  return { connections, amount, seconds, ok, failedTurns, failures, perSession, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors, timeouts: result.timeouts };
+  return {
+    connections,
+    amount,
+    seconds,
+    ok,
+    failedTurns,
+    failures,
+    perSession,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
 }
 
 /** Exactly-once, counted in the database after the load. */
 async function exactlyOnce(db: Db, approvalIds: string[], turns: Map<string, number>) {
-  const approvals = await db.approval.findMany({ where: { id: { in: approvalIds } }, select: { id: true, status: true } });
-  const resolvedAudits = await db.auditLog.findMany({ where: { action: "approval.resolved" }, select: { details: true } });
+  const approvals = await db.approval.findMany({
+    where: { id: { in: approvalIds } },
+    select: { id: true, status: true },
+  });
+  const resolvedAudits = await db.auditLog.findMany({
+    where: { action: "approval.resolved" },
+    select: { details: true },
+  });
   const auditsPer = new Map<string, number>();
   for (const a of resolvedAudits) {
     const id = JSON.stringify(a.details ?? {}).match(/"(?:id|approvalId)":"([^"]+)"/)?.[1];
@@ -152,10 +183,23 @@ async function exactlyOnce(db: Db, approvalIds: string[], turns: Map<string, num
   }
   const decidedOnce = approvalIds.filter((id) => auditsPer.get(id) === 1).length;
   const sessionIds = [...turns.keys()];
-  const calls = await db.toolCall.findMany({ where: { sessionId: { in: sessionIds } }, select: { sessionId: true, callId: true, status: true } });
-  const executions = await db.auditLog.groupBy({ by: ["sessionId", "callId"], where: { action: "tool.call", decision: "allow", sessionId: { in: sessionIds } }, _count: { _all: true } });
+  const calls = await db.toolCall.findMany({
+    where: { sessionId: { in: sessionIds } },
+    select: { sessionId: true, callId: true, status: true },
+  });
+  const executions = await db.auditLog.groupBy({
+    by: ["sessionId", "callId"],
+    where: { action: "tool.call", decision: "allow", sessionId: { in: sessionIds } },
+    _count: { _all: true },
+  });
   const duplicateExecutions = executions.filter((e) => e._count._all > 1).length;
-  const messages = await db.message.groupBy({ by: ["sessionId"], where: { sessionId: { in: sessionIds } }, _count: { _all: true }, _max: { seq: true }, _min: { seq: true } });
+  const messages = await db.message.groupBy({
+    by: ["sessionId"],
+    where: { sessionId: { in: sessionIds } },
+    _count: { _all: true },
+    _max: { seq: true },
+    _min: { seq: true },
+  });
   const expectedMessages = [...turns.values()].reduce((a, b) => a + b, 0) * 4; // user, tool call, tool result, answer
   const storedMessages = messages.reduce((a, m) => a + m._count._all, 0);
   const gaps = messages.filter((m) => m._max.seq! - m._min.seq! + 1 !== m._count._all).length;
@@ -190,7 +234,15 @@ export async function runClusterBench(): Promise<string> {
     const deciders = await Promise.all(apps.map((a) => signedIn(a.url, "admin@example.com")));
     const approvalSession = (await member.json("/api/sessions", { method: "POST", body: {} })).body.id as string;
     // Warm every instance's stream path and decision path once.
-    await decisionRounds(lb, apps, member, deciders, approvalSession, await openSubscribers(lb.url, cookieOf(owner), 3), 3);
+    await decisionRounds(
+      lb,
+      apps,
+      member,
+      deciders,
+      approvalSession,
+      await openSubscribers(lb.url, cookieOf(owner), 3),
+      3,
+    );
 
     const rssBefore = await Promise.all(apps.map((a) => settleRss(a.process.pid!)));
     const t0 = performance.now();
@@ -201,14 +253,20 @@ export async function runClusterBench(): Promise<string> {
     const maxBase = Math.max(...rssBefore);
     const holdsUnder1GiB = Math.floor((GiB - maxBase) / perConnection);
 
-    console.error(`${SSE_CLIENTS} SSE clients open in ${openSeconds.toFixed(1)} s, ${(perConnection / 1024).toFixed(1)} KiB each`);
+    console.error(
+      `${SSE_CLIENTS} SSE clients open in ${openSeconds.toFixed(1)} s, ${(perConnection / 1024).toFixed(1)} KiB each`,
+    );
     const idle = await decisionRounds(lb, apps, member, deciders, approvalSession, subs, SAMPLES);
 
     const cookie = cookieOf(member);
     const maxSessions = 2 * Math.max(...LEVELS);
     const sessionIds: string[] = [];
     for (let i = 0; i < maxSessions; i += 50) {
-      const made = await Promise.all(Array.from({ length: Math.min(50, maxSessions - i) }, () => member.json("/api/sessions", { method: "POST", body: {} })));
+      const made = await Promise.all(
+        Array.from({ length: Math.min(50, maxSessions - i) }, () =>
+          member.json("/api/sessions", { method: "POST", body: {} }),
+        ),
+      );
       sessionIds.push(...made.map((m) => m.body.id as string));
     }
     // Every load session is counted (a turn is credited to the session it was sent on; the totals are what is compared).
@@ -225,7 +283,9 @@ export async function runClusterBench(): Promise<string> {
       const row = await load;
       for (const [s, n] of row.perSession) turns.set(s, (turns.get(s) ?? 0) + n);
       loadRows.push(row);
-      console.error(`turns at ${level}: ${row.ok} ok, ${row.failedTurns} failed ${JSON.stringify([...row.failures])}, ${(row.ok / row.seconds).toFixed(1)}/s`);
+      console.error(
+        `turns at ${level}: ${row.ok} ok, ${row.failedTurns} failed ${JSON.stringify([...row.failures])}, ${(row.ok / row.seconds).toFixed(1)}/s`,
+      );
     }
     for (const s of subs) s.close();
     await new Promise((r) => setTimeout(r, 3_000)); // runs settle (a turn's last writes follow its response)
@@ -234,7 +294,8 @@ export async function runClusterBench(): Promise<string> {
     const allRaces = idle.ids.length + (loaded?.ids.length ?? 0);
 
     const cpus = os.cpus();
-    const stats = (r: Awaited<ReturnType<typeof decisionRounds>>) => `${ms(pct(r.latencies, 0.5))} | ${ms(pct(r.latencies, 0.99))} | ${ms(pct(r.lastArrival, 0.5))} | ${ms(pct(r.lastArrival, 0.99))} | ${ms(pct(r.answered, 0.5))} | ${ms(pct(r.firstArrival, 0.5))} |`;
+    const stats = (r: Awaited<ReturnType<typeof decisionRounds>>) =>
+      `${ms(pct(r.latencies, 0.5))} | ${ms(pct(r.latencies, 0.99))} | ${ms(pct(r.lastArrival, 0.5))} | ${ms(pct(r.lastArrival, 0.99))} | ${ms(pct(r.answered, 0.5))} | ${ms(pct(r.firstArrival, 0.5))} |`;
     return [
       "## Cluster (`npm run bench:cluster`)",
       "",
@@ -255,9 +316,17 @@ export async function runClusterBench(): Promise<string> {
       "",
       "| concurrent sessions | turns | seconds | turns/s | latency p50 | latency p99 | failed turns | non-2xx | errors | timeouts |",
       "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-      ...loadRows.map((r) => `| ${r.connections} | ${r.ok} | ${r.seconds.toFixed(1)} | ${(r.ok / r.seconds).toFixed(1)} | ${r.p50} ms | ${r.p99} ms | ${r.failedTurns} | ${r.non2xx} | ${r.errors} | ${r.timeouts} |`),
+      ...loadRows.map(
+        (r) =>
+          `| ${r.connections} | ${r.ok} | ${r.seconds.toFixed(1)} | ${(r.ok / r.seconds).toFixed(1)} | ${r.p50} ms | ${r.p99} ms | ${r.failedTurns} | ${r.non2xx} | ${r.errors} | ${r.timeouts} |`,
+      ),
       "",
-      ...loadRows.filter((r) => r.failures.size > 0).map((r) => `Failed turns at ${r.connections}: ${[...r.failures].map(([why, n]) => `${n} × \`${why}\``).join(", ")}.`),
+      ...loadRows
+        .filter((r) => r.failures.size > 0)
+        .map(
+          (r) =>
+            `Failed turns at ${r.connections}: ${[...r.failures].map(([why, n]) => `${n} × \`${why}\``).join(", ")}.`,
+        ),
       "",
       "Exactly-once, counted in the database after the load:",
       "",

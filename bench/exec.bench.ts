@@ -53,16 +53,32 @@ const ms = (v: number) => `${v.toFixed(2)} ms`;
 
 export async function runExecBench(): Promise<string> {
   await loadShellParser();
-  const lines = ["## Exec (`lib/exec`, `lib/tools/sandbox.ts`)", "", "### Analysis and decision per call", "", "| command | chars | plain | analysis p50 | analysis p99 | decision p50 | decision p99 |", "|---|---:|---|---:|---:|---:|---:|"];
+  const lines = [
+    "## Exec (`lib/exec`, `lib/tools/sandbox.ts`)",
+    "",
+    "### Analysis and decision per call",
+    "",
+    "| command | chars | plain | analysis p50 | analysis p99 | decision p50 | decision p99 |",
+    "|---|---:|---|---:|---:|---:|---:|",
+  ];
   const settings = { ...DEFAULT_EXEC_SETTINGS, allowlist: ["git status *", "git log *", "rg *", "/usr/bin/ls *"] };
-  const rules = [...compileAllowlist(settings.allowlist), { words: ["npm", "ls"], prefix: true, source: "grant" as const, id: "g1", text: "npm ls *" }];
+  const rules = [
+    ...compileAllowlist(settings.allowlist),
+    { words: ["npm", "ls"], prefix: true, source: "grant" as const, id: "g1", text: "npm ls *" },
+  ];
   for (const command of COMMANDS) {
     const analysis = timeEach(20_000, () => analyzeShellCommand(command));
     const decision = timeEach(5_000, () => decideExecCall({ command, settings, rules }));
     const label = command.length > 60 ? `${command.slice(0, 57)}…` : command;
-    lines.push(`| \`${label.replace(/\|/g, "\\|")}\` | ${command.length} | ${analyzeShellCommand(command).ok ? "yes" : "no"} | ${us(percentile(analysis, 50))} | ${us(percentile(analysis, 99))} | ${us(percentile(decision, 50))} | ${us(percentile(decision, 99))} |`);
+    lines.push(
+      `| \`${label.replace(/\|/g, "\\|")}\` | ${command.length} | ${analyzeShellCommand(command).ok ? "yes" : "no"} | ${us(percentile(analysis, 50))} | ${us(percentile(analysis, 99))} | ${us(percentile(decision, 50))} | ${us(percentile(decision, 99))} |`,
+    );
   }
-  lines.push("", "Goal: analysis p99 < 1 ms for a 200-character command. The decision adds resolving each executable on the system PATH (stat + realpath) and matching rules, grants and safe-bin profiles.", "");
+  lines.push(
+    "",
+    "Goal: analysis p99 < 1 ms for a 200-character command. The decision adds resolving each executable on the system PATH (stat + realpath) and matching rules, grants and safe-bin profiles.",
+    "",
+  );
 
   const probe = await probeSandbox();
   lines.push("### Sandbox overhead (`true`, 200 runs each)", "");
@@ -78,8 +94,14 @@ export async function runExecBench(): Promise<string> {
   const sandboxed = await timeAsync(200, () => runSandboxedCommand(options));
   lines.push("| how | p50 | p99 | p50 ratio |", "|---|---:|---:|---:|");
   lines.push(`| \`/bin/sh -c true\` directly | ${ms(percentile(direct, 50))} | ${ms(percentile(direct, 99))} | 1.0 |`);
-  lines.push(`| in the sandbox (setpriv + bwrap + prlimit) | ${ms(percentile(sandboxed, 50))} | ${ms(percentile(sandboxed, 99))} | ${(percentile(sandboxed, 50) / percentile(direct, 50)).toFixed(1)} |`);
-  lines.push("", `Server uid: ${process.getuid?.() ?? "?"} (as root, commands run as the workspace's own unprivileged uid through setpriv).`, "");
+  lines.push(
+    `| in the sandbox (setpriv + bwrap + prlimit) | ${ms(percentile(sandboxed, 50))} | ${ms(percentile(sandboxed, 99))} | ${(percentile(sandboxed, 50) / percentile(direct, 50)).toFixed(1)} |`,
+  );
+  lines.push(
+    "",
+    `Server uid: ${process.getuid?.() ?? "?"} (as root, commands run as the workspace's own unprivileged uid through setpriv).`,
+    "",
+  );
   lines.push(...(await manyFilesRows(root)));
   lines.push(...(await memberIsolationRows(root)));
   return lines.join("\n");
@@ -93,7 +115,12 @@ export async function runExecBench(): Promise<string> {
 async function manyFilesRows(root: string): Promise<string[]> {
   const files = Number(process.env.BENCH_EXEC_FILES ?? 100_000);
   const quota = 512 * 1024 * 1024;
-  const rows = ["### A command in a workspace of many files (`head -c 1 /dev/null`, whole exec tool)", "", "| workspace | before (walk per command) p50 | now (overlay + kept usage) p50 | ratio |", "|---|---:|---:|---:|"];
+  const rows = [
+    "### A command in a workspace of many files (`head -c 1 /dev/null`, whole exec tool)",
+    "",
+    "| workspace | before (walk per command) p50 | now (overlay + kept usage) p50 | ratio |",
+    "|---|---:|---:|---:|",
+  ];
   for (const count of [0, files]) {
     const cwd = await ensureWorkspace(path.join(root, `many-${count}`));
     mkdirSync(path.join(cwd, "d"), { recursive: true });
@@ -117,13 +144,30 @@ async function manyFilesRows(root: string): Promise<string[]> {
         unwatch();
       }
     }, 3);
-    const context = { userId: "bench", sessionId: "bench", workspaceDir: cwd, limits: { maxReadBytes: 1, maxWriteBytes: 1 }, exec: { timeoutMs: 120_000, maxOutputBytes: 1024 }, services: {}, disk: { workspaceQuotaBytes: quota, maxFileBytes: 1024 } };
+    const context = {
+      userId: "bench",
+      sessionId: "bench",
+      workspaceDir: cwd,
+      limits: { maxReadBytes: 1, maxWriteBytes: 1 },
+      exec: { timeoutMs: 120_000, maxOutputBytes: 1024 },
+      services: {},
+      disk: { workspaceQuotaBytes: quota, maxFileBytes: 1024 },
+    };
     let n = 0;
     await execTool.execute({ command: run.command }, { callId: "bench-first", context } as never); // measures the workspace once
-    const now = await once(async () => execTool.execute({ command: run.command }, { callId: `bench-${n++}`, context } as never), 10);
-    rows.push(`| ${count.toLocaleString("en-US")} empty files | ${ms(percentile(before, 50))} | ${ms(percentile(now, 50))} | ${(percentile(before, 50) / percentile(now, 50)).toFixed(1)}× |`);
+    const now = await once(
+      async () => execTool.execute({ command: run.command }, { callId: `bench-${n++}`, context } as never),
+      10,
+    );
+    rows.push(
+      `| ${count.toLocaleString("en-US")} empty files | ${ms(percentile(before, 50))} | ${ms(percentile(now, 50))} | ${(percentile(before, 50) / percentile(now, 50)).toFixed(1)}× |`,
+    );
   }
-  rows.push("", "The first command in a workspace measures it once (kept in the state directory beside it); later ones cost what they write. Without root (no overlayfs) the tool falls back to the walk.", "");
+  rows.push(
+    "",
+    "The first command in a workspace measures it once (kept in the state directory beside it); later ones cost what they write. Without root (no overlayfs) the tool falls back to the walk.",
+    "",
+  );
   return rows;
 }
 
@@ -135,8 +179,14 @@ async function memberIsolationRows(root: string): Promise<string[]> {
   const mechanism = await limitMechanism();
   const budget = { memoryBytes: 48 * 1024 * 1024, processes: 24, cpuPercent: 50 };
   const contextFor = async (name: string) => ({
-    userId: name, sessionId: name, workspaceDir: await ensureWorkspace(path.join(root, name)), limits: { maxReadBytes: 1, maxWriteBytes: 1 },
-    exec: { timeoutMs: 60_000, maxOutputBytes: 4096 }, services: {}, budget, disk: { workspaceQuotaBytes: 64 * 1024 * 1024, maxFileBytes: 1024 * 1024 },
+    userId: name,
+    sessionId: name,
+    workspaceDir: await ensureWorkspace(path.join(root, name)),
+    limits: { maxReadBytes: 1, maxWriteBytes: 1 },
+    exec: { timeoutMs: 60_000, maxOutputBytes: 4096 },
+    services: {},
+    budget,
+    disk: { workspaceQuotaBytes: 64 * 1024 * 1024, maxFileBytes: 1024 * 1024 },
   });
   const a = await contextFor("member-a");
   const b = await contextFor("member-b");
@@ -153,7 +203,12 @@ async function memberIsolationRows(root: string): Promise<string[]> {
   };
   await runB();
   const alone = await sample(10);
-  const bomb = Promise.resolve(execTool.execute({ command: "b() { b | b & }; b; sleep 12", timeoutMs: 15_000 }, { callId: "a-bomb", context: a } as never)).catch(() => null);
+  const bomb = Promise.resolve(
+    execTool.execute({ command: "b() { b | b & }; b; sleep 12", timeoutMs: 15_000 }, {
+      callId: "a-bomb",
+      context: a,
+    } as never),
+  ).catch(() => null);
   await new Promise((r) => setTimeout(r, 1000));
   const loaded = await sample(10);
   await bomb;

@@ -25,7 +25,7 @@ export const SESSION: readonly string[] = [
   "printf 'v1 notes\\nTODO: fix add\\nv2 notes\\n' > notes.md",
   "printf 'import sys\\nprint(sum(int(x) for x in sys.argv[1:]))\\n' > tools.py",
   "printf '#!/bin/sh\\nset -e\\nfor f in tests/*.sh; do sh \"$f\"; done\\necho all tests passed\\n' > run-tests.sh",
-  "printf 'test \"$(node -e \"console.log(1+2)\")\" = 3\\n' > tests/add.sh",
+  'printf \'test "$(node -e "console.log(1+2)")" = 3\\n\' > tests/add.sh',
   "cat notes.md",
   "cat notes.md | grep v1",
   "grep -rn TODO .",
@@ -37,7 +37,7 @@ export const SESSION: readonly string[] = [
   "sed -n '1,3p' src/add.js",
   "python3 tools.py 1 2 3",
   "python3 -c 'import json; print(json.dumps({\"ok\": True}))'",
-  "node -e 'console.log(require(\"./src/add.js\") ? \"loaded\" : \"\")' || true",
+  'node -e \'console.log(require("./src/add.js") ? "loaded" : "")\' || true',
   "node --version",
   "sh run-tests.sh",
   "chmod +x run-tests.sh && ./run-tests.sh",
@@ -107,22 +107,39 @@ export async function runFatigueBench(): Promise<string> {
         return { domain: a.pattern, approvalId: `request-${a.pattern}`, ...(fresh ? {} : { note: "already asked" }) };
       }),
   };
-  const base = { userId: "member", sessionId: "fatigue", workspaceDir, limits: { maxReadBytes: 1, maxWriteBytes: 1 }, exec: { timeoutMs: 60_000, maxOutputBytes: 65_536 }, services: {}, disk: { workspaceQuotaBytes: 512 * 1024 * 1024, maxFileBytes: 64 * 1024 * 1024 } };
+  const base = {
+    userId: "member",
+    sessionId: "fatigue",
+    workspaceDir,
+    limits: { maxReadBytes: 1, maxWriteBytes: 1 },
+    exec: { timeoutMs: 60_000, maxOutputBytes: 65_536 },
+    services: {},
+    disk: { workspaceQuotaBytes: 512 * 1024 * 1024, maxFileBytes: 64 * 1024 * 1024 },
+  };
   const context = { ...base, egress };
   const failed: string[] = [];
   let restoreId: string | null = null;
   const started = Date.now();
   for (const [i, command] of SESSION.entries()) {
-    const result = (await execTool.execute({ command }, { callId: `fatigue-${i}`, context } as never)) as { exitCode: number | null; changes?: { restoreId: string | null } | null };
+    const result = (await execTool.execute({ command }, { callId: `fatigue-${i}`, context } as never)) as {
+      exitCode: number | null;
+      changes?: { restoreId: string | null } | null;
+    };
     if (result.exitCode !== 0) failed.push(command);
     if (command === "rm -rf scratch") restoreId = result.changes?.restoreId ?? null;
   }
   const elapsed = Date.now() - started;
   const restored = restoreId ? await restoreCommand(workspaceDir, restoreId) : null;
-  const installed = await import("node:fs").then((fs) => fs.existsSync(path.join(workspaceDir, "node_modules", "left-pad", "package.json")));
+  const installed = await import("node:fs").then((fs) =>
+    fs.existsSync(path.join(workspaceDir, "node_modules", "left-pad", "package.json")),
+  );
   await registry.close();
   const withoutOwner = SESSION.length - failed.filter((c) => c.startsWith("curl")).length;
-  lines.splice(tableEnd, 0, `| sandbox, run for real with network by domain (registry listed) | ${withoutOwner} | ${requested.size} | 0 |`);
+  lines.splice(
+    tableEnd,
+    0,
+    `| sandbox, run for real with network by domain (registry listed) | ${withoutOwner} | ${requested.size} | 0 |`,
+  );
   lines.push(
     `Run for real in sandbox mode (exec tool, bubblewrap, overlay, a per-command egress proxy with \`registry.local.test\` listed and a local registry fixture behind it): ${SESSION.length} commands in ${(elapsed / 1000).toFixed(1)} s; ${withoutOwner} ran without an owner; owner requests: ${requested.size} (${[...requested].join(", ") || "none"}). \`npm install\` ${installed ? "installed left-pad from the listed registry" : "did not install left-pad"} (registry saw ${registry.requests.filter((r) => r.startsWith("GET")).length} GETs). Non-zero exits: ${failed.length ? failed.map((c) => `\`${c.slice(0, 50)}\``).join(", ") : "none"}. Restored after \`rm -rf scratch\`: ${restored ? restored.restored.join(", ") || "nothing" : "no trash kept"}.`,
     "",

@@ -21,7 +21,11 @@ async function prepare(url: string, pending: number, drop?: () => Promise<void>)
   const db = createDb(url);
   const member = await db.user.findUniqueOrThrow({ where: { email: "member@example.com" } });
   const sessionId = await seedSession(db, { ownerId: member.id, title: "Benchmark chat" });
-  const ids = await seedApprovals(db, { sessionId, requesterId: member.id, requests: Array.from({ length: pending }, (_, i) => ({ command: `echo request ${i}` })) });
+  const ids = await seedApprovals(db, {
+    sessionId,
+    requesterId: member.id,
+    requests: Array.from({ length: pending }, (_, i) => ({ command: `echo request ${i}` })),
+  });
   await db.$disconnect();
   const app = await startApp({ databaseUrl: url });
   const owner = await signedIn(app.url, "owner@example.com");
@@ -37,7 +41,10 @@ async function timed(owner: HttpClient, path: string): Promise<number> {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-async function measure(kind: string, make: () => Promise<{ url: string; drop?: () => Promise<void> }>): Promise<string> {
+async function measure(
+  kind: string,
+  make: () => Promise<{ url: string; drop?: () => Promise<void> }>,
+): Promise<string> {
   const small = await make();
   const large = await make();
   const cases = [await prepare(small.url, 1_000, small.drop), await prepare(large.url, 10_000, large.drop)] as const;
@@ -45,13 +52,20 @@ async function measure(kind: string, make: () => Promise<{ url: string; drop?: (
     const first = `/api/approvals?status=pending&limit=${PAGE}`;
     for (let i = 0; i < 10; i++) for (const c of cases) await timed(c.owner, first);
     const samples: [number[], number[]] = [[], []];
-    for (let i = 0; i < SAMPLES; i++) for (const [k, c] of cases.entries()) samples[k]!.push(await timed(c.owner, first));
+    for (let i = 0; i < SAMPLES; i++)
+      for (const [k, c] of cases.entries()) samples[k]!.push(await timed(c.owner, first));
     const deep: number[] = [];
     const big = cases[1];
     for (let i = 0; i < SAMPLES / 2; i++) deep.push(await timed(big.owner, `${first}&cursor=${big.deepCursor}`));
     const [s1, s10, sd] = [stats(samples[0]), stats(samples[1]), stats(deep)];
-    const row = (label: string, s: ReturnType<typeof stats>) => `| ${kind} | ${label} | ${s.n} | ${s.p50.toFixed(1)} ms | ${s.p99.toFixed(1)} ms |`;
-    return [row("1,000 pending, first page", s1), row("10,000 pending, first page", s10), row("10,000 pending, page after the 9,000th", sd), `| ${kind} | **ratio 10,000 / 1,000 (p50)** | | **${(s10.p50 / s1.p50).toFixed(2)}×** | |`].join("\n");
+    const row = (label: string, s: ReturnType<typeof stats>) =>
+      `| ${kind} | ${label} | ${s.n} | ${s.p50.toFixed(1)} ms | ${s.p99.toFixed(1)} ms |`;
+    return [
+      row("1,000 pending, first page", s1),
+      row("10,000 pending, first page", s10),
+      row("10,000 pending, page after the 9,000th", sd),
+      `| ${kind} | **ratio 10,000 / 1,000 (p50)** | | **${(s10.p50 / s1.p50).toFixed(2)}×** | |`,
+    ].join("\n");
   } finally {
     for (const c of cases) {
       await c.app.stop();

@@ -35,7 +35,13 @@ export async function legacyAppendAudit(entry: AuditEntry): Promise<void> {
   });
 }
 
-export async function legacyAppendMessage({ sessionId, message }: { sessionId: string; message: NewMessage }): Promise<void> {
+export async function legacyAppendMessage({
+  sessionId,
+  message,
+}: {
+  sessionId: string;
+  message: NewMessage;
+}): Promise<void> {
   const db = getDb();
   const last = await db.message.findFirst({ where: { sessionId }, orderBy: { seq: "desc" }, select: { seq: true } });
   await db.message.create({

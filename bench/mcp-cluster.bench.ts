@@ -29,25 +29,38 @@ export async function runMcpClusterBench(): Promise<string> {
   try {
     const document = {
       system: { mcp: { enabled: true, allowedServers: ["bench"] } },
-      mcpServers: [{ id: "bench", transport: { type: "http", url: upstream.url }, allowedModes: ["chat_safe", "coding"], timeoutMs: 10_000, tools: { add: {} } }],
+      mcpServers: [
+        {
+          id: "bench",
+          transport: { type: "http", url: upstream.url },
+          allowedModes: ["chat_safe", "coding"],
+          timeoutMs: 10_000,
+          tools: { add: {} },
+        },
+      ],
     };
     await db.policyVersion.create({ data: { version: 2, document: document as never, comment: "mcp cluster bench" } });
     const env = { SEED_DEMO_USERS: "true", MCP_REQUESTS_PER_MINUTE: "100000" };
     apps.push(...(await Promise.all([0, 1, 2].map(() => startApp({ databaseUrl: pg.url, env })))));
     lb = await startNginx(apps.map((a) => a.url));
     const member = await signedIn(lb.url, "member@example.com");
-    const token = (await member.json("/api/tokens", { method: "POST", body: { name: "cluster bench" } })).body.token as string;
+    const token = (await member.json("/api/tokens", { method: "POST", body: { name: "cluster bench" } })).body
+      .token as string;
     const clients = await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
         const client = new Client({ name: "toolgate-cluster-bench", version: "1.0.0" });
-        await client.connect(new StreamableHTTPClientTransport(new URL(`${lb!.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(`${lb!.url}/mcp`), {
+            requestInit: { headers: { authorization: `Bearer ${token}` } },
+          }),
+        );
         return client;
       }),
     );
     // Every instance discovers the upstream server in the background: wait until a listing through nginx shows it
     // three times in a row (round robin reaches each instance).
     let name: string | undefined;
-    for (let seen = 0, deadline = Date.now() + 60_000; seen < 3 && Date.now() < deadline; ) {
+    for (let seen = 0, deadline = Date.now() + 60_000; seen < 3 && Date.now() < deadline;) {
       const found = (await clients[0]!.listTools()).tools.find((t) => t.name.endsWith("add"))?.name;
       seen = found ? seen + 1 : 0;
       name = found ?? name;
@@ -67,7 +80,8 @@ export async function runMcpClusterBench(): Promise<string> {
           try {
             const result = await client.callTool({ name: name!, arguments: { a: i, b: 1 } });
             const text = (result.content as Array<{ text?: string }>)[0]?.text;
-            if (result.isError || text !== String(i + 1)) failures.push(`call ${i}: ${JSON.stringify(result.content).slice(0, 200)}`);
+            if (result.isError || text !== String(i + 1))
+              failures.push(`call ${i}: ${JSON.stringify(result.content).slice(0, 200)}`);
           } catch (error) {
             failures.push(`call ${i}: ${error instanceof Error ? error.message : String(error)}`);
           }

@@ -39,7 +39,9 @@ export async function runMcpBench(): Promise<string> {
   const rows: string[] = [];
   const load = os.loadavg()[0]!;
   const upstream = await startHttpFixture();
-  const targets: Array<{ kind: string; url: string; drop?: () => Promise<void> }> = [{ kind: "SQLite", url: newSqliteUrl() }];
+  const targets: Array<{ kind: string; url: string; drop?: () => Promise<void> }> = [
+    { kind: "SQLite", url: newSqliteUrl() },
+  ];
   const pgBase = await reachablePostgresBase(process.env.TEST_DATABASE_URL_PG ?? PG_DEFAULT);
   if (pgBase) targets.push({ kind: "PostgreSQL", ...(await newPostgresUrl(pgBase)) });
   try {
@@ -51,11 +53,20 @@ export async function runMcpBench(): Promise<string> {
         app = await startApp({ databaseUrl: target.url, env: { MCP_REQUESTS_PER_MINUTE: "100000" } });
         const document = {
           system: { mcp: { enabled: true, allowedServers: ["bench"] } },
-          mcpServers: [{ id: "bench", transport: { type: "http", url: upstream.url }, allowedModes: ["chat_safe", "coding"], timeoutMs: 10_000, tools: { add: {} } }],
+          mcpServers: [
+            {
+              id: "bench",
+              transport: { type: "http", url: upstream.url },
+              allowedModes: ["chat_safe", "coding"],
+              timeoutMs: 10_000,
+              tools: { add: {} },
+            },
+          ],
         };
         await db.policyVersion.create({ data: { version: 2, document: document as never, comment: "mcp bench" } });
         const member = await signedIn(app.url, "member@example.com");
-        const token = (await member.json("/api/tokens", { method: "POST", body: { name: "bench" } })).body.token as string;
+        const token = (await member.json("/api/tokens", { method: "POST", body: { name: "bench" } })).body
+          .token as string;
         const proxied = await connect(`${app.url}/mcp`, { authorization: `Bearer ${token}` });
         const deadline = Date.now() + 30_000;
         let name: string | undefined;
@@ -75,7 +86,9 @@ export async function runMcpBench(): Promise<string> {
         }
         await Promise.all([direct.close(), proxied.close()]);
         const [g, d] = [stats(ours), stats(theirs)];
-        rows.push(`| ${target.kind} | ${f(d.p50)} | ${f(g.p50)} | **${(g.p50 / d.p50).toFixed(1)}×** | **+${f(g.p50 - d.p50)}** | ${f(d.p99)} | ${f(g.p99)} |`);
+        rows.push(
+          `| ${target.kind} | ${f(d.p50)} | ${f(g.p50)} | **${(g.p50 / d.p50).toFixed(1)}×** | **+${f(g.p50 - d.p50)}** | ${f(d.p99)} | ${f(g.p99)} |`,
+        );
       } finally {
         await db.$disconnect();
         await app?.stop();

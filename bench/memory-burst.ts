@@ -22,11 +22,25 @@ const KINDS: Kind[] = ["create", "rename", "message", "token"];
 type Counts = Record<Kind, Record<number, number>>;
 
 function request(kind: Kind, sessionId: string, i: number): [string, RequestInit] {
-  const json = (method: string, body: unknown): RequestInit => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const json = (method: string, body: unknown): RequestInit => ({
+    method,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   if (kind === "create") return ["/api/sessions", json("POST", {})];
   if (kind === "rename") return [`/api/sessions/${sessionId}`, json("PATCH", { title: `renamed ${i}` })];
   if (kind === "token") return ["/api/tokens", json("POST", { name: `burst ${i}` })];
-  return ["/api/chat", json("POST", { sessionId, message: { id: `m${i}-${Math.random().toString(36).slice(2, 8)}`, role: "user", parts: [{ type: "text", text: `hello ${i}` }] } })];
+  return [
+    "/api/chat",
+    json("POST", {
+      sessionId,
+      message: {
+        id: `m${i}-${Math.random().toString(36).slice(2, 8)}`,
+        role: "user",
+        parts: [{ type: "text", text: `hello ${i}` }],
+      },
+    }),
+  ];
 }
 
 /** n writes, the kinds in turn, CONCURRENCY at a time; answers the statuses per kind. Bodies are read to the end (a chat turn streams). */
@@ -48,11 +62,17 @@ async function burst(client: HttpClient, sessionIds: string[], n: number): Promi
 }
 
 type Memory = { heapMb: number; rssMb: number; procRssMb: number };
-const procRssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+const procRssMb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 async function memory(url: string, pid: number): Promise<Memory> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)`, "m").exec(text)?.[1] ?? Number.NaN) / 1024 / 1024;
-  return { heapMb: gauge("toolgate_nodejs_heap_size_used_bytes"), rssMb: gauge("toolgate_process_resident_memory_bytes"), procRssMb: procRssMb(pid) };
+  const gauge = (name: string) =>
+    Number(new RegExp(`^${name} (\\S+)`, "m").exec(text)?.[1] ?? Number.NaN) / 1024 / 1024;
+  return {
+    heapMb: gauge("toolgate_nodejs_heap_size_used_bytes"),
+    rssMb: gauge("toolgate_process_resident_memory_bytes"),
+    procRssMb: procRssMb(pid),
+  };
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mb = (m: Memory) => `${m.heapMb.toFixed(0)} MB / ${m.procRssMb.toFixed(0)} MB`;
@@ -64,14 +84,28 @@ const statuses = (c: Record<number, number>) =>
 export async function runMemoryBurstBench(): Promise<string> {
   const url = newSqliteUrl();
   prepareDatabase(url);
-  const app = await startApp({ databaseUrl: url, env: { SESSION_WRITES_PER_MINUTE: "30", CHAT_TURNS_PER_MINUTE: "30", CREDENTIAL_WRITES_PER_MINUTE: "5" } });
+  const app = await startApp({
+    databaseUrl: url,
+    env: { SESSION_WRITES_PER_MINUTE: "30", CHAT_TURNS_PER_MINUTE: "30", CREDENTIAL_WRITES_PER_MINUTE: "5" },
+  });
   const rows: string[] = [];
   const load = fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0];
   try {
     const client = await signedIn(app.url, "member@example.com");
     const pid = app.process.pid!;
     const sessionIds: string[] = [];
-    for (let i = 0; i < 4; i++) sessionIds.push(((await (await client.fetch("/api/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json()) as { id: string }).id);
+    for (let i = 0; i < 4; i++)
+      sessionIds.push(
+        (
+          (await (
+            await client.fetch("/api/sessions", {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: "{}",
+            })
+          ).json()) as { id: string }
+        ).id,
+      );
     // A warm-up (every route's code loaded and compiled, the limiters' rows made), then start-up settles and the first
     // idle collection runs: "before" is a server that has served, as in production.
     await burst(client, sessionIds, WARM_UP);

@@ -58,7 +58,11 @@ async function batch(pid: number, turns: Turn[]): Promise<Batch> {
 }
 
 async function startBareRoute(): Promise<{ url: string; process: ChildProcess }> {
-  const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["--conditions=react-server", "bench/bare-route.ts"], { cwd: ROOT, env: { ...process.env, NODE_ENV: "production" }, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["--conditions=react-server", "bench/bare-route.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: "production" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout!.once("data", (chunk: Buffer) => resolve((JSON.parse(chunk.toString()) as { port: number }).port));
     child.once("exit", (code) => reject(new Error(`the bare route exited (${code})`)));
@@ -68,7 +72,11 @@ async function startBareRoute(): Promise<{ url: string; process: ChildProcess }>
 
 /** The node process that serves: tsx starts the script in a child of its own. */
 function servingPid(child: ChildProcess): number {
-  const children = fs.readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim().split(" ").filter(Boolean);
+  const children = fs
+    .readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8")
+    .trim()
+    .split(" ")
+    .filter(Boolean);
   return Number(children[0] ?? child.pid);
 }
 
@@ -77,7 +85,13 @@ async function appTurns(member: HttpClient, n: number): Promise<Turn[]> {
   for (let i = 0; i < n; i++) {
     // A session per turn: the bare route keeps no history, so neither side reads a growing transcript.
     const sessionId = (await member.json("/api/sessions", { method: "POST", body: {} })).body.id as string;
-    turns.push(() => member.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ sessionId, message: { role: "user", parts: [{ type: "text", text: PROMPT }] } }) }));
+    turns.push(() =>
+      member.fetch("/api/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ sessionId, message: { role: "user", parts: [{ type: "text", text: PROMPT }] } }),
+      }),
+    );
   }
   return turns;
 }
@@ -86,7 +100,9 @@ const f = (n: number) => n.toFixed(2);
 
 export async function runOverheadBench(): Promise<string> {
   const rows: string[] = [];
-  const targets: Array<{ kind: string; url: string; drop?: () => Promise<void> }> = [{ kind: "SQLite", url: newSqliteUrl() }];
+  const targets: Array<{ kind: string; url: string; drop?: () => Promise<void> }> = [
+    { kind: "SQLite", url: newSqliteUrl() },
+  ];
   const pgBase = await reachablePostgresBase(process.env.TEST_DATABASE_URL_PG ?? PG_DEFAULT);
   if (pgBase) targets.push({ kind: "PostgreSQL", ...(await newPostgresUrl(pgBase)) });
   const bare = await startBareRoute();
@@ -100,13 +116,21 @@ export async function runOverheadBench(): Promise<string> {
         app = await startApp({ databaseUrl: target.url });
         const member = await signedIn(app.url, "member@example.com");
         await batch(app.process.pid!, await appTurns(member, WARMUP));
-        await batch(barePid, Array.from({ length: WARMUP }, () => bareTurn));
+        await batch(
+          barePid,
+          Array.from({ length: WARMUP }, () => bareTurn),
+        );
         const ours: Batch[] = [];
         const theirs: Batch[] = [];
         for (let round = 0; round < ROUNDS; round++) {
           const turns = await appTurns(member, TURNS);
           ours.push(await batch(app.process.pid!, turns));
-          theirs.push(await batch(barePid, Array.from({ length: TURNS }, () => bareTurn)));
+          theirs.push(
+            await batch(
+              barePid,
+              Array.from({ length: TURNS }, () => bareTurn),
+            ),
+          );
         }
         const cpu = (bs: Batch[]) => bs.reduce((sum, b) => sum + b.cpuPerTurn, 0) / bs.length;
         const [oursTtfb, theirsTtfb] = [stats(ours.flatMap((b) => b.ttfb)), stats(theirs.flatMap((b) => b.ttfb))];

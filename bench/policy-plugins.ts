@@ -3,12 +3,37 @@
 // figure issue 16 compares against); a cold compile + resolve here must cost no more.
 import { parsePolicyDocument, type PolicyContext, type PolicyDocument, type ToolMeta } from "@/lib/policy";
 
-const CORE = ["current_time", "ask_user", "memory_search", "memory_get", "web_search", "web_fetch", "read", "write", "edit", "apply_patch", "exec", "process", "sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "subagents", "session_status", "cron", "image"];
+const CORE = [
+  "current_time",
+  "ask_user",
+  "memory_search",
+  "memory_get",
+  "web_search",
+  "web_fetch",
+  "read",
+  "write",
+  "edit",
+  "apply_patch",
+  "exec",
+  "process",
+  "sessions_list",
+  "sessions_history",
+  "sessions_send",
+  "sessions_spawn",
+  "subagents",
+  "session_status",
+  "cron",
+  "image",
+];
 const PLUGINS = ["github", "jira", "slack", "notion", "linear"];
 
 export function pluginTools(count: number): ToolMeta[] {
   const core: ToolMeta[] = CORE.map((name) => ({ name, allowedModes: ["chat_safe", "coding"] }));
-  const plugins: ToolMeta[] = Array.from({ length: count }, (_, i) => ({ name: `${PLUGINS[i % PLUGINS.length]}_op_${i}`, allowedModes: ["chat_safe", "coding"], pluginId: PLUGINS[i % PLUGINS.length] }));
+  const plugins: ToolMeta[] = Array.from({ length: count }, (_, i) => ({
+    name: `${PLUGINS[i % PLUGINS.length]}_op_${i}`,
+    allowedModes: ["chat_safe", "coding"],
+    pluginId: PLUGINS[i % PLUGINS.length],
+  }));
   return [...core, ...plugins];
 }
 

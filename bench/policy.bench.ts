@@ -12,7 +12,28 @@ import {
 } from "@/lib/policy";
 import { onePatternDocument, PLUGIN_CONTEXT, pluginTools } from "./policy-plugins";
 
-const CORE = ["current_time", "ask_user", "memory_search", "memory_get", "web_search", "web_fetch", "read", "write", "edit", "apply_patch", "exec", "process", "sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "subagents", "session_status", "cron", "image"];
+const CORE = [
+  "current_time",
+  "ask_user",
+  "memory_search",
+  "memory_get",
+  "web_search",
+  "web_fetch",
+  "read",
+  "write",
+  "edit",
+  "apply_patch",
+  "exec",
+  "process",
+  "sessions_list",
+  "sessions_history",
+  "sessions_send",
+  "sessions_spawn",
+  "subagents",
+  "session_status",
+  "cron",
+  "image",
+];
 const PLUGINS = ["github", "jira", "slack", "notion", "linear"];
 
 export function makeTools(total: number): ToolMeta[] {
@@ -31,15 +52,38 @@ export function makeTools(total: number): ToolMeta[] {
 
 const names = (prefix: string, n: number, from = 0) => Array.from({ length: n }, (_, i) => `${prefix}${from + i}`);
 /** 20+ entries: wildcards that keep most tools, plus exact names that remove a few. */
-const allowList = (seed: number) => ["tool_*", "*_op_*", "group:fs", "group:runtime", "group:web", "group:memory", "group:sessions", "current_time", "ask_user", "cron", "image", ...names("tool_", 12, seed)];
+const allowList = (seed: number) => [
+  "tool_*",
+  "*_op_*",
+  "group:fs",
+  "group:runtime",
+  "group:web",
+  "group:memory",
+  "group:sessions",
+  "current_time",
+  "ask_user",
+  "cron",
+  "image",
+  ...names("tool_", 12, seed),
+];
 const denyList = (seed: number) => names("tool_", 22, 100 + seed * 7);
 
 export function makeDocument(): PolicyDocument {
   const policy = (seed: number) => ({ allow: allowList(seed), deny: denyList(seed) });
   const input: PolicyDocumentInput = {
     profiles: { wide: policy(1), wider: policy(2) },
-    tools: { profile: "wide", ...policy(3), byProvider: { openai: { profile: "wider", ...policy(4) }, "openai/gpt-4o": policy(5) } },
-    agents: { helper: { name: "Helper", tools: { ...policy(6), byProvider: { openai: policy(7) } }, system: { fs: { maxReadBytes: 65536 } } } },
+    tools: {
+      profile: "wide",
+      ...policy(3),
+      byProvider: { openai: { profile: "wider", ...policy(4) }, "openai/gpt-4o": policy(5) },
+    },
+    agents: {
+      helper: {
+        name: "Helper",
+        tools: { ...policy(6), byProvider: { openai: policy(7) } },
+        system: { fs: { maxReadBytes: 65536 } },
+      },
+    },
     teams: { ops: policy(8), devs: policy(9) },
     senders: { u1: policy(10) },
     sandbox: { tools: policy(11) },
@@ -91,9 +135,17 @@ export type ResolveRatios = { floor: number[]; cached: number[]; fresh: number[]
  * context, built before its batch is timed, so a cache keyed by object identity would miss: "cached" means equal in
  * value to a context seen before. The three take turns batch by batch, so each sees the same load of a shared machine.
  */
-export function measureResolveRatios(document: PolicyDocument, tools: readonly ToolMeta[], rounds = 2_000, batch = 100): ResolveRatios {
+export function measureResolveRatios(
+  document: PolicyDocument,
+  tools: readonly ToolMeta[],
+  rounds = 2_000,
+  batch = 100,
+): ResolveRatios {
   const compiled = compilePolicy(document, tools);
-  const bitsets = compiled.layers(BENCH_CONTEXT).filter((units) => units.length > 0).map((units) => units[0]!.removed);
+  const bitsets = compiled
+    .layers(BENCH_CONTEXT)
+    .filter((units) => units.length > 0)
+    .map((units) => units[0]!.removed);
   const words = bitsets[0]!.length;
   const scratch = new Uint32Array(words);
   const floorOnce = (i: number) => {
@@ -129,7 +181,8 @@ export function measureResolveRatios(document: PolicyDocument, tools: readonly T
 
 let unique = 0;
 
-const fmt = (ns: number) => (ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : ns >= 1e3 ? `${(ns / 1e3).toFixed(2)} µs` : `${ns.toFixed(0)} ns`);
+const fmt = (ns: number) =>
+  ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : ns >= 1e3 ? `${(ns / 1e3).toFixed(2)} µs` : `${ns.toFixed(0)} ns`;
 
 export async function runPolicyBench(): Promise<string> {
   const document = makeDocument();
@@ -147,7 +200,8 @@ export async function runPolicyBench(): Promise<string> {
   const toolNames = tools.map((t) => t.name);
   const check = sample((i) => effective.check(toolNames[i % toolNames.length]!).allowed, 1_000_000, 1_000);
   const registry = new ToolRegistry({ logger: { warn: () => {} } });
-  for (const t of tools) registry.register({ ...t, description: t.name, inputSchema: z.object({}), execute: () => null });
+  for (const t of tools)
+    registry.register({ ...t, description: t.name, inputSchema: z.object({}), execute: () => null });
   const checkMode = sample((i) => registry.checkMode(toolNames[i % toolNames.length]!, "chat_safe"), 1_000_000, 1_000);
 
   const growthRows: string[] = [];
@@ -159,7 +213,9 @@ export async function runPolicyBench(): Promise<string> {
     const warmN = sample(() => compiledN.resolve(BENCH_CONTEXT), iterations * 4);
     const c50 = percentile(coldN, 50);
     const w50 = percentile(warmN, 50);
-    growthRows.push(`| ${size.toLocaleString("en-US")} | ${fmt(c50)} | ${(c50 / size).toFixed(0)} ns | ${fmt(w50)} | ${(w50 / size).toFixed(0)} ns |`);
+    growthRows.push(
+      `| ${size.toLocaleString("en-US")} | ${fmt(c50)} | ${(c50 / size).toFixed(0)} ns | ${fmt(w50)} | ${(w50 / size).toFixed(0)} ns |`,
+    );
   }
 
   // Issue 16's workload: 5,000 plugin tools, one pattern per list. POLICY_BASELINE_DIR (a checkout of an earlier commit
@@ -172,7 +228,10 @@ export async function runPolicyBench(): Promise<string> {
   const coldPlugin: number[] = [];
   const coldBaseline: number[] = [];
   for (let i = 0; i < 80; i += 1) {
-    const engines: Array<[Engine, number[]]> = [[{ CompiledPolicy }, coldPlugin], ...(baseline ? [[baseline, coldBaseline] as [Engine, number[]]] : [])];
+    const engines: Array<[Engine, number[]]> = [
+      [{ CompiledPolicy }, coldPlugin],
+      ...(baseline ? [[baseline, coldBaseline] as [Engine, number[]]] : []),
+    ];
     for (const [engine, out] of i % 2 === 0 ? engines : [...engines].reverse()) {
       const start = process.hrtime.bigint();
       const resolved = new engine.CompiledPolicy(pluginDoc, plugin5k).resolve(PLUGIN_CONTEXT);
@@ -184,7 +243,11 @@ export async function runPolicyBench(): Promise<string> {
   coldBaseline.sort((a, b) => a - b);
   const pluginRows = [
     `| this engine | ${fmt(percentile(coldPlugin, 50))} | ${fmt(percentile(coldPlugin, 99))} | ${fmt(coldPlugin[0]!)} | ≤ 23.5 ms (OpenClaw's whole resolution) |`,
-    ...(baseline ? [`| baseline (\`${process.env.POLICY_BASELINE_LABEL ?? baselineDir}\`) | ${fmt(percentile(coldBaseline, 50))} | ${fmt(percentile(coldBaseline, 99))} | ${fmt(coldBaseline[0]!)} | |`] : []),
+    ...(baseline
+      ? [
+          `| baseline (\`${process.env.POLICY_BASELINE_LABEL ?? baselineDir}\`) | ${fmt(percentile(coldBaseline, 50))} | ${fmt(percentile(coldBaseline, 99))} | ${fmt(coldBaseline[0]!)} | |`,
+        ]
+      : []),
   ];
 
   const ratio = (samples: number[]) => `${(percentile(samples, 50) / floor50).toFixed(1)}× floor`;
@@ -200,8 +263,16 @@ export async function runPolicyBench(): Promise<string> {
     row("resolve, cold (compile + resolve each time)", cold),
     row("resolve, compiled, result + decision caches off", uncached),
     row("floor: OR of the selected units' bitsets (one per layer that applies) + read a bit", floor),
-    row("resolve, compiled, new context with same unit selection", fresh, `p50 < 20 µs; ≤ 10× floor: **${ratio(fresh)}**`),
-    row("resolve, cached (equal context, a fresh copy per call)", cached, `p50 < 20 µs; ≤ 3× floor: **${ratio(cached)}**`),
+    row(
+      "resolve, compiled, new context with same unit selection",
+      fresh,
+      `p50 < 20 µs; ≤ 10× floor: **${ratio(fresh)}**`,
+    ),
+    row(
+      "resolve, cached (equal context, a fresh copy per call)",
+      cached,
+      `p50 < 20 µs; ≤ 3× floor: **${ratio(cached)}**`,
+    ),
     row("`check(name)` on a resolved policy", check, "< 1 µs"),
     row("`ToolRegistry.checkMode(name, mode)`", checkMode, "< 1 µs"),
     "",
@@ -211,7 +282,8 @@ export async function runPolicyBench(): Promise<string> {
     "|---|---|---|---|---|",
     ...growthRows,
     "",
-    "Plugin scale (issue 16): 5,000 plugin tools over 5 MCP servers beside the 20 core tools, one pattern in every list the context selects (`bench/policy-plugins.ts`); cold = a new compilation, one resolution and one `check`, 70 runs after 10 warm-up runs" + (baseline ? ", alternating with the baseline engine in the same process." : "."),
+    "Plugin scale (issue 16): 5,000 plugin tools over 5 MCP servers beside the 20 core tools, one pattern in every list the context selects (`bench/policy-plugins.ts`); cold = a new compilation, one resolution and one `check`, 70 runs after 10 warm-up runs" +
+      (baseline ? ", alternating with the baseline engine in the same process." : "."),
     "",
     "| engine | cold p50 | cold p99 | cold min | target |",
     "|---|---|---|---|---|",

@@ -68,7 +68,10 @@ async function main() {
   if (only.length > 0) {
     // A rerun section says when and where it was measured, since the header's date is the full run's.
     const stamp = `_Measured ${new Date().toISOString().slice(0, 10)} on ${cpus[0]?.model ?? "unknown CPU"}, ${cpus.length} cores, Node ${process.version}._\n`;
-    const markdown = sections.reduce((md, section) => spliceSection(md, `${section.trimEnd()}\n\n${stamp}\n`), readFileSync(file, "utf8"));
+    const markdown = sections.reduce(
+      (md, section) => spliceSection(md, `${section.trimEnd()}\n\n${stamp}\n`),
+      readFileSync(file, "utf8"),
+    );
     writeFileSync(file, markdown);
     console.log(sections.join("\n"));
     return;
@@ -76,7 +79,10 @@ async function main() {
   // Sections this run did not produce (the opt-in ones) stay as they were measured.
   const kept = readFileSync(file, "utf8")
     .split(/\n(?=## )/)
-    .filter((part) => part.startsWith("## ") && !sections.some((section) => section.startsWith(`${part.split("\n", 1)[0]}\n`)));
+    .filter(
+      (part) =>
+        part.startsWith("## ") && !sections.some((section) => section.startsWith(`${part.split("\n", 1)[0]}\n`)),
+    );
   const markdown = `${header}\n${[...sections, ...kept.map((part) => `${part.trimEnd()}\n`)].join("\n")}`;
   console.log(markdown);
   writeFileSync(file, markdown);

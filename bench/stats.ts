@@ -8,5 +8,10 @@ export function quantile(sorted: number[], q: number): number {
 
 export function stats(samples: number[]): Stats {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { n: sorted.length, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length };
+  return {
+    n: sorted.length,
+    p50: quantile(sorted, 0.5),
+    p99: quantile(sorted, 0.99),
+    mean: sorted.reduce((a, b) => a + b, 0) / sorted.length,
+  };
 }

@@ -16,11 +16,19 @@ const HELD = 1_000;
 const RENEWALS = 30;
 const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
 
-type Result = { open: ReturnType<typeof stats>; openPastCap: ReturnType<typeof stats>; renew: ReturnType<typeof stats> };
+type Result = {
+  open: ReturnType<typeof stats>;
+  openPastCap: ReturnType<typeof stats>;
+  renew: ReturnType<typeof stats>;
+};
 
 async function work(): Promise<Result> {
   const db = getDb();
-  const users = await Promise.all(Array.from({ length: 101 }, (_, i) => db.user.create({ data: { email: `lease-${i}-${Date.now()}@example.com`, passwordHash: "x" } })));
+  const users = await Promise.all(
+    Array.from({ length: 101 }, (_, i) =>
+      db.user.create({ data: { email: `lease-${i}-${Date.now()}@example.com`, passwordHash: "x" } }),
+    ),
+  );
   const evict = () => undefined;
   // Under the cap: 100 users, 10 streams each (1,000 held, the renewal's load).
   const open: number[] = [];
@@ -47,20 +55,37 @@ async function work(): Promise<Result> {
 }
 
 function worker(databaseUrl: string): Result {
-  const out = execFileSync(path.join(ROOT, "node_modules/.bin/tsx"), ["--conditions=react-server", "bench/stream-lease.bench.ts", "--worker"], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "production", AUTH_SECRET: "bench-only-secret-0123456789abcdef", LOG_LEVEL: "warn" },
-    stdio: ["ignore", "pipe", "inherit"],
-  }).toString();
-  const last = out.trim().split("\n").filter((l) => l.startsWith("{")).at(-1);
+  const out = execFileSync(
+    path.join(ROOT, "node_modules/.bin/tsx"),
+    ["--conditions=react-server", "bench/stream-lease.bench.ts", "--worker"],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        NODE_ENV: "production",
+        AUTH_SECRET: "bench-only-secret-0123456789abcdef",
+        LOG_LEVEL: "warn",
+      },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  ).toString();
+  const last = out
+    .trim()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .at(-1);
   if (!last) throw new Error(`the worker printed no result:\n${out}`);
   return JSON.parse(last) as Result;
 }
 
 export async function runStreamLeaseBench(): Promise<string> {
   const rows: string[] = [];
-  const targets: Array<[string, () => Promise<{ url: string; drop?: () => Promise<void> }>]> = [["SQLite", async () => ({ url: newSqliteUrl() })]];
-  if (process.env.TEST_DATABASE_URL_PG) targets.push(["PostgreSQL", () => newPostgresUrl(process.env.TEST_DATABASE_URL_PG!)]);
+  const targets: Array<[string, () => Promise<{ url: string; drop?: () => Promise<void> }>]> = [
+    ["SQLite", async () => ({ url: newSqliteUrl() })],
+  ];
+  if (process.env.TEST_DATABASE_URL_PG)
+    targets.push(["PostgreSQL", () => newPostgresUrl(process.env.TEST_DATABASE_URL_PG!)]);
   for (const [label, make] of targets) {
     const target = await make();
     try {

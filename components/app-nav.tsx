@@ -9,7 +9,10 @@ function PendingBadge() {
   const count = usePendingCount(true);
   if (count === null) return null;
   return (
-    <span data-testid="nav-pending-count" className="ml-1 rounded-full bg-amber-700 px-1.5 text-xs font-semibold text-white">
+    <span
+      data-testid="nav-pending-count"
+      className="ml-1 rounded-full bg-amber-700 px-1.5 text-xs font-semibold text-white"
+    >
       {count}
       <span className="sr-only"> pending</span>
     </span>
@@ -28,7 +31,9 @@ export function AppNav({ items }: { items: NavItem[] }) {
             href={item.href}
             aria-current={active ? "page" : undefined}
             className={`inline-flex items-center whitespace-nowrap rounded-md px-3 py-1.5 text-sm font-medium ${
-              active ? "bg-slate-900 text-white dark:bg-slate-100 dark:text-slate-900" : "hover:bg-slate-100 dark:hover:bg-slate-800"
+              active
+                ? "bg-slate-900 text-white dark:bg-slate-100 dark:text-slate-900"
+                : "hover:bg-slate-100 dark:hover:bg-slate-800"
             }`}
           >
             {item.label}

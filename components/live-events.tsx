@@ -38,8 +38,13 @@ export function LiveEvents({ children }: { children: ReactNode }) {
   return (
     <HubContext.Provider value={hub}>
       {ended && (
-        <p role="status" data-testid="live-events-ended" className="border-b border-amber-300 bg-amber-50 px-4 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-50">
-          Live updates stopped in this tab: you have more tabs open than the server keeps live. Reload this tab to resume them here.
+        <p
+          role="status"
+          data-testid="live-events-ended"
+          className="border-b border-amber-300 bg-amber-50 px-4 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-50"
+        >
+          Live updates stopped in this tab: you have more tabs open than the server keeps live. Reload this tab to
+          resume them here.
         </p>
       )}
       {children}
@@ -59,7 +64,11 @@ export function useLiveEvents({ onEvent, onOpen, onError, sessionId }: Listener 
   });
   useEffect(() => {
     if (!hub) return;
-    return hub.subscribe({ onEvent: (t, d) => handlers.current.onEvent(t, d), onOpen: () => handlers.current.onOpen?.(), onError: () => handlers.current.onError?.() });
+    return hub.subscribe({
+      onEvent: (t, d) => handlers.current.onEvent(t, d),
+      onOpen: () => handlers.current.onOpen?.(),
+      onError: () => handlers.current.onError?.(),
+    });
   }, [hub]);
   useEffect(() => {
     if (!hub || !sessionId) return;

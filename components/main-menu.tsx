@@ -29,7 +29,11 @@ export function MainMenu({ children, pendingApprovals = false }: { children: Rea
       >
         Menu
         {pending && (
-          <span aria-hidden="true" data-testid="menu-pending-count" className="ml-1 rounded-full bg-amber-700 px-1.5 text-xs font-semibold text-white">
+          <span
+            aria-hidden="true"
+            data-testid="menu-pending-count"
+            className="ml-1 rounded-full bg-amber-700 px-1.5 text-xs font-semibold text-white"
+          >
             {pending}
           </span>
         )}

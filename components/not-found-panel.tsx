@@ -9,7 +9,9 @@ export function NotFoundPanel() {
     <main className="flex min-h-screen flex-col items-center justify-center gap-3 p-6 text-center">
       <p className="text-sm font-semibold tracking-wide text-sky-700 dark:text-sky-400">404</p>
       <h1 className="text-xl font-semibold">Page not found</h1>
-      <p className="max-w-md text-slate-600 dark:text-slate-400">There is nothing at this address. The link may be wrong, or the page was moved.</p>
+      <p className="max-w-md text-slate-600 dark:text-slate-400">
+        There is nothing at this address. The link may be wrong, or the page was moved.
+      </p>
       <Link href="/chat" className="rounded-md bg-sky-700 px-4 py-2 font-medium text-white hover:bg-sky-800">
         Back to the chat
       </Link>

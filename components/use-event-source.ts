@@ -9,7 +9,13 @@ import { useEffect, useRef } from "react";
  * streams than the server keeps, and this was the oldest) closes the EventSource for good: reconnecting would
  * only evict another tab's stream in turn. `onEnded` says so.
  */
-export function useEventSource(url: string | null, onEvent: (type: string, data: unknown) => void, onOpen?: () => void, onError?: () => void, onEnded?: (reason: string) => void) {
+export function useEventSource(
+  url: string | null,
+  onEvent: (type: string, data: unknown) => void,
+  onOpen?: () => void,
+  onError?: () => void,
+  onEnded?: (reason: string) => void,
+) {
   const handlers = useRef({ onEvent, onOpen, onError, onEnded });
   useEffect(() => {
     handlers.current = { onEvent, onOpen, onError, onEnded };
@@ -26,7 +32,18 @@ export function useEventSource(url: string | null, onEvent: (type: string, data:
       }
       handlers.current.onEvent(e.type, data);
     };
-    const types = ["approval.requested", "approval.resolved", "approval.expired", "approval.voted", "approval.escalated", "run.updated", "call.updated", "session.updated", "account.changed", "message"];
+    const types = [
+      "approval.requested",
+      "approval.resolved",
+      "approval.expired",
+      "approval.voted",
+      "approval.escalated",
+      "run.updated",
+      "call.updated",
+      "session.updated",
+      "account.changed",
+      "message",
+    ];
     types.forEach((t) => source.addEventListener(t, listener as EventListener));
     source.onopen = () => handlers.current.onOpen?.();
     source.addEventListener("stream.reset", () => handlers.current.onOpen?.());

@@ -5,7 +5,13 @@ import { BlockList, isIP } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { MODEL_PROVIDER_NAMES, modelEntry, parseModelList, type ModelEntry, type ModelProvider } from "@/lib/models/catalog";
+import {
+  MODEL_PROVIDER_NAMES,
+  modelEntry,
+  parseModelList,
+  type ModelEntry,
+  type ModelProvider,
+} from "@/lib/models/catalog";
 
 const optionalString = z
   .string()
@@ -25,7 +31,10 @@ const ConfigSchema = z.object({
   SESSION_DEFAULT_MODE: z
     .string()
     .default("chat_safe")
-    .refine((v) => v === "chat_safe", "must be chat_safe: new sessions start safe; coding is granted per user by an admin"),
+    .refine(
+      (v) => v === "chat_safe",
+      "must be chat_safe: new sessions start safe; coding is granted per user by an admin",
+    ),
   DEMO_PASSWORD: z.string().min(8, "must be at least 8 characters").default("toolgate-demo"),
   SEED_DEMO_USERS: z.enum(["auto", "true", "false"]).default("auto"),
   WORKSPACE_ROOT: optionalString,
@@ -51,7 +60,12 @@ const ConfigSchema = z.object({
   MAX_MESSAGE_CHARS: z.coerce.number().int().min(1).max(1_000_000).default(20_000),
   APPROVAL_TTL_SECONDS: z.coerce.number().int().min(5).max(86_400).default(300),
   /** How long a chat turn waits for an owner before it ends pending (the request stays in the inbox; issue 31). */
-  APPROVAL_TURN_WAIT_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(600),
+  APPROVAL_TURN_WAIT_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 86_400)
+    .default(600),
   /** How long a run's lease lasts without a heartbeat before another instance fails the run as abandoned. */
   RUN_LEASE_SECONDS: z.coerce.number().int().min(2).max(3_600).default(30),
   /** The event tailer's safety poll (events another instance committed reach this one by NOTIFY at once). */
@@ -59,7 +73,12 @@ const ConfigSchema = z.object({
   // Key of the audit chain's HMAC and checkpoint signatures; never AUTH_SECRET (see lib/db/audit-key.ts).
   AUDIT_KEY: z.string().min(32, "must be at least 32 characters").optional(),
   // Session cookies: short-lived, renewed while in use (sliding), revocable through the user's session version.
-  SESSION_MAX_AGE_SECONDS: z.coerce.number().int().min(300).max(30 * 86_400).default(8 * 3600),
+  SESSION_MAX_AGE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(300)
+    .max(30 * 86_400)
+    .default(8 * 3600),
   SIGNIN_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(10),
   /** Wrong passwords one address may try in a day, over all accounts (lib/auth/throttle.ts). */
   SIGNIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(100),
@@ -67,7 +86,10 @@ const ConfigSchema = z.object({
   SIGNIN_TRUSTED_NETWORKS: z
     .string()
     .default("")
-    .refine((value) => parseNetworks(value) !== null, "expected comma-separated networks such as 10.0.0.0/8, 192.168.1.5/32 or fd00::/8"),
+    .refine(
+      (value) => parseNetworks(value) !== null,
+      "expected comma-separated networks such as 10.0.0.0/8, 192.168.1.5/32 or fd00::/8",
+    ),
   /** Proxies in front of the app whose X-Forwarded-For is trusted (scripts/server.mjs applies it to every request). */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   CHAT_TURNS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
@@ -76,7 +98,10 @@ const ConfigSchema = z.object({
   EGRESS_HOSTS: z
     .string()
     .default("")
-    .refine((value) => parseEgressHosts(value) !== null, "expected comma-separated name=address pairs such as registry.test=127.0.0.1"),
+    .refine(
+      (value) => parseEgressHosts(value) !== null,
+      "expected comma-separated name=address pairs such as registry.test=127.0.0.1",
+    ),
   // Outside MCP clients (issue 30): requests per access token per minute, and how long a call that needs an
   // owner waits for the decision before it answers "pending" (under the SDK client's 60 s request timeout).
   MCP_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(300),
@@ -90,24 +115,47 @@ const ConfigSchema = z.object({
   OAUTH_PRUNE_INTERVAL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(3600),
   // The address people and clients reach this app at (OAuth resource metadata, links in e-mails, webhooks and chat
   // messages): never taken from a request's Host header.
-  PUBLIC_BASE_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(v), "must be an http(s) URL without query or fragment"),
+  PUBLIC_BASE_URL: optionalString.refine(
+    (v) => v === undefined || /^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(v),
+    "must be an http(s) URL without query or fragment",
+  ),
   // Four eyes: by default an owner cannot decide an approval they requested themselves.
   APPROVALS_SELF_DECISION: z.enum(["deny", "allow"]).default("deny"),
   // Arguments of one approval request, as canonical JSON (the owners' inbox shows them).
-  APPROVAL_MAX_ARGS_BYTES: z.coerce.number().int().min(1024).max(1_000_000).default(64 * 1024),
+  APPROVAL_MAX_ARGS_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1_000_000)
+    .default(64 * 1024),
   // Operations (lib/ops, docs/deploy.md): what the console log shows, and who may scrape /metrics from afar.
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   METRICS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, "must be at least 16 characters"),
-  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s/]+/.test(v), "must be an http:// or https:// URL"),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.refine(
+    (v) => v === undefined || /^https?:\/\/[^\s/]+/.test(v),
+    "must be an http:// or https:// URL",
+  ),
   // The generic signed webhook every approval request is posted to (lib/notify/webhook.ts); both or neither.
-  APPROVAL_WEBHOOK_URL: z.string().url().refine((v) => /^https?:\/\//.test(v), "must be an http(s) URL").optional(),
+  APPROVAL_WEBHOOK_URL: z
+    .string()
+    .url()
+    .refine((v) => /^https?:\/\//.test(v), "must be an http(s) URL")
+    .optional(),
   APPROVAL_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
   // E-mail to owners (lib/notify/email.ts): smtp://user:pass@host:587 or smtps://…; needs PUBLIC_BASE_URL for its links.
-  SMTP_URL: z.string().url().refine((v) => /^smtps?:\/\//.test(v), "must be an smtp:// or smtps:// URL").optional(),
+  SMTP_URL: z
+    .string()
+    .url()
+    .refine((v) => /^smtps?:\/\//.test(v), "must be an smtp:// or smtps:// URL")
+    .optional(),
   SMTP_FROM: z.string().trim().min(3).default("Toolgate <toolgate@localhost>"),
   // A Slack-compatible target (lib/notify/slack.ts): the incoming-webhook URL the Block Kit message goes to, and the
   // app's signing secret its interactivity requests are checked with; both or neither.
-  SLACK_WEBHOOK_URL: z.string().url().refine((v) => /^https?:\/\//.test(v), "must be an http(s) URL").optional(),
+  SLACK_WEBHOOK_URL: z
+    .string()
+    .url()
+    .refine((v) => /^https?:\/\//.test(v), "must be an http(s) URL")
+    .optional(),
   SLACK_SIGNING_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
   /** First retry of a failed notification after this long, doubling each time (capped at 5 minutes). */
   NOTIFY_RETRY_BASE_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
@@ -122,18 +170,29 @@ const ConfigSchema = z.object({
   AUDIT_WITNESS: z
     .string()
     .default("file:data/audit-witness.jsonl")
-    .refine((v) => v === "off" || /^file:.+/.test(v) || /^https?:\/\/./.test(v), "must be off, file:<path> or an http(s):// URL"),
+    .refine(
+      (v) => v === "off" || /^file:.+/.test(v) || /^https?:\/\/./.test(v),
+      "must be off, file:<path> or an http(s):// URL",
+    ),
   AUDIT_WITNESS_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
   AUDIT_WITNESS_TOKEN: optionalString,
   /** Events are kept this long, then pruned in the background; a client resuming from before it starts afresh. */
-  EVENT_RETENTION_SECONDS: z.coerce.number().int().min(10).max(90 * 86_400).default(86_400),
+  EVENT_RETENTION_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(90 * 86_400)
+    .default(86_400),
   /** A resuming stream replays at most this many rows of the event log; further behind, it starts afresh. */
   EVENT_REPLAY_MAX_ROWS: z.coerce.number().int().min(10).max(1_000_000).default(2_000),
   /** Open event streams per user across every instance; the oldest is closed (told not to reconnect) when a new one passes it. */
   EVENT_STREAMS_PER_USER: z.coerce.number().int().min(1).max(1_000_000).default(32),
   /** An open stream's lease row lives this long unless its instance renews it (every third of it); a crashed instance's streams stop counting then. */
   EVENT_STREAM_LEASE_SECONDS: z.coerce.number().int().min(3).max(3600).default(30),
-  AUDIT_WITNESS_LOG_ID: z.string().regex(/^[A-Za-z0-9._:-]{1,100}$/, "letters, digits and . _ : - only").optional(),
+  AUDIT_WITNESS_LOG_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,100}$/, "letters, digits and . _ : - only")
+    .optional(),
 });
 
 /**
@@ -144,12 +203,21 @@ const ConfigSchema = z.object({
 /** A comma-separated list of CIDR networks as a BlockList, or null when an entry is not one. */
 export function parseNetworks(value: string): BlockList | null {
   const list = new BlockList();
-  for (const entry of value.split(",").map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of value
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const [address = "", bits] = entry.split("/");
     const family = isIP(address);
     if (family === 0) return null;
     const prefix = bits === undefined ? (family === 4 ? 32 : 128) : Number(bits);
-    if (!Number.isInteger(prefix) || prefix < 0 || prefix > (family === 4 ? 32 : 128) || (bits !== undefined && !/^\d+$/.test(bits))) return null;
+    if (
+      !Number.isInteger(prefix) ||
+      prefix < 0 ||
+      prefix > (family === 4 ? 32 : 128) ||
+      (bits !== undefined && !/^\d+$/.test(bits))
+    )
+      return null;
     list.addSubnet(address, prefix, family === 4 ? "ipv4" : "ipv6");
   }
   return list;
@@ -165,10 +233,17 @@ export type EgressHostTarget = { address: string; port?: number };
  */
 export function parseEgressHosts(value: string): Map<string, EgressHostTarget> | null {
   const map = new Map<string, EgressHostTarget>();
-  for (const entry of value.split(",").map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of value
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const [name = "", address = "", ...rest] = entry.split("=").map((part) => part.trim());
     const host = name.toLowerCase().replace(/\.$/, "");
-    if (!/^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(host) || /^[0-9.]+$/.test(host)) return null;
+    if (
+      !/^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(host) ||
+      /^[0-9.]+$/.test(host)
+    )
+      return null;
     if (rest.length > 0) return null;
     const withPort = /^(?:\[([0-9a-f:.]+)\]|(\d+\.\d+\.\d+\.\d+)):(\d{1,5})$/i.exec(address);
     const ip = withPort ? (withPort[1] ?? withPort[2] ?? "") : address;
@@ -219,16 +294,22 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
   if (Boolean(c.APPROVAL_WEBHOOK_URL) !== Boolean(c.APPROVAL_WEBHOOK_SECRET))
     problems.push("APPROVAL_WEBHOOK_URL, APPROVAL_WEBHOOK_SECRET: set both (every request is signed) or neither");
   if (Boolean(c.SLACK_WEBHOOK_URL) !== Boolean(c.SLACK_SIGNING_SECRET))
-    problems.push("SLACK_WEBHOOK_URL, SLACK_SIGNING_SECRET: set both (the buttons' requests are verified with the secret) or neither");
-  if (c.SMTP_URL && !c.PUBLIC_BASE_URL) problems.push("PUBLIC_BASE_URL: required when SMTP_URL is set (the e-mails link to the app)");
+    problems.push(
+      "SLACK_WEBHOOK_URL, SLACK_SIGNING_SECRET: set both (the buttons' requests are verified with the secret) or neither",
+    );
+  if (c.SMTP_URL && !c.PUBLIC_BASE_URL)
+    problems.push("PUBLIC_BASE_URL: required when SMTP_URL is set (the e-mails link to the app)");
   if (c.AUDIT_KEY && c.AUDIT_KEY === c.AUTH_SECRET) problems.push("AUDIT_KEY: must differ from AUTH_SECRET");
   // `next build` loads route modules without serving anything; the secret is only needed to serve.
   const building = env.NEXT_PHASE === "phase-production-build";
-  if (c.NODE_ENV === "production" && !c.AUTH_SECRET && !building) problems.push("AUTH_SECRET: required in production (npm start sets one)");
+  if (c.NODE_ENV === "production" && !c.AUTH_SECRET && !building)
+    problems.push("AUTH_SECRET: required in production (npm start sets one)");
   const workspaceRoot = c.WORKSPACE_ROOT ? path.resolve(c.WORKSPACE_ROOT) : defaultWorkspaceRoot(env);
   const checkout = gitCheckoutOf(process.cwd());
   if (checkout && isInside(checkout, workspaceRoot)) {
-    problems.push(`WORKSPACE_ROOT: ${workspaceRoot} is inside the application's git checkout (${checkout}); commands there would see the app's repository. Choose a directory outside it.`);
+    problems.push(
+      `WORKSPACE_ROOT: ${workspaceRoot} is inside the application's git checkout (${checkout}); commands there would see the app's repository. Choose a directory outside it.`,
+    );
   }
   if (problems.length) throw new ConfigError(problems);
   // MODEL_PROVIDER/MODEL_NAME name the default (first) model either way, for the code that knows only one.
@@ -250,7 +331,11 @@ export function modelBaseUrlOf(c: z.infer<typeof ConfigSchema>, provider: ModelP
 }
 
 /** The configured models (MODELS, or MODEL_PROVIDER/MODEL_NAME as a one-entry list); what each needs goes to problems. */
-function modelProblems(c: z.infer<typeof ConfigSchema>, env: Record<string, string | undefined>, problems: string[]): ModelEntry[] {
+function modelProblems(
+  c: z.infer<typeof ConfigSchema>,
+  env: Record<string, string | undefined>,
+  problems: string[],
+): ModelEntry[] {
   const listed = c.MODELS !== undefined;
   let models: ModelEntry[];
   if (listed) {
@@ -258,18 +343,25 @@ function modelProblems(c: z.infer<typeof ConfigSchema>, env: Record<string, stri
     problems.push(...parsed.problems);
     models = parsed.entries;
     for (const variable of ["MODEL_PROVIDER", "MODEL_NAME"] as const) {
-      if (env[variable] !== undefined) problems.push(`${variable}: set together with MODELS; MODELS is the list of models, so unset ${variable} (or MODELS)`);
+      if (env[variable] !== undefined)
+        problems.push(
+          `${variable}: set together with MODELS; MODELS is the list of models, so unset ${variable} (or MODELS)`,
+        );
     }
   } else {
     if (c.MODEL_PROVIDER === "openai-compatible" && !c.MODEL_NAME)
-      problems.push("MODEL_NAME: required when MODEL_PROVIDER=openai-compatible (the model your server serves, e.g. llama3.1)");
+      problems.push(
+        "MODEL_NAME: required when MODEL_PROVIDER=openai-compatible (the model your server serves, e.g. llama3.1)",
+      );
     models = [modelEntry(c.MODEL_PROVIDER, c.MODEL_NAME ?? DEFAULT_MODEL_NAMES[c.MODEL_PROVIDER])];
   }
   const providers = new Set(models.map((m) => m.provider));
   const when = (provider: string) => (listed ? `when MODELS lists ${provider}` : `when MODEL_PROVIDER=${provider}`);
   if (providers.has("openai") && !c.OPENAI_API_KEY) problems.push(`OPENAI_API_KEY: required ${when("openai")}`);
-  if (providers.has("anthropic") && !c.ANTHROPIC_API_KEY) problems.push(`ANTHROPIC_API_KEY: required ${when("anthropic")}`);
-  if (providers.has("openai-compatible") && !c.OPENAI_COMPATIBLE_BASE_URL) problems.push(`OPENAI_COMPATIBLE_BASE_URL: required ${when("openai-compatible")}`);
+  if (providers.has("anthropic") && !c.ANTHROPIC_API_KEY)
+    problems.push(`ANTHROPIC_API_KEY: required ${when("anthropic")}`);
+  if (providers.has("openai-compatible") && !c.OPENAI_COMPATIBLE_BASE_URL)
+    problems.push(`OPENAI_COMPATIBLE_BASE_URL: required ${when("openai-compatible")}`);
   // A hosted key must never go to another provider's URL: a base URL set for a provider that is not configured
   // makes the configuration ambiguous, and start-up stops.
   for (const [provider, variable] of Object.entries(BASE_URL_OF)) {

@@ -18,12 +18,23 @@ export function newRequestId(): string {
  * The message to show for any thrown value. AppErrors keep their (path-redacted) message unless it carries
  * database text; anything else becomes "internal error (request <id>)" and is logged in full with that id.
  */
-export function publicErrorMessage(error: unknown, context: { requestId?: string; event?: string } = {}): { message: string; requestId?: string } {
-  if (isAppError(error) && error.code !== "INTERNAL" && !looksInternal(error.message)) return { message: redactHostPaths(error.message) };
+export function publicErrorMessage(
+  error: unknown,
+  context: { requestId?: string; event?: string } = {},
+): { message: string; requestId?: string } {
+  if (isAppError(error) && error.code !== "INTERNAL" && !looksInternal(error.message))
+    return { message: redactHostPaths(error.message) };
   const requestId = context.requestId ?? newRequestId();
   if (isStorageFull(error)) {
-    log("error", "storage_full", { requestId, event: context.event, error: error instanceof Error ? error.message : String(error) });
-    return { message: `the database is out of space: nothing was saved; try again once space is freed (request ${requestId})`, requestId };
+    log("error", "storage_full", {
+      requestId,
+      event: context.event,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return {
+      message: `the database is out of space: nothing was saved; try again once space is freed (request ${requestId})`,
+      requestId,
+    };
   }
   log("error", context.event ?? "internal_error", {
     requestId,

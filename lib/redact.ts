@@ -4,7 +4,8 @@
 // Absolute POSIX paths (two or more segments) and Windows drive paths.
 const HOST_PATH = /(?:[A-Za-z]:\\|(?<![\w.~-])\/)(?:[\w.@+~-]+[\\/])+[\w.@+~-]*/g;
 // Text that only ever comes from the database layer (case-sensitive SQL, so plain English "select a mode" stays).
-const DB_TEXT = /[Pp]risma|SQLITE_[A-Z]+|\bP[0-9]{4}\b|relation "[^"]*"|violates [a-z -]*constraint|syntax error at or near|ECONNREFUSED|\b(?:SELECT|INSERT INTO|DELETE FROM) |\bUPDATE "?\w+"? SET\b/;
+const DB_TEXT =
+  /[Pp]risma|SQLITE_[A-Z]+|\bP[0-9]{4}\b|relation "[^"]*"|violates [a-z -]*constraint|syntax error at or near|ECONNREFUSED|\b(?:SELECT|INSERT INTO|DELETE FROM) |\bUPDATE "?\w+"? SET\b/;
 
 /** Replaces absolute host paths in a message by `<path>`. Relative paths (workspace names) stay. */
 export function redactHostPaths(text: string): string {

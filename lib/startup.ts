@@ -21,10 +21,15 @@ export async function startServer(): Promise<void> {
   const { claimSandboxScope, reapOrphanedSandboxes } = await import("@/lib/tools/sandbox-reaper");
   claimSandboxScope(loadConfig().workspaceRoot);
   const reaped = await reapOrphanedSandboxes(loadConfig().workspaceRoot).catch((error: unknown) => {
-    console.error(`[toolgate] reaping orphaned sandboxes failed: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(
+      `[toolgate] reaping orphaned sandboxes failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
     return null;
   });
-  if (reaped && reaped.sandboxes + reaped.egressDirs > 0) console.log(`[toolgate] a stopped server's sandboxes reaped: ${reaped.sandboxes} process(es) killed, ${reaped.egressDirs} egress director(ies) removed`);
+  if (reaped && reaped.sandboxes + reaped.egressDirs > 0)
+    console.log(
+      `[toolgate] a stopped server's sandboxes reaped: ${reaped.sandboxes} process(es) killed, ${reaped.egressDirs} egress director(ies) removed`,
+    );
   // Exec layers a killed server left mid-command or mid-apply, before any command runs (lib/tools/overlay-recovery.ts).
   // eslint-disable-next-line no-restricted-syntax -- deferred load at the server entry point, see below
   const { recoverAllLayers } = await import("@/lib/tools/overlay-recovery");
@@ -32,7 +37,8 @@ export async function startServer(): Promise<void> {
     console.error(`[toolgate] exec layer recovery failed: ${error instanceof Error ? error.message : String(error)}`);
     return null;
   });
-  if (layers && layers.finished + layers.dropped > 0) console.log(`[toolgate] exec layers recovered: ${layers.finished} finished, ${layers.dropped} dropped`);
+  if (layers && layers.finished + layers.dropped > 0)
+    console.log(`[toolgate] exec layers recovered: ${layers.finished} finished, ${layers.dropped} dropped`);
   // Expire approvals; fail runs a dead instance left behind, and resume paused runs (also after a restart). Loaded
   // only when serving, not during `next build` (which also runs instrumentation): the worker pulls in the database
   // layer. Not a cycle.
@@ -87,6 +93,8 @@ async function refuseUnmigratedDatabase(): Promise<void> {
     return;
   }
   if (missing.length === 0) return;
-  console.error(`[toolgate] the database lacks ${missing.length} migration(s) of this build (first: ${missing[0]}): run \`npm run db:migrate\` (node scripts/db.mjs migrate) with the same DATABASE_URL, then start again`);
+  console.error(
+    `[toolgate] the database lacks ${missing.length} migration(s) of this build (first: ${missing[0]}): run \`npm run db:migrate\` (node scripts/db.mjs migrate) with the same DATABASE_URL, then start again`,
+  );
   process.exit(1);
 }

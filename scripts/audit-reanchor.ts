@@ -34,7 +34,9 @@ async function main(): Promise<number> {
   }
   try {
     const entry = await reanchorAudit({ ...args, witness: configuredWitness() });
-    console.log(JSON.stringify({ ok: true, reanchored: { seq: entry.seq, count: entry.count, previous: entry.previous } }));
+    console.log(
+      JSON.stringify({ ok: true, reanchored: { seq: entry.seq, count: entry.count, previous: entry.previous } }),
+    );
     return 0;
   } catch (error) {
     console.log(JSON.stringify({ ok: false, problem: (error as Error).message }));

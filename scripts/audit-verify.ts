@@ -17,7 +17,8 @@ function parseArgs(argv: string[]): { checkpoints: string[]; exportTo?: string }
     const [flag, value] = [argv[i], argv[i + 1]];
     if ((flag === "--checkpoint" || flag === "--export" || flag === "--witness") && value) {
       if (flag === "--checkpoint") checkpoints.push(value);
-      else if (flag === "--witness") process.env.AUDIT_WITNESS = value; // read by lib/config, before anything loads it
+      else if (flag === "--witness")
+        process.env.AUDIT_WITNESS = value; // read by lib/config, before anything loads it
       else exportTo = value;
       i++;
     } else throw new Error(`unknown argument ${flag}; ${USAGE}`);
@@ -47,7 +48,11 @@ async function main(): Promise<number> {
   if (result.ok && args.exportTo) {
     const head = await exportAuditCheckpoint();
     if (head) fs.appendFileSync(args.exportTo, `${JSON.stringify(head)}\n`);
-    console.log(head ? `checkpoint at seq ${head.seq} (${head.count} rows) appended to ${args.exportTo}` : "the log is empty: nothing to export");
+    console.log(
+      head
+        ? `checkpoint at seq ${head.seq} (${head.count} rows) appended to ${args.exportTo}`
+        : "the log is empty: nothing to export",
+    );
   }
   return result.ok ? 0 : 1;
 }

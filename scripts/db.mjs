@@ -101,10 +101,19 @@ function newMigration(name) {
       let from = ["--from-empty"];
       if (hasHistory) {
         const old = path.join(tmp, `${provider}.prisma`);
-        fs.writeFileSync(old, renderSchema(provider, execFileSync("git", ["show", "HEAD:prisma/schema.base.prisma"], { cwd: root, encoding: "utf8" })));
+        fs.writeFileSync(
+          old,
+          renderSchema(
+            provider,
+            execFileSync("git", ["show", "HEAD:prisma/schema.base.prisma"], { cwd: root, encoding: "utf8" }),
+          ),
+        );
         from = ["--from-schema-datamodel", old];
       }
-      const sql = prisma(["migrate", "diff", ...from, "--to-schema-datamodel", `prisma/${provider}/schema.prisma`, "--script"], { DATABASE_URL: sampleUrl });
+      const sql = prisma(
+        ["migrate", "diff", ...from, "--to-schema-datamodel", `prisma/${provider}/schema.prisma`, "--script"],
+        { DATABASE_URL: sampleUrl },
+      );
       const dir = path.join(migrationsDir, `${stamp}_${name}`);
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, "migration.sql"), sql);

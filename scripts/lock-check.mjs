@@ -23,21 +23,35 @@ try {
 
 const problems = [
   ...rootDrift(pkg, lock),
-  ...findMissingOptional(lock).map((m) => `missing optional ${m.name}@${m.spec} (needed by ${m.from.replace(/^node_modules\//, "")})`),
+  ...findMissingOptional(lock).map(
+    (m) => `missing optional ${m.name}@${m.spec} (needed by ${m.from.replace(/^node_modules\//, "")})`,
+  ),
 ];
 if (!problems.length) {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-lock-check-"));
   try {
     for (const f of ["package.json", "package-lock.json"]) fs.copyFileSync(path.join(root, f), path.join(scratch, f));
-    const ci = spawnSync("npm", ["ci", "--dry-run", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: scratch, encoding: "utf8" });
-    if (ci.status !== 0) problems.push(`npm ci --dry-run refuses it:\n${ci.stderr.split("\n").filter((l) => l.startsWith("npm error") && !/^npm error\s*$/.test(l)).slice(0, 12).join("\n")}`);
+    const ci = spawnSync("npm", ["ci", "--dry-run", "--ignore-scripts", "--no-audit", "--no-fund"], {
+      cwd: scratch,
+      encoding: "utf8",
+    });
+    if (ci.status !== 0)
+      problems.push(
+        `npm ci --dry-run refuses it:\n${ci.stderr
+          .split("\n")
+          .filter((l) => l.startsWith("npm error") && !/^npm error\s*$/.test(l))
+          .slice(0, 12)
+          .join("\n")}`,
+      );
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
 }
 
 if (problems.length) {
-  console.error(`[toolgate] package-lock.json is out of sync with package.json:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  console.error(
+    `[toolgate] package-lock.json is out of sync with package.json:\n${problems.map((p) => `  - ${p}`).join("\n")}`,
+  );
   console.error("[toolgate] run `npm run lock:refresh` and commit package-lock.json");
   process.exit(1);
 }

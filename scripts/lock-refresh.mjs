@@ -22,7 +22,11 @@ const npm = (args, opts = {}) => spawnSync("npm", args, { cwd: scratch, stdio: "
 
 function view(spec, fields) {
   try {
-    const out = execFileSync("npm", ["view", spec, ...fields, "--json"], { cwd: scratch, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const out = execFileSync("npm", ["view", spec, ...fields, "--json"], {
+      cwd: scratch,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    });
     if (!out.trim()) return null;
     const parsed = JSON.parse(out);
     return Array.isArray(parsed) ? parsed.at(-1) : parsed; // a range answers with every match: take the newest
@@ -50,8 +54,14 @@ try {
     // Another version's manifest still tells the platform: os/cpu never change across a binding's versions.
     const platformManifest = manifest ? null : view(item.name, ["os", "cpu", "libc"]);
     const key = placeEntry(lock.packages, item);
-    lock.packages[key] = lockEntryFor(item, manifest && { ...manifest, dist: { integrity: manifest["dist.integrity"] } }, platformManifest);
-    console.log(`  ${key}@${lock.packages[key].version}${manifest ? "" : " (not in this registry: version from its parent, platform from another version or its name)"}`);
+    lock.packages[key] = lockEntryFor(
+      item,
+      manifest && { ...manifest, dist: { integrity: manifest["dist.integrity"] } },
+      platformManifest,
+    );
+    console.log(
+      `  ${key}@${lock.packages[key].version}${manifest ? "" : " (not in this registry: version from its parent, platform from another version or its name)"}`,
+    );
   }
   lock.packages = sortPackages(lock.packages);
   fs.writeFileSync(lockFile, `${JSON.stringify(lock, null, 2)}\n`);
@@ -59,7 +69,10 @@ try {
   const left = findMissingOptional(lock);
   if (left.length) throw new Error(`still missing: ${left.map((m) => m.name).join(", ")}`);
   log("checking that npm ci accepts it (npm ci --dry-run)…");
-  if (npm(["ci", "--dry-run", "--ignore-scripts", "--no-audit", "--no-fund"], { stdio: ["ignore", "ignore", "inherit"] }).status !== 0) {
+  if (
+    npm(["ci", "--dry-run", "--ignore-scripts", "--no-audit", "--no-fund"], { stdio: ["ignore", "ignore", "inherit"] })
+      .status !== 0
+  ) {
     throw new Error("npm ci --dry-run refused the refreshed lock");
   }
   fs.copyFileSync(lockFile, currentLock);

@@ -13,7 +13,8 @@ export const DEMO_USERS: Array<{ email: string; name: string; roles: Role[] }> =
 
 export async function seedDemoUsers(): Promise<string[]> {
   const config = loadConfig();
-  const wanted = config.SEED_DEMO_USERS === "true" || (config.SEED_DEMO_USERS === "auto" && config.databaseProvider === "sqlite");
+  const wanted =
+    config.SEED_DEMO_USERS === "true" || (config.SEED_DEMO_USERS === "auto" && config.databaseProvider === "sqlite");
   if (!wanted) return [];
   const passwordHash = await hashPassword(config.DEMO_PASSWORD);
   const created: string[] = [];
@@ -28,9 +29,12 @@ async function main() {
   const config = loadConfig();
   const created = await seedDemoUsers();
   if (created.length) console.log(`[toolgate] created demo users: ${created.join(", ")}`);
-  const wanted = config.SEED_DEMO_USERS === "true" || (config.SEED_DEMO_USERS === "auto" && config.databaseProvider === "sqlite");
+  const wanted =
+    config.SEED_DEMO_USERS === "true" || (config.SEED_DEMO_USERS === "auto" && config.databaseProvider === "sqlite");
   if (wanted) {
-    console.log(`[toolgate] demo accounts: admin@example.com, owner@example.com, member@example.com — password: ${config.DEMO_PASSWORD}`);
+    console.log(
+      `[toolgate] demo accounts: admin@example.com, owner@example.com, member@example.com — password: ${config.DEMO_PASSWORD}`,
+    );
   }
 }
 

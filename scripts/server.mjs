@@ -62,7 +62,10 @@ globalThis.toolgateClientAddressDecided = true;
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 function requestIdOf(req) {
   const given = req.headers["x-request-id"];
-  const id = trustedHops > 0 && typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID().replace(/-/g, "").slice(0, 16);
+  const id =
+    trustedHops > 0 && typeof given === "string" && REQUEST_ID.test(given)
+      ? given
+      : randomUUID().replace(/-/g, "").slice(0, 16);
   req.headers["x-request-id"] = id;
   return id;
 }
@@ -104,7 +107,18 @@ const server = http.createServer((req, res) => {
   if (debugLog) {
     const started = performance.now();
     res.once("finish", () =>
-      console.log(JSON.stringify({ at: new Date().toISOString(), level: "debug", event: "http_request", requestId, method: req.method, path: String(req.url ?? "").split("?")[0], status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 })),
+      console.log(
+        JSON.stringify({
+          at: new Date().toISOString(),
+          level: "debug",
+          event: "http_request",
+          requestId,
+          method: req.method,
+          path: String(req.url ?? "").split("?")[0],
+          status: res.statusCode,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        }),
+      ),
     );
   }
   requestContext.run({ requestId }, () => serve(req, res));
@@ -115,7 +129,10 @@ function serve(req, res) {
   if (!target) return void handle(req, res);
   lean.serve(req, res, target).catch((error) => {
     console.error(JSON.stringify({ level: "error", event: "lean_stream_failed", error: String(error) }));
-    if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end('{"error":{"code":"INTERNAL","message":"stream failed"}}');
+    if (!res.headersSent)
+      res
+        .writeHead(500, { "content-type": "application/json" })
+        .end('{"error":{"code":"INTERNAL","message":"stream failed"}}');
     else res.destroy();
   });
 }
@@ -126,14 +143,23 @@ server.keepAliveTimeout = 65_000;
 server.headersTimeout = 66_000;
 // `npm start` hands over the address and the demo logins, so they are the last lines before "Ready".
 const banner = (process.env.TOOLGATE_START_BANNER ?? "").split("\n").filter(Boolean);
-server.listen(port, hostname, () => console.log([...banner, `▶ Ready on http://${hostname ?? "localhost"}:${port}${lean ? " (lean event streams)" : ""}`].join("\n")));
+server.listen(port, hostname, () =>
+  console.log(
+    [...banner, `▶ Ready on http://${hostname ?? "localhost"}:${port}${lean ? " (lean event streams)" : ""}`].join(
+      "\n",
+    ),
+  ),
+);
 
 for (const signal of ["SIGTERM", "SIGINT"]) {
   process.once(signal, async () => {
     server.close();
     server.closeAllConnections();
     // Spans still batched (lib/ops/tracing.ts) go out first, for at most two seconds.
-    await Promise.race([globalThis.toolgateFlushTraces?.().catch(() => undefined), new Promise((r) => setTimeout(r, 2_000))]);
+    await Promise.race([
+      globalThis.toolgateFlushTraces?.().catch(() => undefined),
+      new Promise((r) => setTimeout(r, 2_000)),
+    ]);
     process.exit(0);
   });
 }

@@ -4,7 +4,19 @@
 // changed since the last build, and serve on PORT (default 3000). Each phase prints one line with its time; other
 // programs' output is shown only when they fail (TOOLGATE_VERBOSE=1 shows it all). The address and the demo
 // logins are the last lines before "Ready". Running it again keeps data and skips what is already done.
-import { ensureAuthSecret, ensureBubblewrap, ensureBuild, ensureDependencies, generateClients, log, migrate, phase, run, runQuietSync, tsx } from "./lib/bootstrap.mjs";
+import {
+  ensureAuthSecret,
+  ensureBubblewrap,
+  ensureBuild,
+  ensureDependencies,
+  generateClients,
+  log,
+  migrate,
+  phase,
+  run,
+  runQuietSync,
+  tsx,
+} from "./lib/bootstrap.mjs";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 await ensureDependencies();
@@ -17,7 +29,9 @@ generateClients();
 phase(`migrate ${process.env.DATABASE_URL.replace(/\/\/[^@]*@/, "//***@")}`, () => migrate(process.env.DATABASE_URL));
 // The demo logins are kept for the end; anything else the seed says is shown in its phase.
 const logins = phase("seed", () => {
-  const lines = runQuietSync(tsx.bin, tsx.args("scripts/seed.ts")).split("\n").filter((line) => line.trim());
+  const lines = runQuietSync(tsx.bin, tsx.args("scripts/seed.ts"))
+    .split("\n")
+    .filter((line) => line.trim());
   for (const line of lines.filter((l) => !l.includes("demo accounts:"))) console.log(line);
   return lines.filter((l) => l.includes("demo accounts:"));
 });

@@ -7,7 +7,18 @@
 // `npm run test:fast` (--fast): lock check, types, lint and unit tests only.
 import fs from "node:fs";
 import path from "node:path";
-import { ensureBubblewrap, ensureBuild, ensureNginx, ensureDependencies, generateClients, log, phase, root, runAsync, which } from "./lib/bootstrap.mjs";
+import {
+  ensureBubblewrap,
+  ensureBuild,
+  ensureNginx,
+  ensureDependencies,
+  generateClients,
+  log,
+  phase,
+  root,
+  runAsync,
+  which,
+} from "./lib/bootstrap.mjs";
 import { CHROMIUM_CANDIDATES } from "./lib/chromium.mjs";
 import { BUILD_HASH_FILE, buildHash, buildIsCurrent } from "./lib/source-hash.mjs";
 
@@ -36,7 +47,11 @@ async function ensureChromium() {
     await runAsync("apt-get", ["update", "-qq"], { allowFail: true, capture: true });
     // The full browser when the shell's package is not in this Debian's archive.
     for (const pkg of ["chromium-headless-shell", "chromium"]) {
-      await runAsync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", pkg], { allowFail: true, capture: true, env: { DEBIAN_FRONTEND: "noninteractive" } });
+      await runAsync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", pkg], {
+        allowFail: true,
+        capture: true,
+        env: { DEBIAN_FRONTEND: "noninteractive" },
+      });
       if (found()) return found();
     }
   }
@@ -73,7 +88,11 @@ function countVitest(file) {
 
 function countPlaywright(file) {
   const stats = JSON.parse(fs.readFileSync(file, "utf8")).stats ?? {};
-  return { passed: stats.expected ?? 0, failed: (stats.unexpected ?? 0) + (stats.flaky ?? 0), skipped: stats.skipped ?? 0 };
+  return {
+    passed: stats.expected ?? 0,
+    failed: (stats.unexpected ?? 0) + (stats.flaky ?? 0),
+    skipped: stats.skipped ?? 0,
+  };
 }
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
@@ -98,11 +117,21 @@ async function step(name, fn, counter) {
   return status;
 }
 
-const vitest = (project, capture = false) => () =>
-  runAsync(bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile=${results}/${project}.json`], { allowFail: true, capture });
+const vitest =
+  (project, capture = false) =>
+  () =>
+    runAsync(
+      bin("vitest"),
+      ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile=${results}/${project}.json`],
+      { allowFail: true, capture },
+    );
 
 // The lock first: with a lock out of sync, `npm ci` below would fail with a less helpful message.
-if ((await step("lock file in sync (npm run lock:check)", () => runAsync("node", ["scripts/lock-check.mjs"], { allowFail: true }))) !== 0) {
+if (
+  (await step("lock file in sync (npm run lock:check)", () =>
+    runAsync("node", ["scripts/lock-check.mjs"], { allowFail: true }),
+  )) !== 0
+) {
   console.log("0 passed, 1 failed, 0 skipped");
   process.exit(1);
 }
@@ -130,11 +159,31 @@ let typesStatus = 0;
 const checks = Promise.all([
   step("type check", typesCheck),
   // Cached by file content (node_modules/.cache, so a fresh clone starts empty): a second run lints only what changed.
-  step("lint", () => runAsync(bin("eslint"), [".", "--cache", "--cache-strategy", "content", "--cache-location", "node_modules/.cache/eslint/"], { allowFail: true, capture: true })),
+  step("lint", () =>
+    runAsync(
+      bin("eslint"),
+      [".", "--cache", "--cache-strategy", "content", "--cache-location", "node_modules/.cache/eslint/"],
+      { allowFail: true, capture: true },
+    ),
+  ),
   step("unit tests", vitest("unit", true), () => countVitest(`${results}/unit.json`)),
   // One layout for every file (npm run format writes it); cached like lint.
   step("format (npm run format:check)", () =>
-    runAsync(bin("prettier"), [".", "--check", "--log-level", "warn", "--cache", "--cache-strategy", "content", "--cache-location", "node_modules/.cache/prettier/cache"], { allowFail: true, capture: true }),
+    runAsync(
+      bin("prettier"),
+      [
+        ".",
+        "--check",
+        "--log-level",
+        "warn",
+        "--cache",
+        "--cache-strategy",
+        "content",
+        "--cache-location",
+        "node_modules/.cache/prettier/cache",
+      ],
+      { allowFail: true, capture: true },
+    ),
   ),
 ]);
 const chromiumReady = fast ? Promise.resolve(null) : ensureChromium();
@@ -160,11 +209,17 @@ if (built === 0) {
   });
   await Promise.all([
     step("integration tests (shared apps)", vitest("integration"), () => countVitest(`${results}/integration.json`)),
-    step("integration tests (isolated)", vitest("integration-isolated", true), () => countVitest(`${results}/integration-isolated.json`)),
+    step("integration tests (isolated)", vitest("integration-isolated", true), () =>
+      countVitest(`${results}/integration-isolated.json`),
+    ),
   ]);
   // After them, not beside: run together, the latency checks of both (MCP turn latency, live tabs) missed on two cores.
   if (chromium) {
-    await step("browser tests", () => runAsync(bin("playwright"), ["test"], { allowFail: true, env: { CHROMIUM_PATH: chromium } }), () => countPlaywright(`${results}/e2e.json`));
+    await step(
+      "browser tests",
+      () => runAsync(bin("playwright"), ["test"], { allowFail: true, env: { CHROMIUM_PATH: chromium } }),
+      () => countPlaywright(`${results}/e2e.json`),
+    );
   }
 }
 

@@ -20,7 +20,8 @@ export default async function ChangePasswordPage() {
       <div className="w-full max-w-sm rounded-xl border border-slate-200 p-6 shadow-sm dark:border-slate-800">
         <h1 className="text-2xl font-semibold">Choose your password</h1>
         <p className="mt-1 mb-6 text-sm text-slate-600 dark:text-slate-400">
-          You signed in as <span className="font-medium text-slate-900 dark:text-slate-100">{user.email}</span> with a one-time password from an admin or a recovery code. Choose your own to go on; you then sign in with it.
+          You signed in as <span className="font-medium text-slate-900 dark:text-slate-100">{user.email}</span> with a
+          one-time password from an admin or a recovery code. Choose your own to go on; you then sign in with it.
         </p>
         <ChangePassword email={user.email} forced />
         <form action={logoutAction} className="mt-6 border-t border-slate-200 pt-4 dark:border-slate-800">

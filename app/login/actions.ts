@@ -18,7 +18,10 @@ export async function loginAction(_prev: LoginState, formData: FormData): Promis
     });
     return {};
   } catch (error) {
-    if (error instanceof ThrottledSignIn || (error instanceof AuthError && (error as { code?: string }).code === "rate_limited"))
+    if (
+      error instanceof ThrottledSignIn ||
+      (error instanceof AuthError && (error as { code?: string }).code === "rate_limited")
+    )
       return { error: "Too many failed sign-ins for this account. Wait 15 minutes and try again.", email };
     if (error instanceof AuthError) return { error: "Wrong e-mail or password. Check both and try again.", email };
     throw error; // the redirect after a successful sign-in is thrown too

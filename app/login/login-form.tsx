@@ -36,7 +36,11 @@ export function LoginForm({ next }: { next: string }) {
         />
       </label>
       {state.error ? (
-        <p id="login-error" role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+        <p
+          id="login-error"
+          role="alert"
+          className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
+        >
           {state.error}
         </p>
       ) : null}

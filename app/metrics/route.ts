@@ -11,7 +11,15 @@ export const dynamic = "force-dynamic";
 
 export async function GET(request: Request) {
   const access = metricsAccess(request.headers);
-  if (!access.ok) return jsonError(new AppError(access.status === 401 ? "UNAUTHENTICATED" : "FORBIDDEN", access.message, undefined, access.status === 401 ? { "www-authenticate": 'Bearer realm="metrics"' } : undefined));
+  if (!access.ok)
+    return jsonError(
+      new AppError(
+        access.status === 401 ? "UNAUTHENTICATED" : "FORBIDDEN",
+        access.message,
+        undefined,
+        access.status === 401 ? { "www-authenticate": 'Bearer realm="metrics"' } : undefined,
+      ),
+    );
   registerScrapeSources();
   const { body, contentType } = await renderMetrics();
   return new NextResponse(body, { headers: { "content-type": contentType, "cache-control": "no-store" } });

@@ -7,5 +7,8 @@ export const dynamic = "force-dynamic";
 
 export async function GET() {
   const { ready, checks } = await checkReadiness();
-  return NextResponse.json({ status: ready ? "ready" : "not_ready", checks }, { status: ready ? 200 : 503, headers: { "cache-control": "no-store" } });
+  return NextResponse.json(
+    { status: ready ? "ready" : "not_ready", checks },
+    { status: ready ? 200 : 503, headers: { "cache-control": "no-store" } },
+  );
 }

@@ -18,9 +18,13 @@ function which(bin: string): string | null {
 export function ensureNginx(): string {
   const found = which("nginx");
   if (found) return found;
-  if (process.getuid?.() !== 0) throw new Error("nginx is not installed and installing it needs root: apt-get install nginx-light");
+  if (process.getuid?.() !== 0)
+    throw new Error("nginx is not installed and installing it needs root: apt-get install nginx-light");
   console.error("installing nginx (apt-get install nginx-light)…");
-  execFileSync("apt-get", ["install", "-y", "--no-install-recommends", "nginx-light"], { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  execFileSync("apt-get", ["install", "-y", "--no-install-recommends", "nginx-light"], {
+    stdio: "inherit",
+    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+  });
   const installed = which("nginx");
   if (!installed) throw new Error("apt-get installed nginx-light but no nginx binary was found");
   return installed;
@@ -71,7 +75,10 @@ ${upstreams.map((u) => `    server ${u.replace(/^https?:\/\//, "")};`).join("\n"
 `;
   const confFile = path.join(prefix, "nginx.conf");
   fs.writeFileSync(confFile, conf);
-  const child = spawn(bin, ["-p", prefix, "-c", confFile, "-g", "daemon off;"], { stdio: ["ignore", "ignore", "pipe"], detached: true });
+  const child = spawn(bin, ["-p", prefix, "-c", confFile, "-g", "daemon off;"], {
+    stdio: ["ignore", "ignore", "pipe"],
+    detached: true,
+  });
   let stderr = "";
   child.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
   const url = `http://127.0.0.1:${port}`;

@@ -14,7 +14,10 @@ const SECTIONS = [
 export function AdminNav() {
   const pathname = usePathname();
   return (
-    <nav aria-label="Admin sections" className="flex shrink-0 gap-1 overflow-x-auto border-b border-slate-200 px-4 py-1.5 text-sm dark:border-slate-800 sm:px-6">
+    <nav
+      aria-label="Admin sections"
+      className="flex shrink-0 gap-1 overflow-x-auto border-b border-slate-200 px-4 py-1.5 text-sm dark:border-slate-800 sm:px-6"
+    >
       {SECTIONS.map((s) => {
         const current = pathname === s.href || pathname.startsWith(`${s.href}/`);
         return (
@@ -23,7 +26,9 @@ export function AdminNav() {
             href={s.href}
             aria-current={current ? "page" : undefined}
             className={`whitespace-nowrap rounded px-2 py-0.5 underline-offset-2 ${
-              current ? "bg-sky-100 font-semibold text-sky-950 dark:bg-sky-900 dark:text-sky-50" : "text-sky-800 hover:underline dark:text-sky-300"
+              current
+                ? "bg-sky-100 font-semibold text-sky-950 dark:bg-sky-900 dark:text-sky-50"
+                : "text-sky-800 hover:underline dark:text-sky-300"
             }`}
           >
             {s.label}

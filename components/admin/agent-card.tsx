@@ -37,7 +37,10 @@ export function AgentCard({
     else next[key] = value;
     onChange(next);
   };
-  const setTools = (key: ToolKey | "profile" | "byProvider", value: AgentConfig["tools"][ToolKey | "profile" | "byProvider"]) => {
+  const setTools = (
+    key: ToolKey | "profile" | "byProvider",
+    value: AgentConfig["tools"][ToolKey | "profile" | "byProvider"],
+  ) => {
     const next = structuredClone(agent.tools);
     if (value === undefined) delete next[key];
     else (next as Record<string, unknown>)[key] = value;
@@ -57,11 +60,17 @@ export function AgentCard({
     setUsable(key, [...current]);
   };
   const teamIds = [...new Set([...teams.map((t) => t.id), ...(usableBy.teams ?? [])])].sort();
-  const unknownUsers = (usableBy.users ?? []).filter((u) => !users.some((x) => x.id === u || x.email.toLowerCase() === u.toLowerCase()));
+  const unknownUsers = (usableBy.users ?? []).filter(
+    (u) => !users.some((x) => x.id === u || x.email.toLowerCase() === u.toLowerCase()),
+  );
   const heading = `agent-${id}-heading`;
 
   return (
-    <section aria-labelledby={heading} className="space-y-3 rounded-lg border border-slate-200 p-3 dark:border-slate-800" data-testid={`agent-form-${id}`}>
+    <section
+      aria-labelledby={heading}
+      className="space-y-3 rounded-lg border border-slate-200 p-3 dark:border-slate-800"
+      data-testid={`agent-form-${id}`}
+    >
       <div className="flex flex-wrap items-center justify-between gap-2">
         <h4 id={heading} className="text-sm font-semibold">
           Agent <code className="font-mono">{id}</code>
@@ -112,32 +121,81 @@ export function AgentCard({
         description="Instructions the agent gets before every chat (its system prompt)."
       />
       <fieldset className="space-y-2">
-        <legend className="text-xs font-semibold">Tools this agent may use (they can only narrow what the other layers allow)</legend>
+        <legend className="text-xs font-semibold">
+          Tools this agent may use (they can only narrow what the other layers allow)
+        </legend>
         <div className="grid gap-3 sm:grid-cols-2">
-          <ProfileSelect label={`Profile of ${id}`} value={agent.tools.profile} custom={profiles} onChange={(p) => setTools("profile", p)} />
-          <ToolListField label={`Only allow (${id})`} value={agent.tools.allow} tools={tools} onCommit={(l) => setTools("allow", l)} description="Empty: every tool the other layers allow." />
-          <ToolListField label={`Also allow (${id})`} value={agent.tools.alsoAllow} tools={tools} onCommit={(l) => setTools("alsoAllow", l)} description="Added to the profile's or allow list's tools." />
-          <ToolListField label={`Never allow (${id})`} value={agent.tools.deny} tools={tools} onCommit={(l) => setTools("deny", l)} description="Beats every allow. Names, group:fs style groups or x* wildcards." />
+          <ProfileSelect
+            label={`Profile of ${id}`}
+            value={agent.tools.profile}
+            custom={profiles}
+            onChange={(p) => setTools("profile", p)}
+          />
+          <ToolListField
+            label={`Only allow (${id})`}
+            value={agent.tools.allow}
+            tools={tools}
+            onCommit={(l) => setTools("allow", l)}
+            description="Empty: every tool the other layers allow."
+          />
+          <ToolListField
+            label={`Also allow (${id})`}
+            value={agent.tools.alsoAllow}
+            tools={tools}
+            onCommit={(l) => setTools("alsoAllow", l)}
+            description="Added to the profile's or allow list's tools."
+          />
+          <ToolListField
+            label={`Never allow (${id})`}
+            value={agent.tools.deny}
+            tools={tools}
+            onCommit={(l) => setTools("deny", l)}
+            description="Beats every allow. Names, group:fs style groups or x* wildcards."
+          />
         </div>
       </fieldset>
       <fieldset className="space-y-2" data-testid={`agent-providers-${id}`}>
-        <legend className="text-xs font-semibold">Provider rules of {id} (when a given provider or model runs its chat)</legend>
-        <ProviderRules rules={agent.tools.byProvider} profiles={profiles} tools={tools} owner={id} onChange={(rules) => setTools("byProvider", rules)} />
+        <legend className="text-xs font-semibold">
+          Provider rules of {id} (when a given provider or model runs its chat)
+        </legend>
+        <ProviderRules
+          rules={agent.tools.byProvider}
+          profiles={profiles}
+          tools={tools}
+          owner={id}
+          onChange={(rules) => setTools("byProvider", rules)}
+        />
       </fieldset>
-      <LinesField label={`Starter prompts of ${id}`} value={agent.starters} schema={shape.starters} onCommit={(l) => set("starters", l)} description="One per line, up to 8 of up to 300 characters: offered in an empty chat." />
+      <LinesField
+        label={`Starter prompts of ${id}`}
+        value={agent.starters}
+        schema={shape.starters}
+        onCommit={(l) => set("starters", l)}
+        description="One per line, up to 8 of up to 300 characters: offered in an empty chat."
+      />
       <fieldset className="space-y-1">
         <legend className="text-xs font-semibold">Who may chat as {id}</legend>
-        <p className="text-xs text-slate-600 dark:text-slate-400">Admins always may. Nobody else may unless named here by role, team or person.</p>
+        <p className="text-xs text-slate-600 dark:text-slate-400">
+          Admins always may. Nobody else may unless named here by role, team or person.
+        </p>
         <div className="flex flex-wrap gap-3 text-xs">
           {ROLES.filter((r) => r !== "admin").map((role) => (
             <label key={role} className="flex items-center gap-1">
-              <input type="checkbox" checked={usableBy.roles?.includes(role) ?? false} onChange={(e) => toggle("roles", role, e.target.checked)} />
+              <input
+                type="checkbox"
+                checked={usableBy.roles?.includes(role) ?? false}
+                onChange={(e) => toggle("roles", role, e.target.checked)}
+              />
               every {role}
             </label>
           ))}
           {teamIds.map((team) => (
             <label key={team} className="flex items-center gap-1">
-              <input type="checkbox" checked={usableBy.teams?.includes(team) ?? false} onChange={(e) => toggle("teams", team, e.target.checked)} />
+              <input
+                type="checkbox"
+                checked={usableBy.teams?.includes(team) ?? false}
+                onChange={(e) => toggle("teams", team, e.target.checked)}
+              />
               team {team}
             </label>
           ))}
@@ -147,12 +205,20 @@ export function AgentCard({
           <select
             className={input}
             value=""
-            onChange={(e) => e.target.value && setUsable("users", [...new Set([...(usableBy.users ?? []), e.target.value])])}
+            onChange={(e) =>
+              e.target.value && setUsable("users", [...new Set([...(usableBy.users ?? []), e.target.value])])
+            }
           >
             <option value="">add a person…</option>
-            {users.filter((u) => !(usableBy.users ?? []).some((x) => x === u.id || x.toLowerCase() === u.email.toLowerCase())).map((u) => (
-              <option key={u.id} value={u.email}>{u.email}</option>
-            ))}
+            {users
+              .filter(
+                (u) => !(usableBy.users ?? []).some((x) => x === u.id || x.toLowerCase() === u.email.toLowerCase()),
+              )
+              .map((u) => (
+                <option key={u.id} value={u.email}>
+                  {u.email}
+                </option>
+              ))}
           </select>
         </label>
         {(usableBy.users ?? []).length > 0 && (
@@ -160,14 +226,28 @@ export function AgentCard({
             {(usableBy.users ?? []).map((u) => (
               <li key={u} className="flex items-center gap-1 rounded bg-slate-100 px-2 py-0.5 dark:bg-slate-800">
                 {users.find((x) => x.id === u)?.email ?? u}
-                <button type="button" aria-label={`${id}: remove ${u}`} className="px-1" onClick={() => setUsable("users", (usableBy.users ?? []).filter((x) => x !== u))}>
+                <button
+                  type="button"
+                  aria-label={`${id}: remove ${u}`}
+                  className="px-1"
+                  onClick={() =>
+                    setUsable(
+                      "users",
+                      (usableBy.users ?? []).filter((x) => x !== u),
+                    )
+                  }
+                >
                   ✕
                 </button>
               </li>
             ))}
           </ul>
         )}
-        {unknownUsers.length > 0 && <p className="text-xs text-amber-800 dark:text-amber-300">⚠ {unknownUsers.join(", ")}: no such account; the entry matches nobody.</p>}
+        {unknownUsers.length > 0 && (
+          <p className="text-xs text-amber-800 dark:text-amber-300">
+            ⚠ {unknownUsers.join(", ")}: no such account; the entry matches nobody.
+          </p>
+        )}
       </fieldset>
     </section>
   );

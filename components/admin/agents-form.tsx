@@ -31,11 +31,16 @@ export function AgentsForm({
   };
   return (
     <section aria-labelledby="agents-form" className="space-y-3">
-      <h3 id="agents-form" className="text-sm font-semibold">Agents</h3>
+      <h3 id="agents-form" className="text-sm font-semibold">
+        Agents
+      </h3>
       <p className="text-xs text-slate-600 dark:text-slate-400">
-        An agent is a persona with its own tools and model. Its tool lists can only narrow what the global, provider and team rules allow.
+        An agent is a persona with its own tools and model. Its tool lists can only narrow what the global, provider and
+        team rules allow.
       </p>
-      {ids.length === 0 && <p className="text-xs text-slate-600 dark:text-slate-400">No agents yet: chats use the default assistant.</p>}
+      {ids.length === 0 && (
+        <p className="text-xs text-slate-600 dark:text-slate-400">No agents yet: chats use the default assistant.</p>
+      )}
       {ids.map((id) => (
         <AgentCard
           key={id}

@@ -25,7 +25,12 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   }
   if (!res.ok) {
     const error = (body as { error?: { code?: string; message?: string; details?: unknown } } | null)?.error;
-    throw new ApiError(res.status, error?.code ?? "HTTP_ERROR", error?.message ?? `request failed with ${res.status}`, error?.details);
+    throw new ApiError(
+      res.status,
+      error?.code ?? "HTTP_ERROR",
+      error?.message ?? `request failed with ${res.status}`,
+      error?.details,
+    );
   }
   return body as T;
 }

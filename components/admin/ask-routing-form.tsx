@@ -18,7 +18,18 @@ const RISK_LABELS: Record<(typeof ROUTING_RISK_KINDS)[number], string> = {
   "first-use": "a program used for the first time",
 };
 
-type RuleForm = { id: string; teams: string; agents: string; tools: string; risks: string[]; approvers: string; escalateAfter: string; escalateTo: string; expiry: string; critical: boolean };
+type RuleForm = {
+  id: string;
+  teams: string;
+  agents: string;
+  tools: string;
+  risks: string[];
+  approvers: string;
+  escalateAfter: string;
+  escalateTo: string;
+  expiry: string;
+  critical: boolean;
+};
 
 const toForm = (rule: RoutingRule | undefined): RuleForm => ({
   id: rule?.id ?? "",
@@ -37,7 +48,12 @@ const number = (text: string) => (/^\s*\d+\s*$/.test(text) ? Number(text) : text
 
 function build(f: RuleForm) {
   const list = (text: string) => (parseList(text).length > 0 ? parseList(text) : undefined);
-  const match = { teams: list(f.teams), agents: list(f.agents), tools: list(f.tools), risks: f.risks.length > 0 ? f.risks : undefined };
+  const match = {
+    teams: list(f.teams),
+    agents: list(f.agents),
+    tools: list(f.tools),
+    risks: f.risks.length > 0 ? f.risks : undefined,
+  };
   const escalate = f.escalateAfter.trim() !== "" || f.escalateTo.trim() !== "";
   return {
     id: f.id,
@@ -50,47 +66,124 @@ function build(f: RuleForm) {
 }
 
 function validator(rules: readonly RoutingRule[], index: number) {
-  return (input: unknown): { ok: true; value: RoutingRule } | { ok: false; issues: Array<{ path: string; message: string }> } => {
+  return (
+    input: unknown,
+  ): { ok: true; value: RoutingRule } | { ok: false; issues: Array<{ path: string; message: string }> } => {
     const one = RoutingRuleSchema.safeParse(input);
     if (!one.success) return { ok: false, issues: issuesOfResult(one) };
     const all = rules.map((r, i) => (i === index ? one.data : r));
     if (index >= rules.length) all.push(one.data);
     const together = RoutingSchema.safeParse({ rules: all });
     if (!together.success) {
-      const mine = together.error.issues.filter((i) => i.path[1] === index).map((i) => ({ path: i.path.slice(2).map(String).join("."), message: i.message }));
+      const mine = together.error.issues
+        .filter((i) => i.path[1] === index)
+        .map((i) => ({ path: i.path.slice(2).map(String).join("."), message: i.message }));
       if (mine.length > 0) return { ok: false, issues: mine };
     }
     return { ok: true, value: one.data };
   };
 }
 
-function RuleEditor({ rules, index, onChange, onRemove, onUp }: { rules: readonly RoutingRule[]; index: number; onChange: (rule: RoutingRule) => void; onRemove?: () => void; onUp?: () => void }) {
+function RuleEditor({
+  rules,
+  index,
+  onChange,
+  onRemove,
+  onUp,
+}: {
+  rules: readonly RoutingRule[];
+  index: number;
+  onChange: (rule: RoutingRule) => void;
+  onRemove?: () => void;
+  onUp?: () => void;
+}) {
   const rule = rules[index];
   const adding = rule === undefined;
-  const item = useItemForm<RuleForm, RoutingRule>({ value: rule, toForm, build, validate: validator(rules, index), ...(adding ? {} : { commit: onChange }) });
+  const item = useItemForm<RuleForm, RoutingRule>({
+    value: rule,
+    toForm,
+    build,
+    validate: validator(rules, index),
+    ...(adding ? {} : { commit: onChange }),
+  });
   const quiet = adding && item.form.id.trim() === "" && item.form.approvers.trim() === "";
   const issue = (path: string) => (quiet ? undefined : item.issueFor(path));
   const { form } = item;
   const title = adding ? "New rule" : `Rule ${index + 1}: ${rule.id}`;
   return (
-    <fieldset className="space-y-2 rounded-md border border-slate-200 p-2 dark:border-slate-800" data-testid={adding ? "routing-rule-new" : "routing-rule"}>
+    <fieldset
+      className="space-y-2 rounded-md border border-slate-200 p-2 dark:border-slate-800"
+      data-testid={adding ? "routing-rule-new" : "routing-rule"}
+    >
       <legend className="px-1 text-xs font-semibold">{title}</legend>
       <div className="grid gap-2 sm:grid-cols-2">
-        <ItemInput label="Name of the rule" value={form.id} onChange={(id) => item.set({ id })} issue={issue("id")} placeholder="e.g. finance-exec" />
-        <ItemInput label="Approvers (e-mail addresses)" value={form.approvers} onChange={(approvers) => item.set({ approvers })} issue={issue("approvers")} description="Owners who may decide; comma-separated." />
-        <ItemInput label="When the requester is in team" value={form.teams} onChange={(teams) => item.set({ teams })} issue={issue("match.teams")} description="Empty: any team." />
-        <ItemInput label="When the chat's agent is" value={form.agents} onChange={(agents) => item.set({ agents })} issue={issue("match.agents")} description="Empty: any agent." />
-        <ItemInput label="When the tool is" value={form.tools} onChange={(tools) => item.set({ tools })} issue={issue("match.tools")} description="Names, groups (group:fs) or wildcards (mcp__*); empty: any tool." />
-        <ItemInput label="Request expires after (minutes)" value={form.expiry} onChange={(expiry) => item.set({ expiry })} issue={issue("expiryMinutes")} description="Empty: the default expiry; at most 43,200 (30 days)." />
-        <ItemInput label="If undecided, also ask after (minutes)" value={form.escalateAfter} onChange={(escalateAfter) => item.set({ escalateAfter })} issue={issue("escalation.afterMinutes")} />
-        <ItemInput label="…these people (e-mail addresses)" value={form.escalateTo} onChange={(escalateTo) => item.set({ escalateTo })} issue={issue("escalation.to")} />
+        <ItemInput
+          label="Name of the rule"
+          value={form.id}
+          onChange={(id) => item.set({ id })}
+          issue={issue("id")}
+          placeholder="e.g. finance-exec"
+        />
+        <ItemInput
+          label="Approvers (e-mail addresses)"
+          value={form.approvers}
+          onChange={(approvers) => item.set({ approvers })}
+          issue={issue("approvers")}
+          description="Owners who may decide; comma-separated."
+        />
+        <ItemInput
+          label="When the requester is in team"
+          value={form.teams}
+          onChange={(teams) => item.set({ teams })}
+          issue={issue("match.teams")}
+          description="Empty: any team."
+        />
+        <ItemInput
+          label="When the chat's agent is"
+          value={form.agents}
+          onChange={(agents) => item.set({ agents })}
+          issue={issue("match.agents")}
+          description="Empty: any agent."
+        />
+        <ItemInput
+          label="When the tool is"
+          value={form.tools}
+          onChange={(tools) => item.set({ tools })}
+          issue={issue("match.tools")}
+          description="Names, groups (group:fs) or wildcards (mcp__*); empty: any tool."
+        />
+        <ItemInput
+          label="Request expires after (minutes)"
+          value={form.expiry}
+          onChange={(expiry) => item.set({ expiry })}
+          issue={issue("expiryMinutes")}
+          description="Empty: the default expiry; at most 43,200 (30 days)."
+        />
+        <ItemInput
+          label="If undecided, also ask after (minutes)"
+          value={form.escalateAfter}
+          onChange={(escalateAfter) => item.set({ escalateAfter })}
+          issue={issue("escalation.afterMinutes")}
+        />
+        <ItemInput
+          label="…these people (e-mail addresses)"
+          value={form.escalateTo}
+          onChange={(escalateTo) => item.set({ escalateTo })}
+          issue={issue("escalation.to")}
+        />
       </div>
       <fieldset className="text-xs">
         <legend className="font-medium">When the request shows one of these risks (none ticked: any)</legend>
         <div className="flex flex-wrap gap-x-3">
           {ROUTING_RISK_KINDS.map((kind) => (
             <label key={kind} className="flex items-center gap-1">
-              <input type="checkbox" checked={form.risks.includes(kind)} onChange={(e) => item.set({ risks: e.target.checked ? [...form.risks, kind] : form.risks.filter((r) => r !== kind) })} />
+              <input
+                type="checkbox"
+                checked={form.risks.includes(kind)}
+                onChange={(e) =>
+                  item.set({ risks: e.target.checked ? [...form.risks, kind] : form.risks.filter((r) => r !== kind) })
+                }
+              />
               {RISK_LABELS[kind]}
             </label>
           ))}
@@ -99,21 +192,35 @@ function RuleEditor({ rules, index, onChange, onRemove, onUp }: { rules: readonl
       <label className="flex items-center gap-1.5 text-xs">
         <input type="checkbox" checked={form.critical} onChange={(e) => item.set({ critical: e.target.checked })} />
         <span>
-          <span className="font-medium">Critical: two different owners must allow</span> <span className="text-slate-600 dark:text-slate-400">(any deny wins; needs two approvers)</span>
+          <span className="font-medium">Critical: two different owners must allow</span>{" "}
+          <span className="text-slate-600 dark:text-slate-400">(any deny wins; needs two approvers)</span>
         </span>
       </label>
       <div className="flex flex-wrap gap-2">
         {adding ? (
-          <button type="button" className={button} disabled={!item.result.ok} onClick={() => item.result.ok && (onChange(item.result.value), item.reset())}>
+          <button
+            type="button"
+            className={button}
+            disabled={!item.result.ok}
+            onClick={() => item.result.ok && (onChange(item.result.value), item.reset())}
+          >
             Add rule
           </button>
         ) : (
           <>
-            {onUp && <button type="button" className={button} onClick={onUp} aria-label={`Move ${rule.id} up`}>Move up</button>}
-            <button type="button" className={button} onClick={onRemove} aria-label={`Remove ${rule.id}`}>Remove</button>
+            {onUp && (
+              <button type="button" className={button} onClick={onUp} aria-label={`Move ${rule.id} up`}>
+                Move up
+              </button>
+            )}
+            <button type="button" className={button} onClick={onRemove} aria-label={`Remove ${rule.id}`}>
+              Remove
+            </button>
           </>
         )}
-        {!quiet && !item.result.ok && !adding && <span className="text-xs text-rose-700 dark:text-rose-300">Not in the draft until fixed.</span>}
+        {!quiet && !item.result.ok && !adding && (
+          <span className="text-xs text-rose-700 dark:text-rose-300">Not in the draft until fixed.</span>
+        )}
       </div>
     </fieldset>
   );
@@ -121,13 +228,21 @@ function RuleEditor({ rules, index, onChange, onRemove, onUp }: { rules: readonl
 
 const toolList = z.array(z.string().trim().min(1, "an entry cannot be empty"));
 
-export function AskRoutingForm({ document, onChange }: { document: PolicyDocument; onChange: (next: PolicyDocument) => void }) {
+export function AskRoutingForm({
+  document,
+  onChange,
+}: {
+  document: PolicyDocument;
+  onChange: (next: PolicyDocument) => void;
+}) {
   const rules = document.routing.rules;
   const setRules = (next: RoutingRule[]) => onChange({ ...structuredClone(document), routing: { rules: next } });
   return (
     <div className="space-y-3">
       <section className={box} aria-labelledby="ask-rules">
-        <h3 id="ask-rules" className="text-sm font-semibold">Tools that always need an owner’s approval</h3>
+        <h3 id="ask-rules" className="text-sm font-semibold">
+          Tools that always need an owner’s approval
+        </h3>
         <ListField
           label="Ask before every call of"
           value={document.askRules}
@@ -137,10 +252,13 @@ export function AskRoutingForm({ document, onChange }: { document: PolicyDocumen
         />
       </section>
       <section className={box} aria-labelledby="routing-rules">
-        <h3 id="routing-rules" className="text-sm font-semibold">Who approves what</h3>
+        <h3 id="routing-rules" className="text-sm font-semibold">
+          Who approves what
+        </h3>
         <p className={help}>
-          A request goes to the first rule (top to bottom) whose every filled-in condition matches; without a matching rule any owner decides. Routing changes who is asked, not which
-          tools are available, so it changes no cell in the matrix.
+          A request goes to the first rule (top to bottom) whose every filled-in condition matches; without a matching
+          rule any owner decides. Routing changes who is asked, not which tools are available, so it changes no cell in
+          the matrix.
         </p>
         {rules.map((rule, index) => (
           <RuleEditor
@@ -149,7 +267,12 @@ export function AskRoutingForm({ document, onChange }: { document: PolicyDocumen
             index={index}
             onChange={(r) => setRules(rules.map((x, i) => (i === index ? r : x)))}
             onRemove={() => setRules(rules.filter((_, i) => i !== index))}
-            {...(index > 0 ? { onUp: () => setRules(rules.map((x, i) => (i === index - 1 ? rule : i === index ? rules[index - 1]! : x))) } : {})}
+            {...(index > 0
+              ? {
+                  onUp: () =>
+                    setRules(rules.map((x, i) => (i === index - 1 ? rule : i === index ? rules[index - 1]! : x))),
+                }
+              : {})}
           />
         ))}
         <RuleEditor rules={rules} index={rules.length} onChange={(r) => setRules([...rules, r])} />

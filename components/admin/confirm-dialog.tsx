@@ -4,7 +4,13 @@
 // so Enter alone never confirms.
 import { useEffect, useRef, type ReactNode } from "react";
 
-export type Confirmation = { title: string; body: ReactNode; confirmLabel: string; danger?: boolean; onConfirm: () => void };
+export type Confirmation = {
+  title: string;
+  body: ReactNode;
+  confirmLabel: string;
+  danger?: boolean;
+  onConfirm: () => void;
+};
 
 export function ConfirmDialog({ question, onClose }: { question: Confirmation | null; onClose: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
@@ -28,10 +34,17 @@ export function ConfirmDialog({ question, onClose }: { question: Confirmation | 
     >
       {question ? (
         <div className="space-y-3">
-          <h2 id="confirm-title" className="text-lg font-semibold">{question.title}</h2>
+          <h2 id="confirm-title" className="text-lg font-semibold">
+            {question.title}
+          </h2>
           <div className="text-sm">{question.body}</div>
           <div className="flex justify-end gap-2">
-            <button ref={cancel} type="button" onClick={onClose} className="rounded-md border border-slate-400 px-3 py-1.5 text-sm dark:border-slate-600">
+            <button
+              ref={cancel}
+              type="button"
+              onClick={onClose}
+              className="rounded-md border border-slate-400 px-3 py-1.5 text-sm dark:border-slate-600"
+            >
               Cancel
             </button>
             <button

@@ -5,7 +5,17 @@ import { leftOutNote, type LeftOut } from "@/lib/admin/matrix-contexts";
 import type { MatrixContextInput } from "@/lib/admin/schemas";
 import type { ContextFlips } from "./use-context-flips";
 
-export function ContextFlipList({ rows, testId, hideUnchanged = false, onPick }: { rows: ContextFlips[]; testId: string; hideUnchanged?: boolean; onPick?: (context: MatrixContextInput) => void }) {
+export function ContextFlipList({
+  rows,
+  testId,
+  hideUnchanged = false,
+  onPick,
+}: {
+  rows: ContextFlips[];
+  testId: string;
+  hideUnchanged?: boolean;
+  onPick?: (context: MatrixContextInput) => void;
+}) {
   const shown = hideUnchanged ? rows.filter((r) => r.error || (r.flips?.length ?? 0) > 0) : rows;
   if (shown.length === 0) return null;
   return (
@@ -13,7 +23,12 @@ export function ContextFlipList({ rows, testId, hideUnchanged = false, onPick }:
       {shown.map(({ label, context, flips, error }) => (
         <li key={label}>
           {onPick && (flips?.length ?? 0) > 0 && (
-            <button type="button" className="mr-2 rounded border border-slate-300 px-1.5 text-xs dark:border-slate-700" aria-label={`Show ${label} in the matrix`} onClick={() => onPick(context)}>
+            <button
+              type="button"
+              className="mr-2 rounded border border-slate-300 px-1.5 text-xs dark:border-slate-700"
+              aria-label={`Show ${label} in the matrix`}
+              onClick={() => onPick(context)}
+            >
               Show
             </button>
           )}
@@ -29,7 +44,11 @@ export function ContextFlipList({ rows, testId, hideUnchanged = false, onPick }:
               {flips.length} cell{flips.length === 1 ? "" : "s"} change{flips.length === 1 ? "s" : ""}
               <span className="text-xs">
                 {" "}
-                — {flips.slice(0, 12).map((f) => `${f.tool} in ${f.mode}: ${CELL_LABELS[f.from]} → ${CELL_LABELS[f.to]}`).join("; ")}
+                —{" "}
+                {flips
+                  .slice(0, 12)
+                  .map((f) => `${f.tool} in ${f.mode}: ${CELL_LABELS[f.from]} → ${CELL_LABELS[f.to]}`)
+                  .join("; ")}
                 {flips.length > 12 ? "; …" : ""}
               </span>
             </>

@@ -34,11 +34,20 @@ export function ContextPicker({
     onChange(next as MatrixContextInput);
   };
   return (
-    <fieldset className="flex flex-wrap items-end gap-3 rounded-lg border border-slate-200 p-3 dark:border-slate-800" aria-label="Context of the matrix">
+    <fieldset
+      className="flex flex-wrap items-end gap-3 rounded-lg border border-slate-200 p-3 dark:border-slate-800"
+      aria-label="Context of the matrix"
+    >
       <legend className="px-1 text-sm font-semibold">Context</legend>
       <label className="flex flex-col text-xs">
         Role
-        <select className={field} value={role} onChange={(e) => set({ roles: [...ROLE_SETS[e.target.value as keyof typeof ROLE_SETS]], senderId: undefined })}>
+        <select
+          className={field}
+          value={role}
+          onChange={(e) =>
+            set({ roles: [...ROLE_SETS[e.target.value as keyof typeof ROLE_SETS]], senderId: undefined })
+          }
+        >
           <option value="member">member</option>
           <option value="owner">owner (+member)</option>
           <option value="admin">admin (+owner, member)</option>
@@ -58,19 +67,31 @@ export function ContextPicker({
       </label>
       <label className="flex flex-col text-xs">
         Agent
-        <select className={field} value={value.agentId ?? ""} onChange={(e) => set({ agentId: e.target.value || undefined })}>
+        <select
+          className={field}
+          value={value.agentId ?? ""}
+          onChange={(e) => set({ agentId: e.target.value || undefined })}
+        >
           <option value="">none</option>
           {agents.map((id) => (
-            <option key={id} value={id}>{id}</option>
+            <option key={id} value={id}>
+              {id}
+            </option>
           ))}
         </select>
       </label>
       <label className="flex flex-col text-xs">
         Team
-        <select className={field} value={value.teamIds?.[0] ?? ""} onChange={(e) => set({ teamIds: e.target.value ? [e.target.value] : undefined })}>
+        <select
+          className={field}
+          value={value.teamIds?.[0] ?? ""}
+          onChange={(e) => set({ teamIds: e.target.value ? [e.target.value] : undefined })}
+        >
           <option value="">none</option>
           {teams.map((id) => (
-            <option key={id} value={id}>{id}</option>
+            <option key={id} value={id}>
+              {id}
+            </option>
           ))}
         </select>
       </label>
@@ -81,17 +102,31 @@ export function ContextPicker({
           value={value.senderId ?? ""}
           onChange={(e) => {
             const user = users.find((u) => u.id === e.target.value);
-            set(user ? { roles: [...user.roles], teamIds: user.teamIds.length ? [...user.teamIds] : undefined, senderId: user.id } : { senderId: undefined });
+            set(
+              user
+                ? {
+                    roles: [...user.roles],
+                    teamIds: user.teamIds.length ? [...user.teamIds] : undefined,
+                    senderId: user.id,
+                  }
+                : { senderId: undefined },
+            );
           }}
         >
           <option value="">anyone with the role</option>
           {users.map((u) => (
-            <option key={u.id} value={u.id}>{u.email}</option>
+            <option key={u.id} value={u.id}>
+              {u.email}
+            </option>
           ))}
         </select>
       </label>
       <label className="flex items-center gap-1 text-xs">
-        <input type="checkbox" checked={value.sandboxed === true} onChange={(e) => set({ sandboxed: e.target.checked || undefined })} />
+        <input
+          type="checkbox"
+          checked={value.sandboxed === true}
+          onChange={(e) => set({ sandboxed: e.target.checked || undefined })}
+        />
         Sandboxed
       </label>
       <label className="flex flex-col text-xs">
@@ -108,4 +143,3 @@ export function ContextPicker({
     </fieldset>
   );
 }
-

@@ -24,7 +24,11 @@ const time = (iso: string | null) => (iso ? new Date(iso).toISOString().replace(
 
 export function DeliveryLog({ deliveries }: { deliveries: DeliveryRow[] }) {
   if (deliveries.length === 0) {
-    return <p className="text-sm text-slate-600 dark:text-slate-400">Nothing sent yet. Set APPROVAL_WEBHOOK_URL and APPROVAL_WEBHOOK_SECRET, or SMTP_URL, to notify owners.</p>;
+    return (
+      <p className="text-sm text-slate-600 dark:text-slate-400">
+        Nothing sent yet. Set APPROVAL_WEBHOOK_URL and APPROVAL_WEBHOOK_SECRET, or SMTP_URL, to notify owners.
+      </p>
+    );
   }
   return (
     <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
@@ -47,9 +51,15 @@ export function DeliveryLog({ deliveries }: { deliveries: DeliveryRow[] }) {
               <td className="px-3 py-1.5">{d.channel}</td>
               <td className="break-all px-3 py-1.5">{d.to ?? "—"}</td>
               <td className="px-3 py-1.5">
-                <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${STATUS_STYLE[d.status] ?? ""}`}>{d.status}</span>
-                {d.status === "sent" && d.sentAt ? <span className="ml-2 text-xs text-slate-600 dark:text-slate-400">{time(d.sentAt)}</span> : null}
-                {d.status === "pending" && d.nextAttemptAt ? <span className="ml-2 text-xs text-slate-600 dark:text-slate-400">next {time(d.nextAttemptAt)}</span> : null}
+                <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${STATUS_STYLE[d.status] ?? ""}`}>
+                  {d.status}
+                </span>
+                {d.status === "sent" && d.sentAt ? (
+                  <span className="ml-2 text-xs text-slate-600 dark:text-slate-400">{time(d.sentAt)}</span>
+                ) : null}
+                {d.status === "pending" && d.nextAttemptAt ? (
+                  <span className="ml-2 text-xs text-slate-600 dark:text-slate-400">next {time(d.nextAttemptAt)}</span>
+                ) : null}
               </td>
               <td className="px-3 py-1.5">{d.attempts}</td>
               <td className="px-3 py-1.5">{d.lastError ?? (d.lastStatus ? `HTTP ${d.lastStatus}` : "")}</td>

@@ -27,7 +27,9 @@ export function DraftContextFlips({
   const { contexts, leftOut } = useMemo((): { contexts: LabeledContext[]; leftOut?: LeftOut } => {
     if (!draft) return { contexts: [] };
     const before = parsePolicyDocument(saved);
-    const plan = before.ok ? previewPlan({ before: before.document, after: draft, base, limit: 9 }) : { contexts: [base] };
+    const plan = before.ok
+      ? previewPlan({ before: before.document, after: draft, base, limit: 9 })
+      : { contexts: [base] };
     return { ...plan, contexts: includeBase ? plan.contexts : plan.contexts.slice(1) };
   }, [saved, draft, base, includeBase]);
   const { rows, pending } = useContextFlips(contexts, draft);
@@ -49,7 +51,12 @@ export function DraftContextFlips({
         ? `No other context changes (checked ${contexts.length}: each agent and team the draft names).`
         : "The draft also changes, with an agent or in a team:";
   return (
-    <div className="space-y-1 rounded-md border border-violet-300 p-2 text-sm dark:border-violet-800" data-testid={testId} role="status" aria-live="polite">
+    <div
+      className="space-y-1 rounded-md border border-violet-300 p-2 text-sm dark:border-violet-800"
+      data-testid={testId}
+      role="status"
+      aria-live="polite"
+    >
       <p className="font-medium">{summary}</p>
       <ContextFlipList rows={rows} testId={`${testId}-list`} hideUnchanged {...(onPick ? { onPick } : {})} />
       <LeftOutNote leftOut={leftOut} testId={`${testId}-left-out`} />

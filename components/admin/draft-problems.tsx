@@ -7,14 +7,20 @@ export function DraftProblems({ draft }: { draft: DraftState }) {
   const warnings = draft.check?.warnings ?? [];
   const unknownDenies = draft.check?.unknownDenies ?? [];
   if (!draft.jsonError && issues.length === 0 && warnings.length === 0 && unknownDenies.length === 0) {
-    return <p className="text-sm text-emerald-700 dark:text-emerald-300" role="status">✓ The draft is valid.</p>;
+    return (
+      <p className="text-sm text-emerald-700 dark:text-emerald-300" role="status">
+        ✓ The draft is valid.
+      </p>
+    );
   }
   return (
     <div className="space-y-2 text-sm" role="status" aria-live="polite">
       {draft.jsonError && <p className="text-rose-700 dark:text-rose-300">✕ Not valid JSON: {draft.jsonError}</p>}
       {issues.length > 0 && (
         <div>
-          <p className="font-semibold text-rose-700 dark:text-rose-300">✕ {issues.length} problem{issues.length === 1 ? "" : "s"} to fix before saving</p>
+          <p className="font-semibold text-rose-700 dark:text-rose-300">
+            ✕ {issues.length} problem{issues.length === 1 ? "" : "s"} to fix before saving
+          </p>
           <ul className="ml-5 list-disc" data-testid="draft-issues">
             {issues.map((issue) => (
               <li key={`${issue.path}|${issue.message}`}>
@@ -27,7 +33,8 @@ export function DraftProblems({ draft }: { draft: DraftState }) {
       {unknownDenies.length > 0 && (
         <div>
           <p className="font-semibold text-rose-700 dark:text-rose-300">
-            ✕ {unknownDenies.length} deny list{unknownDenies.length === 1 ? "" : "s"} name{unknownDenies.length === 1 ? "s" : ""} nothing: fix the name, or save anyway
+            ✕ {unknownDenies.length} deny list{unknownDenies.length === 1 ? "" : "s"} name
+            {unknownDenies.length === 1 ? "s" : ""} nothing: fix the name, or save anyway
           </p>
           <ul className="ml-5 list-disc" data-testid="draft-deny-errors">
             {unknownDenies.map((d) => (
@@ -40,7 +47,9 @@ export function DraftProblems({ draft }: { draft: DraftState }) {
       )}
       {warnings.length > 0 && (
         <div>
-          <p className="font-semibold text-amber-800 dark:text-amber-300">⚠ {warnings.length} warning{warnings.length === 1 ? "" : "s"}</p>
+          <p className="font-semibold text-amber-800 dark:text-amber-300">
+            ⚠ {warnings.length} warning{warnings.length === 1 ? "" : "s"}
+          </p>
           <ul className="ml-5 list-disc" data-testid="draft-warnings">
             {warnings.map((w) => (
               <li key={`${w.code}|${w.source}|${w.message}`}>

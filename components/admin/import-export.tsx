@@ -13,9 +13,23 @@ import { ContextFlipList, LeftOutNote } from "./context-flips";
 import { useContextFlips } from "./use-context-flips";
 import type { DraftState } from "./use-policy-draft";
 
-type Preview = { document: unknown; report: ImportReport; before?: PolicyDocument; contexts: LabeledContext[]; leftOut?: LeftOut };
+type Preview = {
+  document: unknown;
+  report: ImportReport;
+  before?: PolicyDocument;
+  contexts: LabeledContext[];
+  leftOut?: LeftOut;
+};
 
-export function ImportExport({ draft, baseContext, saved }: { draft: DraftState; baseContext: LabeledContext; saved: PolicyDocument }) {
+export function ImportExport({
+  draft,
+  baseContext,
+  saved,
+}: {
+  draft: DraftState;
+  baseContext: LabeledContext;
+  saved: PolicyDocument;
+}) {
   const [text, setText] = useState("");
   const [kind, setKind] = useState<"toolgate" | "openclaw">("openclaw");
   const [error, setError] = useState<string>();
@@ -36,9 +50,13 @@ export function ImportExport({ draft, baseContext, saved }: { draft: DraftState;
     setBusy(true);
     try {
       const base = draft.check?.document;
-      const result = await api<{ document: unknown; report: ImportReport }>("/api/policy/import", { body: { format: "openclaw", text, ...(base ? { base } : {}) } });
+      const result = await api<{ document: unknown; report: ImportReport }>("/api/policy/import", {
+        body: { format: "openclaw", text, ...(base ? { base } : {}) },
+      });
       const after = parsePolicyDocument(result.document);
-      const plan = after.ok ? previewPlan({ before: base ?? saved, after: after.document, base: baseContext, limit: 8 }) : { contexts: [baseContext] };
+      const plan = after.ok
+        ? previewPlan({ before: base ?? saved, after: after.document, base: baseContext, limit: 8 })
+        : { contexts: [baseContext] };
       setPreview({ ...result, ...(base ? { before: base } : {}), ...plan });
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
@@ -59,22 +77,33 @@ export function ImportExport({ draft, baseContext, saved }: { draft: DraftState;
 
   return (
     <div className="space-y-3">
-      <button type="button" onClick={doExport} className="rounded-md border border-slate-300 px-3 py-1.5 text-sm dark:border-slate-700">
+      <button
+        type="button"
+        onClick={doExport}
+        className="rounded-md border border-slate-300 px-3 py-1.5 text-sm dark:border-slate-700"
+      >
         Export the draft as JSON
       </button>
       <fieldset className="space-y-2">
         <legend className="text-sm font-semibold">Import into the draft</legend>
         <div className="flex gap-4 text-xs">
           <label className="flex items-center gap-1">
-            <input type="radio" name="import-kind" checked={kind === "openclaw"} onChange={() => setKind("openclaw")} /> OpenClaw config (openclaw.json, JSON5)
+            <input type="radio" name="import-kind" checked={kind === "openclaw"} onChange={() => setKind("openclaw")} />{" "}
+            OpenClaw config (openclaw.json, JSON5)
           </label>
           <label className="flex items-center gap-1">
-            <input type="radio" name="import-kind" checked={kind === "toolgate"} onChange={() => setKind("toolgate")} /> Toolgate policy document
+            <input type="radio" name="import-kind" checked={kind === "toolgate"} onChange={() => setKind("toolgate")} />{" "}
+            Toolgate policy document
           </label>
         </div>
         <label className="block text-xs">
           Text to import
-          <textarea value={text} onChange={(e) => setText(e.target.value)} className="mt-1 h-32 w-full rounded-md border border-slate-300 bg-white p-2 font-mono text-xs dark:border-slate-700 dark:bg-slate-900" placeholder="{ tools: { profile: 'coding', deny: ['exec'] }, // comments are fine }" />
+          <textarea
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            className="mt-1 h-32 w-full rounded-md border border-slate-300 bg-white p-2 font-mono text-xs dark:border-slate-700 dark:bg-slate-900"
+            placeholder="{ tools: { profile: 'coding', deny: ['exec'] }, // comments are fine }"
+          />
         </label>
         <label className="block text-xs">
           or a file
@@ -88,12 +117,30 @@ export function ImportExport({ draft, baseContext, saved }: { draft: DraftState;
             }}
           />
         </label>
-        <button type="button" onClick={doImport} disabled={!text.trim() || busy} className="rounded-md bg-slate-800 px-3 py-1.5 text-sm text-white disabled:opacity-50 dark:bg-slate-200 dark:text-slate-900">
+        <button
+          type="button"
+          onClick={doImport}
+          disabled={!text.trim() || busy}
+          className="rounded-md bg-slate-800 px-3 py-1.5 text-sm text-white disabled:opacity-50 dark:bg-slate-200 dark:text-slate-900"
+        >
           {kind === "openclaw" ? (busy ? "Mapping…" : "Preview the import") : "Import into the draft"}
         </button>
       </fieldset>
-      {error && <p role="alert" className="text-sm text-rose-700 dark:text-rose-300">✕ {error}</p>}
-      {preview && <ImportPreview preview={preview} onApply={() => { draft.setDocument(preview.document); setPreview(undefined); }} onDiscard={() => setPreview(undefined)} />}
+      {error && (
+        <p role="alert" className="text-sm text-rose-700 dark:text-rose-300">
+          ✕ {error}
+        </p>
+      )}
+      {preview && (
+        <ImportPreview
+          preview={preview}
+          onApply={() => {
+            draft.setDocument(preview.document);
+            setPreview(undefined);
+          }}
+          onDiscard={() => setPreview(undefined)}
+        />
+      )}
     </div>
   );
 }
@@ -102,23 +149,42 @@ function NoteList({ title, notes, testId }: { title: string; notes: ImportReport
   if (notes.length === 0) return null;
   return (
     <details open={testId !== "import-mapped"}>
-      <summary className="cursor-pointer font-semibold">{title} ({notes.length})</summary>
+      <summary className="cursor-pointer font-semibold">
+        {title} ({notes.length})
+      </summary>
       <ul className="ml-5 list-disc" data-testid={testId}>
         {notes.map((n, i) => (
-          <li key={`${n.path}-${i}`}><code className="font-mono">{n.path}</code>: {n.message}</li>
+          <li key={`${n.path}-${i}`}>
+            <code className="font-mono">{n.path}</code>: {n.message}
+          </li>
         ))}
       </ul>
     </details>
   );
 }
 
-function ImportPreview({ preview, onApply, onDiscard }: { preview: Preview; onApply: () => void; onDiscard: () => void }) {
+function ImportPreview({
+  preview,
+  onApply,
+  onDiscard,
+}: {
+  preview: Preview;
+  onApply: () => void;
+  onDiscard: () => void;
+}) {
   const { report } = preview;
   const flips = useContextFlips(preview.contexts, preview.document, preview.before);
   return (
-    <div role="status" className="space-y-2 rounded-md border border-slate-300 p-3 text-sm dark:border-slate-700" data-testid="import-preview">
+    <div
+      role="status"
+      className="space-y-2 rounded-md border border-slate-300 p-3 text-sm dark:border-slate-700"
+      data-testid="import-preview"
+    >
       <p className="font-semibold">Preview: merged into the current draft (nothing is saved yet)</p>
-      <p className="text-xs text-slate-600 dark:text-slate-400">Cells that change from the draft to the draft with this import, for the matrix&apos;s context and with each agent and team the import names:</p>
+      <p className="text-xs text-slate-600 dark:text-slate-400">
+        Cells that change from the draft to the draft with this import, for the matrix&apos;s context and with each
+        agent and team the import names:
+      </p>
       <ContextFlipList rows={flips.rows} testId="import-flips" />
       <LeftOutNote leftOut={preview.leftOut} testId="import-left-out" />
       <NoteList title="⚠ Not imported" notes={report.unmapped} testId="import-unmapped" />
@@ -126,8 +192,20 @@ function ImportPreview({ preview, onApply, onDiscard }: { preview: Preview; onAp
       <NoteList title="Tool names mapped or unknown" notes={report.names} testId="import-names" />
       <NoteList title="Imported" notes={report.mapped} testId="import-mapped" />
       <div className="flex gap-2">
-        <button type="button" onClick={onApply} className="rounded-md bg-slate-800 px-3 py-1.5 text-sm text-white dark:bg-slate-200 dark:text-slate-900">Apply to the draft</button>
-        <button type="button" onClick={onDiscard} className="rounded-md border border-slate-300 px-3 py-1.5 text-sm dark:border-slate-700">Discard</button>
+        <button
+          type="button"
+          onClick={onApply}
+          className="rounded-md bg-slate-800 px-3 py-1.5 text-sm text-white dark:bg-slate-200 dark:text-slate-900"
+        >
+          Apply to the draft
+        </button>
+        <button
+          type="button"
+          onClick={onDiscard}
+          className="rounded-md border border-slate-300 px-3 py-1.5 text-sm dark:border-slate-700"
+        >
+          Discard
+        </button>
       </div>
     </div>
   );

@@ -10,7 +10,21 @@ import { help, input, plainMessage } from "./field-controls";
  * into the record and `validate` checks it (the record's schema and its place in the document); the draft is
  * rewritten only with a valid record. A change of the record in the draft (JSON editor) resets the texts.
  */
-export function useItemForm<F extends Record<string, unknown>, V>({ value, toForm, build, validate, commit }: { value: V | undefined; toForm: (v: V | undefined) => F; build: (f: F) => unknown; validate: (input: unknown) => { ok: true; value: V } | { ok: false; issues: Array<{ path: string; message: string }> }; commit?: (v: V) => void }) {
+export function useItemForm<F extends Record<string, unknown>, V>({
+  value,
+  toForm,
+  build,
+  validate,
+  commit,
+}: {
+  value: V | undefined;
+  toForm: (v: V | undefined) => F;
+  build: (f: F) => unknown;
+  validate: (
+    input: unknown,
+  ) => { ok: true; value: V } | { ok: false; issues: Array<{ path: string; message: string }> };
+  commit?: (v: V) => void;
+}) {
   const key = JSON.stringify(value ?? null);
   const [state, setState] = useState({ form: toForm(value), seen: key });
   if (key !== state.seen) setState({ form: toForm(value), seen: key });
@@ -24,7 +38,8 @@ export function useItemForm<F extends Record<string, unknown>, V>({ value, toFor
     } else setState({ form, seen: state.seen });
   };
   const reset = () => setState({ form: toForm(value), seen: key });
-  const issueFor = (prefix: string) => (result.ok ? undefined : result.issues.find((i) => i.path === prefix || i.path.startsWith(`${prefix}.`))?.message);
+  const issueFor = (prefix: string) =>
+    result.ok ? undefined : result.issues.find((i) => i.path === prefix || i.path.startsWith(`${prefix}.`))?.message;
   return { form: state.form, set, reset, result, issueFor };
 }
 
@@ -34,14 +49,46 @@ export function issuesOfResult(result: { success: boolean; error?: z.ZodError })
 }
 
 /** A labelled input whose text belongs to a useItemForm; the record's issue for this field is shown under it. */
-export function ItemInput({ label, value, onChange, issue, description, className = "w-full", placeholder }: { label: string; value: string; onChange: (t: string) => void; issue?: string; description?: ReactNode; className?: string; placeholder?: string }) {
+export function ItemInput({
+  label,
+  value,
+  onChange,
+  issue,
+  description,
+  className = "w-full",
+  placeholder,
+}: {
+  label: string;
+  value: string;
+  onChange: (t: string) => void;
+  issue?: string;
+  description?: ReactNode;
+  className?: string;
+  placeholder?: string;
+}) {
   const id = useId();
   return (
     <div className="flex flex-col gap-0.5 text-xs">
-      <label htmlFor={id} className="font-medium">{label}</label>
-      <input id={id} className={`${input} ${className}`} value={value} placeholder={placeholder} aria-invalid={issue ? true : undefined} aria-describedby={`${id}-d ${id}-e`} onChange={(e) => onChange(e.target.value)} />
-      <span id={`${id}-e`} className="text-rose-700 dark:text-rose-300">{issue ? `✕ ${issue}` : ""}</span>
-      {description && <span id={`${id}-d`} className={help}>{description}</span>}
+      <label htmlFor={id} className="font-medium">
+        {label}
+      </label>
+      <input
+        id={id}
+        className={`${input} ${className}`}
+        value={value}
+        placeholder={placeholder}
+        aria-invalid={issue ? true : undefined}
+        aria-describedby={`${id}-d ${id}-e`}
+        onChange={(e) => onChange(e.target.value)}
+      />
+      <span id={`${id}-e`} className="text-rose-700 dark:text-rose-300">
+        {issue ? `✕ ${issue}` : ""}
+      </span>
+      {description && (
+        <span id={`${id}-d`} className={help}>
+          {description}
+        </span>
+      )}
     </div>
   );
 }

@@ -21,7 +21,8 @@ function propertyName(state: EditorState, property: SyntaxNode): string | undefi
 
 function valueOf(property: SyntaxNode): SyntaxNode | null {
   let child = property.lastChild;
-  while (child && (child.name === "PropertyName" || child.name === ":" || child.type.isError)) child = child.prevSibling;
+  while (child && (child.name === "PropertyName" || child.name === ":" || child.type.isError))
+    child = child.prevSibling;
   return child && child.name !== "PropertyName" ? child : null;
 }
 
@@ -50,7 +51,8 @@ export function locatePath(state: EditorState, path: string): TextRange | undefi
       const index = Number(head);
       if (!Number.isInteger(index)) break;
       const items: SyntaxNode[] = [];
-      for (let c = node.firstChild; c; c = c.nextSibling) if (!["[", "]", ","].includes(c.name) && !c.type.isError) items.push(c);
+      for (let c = node.firstChild; c; c = c.nextSibling)
+        if (!["[", "]", ","].includes(c.name) && !c.type.isError) items.push(c);
       const item = items[index];
       if (!item) break;
       found = { from: item.from, to: item.to };
@@ -58,5 +60,10 @@ export function locatePath(state: EditorState, path: string): TextRange | undefi
       node = item;
     } else break;
   }
-  return found ?? (top.firstChild ? { from: top.firstChild.from, to: Math.min(top.firstChild.from + 1, state.doc.length) } : undefined);
+  return (
+    found ??
+    (top.firstChild
+      ? { from: top.firstChild.from, to: Math.min(top.firstChild.from + 1, state.doc.length) }
+      : undefined)
+  );
 }

@@ -3,10 +3,23 @@
 import { useState } from "react";
 
 export function parseList(text: string): string[] {
-  return text.split(/[,\n]/).map((s) => s.trim()).filter(Boolean);
+  return text
+    .split(/[,\n]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
-export function ListInput({ label, value, onCommit, help }: { label: string; value: readonly string[] | undefined; onCommit: (list: string[] | undefined) => void; help?: string }) {
+export function ListInput({
+  label,
+  value,
+  onCommit,
+  help,
+}: {
+  label: string;
+  value: readonly string[] | undefined;
+  onCommit: (list: string[] | undefined) => void;
+  help?: string;
+}) {
   const joined = (value ?? []).join(", ");
   const [text, setText] = useState(joined);
   const [lastJoined, setLastJoined] = useState(joined);

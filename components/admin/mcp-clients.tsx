@@ -14,20 +14,39 @@ const STATUS_STYLE: Record<ConnectedClient["status"], string> = {
 const when = (iso: string) => new Date(iso).toLocaleString();
 
 export function McpClientsAdmin() {
-  const clients = useQuery({ queryKey: ["mcp-clients"], queryFn: () => api<{ clients: ConnectedClient[] }>("/api/mcp/clients"), refetchInterval: 5000 });
+  const clients = useQuery({
+    queryKey: ["mcp-clients"],
+    queryFn: () => api<{ clients: ConnectedClient[] }>("/api/mcp/clients"),
+    refetchInterval: 5000,
+  });
   if (clients.isLoading) return <p className="text-sm text-slate-600 dark:text-slate-400">Loading…</p>;
-  if (clients.error) return <p role="alert" className="text-sm text-rose-700 dark:text-rose-300">✕ {clients.error.message}</p>;
+  if (clients.error)
+    return (
+      <p role="alert" className="text-sm text-rose-700 dark:text-rose-300">
+        ✕ {clients.error.message}
+      </p>
+    );
   const list = clients.data?.clients ?? [];
-  if (list.length === 0) return <p className="text-sm">No outside client has used the gateway (<code>/mcp</code>) yet.</p>;
+  if (list.length === 0)
+    return (
+      <p className="text-sm">
+        No outside client has used the gateway (<code>/mcp</code>) yet.
+      </p>
+    );
   return (
     <ul className="space-y-3" data-testid="mcp-clients">
       {list.map((client) => (
-        <li key={client.key} className="min-w-0 space-y-2 rounded-md border border-slate-200 p-3 dark:border-slate-800" data-testid="mcp-client">
+        <li
+          key={client.key}
+          className="min-w-0 space-y-2 rounded-md border border-slate-200 p-3 dark:border-slate-800"
+          data-testid="mcp-client"
+        >
           <div className="flex flex-wrap items-center gap-2">
             <h3 className="break-all text-sm font-semibold">{client.name}</h3>
             <span className={`rounded px-1.5 py-0.5 text-xs ${STATUS_STYLE[client.status]}`}>{client.status}</span>
             <span className="min-w-0 break-words text-xs text-slate-600 dark:text-slate-400">
-              {client.kind === "token" ? "token" : "OAuth client"} <code>{client.label}</code> · {client.user.email ?? client.user.id} · mode {client.mode}
+              {client.kind === "token" ? "token" : "OAuth client"} <code>{client.label}</code> ·{" "}
+              {client.user.email ?? client.user.id} · mode {client.mode}
               {client.agentId ? ` · agent ${client.agentId}` : ""} · last seen {when(client.lastSeenAt)}
             </span>
           </div>
@@ -38,9 +57,15 @@ export function McpClientsAdmin() {
               <caption className="sr-only">Latest calls of {client.name}</caption>
               <thead>
                 <tr className="text-slate-600 dark:text-slate-400">
-                  <th scope="col" className="w-1/2 font-medium">Tool</th>
-                  <th scope="col" className="font-medium">Outcome</th>
-                  <th scope="col" className="font-medium">When</th>
+                  <th scope="col" className="w-1/2 font-medium">
+                    Tool
+                  </th>
+                  <th scope="col" className="font-medium">
+                    Outcome
+                  </th>
+                  <th scope="col" className="font-medium">
+                    When
+                  </th>
                 </tr>
               </thead>
               <tbody>

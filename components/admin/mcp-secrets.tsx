@@ -17,7 +17,23 @@ const WORDS: Record<Kind, { title: string; one: string; none: string }> = {
 };
 
 /** A stored entry's row: its name (renaming asks for the value again), a value field that only replaces, Remove. */
-function SecretRow({ kind, server, name, value, taken, onSet, onRemove }: { kind: Kind; server: string; name: string; value: string; taken: readonly string[]; onSet: (name: string, value: string) => void; onRemove: () => void }) {
+function SecretRow({
+  kind,
+  server,
+  name,
+  value,
+  taken,
+  onSet,
+  onRemove,
+}: {
+  kind: Kind;
+  server: string;
+  name: string;
+  value: string;
+  taken: readonly string[];
+  onSet: (name: string, value: string) => void;
+  onRemove: () => void;
+}) {
   const id = useId();
   const stored = value === SECRET_MASK;
   // Cleared again after typing: the stored value is kept, as if nothing had been typed.
@@ -26,7 +42,11 @@ function SecretRow({ kind, server, name, value, taken, onSet, onRemove }: { kind
   const [newValue, setNewValue] = useState(stored ? "" : value);
   const renamed = newName.trim() !== name;
   const nameProblem = renamed ? secretNameProblem(newName, { kind, taken }) : undefined;
-  const problem = nameProblem ?? (renamed && wasStored && newValue === "" ? `type the value again to rename it (the stored value stays under ${name} until then)` : undefined);
+  const problem =
+    nameProblem ??
+    (renamed && wasStored && newValue === ""
+      ? `type the value again to rename it (the stored value stays under ${name} until then)`
+      : undefined);
   const apply = (nextName: string, nextValue: string) => {
     const renaming = nextName.trim() !== name;
     if (renaming && secretNameProblem(nextName, { kind, taken })) return;
@@ -37,10 +57,17 @@ function SecretRow({ kind, server, name, value, taken, onSet, onRemove }: { kind
     onSet(nextName.trim(), nextValue);
   };
   return (
-    <li className="grid items-start gap-2 border-t border-slate-100 pt-2 sm:grid-cols-[12rem_1fr_auto] dark:border-slate-800" data-testid={`mcp-secret-${server}-${name}`}>
+    <li
+      className="grid items-start gap-2 border-t border-slate-100 pt-2 sm:grid-cols-[12rem_1fr_auto] dark:border-slate-800"
+      data-testid={`mcp-secret-${server}-${name}`}
+    >
       <div className="flex flex-col gap-0.5 text-xs">
         <label htmlFor={`${id}-n`} className="font-medium">
-          Name<span className="sr-only"> of the {WORDS[kind].one} {name}</span>
+          Name
+          <span className="sr-only">
+            {" "}
+            of the {WORDS[kind].one} {name}
+          </span>
         </label>
         <input
           id={`${id}-n`}
@@ -54,7 +81,12 @@ function SecretRow({ kind, server, name, value, taken, onSet, onRemove }: { kind
       </div>
       <div className="flex flex-col gap-0.5 text-xs">
         <label htmlFor={`${id}-v`} className="font-medium">
-          Value of {name}: {stored ? <span className="font-semibold text-emerald-800 dark:text-emerald-300">set</span> : "new, saved with the policy"}
+          Value of {name}:{" "}
+          {stored ? (
+            <span className="font-semibold text-emerald-800 dark:text-emerald-300">set</span>
+          ) : (
+            "new, saved with the policy"
+          )}
         </label>
         <input
           id={`${id}-v`}
@@ -69,7 +101,9 @@ function SecretRow({ kind, server, name, value, taken, onSet, onRemove }: { kind
           }}
           onBlur={() => apply(newName, newValue)}
         />
-        <span id={`${id}-e`} className="text-rose-700 dark:text-rose-300">{problem ? `✕ ${problem}` : ""}</span>
+        <span id={`${id}-e`} className="text-rose-700 dark:text-rose-300">
+          {problem ? `✕ ${problem}` : ""}
+        </span>
       </div>
       <button type="button" className={`${button} self-center`} onClick={onRemove}>
         Remove {name}
@@ -78,7 +112,15 @@ function SecretRow({ kind, server, name, value, taken, onSet, onRemove }: { kind
   );
 }
 
-function AddSecret({ kind, taken, onAdd }: { kind: Kind; taken: readonly string[]; onAdd: (name: string, value: string) => void }) {
+function AddSecret({
+  kind,
+  taken,
+  onAdd,
+}: {
+  kind: Kind;
+  taken: readonly string[];
+  onAdd: (name: string, value: string) => void;
+}) {
   const id = useId();
   const [name, setName] = useState("");
   const [value, setValue] = useState("");
@@ -93,28 +135,60 @@ function AddSecret({ kind, taken, onAdd }: { kind: Kind; taken: readonly string[
   return (
     <div className="flex flex-wrap items-end gap-2 text-xs">
       <div className="flex flex-col gap-0.5">
-        <label htmlFor={`${id}-n`} className="font-medium">New {WORDS[kind].one} name</label>
-        <input id={`${id}-n`} className={`${input} w-48 font-mono`} value={name} aria-invalid={problem ? true : undefined} aria-describedby={`${id}-e`} onChange={(e) => setName(e.target.value)} />
+        <label htmlFor={`${id}-n`} className="font-medium">
+          New {WORDS[kind].one} name
+        </label>
+        <input
+          id={`${id}-n`}
+          className={`${input} w-48 font-mono`}
+          value={name}
+          aria-invalid={problem ? true : undefined}
+          aria-describedby={`${id}-e`}
+          onChange={(e) => setName(e.target.value)}
+        />
       </div>
       <div className="flex flex-col gap-0.5">
-        <label htmlFor={`${id}-v`} className="font-medium">Its value</label>
-        <input id={`${id}-v`} type="password" autoComplete="new-password" className={`${input} w-48 font-mono`} value={value} onChange={(e) => setValue(e.target.value)} onKeyDown={(e) => e.key === "Enter" && (e.preventDefault(), add())} />
+        <label htmlFor={`${id}-v`} className="font-medium">
+          Its value
+        </label>
+        <input
+          id={`${id}-v`}
+          type="password"
+          autoComplete="new-password"
+          className={`${input} w-48 font-mono`}
+          value={value}
+          onChange={(e) => setValue(e.target.value)}
+          onKeyDown={(e) => e.key === "Enter" && (e.preventDefault(), add())}
+        />
       </div>
       <button type="button" className={button} disabled={!ok} onClick={add}>
         Add {WORDS[kind].one}
       </button>
-      <span id={`${id}-e`} className="text-rose-700 dark:text-rose-300">{problem ? `✕ ${problem}` : ""}</span>
+      <span id={`${id}-e`} className="text-rose-700 dark:text-rose-300">
+        {problem ? `✕ ${problem}` : ""}
+      </span>
     </div>
   );
 }
 
 /** The entries of one server; `onChange` gets undefined when the last one is removed. */
-export function McpSecrets({ kind, server, entries, onChange }: { kind: Kind; server: string; entries: Entries | undefined; onChange: (next: Entries | undefined) => void }) {
+export function McpSecrets({
+  kind,
+  server,
+  entries,
+  onChange,
+}: {
+  kind: Kind;
+  server: string;
+  entries: Entries | undefined;
+  onChange: (next: Entries | undefined) => void;
+}) {
   const current = entries ?? {};
   const names = Object.keys(current);
   const write = (next: Entries) => onChange(Object.keys(next).length > 0 ? next : undefined);
   // A rename keeps the entry's place, so the list does not jump while you edit it.
-  const replace = (old: string, name: string, value: string) => write(Object.fromEntries(Object.entries(current).map(([n, v]) => (n === old ? [name, value] : [n, v]))));
+  const replace = (old: string, name: string, value: string) =>
+    write(Object.fromEntries(Object.entries(current).map(([n, v]) => (n === old ? [name, value] : [n, v]))));
   return (
     <fieldset className="space-y-2" data-testid={`mcp-secrets-${server}`}>
       <legend className="text-xs font-medium">{WORDS[kind].title}</legend>

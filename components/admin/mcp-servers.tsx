@@ -20,31 +20,58 @@ const STATE_STYLE: Record<McpServerStatus["state"], string> = {
 
 export function McpServersAdmin() {
   const client = useQueryClient();
-  const servers = useQuery({ queryKey: ["mcp-servers"], queryFn: () => api<{ servers: ServerView[] }>("/api/mcp/servers"), refetchInterval: 3000 });
+  const servers = useQuery({
+    queryKey: ["mcp-servers"],
+    queryFn: () => api<{ servers: ServerView[] }>("/api/mcp/servers"),
+    refetchInterval: 3000,
+  });
   const reconnect = useMutation({
-    mutationFn: (id: string) => api<{ server: McpServerStatus }>(`/api/mcp/servers/${encodeURIComponent(id)}/reconnect`, { method: "POST" }),
-    onSettled: () => refetchAfterWrite(client, { predicate: (q) => ["mcp-servers", "policy-tools"].includes(String(q.queryKey[0])) }),
+    mutationFn: (id: string) =>
+      api<{ server: McpServerStatus }>(`/api/mcp/servers/${encodeURIComponent(id)}/reconnect`, { method: "POST" }),
+    onSettled: () =>
+      refetchAfterWrite(client, { predicate: (q) => ["mcp-servers", "policy-tools"].includes(String(q.queryKey[0])) }),
   });
 
   const accept = useMutation({
     mutationFn: ({ server, change }: { server: string; change: PendingToolChange }) =>
-      api<{ server: McpServerStatus }>(`/api/mcp/servers/${encodeURIComponent(server)}/tools/accept`, { method: "POST", body: { tool: change.tool, hash: change.hash } }),
-    onSettled: () => refetchAfterWrite(client, { predicate: (q) => ["mcp-servers", "policy-tools"].includes(String(q.queryKey[0])) }),
+      api<{ server: McpServerStatus }>(`/api/mcp/servers/${encodeURIComponent(server)}/tools/accept`, {
+        method: "POST",
+        body: { tool: change.tool, hash: change.hash },
+      }),
+    onSettled: () =>
+      refetchAfterWrite(client, { predicate: (q) => ["mcp-servers", "policy-tools"].includes(String(q.queryKey[0])) }),
   });
 
   if (servers.isLoading) return <p className="text-sm text-slate-600 dark:text-slate-400">Loading…</p>;
-  if (servers.error) return <p role="alert" className="text-sm text-rose-700">✕ {servers.error.message}</p>;
+  if (servers.error)
+    return (
+      <p role="alert" className="text-sm text-rose-700">
+        ✕ {servers.error.message}
+      </p>
+    );
   const list = servers.data?.servers ?? [];
-  if (list.length === 0) return <p className="text-sm">No MCP servers are configured. Add one in the policy editor: Sandbox, approvals, MCP → MCP servers.</p>;
+  if (list.length === 0)
+    return (
+      <p className="text-sm">
+        No MCP servers are configured. Add one in the policy editor: Sandbox, approvals, MCP → MCP servers.
+      </p>
+    );
   return (
     <ul className="space-y-3" data-testid="mcp-servers">
       {list.map((server) => (
-        <li key={server.id} className="space-y-2 rounded-md border border-slate-200 p-3 dark:border-slate-800" data-testid={`mcp-server-${server.id}`}>
+        <li
+          key={server.id}
+          className="space-y-2 rounded-md border border-slate-200 p-3 dark:border-slate-800"
+          data-testid={`mcp-server-${server.id}`}
+        >
           <div className="flex flex-wrap items-center gap-2">
             <h2 className="font-mono text-sm font-semibold">{server.id}</h2>
-            <span className={`rounded px-1.5 py-0.5 text-xs ${STATE_STYLE[server.state]}`} data-testid="mcp-state">{server.state}</span>
+            <span className={`rounded px-1.5 py-0.5 text-xs ${STATE_STYLE[server.state]}`} data-testid="mcp-state">
+              {server.state}
+            </span>
             <span className="text-xs text-slate-600 dark:text-slate-400">
-              {server.transport} · timeout {server.timeoutMs / 1000} s · modes {server.allowedModes.join(", ") || "none"}
+              {server.transport} · timeout {server.timeoutMs / 1000} s · modes{" "}
+              {server.allowedModes.join(", ") || "none"}
               {server.lastReadyAt ? ` · last ready ${new Date(server.lastReadyAt).toLocaleTimeString()}` : ""}
               {server.nextAttemptAt ? ` · next attempt ${new Date(server.nextAttemptAt).toLocaleTimeString()}` : ""}
             </span>
@@ -54,10 +81,16 @@ export function McpServersAdmin() {
               disabled={server.state === "disabled" || (reconnect.isPending && reconnect.variables === server.id)}
               onClick={() => reconnect.mutate(server.id)}
             >
-              {reconnect.isPending && reconnect.variables === server.id ? "Reconnecting…" : "Reconnect and refresh tools"}
+              {reconnect.isPending && reconnect.variables === server.id
+                ? "Reconnecting…"
+                : "Reconnect and refresh tools"}
             </button>
           </div>
-          {server.state === "disabled" && <p className="text-xs">Not contacted: switch it on in the policy editor (Sandbox, approvals, MCP → MCP servers → “On”).</p>}
+          {server.state === "disabled" && (
+            <p className="text-xs">
+              Not contacted: switch it on in the policy editor (Sandbox, approvals, MCP → MCP servers → “On”).
+            </p>
+          )}
           {server.lastError && (
             <p role="status" className="break-words text-xs text-rose-800 dark:text-rose-300">
               Last error: {server.lastError}
@@ -66,7 +99,12 @@ export function McpServersAdmin() {
           {server.stderrTail.trim() && (
             <details>
               <summary className="cursor-pointer text-xs">stderr (last {server.stderrTail.length} characters)</summary>
-              <pre className="max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-950 p-2 text-xs text-slate-100" data-testid="mcp-stderr">{server.stderrTail}</pre>
+              <pre
+                className="max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-950 p-2 text-xs text-slate-100"
+                data-testid="mcp-stderr"
+              >
+                {server.stderrTail}
+              </pre>
             </details>
           )}
           <McpToolChanges
@@ -99,8 +137,16 @@ export function McpServersAdmin() {
           )}
         </li>
       ))}
-      {reconnect.error && <li role="alert" className="text-sm text-rose-700">✕ {reconnect.error.message}</li>}
-      {accept.error && <li role="alert" className="text-sm text-rose-700">✕ {accept.error.message}</li>}
+      {reconnect.error && (
+        <li role="alert" className="text-sm text-rose-700">
+          ✕ {reconnect.error.message}
+        </li>
+      )}
+      {accept.error && (
+        <li role="alert" className="text-sm text-rose-700">
+          ✕ {accept.error.message}
+        </li>
+      )}
     </ul>
   );
 }

@@ -4,7 +4,8 @@
 // names the exact definition reviewed (its hash), so a change the server makes meanwhile is not accepted with it.
 import type { PendingToolChange } from "@/lib/tools/mcp/pins";
 
-const show = (value: unknown) => (value === undefined ? "(none)" : typeof value === "string" ? value : JSON.stringify(value, null, 2));
+const show = (value: unknown) =>
+  value === undefined ? "(none)" : typeof value === "string" ? value : JSON.stringify(value, null, 2);
 
 function part(definition: PendingToolChange["pinned"], key: string): unknown {
   if (key === "description") return definition.description;
@@ -12,10 +13,21 @@ function part(definition: PendingToolChange["pinned"], key: string): unknown {
   return (definition.annotations as Record<string, unknown> | undefined)?.[key.replace(/^annotations\./, "")];
 }
 
-export function McpToolChanges({ changes, accepting, onAccept }: { changes: PendingToolChange[]; accepting: string | null; onAccept: (change: PendingToolChange) => void }) {
+export function McpToolChanges({
+  changes,
+  accepting,
+  onAccept,
+}: {
+  changes: PendingToolChange[];
+  accepting: string | null;
+  onAccept: (change: PendingToolChange) => void;
+}) {
   if (changes.length === 0) return null;
   return (
-    <div className="space-y-2 rounded border border-amber-300 bg-amber-50 p-2 text-xs dark:border-amber-700 dark:bg-amber-950/40" data-testid="mcp-tool-changes">
+    <div
+      className="space-y-2 rounded border border-amber-300 bg-amber-50 p-2 text-xs dark:border-amber-700 dark:bg-amber-950/40"
+      data-testid="mcp-tool-changes"
+    >
       <p className="font-semibold">Changed by the server, held for review (the pinned definition is in use)</p>
       {changes.map((change) => (
         <div key={`${change.tool}:${change.hash}`} className="space-y-1" data-testid={`mcp-tool-change-${change.tool}`}>
@@ -36,10 +48,14 @@ export function McpToolChanges({ changes, accepting, onAccept }: { changes: Pend
                 <tr key={key} className="align-top">
                   <td className="break-all p-1 font-mono">{key}</td>
                   <td className="p-1">
-                    <pre className="max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-100 p-1 dark:bg-slate-900">{show(part(change.pinned, key))}</pre>
+                    <pre className="max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-100 p-1 dark:bg-slate-900">
+                      {show(part(change.pinned, key))}
+                    </pre>
                   </td>
                   <td className="p-1">
-                    <pre className="max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-amber-100 p-1 dark:bg-amber-900/40">{show(part(change.proposed, key))}</pre>
+                    <pre className="max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-amber-100 p-1 dark:bg-amber-900/40">
+                      {show(part(change.proposed, key))}
+                    </pre>
                   </td>
                 </tr>
               ))}

@@ -29,10 +29,17 @@ export function ModeGrants({ users, teams }: { users: AdminUser[]; teams: AdminT
     const modes = (grants[scope] as Record<string, ToolMode[] | undefined>)[key] ?? [];
     return (
       <tr key={`${scope}:${key}`} className="border-b border-slate-100 dark:border-slate-900">
-        <th scope="row" className="py-1 pr-4 text-left font-normal">{label}</th>
+        <th scope="row" className="py-1 pr-4 text-left font-normal">
+          {label}
+        </th>
         {TOOL_MODES.map((mode) => (
           <td key={mode} className="px-3">
-            <input type="checkbox" aria-label={`${label} may use ${mode}`} checked={modes.includes(mode)} onChange={(e) => toggle(scope, key, mode, e.target.checked)} />
+            <input
+              type="checkbox"
+              aria-label={`${label} may use ${mode}`}
+              checked={modes.includes(mode)}
+              onChange={(e) => toggle(scope, key, mode, e.target.checked)}
+            />
           </td>
         ))}
       </tr>
@@ -41,13 +48,24 @@ export function ModeGrants({ users, teams }: { users: AdminUser[]; teams: AdminT
   const error = save.error instanceof ApiError ? save.error : undefined;
   return (
     <section aria-labelledby="mode-grants" className="space-y-2">
-      <h2 id="mode-grants" className="text-lg font-semibold">Mode grants</h2>
-      <p className="text-sm text-slate-600 dark:text-slate-400">A person may switch a session to a mode granted to any of their roles, teams or to them; chat_safe is always allowed. Saved as a new policy version.</p>
+      <h2 id="mode-grants" className="text-lg font-semibold">
+        Mode grants
+      </h2>
+      <p className="text-sm text-slate-600 dark:text-slate-400">
+        A person may switch a session to a mode granted to any of their roles, teams or to them; chat_safe is always
+        allowed. Saved as a new policy version.
+      </p>
       <table className="text-sm">
         <thead>
           <tr className="border-b border-slate-200 dark:border-slate-800">
-            <th scope="col" className="pr-4 text-left">Who</th>
-            {TOOL_MODES.map((m) => <th key={m} scope="col" className="px-3 text-left">{m}</th>)}
+            <th scope="col" className="pr-4 text-left">
+              Who
+            </th>
+            {TOOL_MODES.map((m) => (
+              <th key={m} scope="col" className="px-3 text-left">
+                {m}
+              </th>
+            ))}
           </tr>
         </thead>
         <tbody>
@@ -60,14 +78,39 @@ export function ModeGrants({ users, teams }: { users: AdminUser[]; teams: AdminT
         <button
           type="button"
           disabled={!draft || save.isPending}
-          onClick={() => save.mutate({ baseVersion: policy.data.version, document: { ...policy.data.document, modeGrants: grants }, comment: "mode grants" }, { onSuccess: () => setDraft(undefined) })}
+          onClick={() =>
+            save.mutate(
+              {
+                baseVersion: policy.data.version,
+                document: { ...policy.data.document, modeGrants: grants },
+                comment: "mode grants",
+              },
+              { onSuccess: () => setDraft(undefined) },
+            )
+          }
           className="rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-50"
         >
           Save mode grants
         </button>
-        {draft && <button type="button" onClick={() => setDraft(undefined)} className="rounded-md border border-slate-300 px-3 py-1.5 text-sm dark:border-slate-700">Discard</button>}
-        {error && <p role="alert" className="text-sm text-rose-700 dark:text-rose-300">✕ {error.message}</p>}
-        {save.isSuccess && !draft && <p role="status" className="text-sm text-emerald-700 dark:text-emerald-300">✓ Saved as policy version {save.data.version}.</p>}
+        {draft && (
+          <button
+            type="button"
+            onClick={() => setDraft(undefined)}
+            className="rounded-md border border-slate-300 px-3 py-1.5 text-sm dark:border-slate-700"
+          >
+            Discard
+          </button>
+        )}
+        {error && (
+          <p role="alert" className="text-sm text-rose-700 dark:text-rose-300">
+            ✕ {error.message}
+          </p>
+        )}
+        {save.isSuccess && !draft && (
+          <p role="status" className="text-sm text-emerald-700 dark:text-emerald-300">
+            ✓ Saved as policy version {save.data.version}.
+          </p>
+        )}
       </div>
     </section>
   );

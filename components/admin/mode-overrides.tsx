@@ -3,12 +3,22 @@
 import { useState } from "react";
 import { TOOL_MODES, type PolicyDocument, type ToolMeta, type ToolMode } from "@/lib/policy";
 
-export function ModeOverrides({ document, tools, onChange }: { document: PolicyDocument; tools: ToolMeta[]; onChange: (next: PolicyDocument) => void }) {
+export function ModeOverrides({
+  document,
+  tools,
+  onChange,
+}: {
+  document: PolicyDocument;
+  tools: ToolMeta[];
+  onChange: (next: PolicyDocument) => void;
+}) {
   const [refusal, setRefusal] = useState<string>();
   const toggle = (tool: ToolMeta, mode: ToolMode, on: boolean) => {
     const declared = tool.allowedModes ?? [];
     if (on && !declared.includes(mode)) {
-      setRefusal(`Refused: ${tool.name} does not declare ${mode} (it declares ${declared.join(", ") || "no mode"}); an override can only tighten.`);
+      setRefusal(
+        `Refused: ${tool.name} does not declare ${mode} (it declares ${declared.join(", ") || "no mode"}); an override can only tighten.`,
+      );
       return;
     }
     setRefusal(undefined);
@@ -21,15 +31,28 @@ export function ModeOverrides({ document, tools, onChange }: { document: PolicyD
     onChange(next);
   };
   return (
-    <section aria-labelledby="mode-overrides" className="space-y-2 rounded-lg border border-slate-200 p-3 dark:border-slate-800">
-      <h3 id="mode-overrides" className="text-sm font-semibold">Mode overrides (tighten only)</h3>
-      {refusal && <p role="alert" className="rounded bg-rose-50 p-2 text-xs text-rose-800 dark:bg-rose-950 dark:text-rose-200">✕ {refusal}</p>}
+    <section
+      aria-labelledby="mode-overrides"
+      className="space-y-2 rounded-lg border border-slate-200 p-3 dark:border-slate-800"
+    >
+      <h3 id="mode-overrides" className="text-sm font-semibold">
+        Mode overrides (tighten only)
+      </h3>
+      {refusal && (
+        <p role="alert" className="rounded bg-rose-50 p-2 text-xs text-rose-800 dark:bg-rose-950 dark:text-rose-200">
+          ✕ {refusal}
+        </p>
+      )}
       <table className="text-xs">
         <thead>
           <tr>
-            <th scope="col" className="pr-4 text-left">Tool</th>
+            <th scope="col" className="pr-4 text-left">
+              Tool
+            </th>
             {TOOL_MODES.map((m) => (
-              <th key={m} scope="col" className="px-2 text-left">{m}</th>
+              <th key={m} scope="col" className="px-2 text-left">
+                {m}
+              </th>
             ))}
           </tr>
         </thead>
@@ -41,7 +64,9 @@ export function ModeOverrides({ document, tools, onChange }: { document: PolicyD
               <tr key={tool.name}>
                 <th scope="row" className="pr-4 text-left font-mono font-normal">
                   {tool.name}
-                  {document.modeOverrides[tool.name] && <span className="ml-1 text-violet-700 dark:text-violet-300">(overridden)</span>}
+                  {document.modeOverrides[tool.name] && (
+                    <span className="ml-1 text-violet-700 dark:text-violet-300">(overridden)</span>
+                  )}
                 </th>
                 {TOOL_MODES.map((mode) => (
                   <td key={mode} className="px-2">

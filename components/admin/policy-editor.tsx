@@ -49,7 +49,11 @@ export function PolicyEditor({ nonce }: { nonce?: string }) {
   const users = useMemo(() => directory.data?.users ?? [], [directory.data]);
   // Until one is picked: the person with the most granted modes in the saved policy (lib/admin/matrix-contexts.ts).
   const context = useMemo(
-    () => picked ?? (policy.data && (directory.data || directory.error) ? defaultMatrixContext(policy.data.document, users) : undefined),
+    () =>
+      picked ??
+      (policy.data && (directory.data || directory.error)
+        ? defaultMatrixContext(policy.data.document, users)
+        : undefined),
     [picked, policy.data, directory.data, directory.error, users],
   );
   const [selected, setSelected] = useState<SelectedCell>();
@@ -62,20 +66,31 @@ export function PolicyEditor({ nonce }: { nonce?: string }) {
   const choose = (cell: SelectedCell) => {
     setSelected(cell);
     if (typeof window !== "undefined" && window.innerWidth < 1024) {
-      requestAnimationFrame(() => document.getElementById("cell-panel")?.scrollIntoView({ behavior: "smooth", block: "start" }));
+      requestAnimationFrame(() =>
+        document.getElementById("cell-panel")?.scrollIntoView({ behavior: "smooth", block: "start" }),
+      );
     }
   };
 
   const doc = draft.check?.document ?? policy.data?.document;
   const agents = useMemo(() => Object.keys(doc?.agents ?? {}), [doc]);
-  const teams = useMemo(() => [...new Set([...(directory.data?.teams.map((t) => t.id) ?? []), ...Object.keys(doc?.teams ?? {})])].sort(), [directory.data, doc]);
+  const teams = useMemo(
+    () => [...new Set([...(directory.data?.teams.map((t) => t.id) ?? []), ...Object.keys(doc?.teams ?? {})])].sort(),
+    [directory.data, doc],
+  );
 
-  if (policy.error) return <p role="alert" className="text-rose-700">Could not load the policy: {policy.error.message}</p>;
+  if (policy.error)
+    return (
+      <p role="alert" className="text-rose-700">
+        Could not load the policy: {policy.error.message}
+      </p>
+    );
   if (!policy.data || !tools.data || !context || !baseContext) return <p role="status">Loading the policy…</p>;
 
   const matrix = effective.data?.matrix;
   const flips = effective.data?.flips ?? [];
-  const selectedCell = selected && matrix?.groups.flatMap((g) => g.rows).find((r) => r.name === selected.tool)?.cells[selected.mode];
+  const selectedCell =
+    selected && matrix?.groups.flatMap((g) => g.rows).find((r) => r.name === selected.tool)?.cells[selected.mode];
   const selectedFlip = selected && flips.find((f) => f.tool === selected.tool && f.mode === selected.mode);
 
   return (
@@ -84,29 +99,55 @@ export function PolicyEditor({ nonce }: { nonce?: string }) {
       <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_22rem]">
         <div className="min-w-0 space-y-3">
           <ContextPicker value={context} onChange={setContext} agents={agents} teams={teams} users={users} />
-          <p className="text-sm" data-testid="matrix-context">{describeMatrixContext(context, doc ?? policy.data.document, users)}</p>
+          <p className="text-sm" data-testid="matrix-context">
+            {describeMatrixContext(context, doc ?? policy.data.document, users)}
+          </p>
           <p className="text-sm" role="status" aria-live="polite">
             {effective.data?.draft ? (
-              <>Showing the <strong>draft</strong>: {flips.length} cell{flips.length === 1 ? "" : "s"} change{flips.length === 1 ? "s" : ""} (marked “changed”).</>
+              <>
+                Showing the <strong>draft</strong>: {flips.length} cell{flips.length === 1 ? "" : "s"} change
+                {flips.length === 1 ? "s" : ""} (marked “changed”).
+              </>
             ) : (
-              <>Showing the saved policy, version {policy.data.version}{policy.data.version === 0 ? " (built-in default)" : ""}.</>
+              <>
+                Showing the saved policy, version {policy.data.version}
+                {policy.data.version === 0 ? " (built-in default)" : ""}.
+              </>
             )}
             {effective.isFetching && " Updating…"}
           </p>
-          <DraftContextFlips saved={policy.data.document} draft={previewDocument} base={baseContext} onPick={setContext} />
-          {effective.error && <p role="alert" className="text-sm text-rose-700 dark:text-rose-300">✕ {effective.error.message}</p>}
+          <DraftContextFlips
+            saved={policy.data.document}
+            draft={previewDocument}
+            base={baseContext}
+            onPick={setContext}
+          />
+          {effective.error && (
+            <p role="alert" className="text-sm text-rose-700 dark:text-rose-300">
+              ✕ {effective.error.message}
+            </p>
+          )}
           {matrix && <PolicyMatrix matrix={matrix} flips={flips} selected={selected} onSelect={choose} />}
           {(effective.data?.warnings.length ?? 0) > 0 && (
             <details className="text-sm">
-              <summary className="cursor-pointer text-amber-800 dark:text-amber-300">⚠ {effective.data?.warnings.length} warning(s) for this context</summary>
+              <summary className="cursor-pointer text-amber-800 dark:text-amber-300">
+                ⚠ {effective.data?.warnings.length} warning(s) for this context
+              </summary>
               <ul className="ml-5 list-disc">
-                {effective.data?.warnings.map((w) => <li key={`${w.code}|${w.source}|${w.message}`}>{w.message}</li>)}
+                {effective.data?.warnings.map((w) => (
+                  <li key={`${w.code}|${w.source}|${w.message}`}>{w.message}</li>
+                ))}
               </ul>
             </details>
           )}
         </div>
         <div id="cell-panel" className="scroll-mt-4 lg:sticky lg:top-4 lg:self-start">
-          <CellPanel selected={selected} cell={selectedCell} flip={selectedFlip} onClose={() => setSelected(undefined)} />
+          <CellPanel
+            selected={selected}
+            cell={selectedCell}
+            flip={selectedFlip}
+            onClose={() => setSelected(undefined)}
+          />
         </div>
       </div>
       <Tabs label="Policy editor" tabs={TABS} active={tab} onChange={setTab}>
@@ -115,9 +156,17 @@ export function PolicyEditor({ nonce }: { nonce?: string }) {
             <div className="space-y-3">
               <DraftProblems draft={draft} />
               <SettingsControls document={draft.check.document} onChange={draft.setDocument} />
-              <ScopeRules document={draft.check.document} teams={directory.data?.teams ?? []} users={directory.data?.users ?? []} onChange={draft.setDocument} />
+              <ScopeRules
+                document={draft.check.document}
+                teams={directory.data?.teams ?? []}
+                users={directory.data?.users ?? []}
+                onChange={draft.setDocument}
+              />
               <ModeOverrides document={draft.check.document} tools={tools.data.tools} onChange={draft.setDocument} />
-              <p className="text-xs text-slate-500 dark:text-slate-400">Agents, profiles and providers have their own tab, and so do sandbox, exec, ask and routing rules, MCP servers and subagents; team membership, roles and mode grants are in Users and roles.</p>
+              <p className="text-xs text-slate-500 dark:text-slate-400">
+                Agents, profiles and providers have their own tab, and so do sandbox, exec, ask and routing rules, MCP
+                servers and subagents; team membership, roles and mode grants are in Users and roles.
+              </p>
             </div>
           ) : (
             <div className="space-y-2">
@@ -137,7 +186,14 @@ export function PolicyEditor({ nonce }: { nonce?: string }) {
                 setContext({ ...context, agentId });
                 window.scrollTo({ top: 0, behavior: "smooth" });
               }}
-              effect={<DraftContextFlips saved={policy.data.document} draft={previewDocument} base={baseContext} includeBase />}
+              effect={
+                <DraftContextFlips
+                  saved={policy.data.document}
+                  draft={previewDocument}
+                  base={baseContext}
+                  includeBase
+                />
+              }
             />
           ) : (
             <div className="space-y-2">
@@ -147,7 +203,13 @@ export function PolicyEditor({ nonce }: { nonce?: string }) {
           ))}
         {tab === "sandbox" &&
           (draft.check?.document ? (
-            <SandboxForms document={draft.check.document} onChange={draft.setDocument} dirty={draft.dirty} flips={effective.data?.draft ? flips : []} updating={effective.isFetching} />
+            <SandboxForms
+              document={draft.check.document}
+              onChange={draft.setDocument}
+              dirty={draft.dirty}
+              flips={effective.data?.draft ? flips : []}
+              updating={effective.isFetching}
+            />
           ) : (
             <DraftProblems draft={draft} />
           ))}

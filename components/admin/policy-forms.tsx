@@ -28,7 +28,14 @@ export function PolicyForms({
   return (
     <div className="space-y-4">
       {effect}
-      <AgentsForm document={document} tools={tools} teams={teams} users={users} onChange={onChange} {...(onShowAgent ? { onShowAgent } : {})} />
+      <AgentsForm
+        document={document}
+        tools={tools}
+        teams={teams}
+        users={users}
+        onChange={onChange}
+        {...(onShowAgent ? { onShowAgent } : {})}
+      />
       <div className="grid gap-4 xl:grid-cols-2">
         <ProfilesForm document={document} tools={tools} onChange={onChange} />
         <ProvidersForm document={document} tools={tools} onChange={onChange} />

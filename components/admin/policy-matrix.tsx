@@ -7,7 +7,6 @@ import { CellIcon, cellClass } from "./cell-badge";
 
 export type SelectedCell = { tool: string; mode: ToolMode };
 
-
 function layerLabel(cell: MatrixCell): string {
   if (cell.execScope) return `exec: ${cell.execScope === "every" ? "every command" : "some commands"}`;
   if (cell.status === "denied") return cell.layer;
@@ -32,14 +31,23 @@ export function PolicyMatrix({
       <table className="w-full border-separate border-spacing-0 text-sm" aria-label="Effective tool policy per mode">
         <thead>
           <tr>
-            <th scope="col" className="sticky left-0 top-0 z-20 border-b border-slate-200 bg-slate-50 px-3 py-2 text-left dark:border-slate-800 dark:bg-slate-900">
+            <th
+              scope="col"
+              className="sticky left-0 top-0 z-20 border-b border-slate-200 bg-slate-50 px-3 py-2 text-left dark:border-slate-800 dark:bg-slate-900"
+            >
               Tool
             </th>
             {matrix.columns.map((column) => (
-              <th key={column.mode} scope="col" className="sticky top-0 z-10 border-b border-slate-200 bg-slate-50 px-3 py-2 text-left dark:border-slate-800 dark:bg-slate-900">
+              <th
+                key={column.mode}
+                scope="col"
+                className="sticky top-0 z-10 border-b border-slate-200 bg-slate-50 px-3 py-2 text-left dark:border-slate-800 dark:bg-slate-900"
+              >
                 {column.mode}
                 {!column.granted && (
-                  <span className="block text-xs font-normal text-amber-700 dark:text-amber-300">not granted: evaluated as {column.evaluatedAs}</span>
+                  <span className="block text-xs font-normal text-amber-700 dark:text-amber-300">
+                    not granted: evaluated as {column.evaluatedAs}
+                  </span>
                 )}
               </th>
             ))}
@@ -48,13 +56,20 @@ export function PolicyMatrix({
         {matrix.groups.map((group) => (
           <tbody key={group.group}>
             <tr>
-              <th colSpan={matrix.columns.length + 1} scope="rowgroup" className="bg-slate-100 px-3 py-1 text-left text-xs font-semibold uppercase tracking-wide text-slate-600 dark:bg-slate-800 dark:text-slate-300">
+              <th
+                colSpan={matrix.columns.length + 1}
+                scope="rowgroup"
+                className="bg-slate-100 px-3 py-1 text-left text-xs font-semibold uppercase tracking-wide text-slate-600 dark:bg-slate-800 dark:text-slate-300"
+              >
                 {group.group}
               </th>
             </tr>
             {group.rows.map((row) => (
               <tr key={row.name}>
-                <th scope="row" className="sticky left-0 z-[5] border-b border-slate-100 bg-white px-3 py-1 text-left font-mono text-xs font-normal dark:border-slate-800 dark:bg-slate-950">
+                <th
+                  scope="row"
+                  className="sticky left-0 z-[5] border-b border-slate-100 bg-white px-3 py-1 text-left font-mono text-xs font-normal dark:border-slate-800 dark:bg-slate-950"
+                >
                   {row.name}
                 </th>
                 {matrix.columns.map(({ mode }) => {
@@ -79,7 +94,10 @@ export function PolicyMatrix({
                         <span className="font-medium">{CELL_LABELS[cell.status]}</span>
                         <span className="hidden truncate opacity-75 sm:inline">{layerLabel(cell)}</span>
                         {flip && (
-                          <span aria-hidden="true" className="ml-auto rounded bg-violet-600 px-1 text-[10px] font-semibold text-white">
+                          <span
+                            aria-hidden="true"
+                            className="ml-auto rounded bg-violet-600 px-1 text-[10px] font-semibold text-white"
+                          >
                             changed
                           </span>
                         )}

@@ -8,7 +8,15 @@ import { AddKeyForm } from "./key-pickers";
 
 type Key = "allow" | "alsoAllow" | "deny";
 
-export function ProfilesForm({ document, tools, onChange }: { document: PolicyDocument; tools: readonly ToolMeta[]; onChange: (next: PolicyDocument) => void }) {
+export function ProfilesForm({
+  document,
+  tools,
+  onChange,
+}: {
+  document: PolicyDocument;
+  tools: readonly ToolMeta[];
+  onChange: (next: PolicyDocument) => void;
+}) {
   const ids = Object.keys(document.profiles).sort();
   const edit = (mutate: (d: PolicyDocument) => void) => {
     const next = structuredClone(document);
@@ -23,8 +31,13 @@ export function ProfilesForm({ document, tools, onChange }: { document: PolicyDo
       d.profiles[id] = profile;
     });
   return (
-    <section aria-labelledby="profiles-form" className="space-y-3 rounded-lg border border-slate-200 p-3 dark:border-slate-800">
-      <h3 id="profiles-form" className="text-sm font-semibold">Tool profiles</h3>
+    <section
+      aria-labelledby="profiles-form"
+      className="space-y-3 rounded-lg border border-slate-200 p-3 dark:border-slate-800"
+    >
+      <h3 id="profiles-form" className="text-sm font-semibold">
+        Tool profiles
+      </h3>
       <p className="text-xs text-slate-600 dark:text-slate-400">
         A profile is a named starting set of tools. Built in:{" "}
         {Object.entries(TOOL_PROFILES).map(([id, p], i) => (
@@ -40,11 +53,17 @@ export function ProfilesForm({ document, tools, onChange }: { document: PolicyDo
         const uses = profileUses(document, id);
         const profile = document.profiles[id] ?? {};
         return (
-          <div key={id} className="space-y-2 border-t border-slate-100 pt-2 dark:border-slate-800" data-testid={`profile-form-${id}`}>
+          <div
+            key={id}
+            className="space-y-2 border-t border-slate-100 pt-2 dark:border-slate-800"
+            data-testid={`profile-form-${id}`}
+          >
             <div className="flex flex-wrap items-center justify-between gap-2">
               <h4 className="text-xs font-semibold">
                 Profile <code className="font-mono">{id}</code>
-                {uses.length > 0 && <span className="font-normal text-slate-600 dark:text-slate-400"> — used by {uses.join(", ")}</span>}
+                {uses.length > 0 && (
+                  <span className="font-normal text-slate-600 dark:text-slate-400"> — used by {uses.join(", ")}</span>
+                )}
               </h4>
               <button
                 type="button"
@@ -57,9 +76,25 @@ export function ProfilesForm({ document, tools, onChange }: { document: PolicyDo
               </button>
             </div>
             <div className="grid gap-3 sm:grid-cols-2">
-              <ToolListField label={`Only allow (profile ${id})`} value={profile.allow} tools={tools} onCommit={(l) => setList(id, "allow", l)} description="Empty: every tool." />
-              <ToolListField label={`Also allow (profile ${id})`} value={profile.alsoAllow} tools={tools} onCommit={(l) => setList(id, "alsoAllow", l)} />
-              <ToolListField label={`Never allow (profile ${id})`} value={profile.deny} tools={tools} onCommit={(l) => setList(id, "deny", l)} />
+              <ToolListField
+                label={`Only allow (profile ${id})`}
+                value={profile.allow}
+                tools={tools}
+                onCommit={(l) => setList(id, "allow", l)}
+                description="Empty: every tool."
+              />
+              <ToolListField
+                label={`Also allow (profile ${id})`}
+                value={profile.alsoAllow}
+                tools={tools}
+                onCommit={(l) => setList(id, "alsoAllow", l)}
+              />
+              <ToolListField
+                label={`Never allow (profile ${id})`}
+                value={profile.deny}
+                tools={tools}
+                onCommit={(l) => setList(id, "deny", l)}
+              />
             </div>
           </div>
         );

@@ -15,7 +15,19 @@ type Key = "allow" | "alsoAllow" | "deny" | "profile";
  * every label ("Never allow (openai, agent coder)"), so no field or button of an agent's rules has a name that
  * contains another's (the global "Never allow (openai)", the agent's own "Never allow (coder)", "Add agent").
  */
-export function ProviderRules({ rules, profiles, tools, owner, onChange }: { rules: Rules | undefined; profiles: readonly string[]; tools: readonly ToolMeta[]; owner?: string; onChange: (next: Rules | undefined) => void }) {
+export function ProviderRules({
+  rules,
+  profiles,
+  tools,
+  owner,
+  onChange,
+}: {
+  rules: Rules | undefined;
+  profiles: readonly string[];
+  tools: readonly ToolMeta[];
+  owner?: string;
+  onChange: (next: Rules | undefined) => void;
+}) {
   const current = rules ?? {};
   const keys = Object.keys(current).sort();
   const edit = (mutate: (next: Rules) => void) => {
@@ -36,20 +48,49 @@ export function ProviderRules({ rules, profiles, tools, owner, onChange }: { rul
       {keys.map((key) => {
         const entry = current[key] ?? {};
         return (
-          <div key={key} className="space-y-2 border-t border-slate-100 pt-2 dark:border-slate-800" data-testid={owner ? `agent-provider-form-${owner}-${key}` : `provider-form-${key}`}>
+          <div
+            key={key}
+            className="space-y-2 border-t border-slate-100 pt-2 dark:border-slate-800"
+            data-testid={owner ? `agent-provider-form-${owner}-${key}` : `provider-form-${key}`}
+          >
             <div className="flex flex-wrap items-center justify-between gap-2">
               <h4 className="text-xs font-semibold">
                 {key.includes("/") ? "Model" : "Provider"} <code className="font-mono">{key}</code>
               </h4>
-              <button type="button" className={`${button} text-rose-700 dark:text-rose-300`} onClick={() => edit((next) => void delete next[key])}>
+              <button
+                type="button"
+                className={`${button} text-rose-700 dark:text-rose-300`}
+                onClick={() => edit((next) => void delete next[key])}
+              >
                 {owner ? `Remove rules of agent ${owner} for ${key}` : `Remove rules for ${key}`}
               </button>
             </div>
             <div className="grid gap-3 sm:grid-cols-2">
-              <ProfileSelect label={owner ? `Profile (${of(key)})` : `Profile for ${key}`} value={entry.profile} custom={profiles} onChange={(p) => set(key, "profile", p)} />
-              <ToolListField label={`Only allow (${of(key)})`} value={entry.allow} tools={tools} onCommit={(l) => set(key, "allow", l)} description="Empty: no narrowing by an allow list." />
-              <ToolListField label={`Also allow (${of(key)})`} value={entry.alsoAllow} tools={tools} onCommit={(l) => set(key, "alsoAllow", l)} />
-              <ToolListField label={`Never allow (${of(key)})`} value={entry.deny} tools={tools} onCommit={(l) => set(key, "deny", l)} />
+              <ProfileSelect
+                label={owner ? `Profile (${of(key)})` : `Profile for ${key}`}
+                value={entry.profile}
+                custom={profiles}
+                onChange={(p) => set(key, "profile", p)}
+              />
+              <ToolListField
+                label={`Only allow (${of(key)})`}
+                value={entry.allow}
+                tools={tools}
+                onCommit={(l) => set(key, "allow", l)}
+                description="Empty: no narrowing by an allow list."
+              />
+              <ToolListField
+                label={`Also allow (${of(key)})`}
+                value={entry.alsoAllow}
+                tools={tools}
+                onCommit={(l) => set(key, "alsoAllow", l)}
+              />
+              <ToolListField
+                label={`Never allow (${of(key)})`}
+                value={entry.deny}
+                tools={tools}
+                onCommit={(l) => set(key, "deny", l)}
+              />
             </div>
           </div>
         );

@@ -20,7 +20,19 @@ const PARTS: Array<{ id: Part; title: string }> = [
   { id: "subagents", title: "Subagents" },
 ];
 
-export function SandboxForms({ document, onChange, dirty, flips, updating }: { document: PolicyDocument; onChange: (next: PolicyDocument) => void; dirty: boolean; flips: readonly CellFlip[]; updating: boolean }) {
+export function SandboxForms({
+  document,
+  onChange,
+  dirty,
+  flips,
+  updating,
+}: {
+  document: PolicyDocument;
+  onChange: (next: PolicyDocument) => void;
+  dirty: boolean;
+  flips: readonly CellFlip[];
+  updating: boolean;
+}) {
   const [part, setPart] = useState<Part>("exec");
   return (
     <div className="space-y-3">

@@ -17,9 +17,16 @@ const short = (value: unknown) => {
 
 function Reapplied({ result, version }: { result: ReapplyResult; version: number }) {
   return (
-    <div role="status" data-testid="reapply-result" className="basis-full space-y-1 rounded bg-sky-50 p-2 text-sm text-sky-900 dark:bg-sky-950 dark:text-sky-100">
+    <div
+      role="status"
+      data-testid="reapply-result"
+      className="basis-full space-y-1 rounded bg-sky-50 p-2 text-sm text-sky-900 dark:bg-sky-950 dark:text-sky-100"
+    >
       <p>
-        Your edits were reapplied onto version {version} ({result.applied.length} path{result.applied.length === 1 ? "" : "s"}: <code className="font-mono text-xs">{result.applied.join(", ") || "none"}</code>). Not saved yet: review and save.
+        Your edits were reapplied onto version {version} ({result.applied.length} path
+        {result.applied.length === 1 ? "" : "s"}:{" "}
+        <code className="font-mono text-xs">{result.applied.join(", ") || "none"}</code>). Not saved yet: review and
+        save.
       </p>
       {result.conflicts.length > 0 && (
         <div>
@@ -37,7 +44,15 @@ function Reapplied({ result, version }: { result: ReapplyResult; version: number
   );
 }
 
-export function SaveBar({ draft, save, onSaved }: { draft: DraftState; save: ReturnType<typeof useSavePolicy>; onSaved: () => void }) {
+export function SaveBar({
+  draft,
+  save,
+  onSaved,
+}: {
+  draft: DraftState;
+  save: ReturnType<typeof useSavePolicy>;
+  onSaved: () => void;
+}) {
   const [comment, setComment] = useState("");
   const [confirmPluginOnly, setConfirmPluginOnly] = useState(false);
   const [saveAnyway, setSaveAnyway] = useState(false);
@@ -46,7 +61,11 @@ export function SaveBar({ draft, save, onSaved }: { draft: DraftState; save: Ret
   const pluginOnly = draft.check?.pluginOnly ?? [];
   const unknownDenies = draft.check?.unknownDenies ?? [];
   const blocked =
-    !draft.dirty || !!draft.jsonError || (draft.check?.issues.length ?? 1) > 0 || (pluginOnly.length > 0 && !confirmPluginOnly) || (unknownDenies.length > 0 && !saveAnyway);
+    !draft.dirty ||
+    !!draft.jsonError ||
+    (draft.check?.issues.length ?? 1) > 0 ||
+    (pluginOnly.length > 0 && !confirmPluginOnly) ||
+    (unknownDenies.length > 0 && !saveAnyway);
   const error = save.error instanceof ApiError ? save.error : undefined;
   const reload = async () => {
     setReloadError(undefined);
@@ -90,21 +109,32 @@ export function SaveBar({ draft, save, onSaved }: { draft: DraftState; save: Ret
       </span>
       <label className="flex items-center gap-1 text-xs">
         Comment
-        <input className="w-56 max-w-full rounded-md border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900" value={comment} onChange={(e) => setComment(e.target.value)} maxLength={500} />
+        <input
+          className="w-56 max-w-full rounded-md border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900"
+          value={comment}
+          onChange={(e) => setComment(e.target.value)}
+          maxLength={500}
+        />
       </label>
       {pluginOnly.length > 0 && (
         <label className="flex items-center gap-1 rounded bg-amber-50 px-2 py-1 text-xs text-amber-900 dark:bg-amber-950 dark:text-amber-200">
           <input type="checkbox" checked={confirmPluginOnly} onChange={(e) => setConfirmPluginOnly(e.target.checked)} />
-          I understand {pluginOnly.join(", ")} allow{pluginOnly.length === 1 ? "s" : ""} only plugin tools and removes every core tool there
+          I understand {pluginOnly.join(", ")} allow{pluginOnly.length === 1 ? "s" : ""} only plugin tools and removes
+          every core tool there
         </label>
       )}
       {unknownDenies.length > 0 && (
         <label className="flex items-center gap-1 rounded bg-rose-50 px-2 py-1 text-xs text-rose-900 dark:bg-rose-950 dark:text-rose-200">
           <input type="checkbox" checked={saveAnyway} onChange={(e) => setSaveAnyway(e.target.checked)} />
-          Save anyway: {unknownDenies.flatMap((d) => d.entries.map((e) => `"${e}"`)).join(", ")} in {unknownDenies.map((d) => d.path).join(", ")} deny nothing (recorded in the audit log)
+          Save anyway: {unknownDenies.flatMap((d) => d.entries.map((e) => `"${e}"`)).join(", ")} in{" "}
+          {unknownDenies.map((d) => d.path).join(", ")} deny nothing (recorded in the audit log)
         </label>
       )}
-      <button type="submit" disabled={blocked || save.isPending} className="rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-50">
+      <button
+        type="submit"
+        disabled={blocked || save.isPending}
+        className="rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-50"
+      >
         {save.isPending ? "Saving…" : "Save as new version"}
       </button>
       <button
@@ -119,22 +149,38 @@ export function SaveBar({ draft, save, onSaved }: { draft: DraftState; save: Ret
         Discard draft
       </button>
       {error && (
-        <div role="alert" data-testid="save-error" className="basis-full space-y-2 rounded bg-rose-50 p-2 text-sm text-rose-800 dark:bg-rose-950 dark:text-rose-200">
+        <div
+          role="alert"
+          data-testid="save-error"
+          className="basis-full space-y-2 rounded bg-rose-50 p-2 text-sm text-rose-800 dark:bg-rose-950 dark:text-rose-200"
+        >
           <p>
             ✕ {error.status === 409 ? "Conflict: " : ""}
             {error.message}
             {error.status === 409 && " Your draft is still here."}
           </p>
           {error.status === 409 && (
-            <button type="button" onClick={reload} className="rounded-md bg-rose-700 px-3 py-1 text-sm font-medium text-white">
+            <button
+              type="button"
+              onClick={reload}
+              className="rounded-md bg-rose-700 px-3 py-1 text-sm font-medium text-white"
+            >
               Reload and reapply my edits
             </button>
           )}
         </div>
       )}
-      {reloadError && <p role="alert" className="basis-full text-sm text-rose-700 dark:text-rose-300">✕ Could not reload: {reloadError}</p>}
+      {reloadError && (
+        <p role="alert" className="basis-full text-sm text-rose-700 dark:text-rose-300">
+          ✕ Could not reload: {reloadError}
+        </p>
+      )}
       {reapplied && draft.dirty && <Reapplied result={reapplied.result} version={reapplied.version} />}
-      {save.isSuccess && !draft.dirty && <p role="status" className="basis-full text-sm text-emerald-700 dark:text-emerald-300">✓ Saved as version {save.data.version}.</p>}
+      {save.isSuccess && !draft.dirty && (
+        <p role="status" className="basis-full text-sm text-emerald-700 dark:text-emerald-300">
+          ✓ Saved as version {save.data.version}.
+        </p>
+      )}
     </form>
   );
 }

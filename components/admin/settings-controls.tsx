@@ -37,16 +37,42 @@ function LimitInput({ label, value, onCommit }: { label: string; value: number; 
   return (
     <label className="flex flex-col text-xs">
       {label}
-      <input className={`${select} w-32`} title={`${value.toLocaleString("en")} bytes`} value={text} onChange={(e) => setText(e.target.value)} onBlur={commit} onKeyDown={(e) => e.key === "Enter" && commit()} />
-      {note && <span role="alert" className="text-rose-700 dark:text-rose-300">{note}</span>}
+      <input
+        className={`${select} w-32`}
+        title={`${value.toLocaleString("en")} bytes`}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        onBlur={commit}
+        onKeyDown={(e) => e.key === "Enter" && commit()}
+      />
+      {note && (
+        <span role="alert" className="text-rose-700 dark:text-rose-300">
+          {note}
+        </span>
+      )}
     </label>
   );
 }
 
-function Toggle({ label, checked, onChange, describedBy }: { label: string; checked: boolean; onChange: (v: boolean) => void; describedBy?: string }) {
+function Toggle({
+  label,
+  checked,
+  onChange,
+  describedBy,
+}: {
+  label: string;
+  checked: boolean;
+  onChange: (v: boolean) => void;
+  describedBy?: string;
+}) {
   return (
     <label className="flex items-center gap-1.5 text-xs">
-      <input type="checkbox" checked={checked} onChange={(e) => onChange(e.target.checked)} aria-describedby={describedBy} />
+      <input
+        type="checkbox"
+        checked={checked}
+        onChange={(e) => onChange(e.target.checked)}
+        aria-describedby={describedBy}
+      />
       {label}
     </label>
   );
@@ -60,7 +86,13 @@ export function withSystemSettings(document: PolicyDocument, patch: SystemToolSe
   return { ...structuredClone(document), system: applySystemToolSettingsPatch(document.system, patch) };
 }
 
-export function SettingsControls({ document, onChange }: { document: PolicyDocument; onChange: (next: PolicyDocument) => void }) {
+export function SettingsControls({
+  document,
+  onChange,
+}: {
+  document: PolicyDocument;
+  onChange: (next: PolicyDocument) => void;
+}) {
   const edit = (mutate: (d: PolicyDocument) => void) => {
     const next = structuredClone(document);
     mutate(next);
@@ -76,25 +108,51 @@ export function SettingsControls({ document, onChange }: { document: PolicyDocum
   return (
     <div className="grid gap-3 md:grid-cols-2">
       <section className={box} aria-labelledby="global-lists">
-        <h3 id="global-lists" className="text-sm font-semibold">Global allow / deny</h3>
+        <h3 id="global-lists" className="text-sm font-semibold">
+          Global allow / deny
+        </h3>
         <ListInput label="Allow (empty = all)" value={document.tools.allow} onCommit={setList("allow")} />
         <ListInput label="Also allow" value={document.tools.alsoAllow} onCommit={setList("alsoAllow")} />
-        <ListInput label="Deny (beats allow)" value={document.tools.deny} onCommit={setList("deny")} help="Names, group:fs style groups, or x* wildcards." />
+        <ListInput
+          label="Deny (beats allow)"
+          value={document.tools.deny}
+          onCommit={setList("deny")}
+          help="Names, group:fs style groups, or x* wildcards."
+        />
       </section>
       <section className={box} aria-labelledby="system-settings">
-        <h3 id="system-settings" className="text-sm font-semibold">System tool settings</h3>
-        <Toggle label="File tools (fs) on" checked={system.fs.enabled} onChange={(v) => setSystem({ fs: { enabled: v } })} describedBy="fs-effect" />
+        <h3 id="system-settings" className="text-sm font-semibold">
+          System tool settings
+        </h3>
+        <Toggle
+          label="File tools (fs) on"
+          checked={system.fs.enabled}
+          onChange={(v) => setSystem({ fs: { enabled: v } })}
+          describedBy="fs-effect"
+        />
         <p id="fs-effect" className="text-xs text-slate-600 dark:text-slate-400">
           Off: read, write, edit and apply_patch stop in every chat, for every agent and mode. ask_user keeps working.
         </p>
         <div className="flex flex-wrap gap-3">
-          <LimitInput label="Max read size (fs)" value={system.fs.maxReadBytes} onCommit={(n) => setSystem({ fs: { maxReadBytes: n } })} />
-          <LimitInput label="Max write size (fs)" value={system.fs.maxWriteBytes} onCommit={(n) => setSystem({ fs: { maxWriteBytes: n } })} />
+          <LimitInput
+            label="Max read size (fs)"
+            value={system.fs.maxReadBytes}
+            onCommit={(n) => setSystem({ fs: { maxReadBytes: n } })}
+          />
+          <LimitInput
+            label="Max write size (fs)"
+            value={system.fs.maxWriteBytes}
+            onCommit={(n) => setSystem({ fs: { maxWriteBytes: n } })}
+          />
         </div>
         <Toggle label="Exec on" checked={system.exec.enabled} onChange={(v) => setSystem({ exec: { enabled: v } })} />
         <Toggle label="Web on" checked={system.web.enabled} onChange={(v) => setSystem({ web: { enabled: v } })} />
         <Toggle label="MCP on" checked={system.mcp.enabled} onChange={(v) => setSystem({ mcp: { enabled: v } })} />
-        <ListInput label="MCP allowed servers (empty = none)" value={system.mcp.allowedServers} onCommit={(list) => setSystem({ mcp: { allowedServers: list ?? [] } })} />
+        <ListInput
+          label="MCP allowed servers (empty = none)"
+          value={system.mcp.allowedServers}
+          onCommit={(list) => setSystem({ mcp: { allowedServers: list ?? [] } })}
+        />
       </section>
     </div>
   );

@@ -2,7 +2,19 @@
 // Accessible tabs: arrow keys move between tabs, the panel is labelled by its tab.
 import { useRef, type ReactNode } from "react";
 
-export function Tabs<T extends string>({ label, tabs, active, onChange, children }: { label: string; tabs: Array<{ id: T; title: string }>; active: T; onChange: (id: T) => void; children: ReactNode }) {
+export function Tabs<T extends string>({
+  label,
+  tabs,
+  active,
+  onChange,
+  children,
+}: {
+  label: string;
+  tabs: Array<{ id: T; title: string }>;
+  active: T;
+  onChange: (id: T) => void;
+  children: ReactNode;
+}) {
   const refs = useRef(new Map<T, HTMLButtonElement>());
   const move = (delta: number) => {
     const index = tabs.findIndex((t) => t.id === active);
@@ -13,7 +25,11 @@ export function Tabs<T extends string>({ label, tabs, active, onChange, children
   };
   return (
     <div>
-      <div role="tablist" aria-label={label} className="flex flex-wrap gap-1 border-b border-slate-200 dark:border-slate-800">
+      <div
+        role="tablist"
+        aria-label={label}
+        className="flex flex-wrap gap-1 border-b border-slate-200 dark:border-slate-800"
+      >
         {tabs.map((tab) => (
           <button
             key={tab.id}

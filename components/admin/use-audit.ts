@@ -3,9 +3,27 @@ import { keepPreviousData, useMutation, useQuery } from "@tanstack/react-query";
 import { api } from "./api";
 import type { AuditResponse, VerifyResponse } from "./types";
 
-export type AuditFilters = { user: string; session: string; tool: string; decision: string; layer: string; action: string; from: string; to: string };
+export type AuditFilters = {
+  user: string;
+  session: string;
+  tool: string;
+  decision: string;
+  layer: string;
+  action: string;
+  from: string;
+  to: string;
+};
 
-export const EMPTY_FILTERS: AuditFilters = { user: "", session: "", tool: "", decision: "", layer: "", action: "", from: "", to: "" };
+export const EMPTY_FILTERS: AuditFilters = {
+  user: "",
+  session: "",
+  tool: "",
+  decision: "",
+  layer: "",
+  action: "",
+  from: "",
+  to: "",
+};
 
 export function auditQueryString(filters: AuditFilters, cursor: number | undefined, limit: number): string {
   const params = new URLSearchParams();

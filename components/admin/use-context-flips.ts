@@ -10,9 +10,14 @@ import type { EffectiveResponse } from "./types";
 
 export type ContextFlips = { label: string; context: LabeledContext["context"]; flips?: CellFlip[]; error?: string };
 
-const effective = (context: LabeledContext["context"], document: unknown) => api<EffectiveResponse>("/api/policy/effective", { body: { context, document } });
+const effective = (context: LabeledContext["context"], document: unknown) =>
+  api<EffectiveResponse>("/api/policy/effective", { body: { context, document } });
 
-export function useContextFlips(contexts: readonly LabeledContext[], after: unknown, before?: unknown): { rows: ContextFlips[]; pending: boolean } {
+export function useContextFlips(
+  contexts: readonly LabeledContext[],
+  after: unknown,
+  before?: unknown,
+): { rows: ContextFlips[]; pending: boolean } {
   const results = useQueries({
     queries: contexts.map(({ context }) => ({
       queryKey: ["policy-context-flips", context, after ?? null, before ?? null],
@@ -27,7 +32,12 @@ export function useContextFlips(contexts: readonly LabeledContext[], after: unkn
   return {
     rows: contexts.map(({ label, context }, i) => {
       const result = results[i];
-      return { label, context, ...(result?.data ? { flips: result.data } : {}), ...(result?.error ? { error: result.error.message } : {}) };
+      return {
+        label,
+        context,
+        ...(result?.data ? { flips: result.data } : {}),
+        ...(result?.error ? { error: result.error.message } : {}),
+      };
     }),
     pending: results.some((r) => r.isPending && after !== undefined),
   };

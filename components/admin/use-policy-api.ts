@@ -3,7 +3,14 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { MatrixContextInput } from "@/lib/admin/schemas";
 import { api } from "./api";
-import type { EffectiveResponse, PolicyResponse, ReplayResponse, ToolsResponse, UsersResponse, VersionEntry } from "./types";
+import type {
+  EffectiveResponse,
+  PolicyResponse,
+  ReplayResponse,
+  ToolsResponse,
+  UsersResponse,
+  VersionEntry,
+} from "./types";
 import { refetchAfterWrite } from "@/components/refetch-after-write";
 
 export function usePolicy() {
@@ -11,11 +18,18 @@ export function usePolicy() {
 }
 
 export function useTools() {
-  return useQuery({ queryKey: ["policy-tools"], queryFn: () => api<ToolsResponse>("/api/policy/tools"), staleTime: Infinity });
+  return useQuery({
+    queryKey: ["policy-tools"],
+    queryFn: () => api<ToolsResponse>("/api/policy/tools"),
+    staleTime: Infinity,
+  });
 }
 
 export function useVersions() {
-  return useQuery({ queryKey: ["policy-versions"], queryFn: () => api<{ versions: VersionEntry[] }>("/api/policy/versions") });
+  return useQuery({
+    queryKey: ["policy-versions"],
+    queryFn: () => api<{ versions: VersionEntry[] }>("/api/policy/versions"),
+  });
 }
 
 /** One version's document (0: the built-in default), for the diff view; versions never change once saved. */
@@ -33,17 +47,26 @@ export function useDirectory() {
 }
 
 /** The matrix for the saved document, or for `draft` when given (then with the cells that flip). */
-export function useEffectiveMatrix(context: MatrixContextInput | undefined, draft: unknown, savedVersion: number | undefined) {
+export function useEffectiveMatrix(
+  context: MatrixContextInput | undefined,
+  draft: unknown,
+  savedVersion: number | undefined,
+) {
   return useQuery({
     queryKey: ["policy-effective", savedVersion, context, draft ?? null],
-    queryFn: () => api<EffectiveResponse>("/api/policy/effective", { body: { context, ...(draft !== undefined ? { document: draft } : {}) } }),
+    queryFn: () =>
+      api<EffectiveResponse>("/api/policy/effective", {
+        body: { context, ...(draft !== undefined ? { document: draft } : {}) },
+      }),
     enabled: savedVersion !== undefined && context !== undefined,
     placeholderData: keepPreviousData,
   });
 }
 
 export function useReplay() {
-  return useMutation({ mutationFn: (body: { document: unknown; limit: number }) => api<ReplayResponse>("/api/policy/replay", { body }) });
+  return useMutation({
+    mutationFn: (body: { document: unknown; limit: number }) => api<ReplayResponse>("/api/policy/replay", { body }),
+  });
 }
 
 export function useSavePolicy() {

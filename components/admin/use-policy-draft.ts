@@ -95,7 +95,12 @@ export function usePolicyDraft(saved: PolicyResponse | undefined, tools: ToolMet
       setEdit({ text: pretty(result.document), base: latest });
       return result;
     },
-    ...(json.ok ? { json: json.value } : { jsonError: `${json.error.message} (line ${json.error.line}, column ${json.error.column})`, jsonSyntax: json.error }),
+    ...(json.ok
+      ? { json: json.value }
+      : {
+          jsonError: `${json.error.message} (line ${json.error.line}, column ${json.error.column})`,
+          jsonSyntax: json.error,
+        }),
     ...(check ? { check } : {}),
     ...(dirty && check?.document && check.issues.length === 0 ? { changedDocument: check.document } : {}),
     dirty,

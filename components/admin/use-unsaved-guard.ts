@@ -15,7 +15,8 @@ import { useEffect, useRef } from "react";
 export const DISCARD_QUESTION = "Leave this page? Your unsaved policy draft will be discarded.";
 
 function isInAppNavigation(event: MouseEvent): HTMLAnchorElement | undefined {
-  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return undefined;
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey)
+    return undefined;
   const anchor = (event.target as Element | null)?.closest?.("a[href]");
   if (!(anchor instanceof HTMLAnchorElement)) return undefined;
   if (anchor.target && anchor.target !== "_self") return undefined;
@@ -23,7 +24,8 @@ function isInAppNavigation(event: MouseEvent): HTMLAnchorElement | undefined {
   const url = new URL(anchor.href, window.location.href);
   if (url.origin !== window.location.origin) return undefined;
   // A link to a fragment of this very page navigates nowhere.
-  if (url.pathname === window.location.pathname && url.search === window.location.search && url.hash !== "") return undefined;
+  if (url.pathname === window.location.pathname && url.search === window.location.search && url.hash !== "")
+    return undefined;
   return anchor;
 }
 

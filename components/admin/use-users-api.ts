@@ -19,7 +19,9 @@ export function useCreateTeam() {
 }
 
 export function useDeleteTeam() {
-  return useInvalidating((teamId: string) => api(`/api/admin/teams/${encodeURIComponent(teamId)}`, { method: "DELETE" }));
+  return useInvalidating((teamId: string) =>
+    api(`/api/admin/teams/${encodeURIComponent(teamId)}`, { method: "DELETE" }),
+  );
 }
 
 export function useTeamMember() {
@@ -37,9 +39,15 @@ export function useCreateUser() {
 }
 
 export function useResetPassword() {
-  return useInvalidating((userId: string) => api<{ userId: string; temporaryPassword: string }>(`/api/admin/users/${encodeURIComponent(userId)}/password`, { body: {} }));
+  return useInvalidating((userId: string) =>
+    api<{ userId: string; temporaryPassword: string }>(`/api/admin/users/${encodeURIComponent(userId)}/password`, {
+      body: {},
+    }),
+  );
 }
 
 export function useSetActive() {
-  return useInvalidating((a: { userId: string; active: boolean }) => api(`/api/admin/users/${encodeURIComponent(a.userId)}/active`, { body: { active: a.active } }));
+  return useInvalidating((a: { userId: string; active: boolean }) =>
+    api(`/api/admin/users/${encodeURIComponent(a.userId)}/active`, { body: { active: a.active } }),
+  );
 }

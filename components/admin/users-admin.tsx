@@ -21,7 +21,12 @@ export function UsersAdmin({ currentUserId }: { currentUserId: string }) {
   const member = useTeamMember();
   const [team, setTeam] = useState({ id: "", name: "" });
   const [adding, setAdding] = useState<Record<string, string>>({});
-  if (directory.error) return <p role="alert" className="text-rose-700">Could not load users: {directory.error.message}</p>;
+  if (directory.error)
+    return (
+      <p role="alert" className="text-rose-700">
+        Could not load users: {directory.error.message}
+      </p>
+    );
   if (!directory.data) return <p role="status">Loading users…</p>;
   const { users, teams } = directory.data;
   const email = (id: string) => users.find((u) => u.id === id)?.email ?? id;
@@ -29,14 +34,20 @@ export function UsersAdmin({ currentUserId }: { currentUserId: string }) {
 
   return (
     <div className="space-y-8">
-      {error && <p role="alert" className="rounded bg-rose-50 p-2 text-sm text-rose-800 dark:bg-rose-950 dark:text-rose-200">✕ {error.message}</p>}
+      {error && (
+        <p role="alert" className="rounded bg-rose-50 p-2 text-sm text-rose-800 dark:bg-rose-950 dark:text-rose-200">
+          ✕ {error.message}
+        </p>
+      )}
       {secret ? <OneTimePasswordPanel secret={secret} onDone={() => setSecret(null)} /> : null}
       <UsersTable users={users} currentUserId={currentUserId} ask={setQuestion} onSecret={setSecret} />
       <NewUserForm ask={setQuestion} onCreated={setSecret} />
       <ConfirmDialog question={question} onClose={() => setQuestion(null)} />
 
       <section aria-labelledby="teams-heading" className="space-y-3">
-        <h2 id="teams-heading" className="text-lg font-semibold">Teams</h2>
+        <h2 id="teams-heading" className="text-lg font-semibold">
+          Teams
+        </h2>
         <form
           className="flex flex-wrap items-end gap-2"
           onSubmit={(e) => {
@@ -44,36 +55,107 @@ export function UsersAdmin({ currentUserId }: { currentUserId: string }) {
             createTeam.mutate(team, { onSuccess: () => setTeam({ id: "", name: "" }) });
           }}
         >
-          <label className="flex flex-col text-xs">Team id<input className={input} value={team.id} onChange={(e) => setTeam({ ...team, id: e.target.value })} placeholder="ops" required /></label>
-          <label className="flex flex-col text-xs">Name<input className={input} value={team.name} onChange={(e) => setTeam({ ...team, name: e.target.value })} placeholder="Operations" required /></label>
-          <button type="submit" className="rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white">Create team</button>
+          <label className="flex flex-col text-xs">
+            Team id
+            <input
+              className={input}
+              value={team.id}
+              onChange={(e) => setTeam({ ...team, id: e.target.value })}
+              placeholder="ops"
+              required
+            />
+          </label>
+          <label className="flex flex-col text-xs">
+            Name
+            <input
+              className={input}
+              value={team.name}
+              onChange={(e) => setTeam({ ...team, name: e.target.value })}
+              placeholder="Operations"
+              required
+            />
+          </label>
+          <button type="submit" className="rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white">
+            Create team
+          </button>
         </form>
-        {teams.length === 0 && <p className="text-sm text-slate-600 dark:text-slate-400">No teams yet. Create one, add members, then give it rules under <code>teams.&lt;id&gt;</code> in the policy.</p>}
+        {teams.length === 0 && (
+          <p className="text-sm text-slate-600 dark:text-slate-400">
+            No teams yet. Create one, add members, then give it rules under <code>teams.&lt;id&gt;</code> in the policy.
+          </p>
+        )}
         <ul className="space-y-3">
           {teams.map((t) => (
             <li key={t.id} className="rounded-lg border border-slate-200 p-3 dark:border-slate-800">
               <div className="flex items-center justify-between gap-2">
-                <h3 className="font-semibold"><span className="font-mono">{t.id}</span> · {t.name}</h3>
-                <button type="button" className="rounded border border-slate-300 px-2 py-0.5 text-xs dark:border-slate-700" onClick={() => setQuestion({ title: `Delete team ${t.id}?`, body: <p>Its members keep their accounts; rules and grants under this team stop applying.</p>, confirmLabel: "Delete team", danger: true, onConfirm: () => deleteTeam.mutate(t.id) })}>Delete team<span className="sr-only"> {t.id}</span></button>
+                <h3 className="font-semibold">
+                  <span className="font-mono">{t.id}</span> · {t.name}
+                </h3>
+                <button
+                  type="button"
+                  className="rounded border border-slate-300 px-2 py-0.5 text-xs dark:border-slate-700"
+                  onClick={() =>
+                    setQuestion({
+                      title: `Delete team ${t.id}?`,
+                      body: <p>Its members keep their accounts; rules and grants under this team stop applying.</p>,
+                      confirmLabel: "Delete team",
+                      danger: true,
+                      onConfirm: () => deleteTeam.mutate(t.id),
+                    })
+                  }
+                >
+                  Delete team<span className="sr-only"> {t.id}</span>
+                </button>
               </div>
               <ul className="mt-2 flex flex-wrap gap-2">
                 {t.memberIds.map((id) => (
-                  <li key={id} className="flex items-center gap-1 rounded bg-slate-100 px-2 py-0.5 text-xs dark:bg-slate-800">
+                  <li
+                    key={id}
+                    className="flex items-center gap-1 rounded bg-slate-100 px-2 py-0.5 text-xs dark:bg-slate-800"
+                  >
                     {email(id)}
-                    <button type="button" aria-label={`Remove ${email(id)} from ${t.id}`} onClick={() => member.mutate({ teamId: t.id, userId: id, action: "remove" })}>✕</button>
+                    <button
+                      type="button"
+                      aria-label={`Remove ${email(id)} from ${t.id}`}
+                      onClick={() => member.mutate({ teamId: t.id, userId: id, action: "remove" })}
+                    >
+                      ✕
+                    </button>
                   </li>
                 ))}
-                {t.memberIds.length === 0 && <li className="text-xs text-slate-600 dark:text-slate-400">No members.</li>}
+                {t.memberIds.length === 0 && (
+                  <li className="text-xs text-slate-600 dark:text-slate-400">No members.</li>
+                )}
               </ul>
               <div className="mt-2 flex items-end gap-2">
                 <label className="flex flex-col text-xs">
                   Add member
-                  <select className={input} value={adding[t.id] ?? ""} onChange={(e) => setAdding({ ...adding, [t.id]: e.target.value })}>
+                  <select
+                    className={input}
+                    value={adding[t.id] ?? ""}
+                    onChange={(e) => setAdding({ ...adding, [t.id]: e.target.value })}
+                  >
                     <option value="">choose a user</option>
-                    {users.filter((u) => !t.memberIds.includes(u.id)).map((u) => <option key={u.id} value={u.id}>{u.email}</option>)}
+                    {users
+                      .filter((u) => !t.memberIds.includes(u.id))
+                      .map((u) => (
+                        <option key={u.id} value={u.id}>
+                          {u.email}
+                        </option>
+                      ))}
                   </select>
                 </label>
-                <button type="button" disabled={!adding[t.id]} className="rounded-md border border-slate-300 px-3 py-1 text-sm disabled:opacity-50 dark:border-slate-700" onClick={() => member.mutate({ teamId: t.id, userId: adding[t.id]!, action: "add" }, { onSuccess: () => setAdding({ ...adding, [t.id]: "" }) })}>
+                <button
+                  type="button"
+                  disabled={!adding[t.id]}
+                  className="rounded-md border border-slate-300 px-3 py-1 text-sm disabled:opacity-50 dark:border-slate-700"
+                  onClick={() =>
+                    member.mutate(
+                      { teamId: t.id, userId: adding[t.id]!, action: "add" },
+                      { onSuccess: () => setAdding({ ...adding, [t.id]: "" }) },
+                    )
+                  }
+                >
                   Add
                 </button>
               </div>

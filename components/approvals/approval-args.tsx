@@ -27,7 +27,12 @@ export function ApprovalArgs({ args }: { args: unknown }) {
       ) : null}
       <details className="mt-1 text-xs">
         <summary className="cursor-pointer text-sky-700 dark:text-sky-300">Raw JSON</summary>
-        <pre data-testid="approval-args-raw" className="whitespace-pre-wrap break-all rounded bg-slate-100 p-3 font-mono dark:bg-slate-900">{visibleText(JSON.stringify(args, null, 2) ?? "null")}</pre>
+        <pre
+          data-testid="approval-args-raw"
+          className="whitespace-pre-wrap break-all rounded bg-slate-100 p-3 font-mono dark:bg-slate-900"
+        >
+          {visibleText(JSON.stringify(args, null, 2) ?? "null")}
+        </pre>
       </details>
     </div>
   );

@@ -8,16 +8,37 @@ import { ExpiryCountdown } from "./expiry-countdown";
 import { RiskBadges } from "./risk-badges";
 import { useApprovalDetail, useDecide, type Approval, type Scope } from "./use-approvals";
 
-const STATUS_LABEL: Record<Approval["status"], string> = { pending: "pending", approved: "approved", denied: "denied", expired: "expired" };
-const SCOPE_LABEL: Record<Scope, string> = { user: "only the requester", team: "the requester's team", agent: "this agent", everyone: "everyone" };
+const STATUS_LABEL: Record<Approval["status"], string> = {
+  pending: "pending",
+  approved: "approved",
+  denied: "denied",
+  expired: "expired",
+};
+const SCOPE_LABEL: Record<Scope, string> = {
+  user: "only the requester",
+  team: "the requester's team",
+  agent: "this agent",
+  everyone: "everyone",
+};
 
 /** What allow-always would store, exactly as the server will store it (never guessed here). */
 function allowAlwaysRules(a: Approval): { rules: string[]; refused: string[]; scopes: Scope[] | null } {
-  if (a.allowAlways) return { rules: a.allowAlways.rules, refused: a.allowAlways.refused, scopes: a.allowAlways.scopes };
+  if (a.allowAlways)
+    return { rules: a.allowAlways.rules, refused: a.allowAlways.refused, scopes: a.allowAlways.scopes };
   return { rules: [], refused: ["what would be stored is not known yet"], scopes: null };
 }
 
-function AllowAlwaysConfirm({ approval, onConfirm, onCancel, busy }: { approval: Approval; onConfirm: (scope?: Scope) => void; onCancel: () => void; busy: boolean }) {
+function AllowAlwaysConfirm({
+  approval,
+  onConfirm,
+  onCancel,
+  busy,
+}: {
+  approval: Approval;
+  onConfirm: (scope?: Scope) => void;
+  onCancel: () => void;
+  busy: boolean;
+}) {
   const { rules, refused, scopes } = allowAlwaysRules(approval);
   const [scope, setScope] = useState<Scope>(scopes?.[0] ?? "user");
   const cancel = useRef<HTMLButtonElement>(null);
@@ -52,13 +73,25 @@ function AllowAlwaysConfirm({ approval, onConfirm, onCancel, busy }: { approval:
           <legend className="font-medium">Applies to</legend>
           {scopes.map((s) => (
             <label key={s} className="mr-3 inline-flex items-center gap-1">
-              <input type="radio" name="allow-always-scope" value={s} checked={scope === s} onChange={() => setScope(s)} /> {SCOPE_LABEL[s]}
+              <input
+                type="radio"
+                name="allow-always-scope"
+                value={s}
+                checked={scope === s}
+                onChange={() => setScope(s)}
+              />{" "}
+              {SCOPE_LABEL[s]}
             </label>
           ))}
         </fieldset>
       ) : null}
       <div className="flex gap-2">
-        <button type="button" disabled={busy} onClick={() => onConfirm(scopes?.length ? scope : undefined)} className="rounded-md bg-amber-700 px-3 py-2 font-medium text-white">
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => onConfirm(scopes?.length ? scope : undefined)}
+          className="rounded-md bg-amber-700 px-3 py-2 font-medium text-white"
+        >
           Confirm allow always
         </button>
         <button ref={cancel} type="button" onClick={onCancel} className="rounded-md border border-slate-400 px-3 py-2">
@@ -75,9 +108,16 @@ function AllowAlwaysConfirm({ approval, onConfirm, onCancel, busy }: { approval:
  */
 function RequesterNote({ note, who }: { note: string; who: string }) {
   return (
-    <figure data-testid="requester-note" className="rounded border border-dashed border-slate-400 bg-white p-2 text-sm dark:border-slate-600 dark:bg-slate-950">
-      <figcaption className="text-xs text-slate-600 dark:text-slate-400">Written by {who}, not checked by Toolgate:</figcaption>
-      <blockquote className="mt-1 whitespace-pre-wrap font-mono text-xs [overflow-wrap:anywhere]">“{visibleText(note)}”</blockquote>
+    <figure
+      data-testid="requester-note"
+      className="rounded border border-dashed border-slate-400 bg-white p-2 text-sm dark:border-slate-600 dark:bg-slate-950"
+    >
+      <figcaption className="text-xs text-slate-600 dark:text-slate-400">
+        Written by {who}, not checked by Toolgate:
+      </figcaption>
+      <blockquote className="mt-1 whitespace-pre-wrap font-mono text-xs [overflow-wrap:anywhere]">
+        “{visibleText(note)}”
+      </blockquote>
     </figure>
   );
 }
@@ -99,7 +139,8 @@ export function ApprovalDetail({ approval }: { approval: Approval }) {
   useEffect(() => {
     if (stale) void refetch();
   }, [stale, refetch]);
-  const send = (decision: "allow-once" | "allow-always" | "deny", scope?: Scope) => decide.mutate({ id: shown.id, decision, reason, scope });
+  const send = (decision: "allow-once" | "allow-always" | "deny", scope?: Scope) =>
+    decide.mutate({ id: shown.id, decision, reason, scope });
 
   useEffect(() => {
     if (!pending || confirming) return;
@@ -108,7 +149,8 @@ export function ApprovalDetail({ approval }: { approval: Approval }) {
     const onKey = (e: KeyboardEvent) => {
       const target = e.target as HTMLElement | null;
       if (target && (["TEXTAREA", "INPUT", "SELECT"].includes(target.tagName) || target.isContentEditable)) return;
-      if (e.metaKey || e.ctrlKey || e.altKey || e.repeat || decide.isPending || document.visibilityState !== "visible") return;
+      if (e.metaKey || e.ctrlKey || e.altKey || e.repeat || decide.isPending || document.visibilityState !== "visible")
+        return;
       if (e.key === "o") send("allow-once");
       if (e.key === "d") send("deny");
       if (e.key === "a") setConfirming(true);
@@ -118,7 +160,12 @@ export function ApprovalDetail({ approval }: { approval: Approval }) {
   });
 
   return (
-    <section aria-label="Approval detail" data-testid="approval-detail" data-approval-id={shown.id} className="space-y-3">
+    <section
+      aria-label="Approval detail"
+      data-testid="approval-detail"
+      data-approval-id={shown.id}
+      className="space-y-3"
+    >
       <h2 className="text-lg font-semibold">
         <span className="font-mono">{shown.toolName}</span> requested by {personLabel(shown.requester)}
         {shown.client ? <> through the MCP client {shown.client}</> : null}
@@ -127,8 +174,13 @@ export function ApprovalDetail({ approval }: { approval: Approval }) {
       <dl className="grid grid-cols-[8rem_1fr] gap-x-3 gap-y-1 text-sm max-sm:grid-cols-[6rem_1fr]">
         <dt className="text-slate-600 dark:text-slate-400">Chat</dt>
         <dd className="[overflow-wrap:anywhere]">
-          <span data-testid="approval-chat">{shown.sessionTitle ? `“${visibleText(shown.sessionTitle)}”` : "a chat"}</span>{" "}
-          <Link href={`/approvals/sessions/${shown.sessionId}`} className="ml-1 text-sky-700 underline dark:text-sky-300">
+          <span data-testid="approval-chat">
+            {shown.sessionTitle ? `“${visibleText(shown.sessionTitle)}”` : "a chat"}
+          </span>{" "}
+          <Link
+            href={`/approvals/sessions/${shown.sessionId}`}
+            className="ml-1 text-sky-700 underline dark:text-sky-300"
+          >
             open the conversation (read-only)
           </Link>
         </dd>
@@ -160,7 +212,9 @@ export function ApprovalDetail({ approval }: { approval: Approval }) {
             <dt className="text-slate-600 dark:text-slate-400">Routing</dt>
             <dd data-testid="approval-routing">
               rule “{shown.routing.rule}”
-              {shown.routing.quorum.needed > 1 ? ` — needs ${shown.routing.quorum.needed} different owners (${shown.routing.quorum.given} of ${shown.routing.quorum.needed} allowed)` : ""}
+              {shown.routing.quorum.needed > 1
+                ? ` — needs ${shown.routing.quorum.needed} different owners (${shown.routing.quorum.given} of ${shown.routing.quorum.needed} allowed)`
+                : ""}
               {shown.routing.escalated ? " — escalated" : ""}
             </dd>
           </>
@@ -176,15 +230,22 @@ export function ApprovalDetail({ approval }: { approval: Approval }) {
           </>
         ) : shown.resolvedAt ? (
           <>
-            <dt className="text-slate-600 dark:text-slate-400">{withdrawn ? "Withdrawn" : shown.status === "expired" ? "Expired" : "Decided"}</dt>
+            <dt className="text-slate-600 dark:text-slate-400">
+              {withdrawn ? "Withdrawn" : shown.status === "expired" ? "Expired" : "Decided"}
+            </dt>
             <dd>{new Date(shown.resolvedAt).toLocaleString()}</dd>
           </>
         ) : null}
       </dl>
       {detail.data?.context?.length ? (
         <div>
-          <div className="text-xs font-semibold uppercase text-slate-600 dark:text-slate-400">Conversation before this request</div>
-          <ol data-testid="approval-context" className="mt-1 space-y-1 rounded bg-slate-50 p-2 text-sm dark:bg-slate-900">
+          <div className="text-xs font-semibold uppercase text-slate-600 dark:text-slate-400">
+            Conversation before this request
+          </div>
+          <ol
+            data-testid="approval-context"
+            className="mt-1 space-y-1 rounded bg-slate-50 p-2 text-sm dark:bg-slate-900"
+          >
             {detail.data.context.map((m, i) => (
               <li key={i} className="whitespace-pre-wrap [overflow-wrap:anywhere]">
                 <span className="font-semibold">{m.role === "user" ? "Requester" : "Agent"}: </span>
@@ -198,7 +259,12 @@ export function ApprovalDetail({ approval }: { approval: Approval }) {
         <div>
           <div className="text-xs font-semibold uppercase text-slate-600 dark:text-slate-400">Command</div>
           {/* Wrapped, never scrolled sideways: every character of the command is in view when deciding. */}
-          <pre data-testid="approval-command" className="whitespace-pre-wrap break-all rounded bg-slate-900 p-3 font-mono text-sm text-slate-100">{visibleText(shown.command)}</pre>
+          <pre
+            data-testid="approval-command"
+            className="whitespace-pre-wrap break-all rounded bg-slate-900 p-3 font-mono text-sm text-slate-100"
+          >
+            {visibleText(shown.command)}
+          </pre>
           <div className="mt-1 text-xs text-slate-600 dark:text-slate-400">
             Analysis:{" "}
             {!shown.analysis
@@ -214,7 +280,12 @@ export function ApprovalDetail({ approval }: { approval: Approval }) {
         <div className="space-y-2">
           <label className="block text-sm">
             <span className="font-medium">Reason (optional, shown to the requester on deny)</span>
-            <textarea value={reason} onChange={(e) => setReason(e.target.value)} rows={2} className="mt-1 w-full rounded-md border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900" />
+            <textarea
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              rows={2}
+              className="mt-1 w-full rounded-md border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900"
+            />
           </label>
           {confirming ? (
             <AllowAlwaysConfirm
@@ -228,22 +299,48 @@ export function ApprovalDetail({ approval }: { approval: Approval }) {
             />
           ) : (
             // On a phone the bar sticks to the bottom of the screen while this request is in view.
-            <div data-testid="decision-bar" className="flex flex-wrap gap-2 max-md:sticky max-md:bottom-0 max-md:z-10 max-md:-mx-4 max-md:border-t max-md:border-slate-200 max-md:bg-white max-md:px-4 max-md:py-2 max-md:dark:border-slate-800 max-md:dark:bg-slate-950">
-              <button type="button" disabled={decide.isPending} onClick={() => send("allow-once")} className="rounded-md bg-emerald-700 px-3 py-2 text-sm font-medium text-white">
+            <div
+              data-testid="decision-bar"
+              className="flex flex-wrap gap-2 max-md:sticky max-md:bottom-0 max-md:z-10 max-md:-mx-4 max-md:border-t max-md:border-slate-200 max-md:bg-white max-md:px-4 max-md:py-2 max-md:dark:border-slate-800 max-md:dark:bg-slate-950"
+            >
+              <button
+                type="button"
+                disabled={decide.isPending}
+                onClick={() => send("allow-once")}
+                className="rounded-md bg-emerald-700 px-3 py-2 text-sm font-medium text-white"
+              >
                 Allow once <kbd className="ml-1 text-xs">o</kbd>
               </button>
-              <button type="button" disabled={decide.isPending} onClick={() => setConfirming(true)} className="rounded-md border border-emerald-700 px-3 py-2 text-sm font-medium text-emerald-800 dark:text-emerald-300">
+              <button
+                type="button"
+                disabled={decide.isPending}
+                onClick={() => setConfirming(true)}
+                className="rounded-md border border-emerald-700 px-3 py-2 text-sm font-medium text-emerald-800 dark:text-emerald-300"
+              >
                 Allow always… <kbd className="ml-1 text-xs">a</kbd>
               </button>
-              <button type="button" disabled={decide.isPending} onClick={() => send("deny")} className="rounded-md bg-red-700 px-3 py-2 text-sm font-medium text-white">
+              <button
+                type="button"
+                disabled={decide.isPending}
+                onClick={() => send("deny")}
+                className="rounded-md bg-red-700 px-3 py-2 text-sm font-medium text-white"
+              >
                 Deny <kbd className="ml-1 text-xs">d</kbd>
               </button>
             </div>
           )}
-          {decide.error ? <p role="alert" className="text-sm text-red-700 dark:text-red-300">{decide.error.message}</p> : null}
+          {decide.error ? (
+            <p role="alert" className="text-sm text-red-700 dark:text-red-300">
+              {decide.error.message}
+            </p>
+          ) : null}
         </div>
       ) : null}
-      {decide.data?.refused.length ? <p className="text-sm text-amber-800 dark:text-amber-300">Not added to the allowlist: {decide.data.refused.join("; ")}</p> : null}
+      {decide.data?.refused.length ? (
+        <p className="text-sm text-amber-800 dark:text-amber-300">
+          Not added to the allowlist: {decide.data.refused.join("; ")}
+        </p>
+      ) : null}
     </section>
   );
 }

@@ -10,7 +10,14 @@ export function personLabel(p: { id: string; email: string | null; name?: string
   return p.email ?? p.name ?? p.id;
 }
 
-export function ApprovalRow({ approval, selected, isNew, onSelect, checked, onCheck }: {
+export function ApprovalRow({
+  approval,
+  selected,
+  isNew,
+  onSelect,
+  checked,
+  onCheck,
+}: {
   approval: Approval;
   selected: boolean;
   isNew: boolean;
@@ -45,14 +52,25 @@ export function ApprovalRow({ approval, selected, isNew, onSelect, checked, onCh
           <span className="font-mono font-medium">{approval.toolName}</span>
           <span className="flex items-center gap-2 text-xs text-slate-600 dark:text-slate-400">
             {isNew ? <span className="rounded bg-sky-700 px-1.5 py-0.5 font-semibold text-white">New</span> : null}
-            {pending ? <ExpiryCountdown expiresAt={approval.expiresAt} /> : new Date(approval.createdAt).toLocaleTimeString()}
+            {pending ? (
+              <ExpiryCountdown expiresAt={approval.expiresAt} />
+            ) : (
+              new Date(approval.createdAt).toLocaleTimeString()
+            )}
           </span>
         </div>
-        <div className="truncate font-mono text-xs text-slate-600 dark:text-slate-400">{visibleText(approval.command ?? JSON.stringify(approval.args))}</div>
+        <div className="truncate font-mono text-xs text-slate-600 dark:text-slate-400">
+          {visibleText(approval.command ?? JSON.stringify(approval.args))}
+        </div>
         <RiskBadges risks={approval.risks} />
         <div className="truncate text-xs text-slate-600 dark:text-slate-400">
           {personLabel(approval.requester)}
-          {approval.client ? ` via ${approval.client}` : approval.sessionTitle ? ` in “${approval.sessionTitle}”` : ""} · {approval.outcome ?? approval.status}
+          {approval.client
+            ? ` via ${approval.client}`
+            : approval.sessionTitle
+              ? ` in “${approval.sessionTitle}”`
+              : ""}{" "}
+          · {approval.outcome ?? approval.status}
         </div>
       </button>
     </li>
@@ -68,7 +86,12 @@ export function moveFocus(e: React.KeyboardEvent<HTMLElement>) {
   if (!rows.length) return;
   e.preventDefault();
   const at = rows.indexOf(document.activeElement as HTMLElement);
-  const next = step === -Infinity ? 0 : step === Infinity ? rows.length - 1 : Math.min(rows.length - 1, Math.max(0, at === -1 ? 0 : at + step));
+  const next =
+    step === -Infinity
+      ? 0
+      : step === Infinity
+        ? rows.length - 1
+        : Math.min(rows.length - 1, Math.max(0, at === -1 ? 0 : at + step));
   rows[next]?.focus();
   rows[next]?.scrollIntoView({ block: "nearest" });
 }

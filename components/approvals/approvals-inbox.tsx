@@ -56,7 +56,8 @@ export function ApprovalsInbox({ openId }: { openId?: string } = {}) {
   const pendingCount = pending.total ? `${pending.total.count}${pending.total.capped ? "+" : ""}` : "0";
   // Only requests still listed as pending can be chosen: a decided one drops out of the choice by itself.
   const chosen = (pending.data ?? []).filter((a) => checked.has(a.id)).map((a) => a.id);
-  const check = (id: string, on: boolean) => setChecked((c) => (on ? new Set([...c, id]) : new Set([...c].filter((x) => x !== id))));
+  const check = (id: string, on: boolean) =>
+    setChecked((c) => (on ? new Set([...c, id]) : new Set([...c].filter((x) => x !== id))));
   return (
     <div className="grid flex-1 grid-cols-[22rem_1fr] content-start gap-0 max-md:grid-cols-1">
       <div className="min-w-0 border-r border-slate-200 p-3 dark:border-slate-800 max-md:border-r-0 max-md:border-b">
@@ -64,13 +65,25 @@ export function ApprovalsInbox({ openId }: { openId?: string } = {}) {
           Pending <span data-testid="pending-count">{pendingCount}</span>
         </h2>
         <InboxFiltersForm onChange={setFilters} />
-        <BulkDenyBar ids={chosen} shown={(pending.data ?? []).map((a) => a.id)} onChoose={(ids) => setChecked(new Set(ids))} />
+        <BulkDenyBar
+          ids={chosen}
+          shown={(pending.data ?? []).map((a) => a.id)}
+          onChoose={(ids) => setChecked(new Set(ids))}
+        />
         <p aria-live="polite" data-testid="new-requests" className="sr-only">
           {fresh.length ? `${fresh.length} new request${fresh.length === 1 ? "" : "s"} in the list` : ""}
         </p>
         {pending.isLoading ? <p className="text-sm text-slate-600 dark:text-slate-400">Loading…</p> : null}
-        {pending.error ? <p role="alert" className="text-sm text-red-700">{pending.error.message}</p> : null}
-        {pending.data?.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-400">Nothing waits for you. New requests appear here by themselves.</p> : null}
+        {pending.error ? (
+          <p role="alert" className="text-sm text-red-700">
+            {pending.error.message}
+          </p>
+        ) : null}
+        {pending.data?.length === 0 ? (
+          <p className="text-sm text-slate-600 dark:text-slate-400">
+            Nothing waits for you. New requests appear here by themselves.
+          </p>
+        ) : null}
         {/* Arrow keys or j/k move through the list; Enter opens; o, a, d decide the open request. */}
         <ul aria-label="Pending approvals" data-testid="pending-list" className="space-y-1" onKeyDown={moveFocus}>
           {(pending.data ?? []).map((a) => (
@@ -100,7 +113,11 @@ export function ApprovalsInbox({ openId }: { openId?: string } = {}) {
           </button>
           <label className="ml-2 text-xs font-normal">
             <span className="sr-only">Which decided requests</span>
-            <select value={decidedStatus} onChange={(e) => setDecidedStatus(e.target.value)} className="rounded border border-slate-400 bg-white px-1 py-0.5 dark:border-slate-600 dark:bg-slate-900">
+            <select
+              value={decidedStatus}
+              onChange={(e) => setDecidedStatus(e.target.value)}
+              className="rounded border border-slate-400 bg-white px-1 py-0.5 dark:border-slate-600 dark:bg-slate-900"
+            >
               <option value="decided">all</option>
               <option value="approved">allowed</option>
               <option value="denied">denied</option>
@@ -111,14 +128,29 @@ export function ApprovalsInbox({ openId }: { openId?: string } = {}) {
         <div id="decided-list" className={historyShown ? "" : "max-md:hidden"}>
           <ul aria-label="Decided approvals" data-testid="history-list" className="space-y-1" onKeyDown={moveFocus}>
             {(history.data ?? []).map((a) => (
-              <ApprovalRow key={a.id} approval={a} selected={current?.id === a.id} isNew={false} onSelect={() => open(a)} />
+              <ApprovalRow
+                key={a.id}
+                approval={a}
+                selected={current?.id === a.id}
+                isNew={false}
+                onSelect={() => open(a)}
+              />
             ))}
           </ul>
           <LoadMore list={history} testId="history-more" />
         </div>
       </div>
-      <div ref={detailPane} className={`min-w-0 scroll-mt-2 p-4 ${current ? "max-md:order-first max-md:border-b max-md:border-slate-200 max-md:dark:border-slate-800" : ""}`}>
-        {current ? <ApprovalDetail key={current.id} approval={current} /> : <p className="text-slate-600 dark:text-slate-400">Choose a request in the list to see it and decide. Nothing opens by itself.</p>}
+      <div
+        ref={detailPane}
+        className={`min-w-0 scroll-mt-2 p-4 ${current ? "max-md:order-first max-md:border-b max-md:border-slate-200 max-md:dark:border-slate-800" : ""}`}
+      >
+        {current ? (
+          <ApprovalDetail key={current.id} approval={current} />
+        ) : (
+          <p className="text-slate-600 dark:text-slate-400">
+            Choose a request in the list to see it and decide. Nothing opens by itself.
+          </p>
+        )}
       </div>
     </div>
   );
@@ -130,7 +162,13 @@ function LoadMore({ list, testId }: { list: ReturnType<typeof useApprovals>["pen
   const shown = list.data?.length ?? 0;
   const total = list.total ? `${list.total.count}${list.total.capped ? "+" : ""}` : "?";
   return (
-    <button type="button" data-testid={testId} disabled={list.loadingMore} onClick={list.loadMore} className="mt-2 w-full rounded-md border border-slate-400 px-3 py-1.5 text-sm dark:border-slate-600">
+    <button
+      type="button"
+      data-testid={testId}
+      disabled={list.loadingMore}
+      onClick={list.loadMore}
+      className="mt-2 w-full rounded-md border border-slate-400 px-3 py-1.5 text-sm dark:border-slate-600"
+    >
       {list.loadingMore ? "Loading…" : `Load more (${shown} of ${total} shown)`}
     </button>
   );

@@ -17,7 +17,11 @@ export function ExpiryCountdown({ expiresAt, className = "" }: { expiresAt: stri
   const left = new Date(expiresAt).getTime() - now;
   const urgent = left < 60_000;
   return (
-    <span data-testid="expiry-countdown" title={`expires ${new Date(expiresAt).toLocaleString()}`} className={`${urgent ? "font-semibold text-red-700 dark:text-red-300" : ""} ${className}`}>
+    <span
+      data-testid="expiry-countdown"
+      title={`expires ${new Date(expiresAt).toLocaleString()}`}
+      className={`${urgent ? "font-semibold text-red-700 dark:text-red-300" : ""} ${className}`}
+    >
       {left <= 0 ? "expired" : `expires in ${formatLeft(left)}`}
     </span>
   );

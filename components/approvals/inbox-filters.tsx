@@ -3,7 +3,8 @@ import { useEffect, useRef, useState } from "react";
 import { FILTERABLE_RISK_KINDS, RISK_LABELS } from "@/lib/exec/risk-kinds";
 import type { InboxFilters } from "./use-approvals";
 
-const FIELD = "w-full rounded-md border border-slate-400 bg-white px-2 py-1 text-sm dark:border-slate-600 dark:bg-slate-900";
+const FIELD =
+  "w-full rounded-md border border-slate-400 bg-white px-2 py-1 text-sm dark:border-slate-600 dark:bg-slate-900";
 
 /**
  * Search and filters for the inbox, applied by the server (so they reach every request, not only the loaded
@@ -14,7 +15,8 @@ export function InboxFiltersForm({ onChange }: { onChange: (filters: InboxFilter
   const search = useRef<HTMLInputElement>(null);
   useEffect(() => {
     // A requester filter is sent once it reads as an e-mail address, not at every keystroke before.
-    const requester = draft.requester && /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(draft.requester.trim()) ? draft.requester : undefined;
+    const requester =
+      draft.requester && /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(draft.requester.trim()) ? draft.requester : undefined;
     const t = setTimeout(() => onChange({ ...draft, requester }), 300);
     return () => clearTimeout(t);
   }, [draft, onChange]);
@@ -29,26 +31,55 @@ export function InboxFiltersForm({ onChange }: { onChange: (filters: InboxFilter
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
   }, []);
-  const set = (key: keyof InboxFilters) => (e: { target: { value: string } }) => setDraft((d) => ({ ...d, [key]: e.target.value }));
+  const set = (key: keyof InboxFilters) => (e: { target: { value: string } }) =>
+    setDraft((d) => ({ ...d, [key]: e.target.value }));
   const active = Object.entries(draft).filter(([k, v]) => k !== "q" && v).length;
   return (
-    <form role="search" aria-label="Filter requests" data-testid="inbox-filters" onSubmit={(e) => e.preventDefault()} className="mb-3 space-y-2">
+    <form
+      role="search"
+      aria-label="Filter requests"
+      data-testid="inbox-filters"
+      onSubmit={(e) => e.preventDefault()}
+      className="mb-3 space-y-2"
+    >
       <label className="block text-xs">
         <span className="text-slate-700 dark:text-slate-300">
           Search <kbd className="rounded border border-slate-400 px-1 dark:border-slate-600">/</kbd>
         </span>
-        <input ref={search} type="search" value={draft.q ?? ""} onChange={set("q")} maxLength={200} placeholder="command, tool, person, chat…" className={FIELD} />
+        <input
+          ref={search}
+          type="search"
+          value={draft.q ?? ""}
+          onChange={set("q")}
+          maxLength={200}
+          placeholder="command, tool, person, chat…"
+          className={FIELD}
+        />
       </label>
       <details className="text-xs">
-        <summary className="cursor-pointer text-slate-700 dark:text-slate-300">Filters{active ? ` (${active})` : ""}</summary>
+        <summary className="cursor-pointer text-slate-700 dark:text-slate-300">
+          Filters{active ? ` (${active})` : ""}
+        </summary>
         <div className="mt-2 grid grid-cols-2 gap-2">
           <label>
             Requester e-mail
-            <input type="email" value={draft.requester ?? ""} onChange={set("requester")} maxLength={320} className={FIELD} />
+            <input
+              type="email"
+              value={draft.requester ?? ""}
+              onChange={set("requester")}
+              maxLength={320}
+              className={FIELD}
+            />
           </label>
           <label>
             Tool
-            <input value={draft.tool ?? ""} onChange={set("tool")} maxLength={200} placeholder="exec" className={FIELD} />
+            <input
+              value={draft.tool ?? ""}
+              onChange={set("tool")}
+              maxLength={200}
+              placeholder="exec"
+              className={FIELD}
+            />
           </label>
           <label>
             Kind

@@ -101,7 +101,12 @@ export function PendingAttention({ userId, selfDecision }: { userId: string; sel
     for (const a of decidable) {
       if (known.current.has(a.id)) continue;
       known.current.add(a.id);
-      if (typeof Notification !== "undefined" && Notification.permission === "granted" && document.visibilityState === "hidden") notify(a, (href) => router.push(href));
+      if (
+        typeof Notification !== "undefined" &&
+        Notification.permission === "granted" &&
+        document.visibilityState === "hidden"
+      )
+        notify(a, (href) => router.push(href));
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed by the ids: a refetch with the same requests changes nothing
   }, [ids, pending === undefined]);
@@ -114,7 +119,8 @@ const subscribePermission = (listener: () => void) => {
   permissionListeners.add(listener);
   return () => void permissionListeners.delete(listener);
 };
-const readPermission = (): NotificationPermission | "unsupported" => (typeof Notification === "undefined" ? "unsupported" : Notification.permission);
+const readPermission = (): NotificationPermission | "unsupported" =>
+  typeof Notification === "undefined" ? "unsupported" : Notification.permission;
 
 /** Asks for permission to notify (browsers ask only after a click). */
 export function NotificationToggle() {

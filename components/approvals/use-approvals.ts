@@ -13,7 +13,8 @@ export type ApprovalWithContext = ApprovalDetailView;
 
 async function getJson<T>(url: string): Promise<T> {
   const res = await fetch(url);
-  if (!res.ok) throw new Error((await res.json().catch(() => null))?.error?.message ?? `request failed (${res.status})`);
+  if (!res.ok)
+    throw new Error((await res.json().catch(() => null))?.error?.message ?? `request failed (${res.status})`);
   return res.json();
 }
 
@@ -75,7 +76,11 @@ export function useBulkDeny() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: async ({ ids, reason }: { ids: string[]; reason?: string }) => {
-      const res = await fetch("/api/approvals/bulk-deny", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ids, reason: reason || undefined }) });
+      const res = await fetch("/api/approvals/bulk-deny", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ ids, reason: reason || undefined }),
+      });
       const body = await res.json();
       if (!res.ok) throw new Error(body?.error?.message ?? `bulk deny failed (${res.status})`);
       return body as { denied: string[]; skipped: Array<{ id: string; reason: string }> };
@@ -86,17 +91,34 @@ export function useBulkDeny() {
 
 /** One request with the conversation that led to it (owners only). */
 export function useApprovalDetail(id: string) {
-  return useQuery({ queryKey: ["approvals", "detail", id], queryFn: () => getJson<{ approval: ApprovalWithContext }>(`/api/approvals/${id}`).then((r) => r.approval) });
+  return useQuery({
+    queryKey: ["approvals", "detail", id],
+    queryFn: () => getJson<{ approval: ApprovalWithContext }>(`/api/approvals/${id}`).then((r) => r.approval),
+  });
 }
 
 export function useDecide() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: async ({ id, decision, reason, scope }: { id: string; decision: "allow-once" | "allow-always" | "deny"; reason?: string; scope?: Scope }) => {
+    mutationFn: async ({
+      id,
+      decision,
+      reason,
+      scope,
+    }: {
+      id: string;
+      decision: "allow-once" | "allow-always" | "deny";
+      reason?: string;
+      scope?: Scope;
+    }) => {
       const res = await fetch(`/api/approvals/${id}/decision`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ decision, reason: reason || undefined, ...(decision === "allow-always" && scope ? { grant: { scope } } : {}) }),
+        body: JSON.stringify({
+          decision,
+          reason: reason || undefined,
+          ...(decision === "allow-always" && scope ? { grant: { scope } } : {}),
+        }),
       });
       const body = await res.json();
       if (!res.ok) throw new Error(body?.error?.message ?? `decision failed (${res.status})`);
@@ -122,6 +144,10 @@ function usePendingPage(enabled: boolean): ApprovalPage | undefined {
   const client = useQueryClient();
   const invalidate = () => enabled && refetchAfterWrite(client, { queryKey: ["approvals", "pending"] });
   useLiveEvents({ onEvent: (type) => type.startsWith("approval.") && invalidate(), onOpen: invalidate });
-  const q = useQuery({ queryKey: ["approvals", "pending"], enabled, queryFn: () => getJson<ApprovalPage>("/api/approvals?status=pending") });
+  const q = useQuery({
+    queryKey: ["approvals", "pending"],
+    enabled,
+    queryFn: () => getJson<ApprovalPage>("/api/approvals?status=pending"),
+  });
   return q.data;
 }

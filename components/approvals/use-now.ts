@@ -24,5 +24,9 @@ function subscribe(listener: () => void) {
 
 /** The current time in ms, updated every second; null while rendering on the server. */
 export function useNow(): number | null {
-  return useSyncExternalStore(subscribe, () => now, () => null);
+  return useSyncExternalStore(
+    subscribe,
+    () => now,
+    () => null,
+  );
 }

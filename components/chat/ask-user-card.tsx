@@ -7,13 +7,24 @@ export type AskUserOutput = { asked: true; question: string; choices: string[] }
 
 export function isAskUserOutput(output: unknown): output is AskUserOutput {
   const o = output as Partial<AskUserOutput> | null | undefined;
-  return !!o && o.asked === true && typeof o.question === "string" && Array.isArray(o.choices) && o.choices.every((c) => typeof c === "string");
+  return (
+    !!o &&
+    o.asked === true &&
+    typeof o.question === "string" &&
+    Array.isArray(o.choices) &&
+    o.choices.every((c) => typeof c === "string")
+  );
 }
 
 /** `onAnswer` only while the question is open (no reply after it, no turn running). */
 export function AskUserCard({ output, onAnswer }: { output: AskUserOutput; onAnswer?: (choice: string) => void }) {
   return (
-    <div role="group" aria-label="Question from the agent" data-testid="ask-user" className="my-2 rounded-lg border-2 border-sky-300 bg-sky-50 px-3 py-2 text-sm text-sky-950 dark:border-sky-800 dark:bg-sky-950 dark:text-sky-100">
+    <div
+      role="group"
+      aria-label="Question from the agent"
+      data-testid="ask-user"
+      className="my-2 rounded-lg border-2 border-sky-300 bg-sky-50 px-3 py-2 text-sm text-sky-950 dark:border-sky-800 dark:bg-sky-950 dark:text-sky-100"
+    >
       <p className="font-medium whitespace-pre-wrap [overflow-wrap:anywhere]">{output.question}</p>
       {output.choices.length > 0 ? (
         <div className="mt-2 flex flex-wrap gap-2">

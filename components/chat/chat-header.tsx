@@ -7,7 +7,13 @@ import { PencilIcon, TrashIcon } from "@/components/icons";
 import { ModeBadge } from "./mode-badge";
 
 /** The session's agent as the server describes it (lib/runs/agents.ts); null for the default assistant. */
-export type ChatAgent = { id: string; name: string; description: string | null; starters: string[]; available: boolean } | null;
+export type ChatAgent = {
+  id: string;
+  name: string;
+  description: string | null;
+  starters: string[];
+  available: boolean;
+} | null;
 
 async function errorOf(res: Response): Promise<string> {
   const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
@@ -15,7 +21,21 @@ async function errorOf(res: Response): Promise<string> {
 }
 
 /** `model`: the configured model this chat runs on, passed only when more than one is configured (else it says nothing). */
-export function ChatHeader({ sessionId, title, mode, busy, agent = null, model = null }: { sessionId: string; title: string; mode: string; busy: boolean; agent?: ChatAgent; model?: string | null }) {
+export function ChatHeader({
+  sessionId,
+  title,
+  mode,
+  busy,
+  agent = null,
+  model = null,
+}: {
+  sessionId: string;
+  title: string;
+  mode: string;
+  busy: boolean;
+  agent?: ChatAgent;
+  model?: string | null;
+}) {
   const router = useRouter();
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(title);
@@ -41,7 +61,11 @@ export function ChatHeader({ sessionId, title, mode, busy, agent = null, model =
     const next = draft.trim();
     if (next === title) return stopEditing();
     setSaving(true);
-    const res = await fetch(`/api/sessions/${sessionId}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: next }) });
+    const res = await fetch(`/api/sessions/${sessionId}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ title: next }),
+    });
     setSaving(false);
     if (!res.ok) return setProblem(await errorOf(res));
     stopEditing();
@@ -75,10 +99,18 @@ export function ChatHeader({ sessionId, title, mode, busy, agent = null, model =
               }}
               className="min-w-0 flex-1 rounded border border-slate-300 bg-white px-2 py-1 text-base font-semibold dark:border-slate-700 dark:bg-slate-900"
             />
-            <button type="submit" disabled={saving} className="rounded-md bg-sky-700 px-2 py-1 text-sm font-medium text-white hover:bg-sky-800">
+            <button
+              type="submit"
+              disabled={saving}
+              className="rounded-md bg-sky-700 px-2 py-1 text-sm font-medium text-white hover:bg-sky-800"
+            >
               Save
             </button>
-            <button type="button" onClick={stopEditing} className="rounded-md border border-slate-300 px-2 py-1 text-sm dark:border-slate-700">
+            <button
+              type="button"
+              onClick={stopEditing}
+              className="rounded-md border border-slate-300 px-2 py-1 text-sm dark:border-slate-700"
+            >
               Cancel
             </button>
           </form>
@@ -91,7 +123,11 @@ export function ChatHeader({ sessionId, title, mode, busy, agent = null, model =
           {agent ? (
             <span
               data-testid="chat-agent"
-              title={agent.available ? `This chat runs as the agent ${agent.name}` : "This chat's agent is no longer available: start a new chat"}
+              title={
+                agent.available
+                  ? `This chat runs as the agent ${agent.name}`
+                  : "This chat's agent is no longer available: start a new chat"
+              }
               className={`max-w-40 truncate rounded-full max-sm:max-w-24 px-2 py-0.5 text-xs font-medium ${agent.available ? "bg-violet-100 text-violet-900 dark:bg-violet-950 dark:text-violet-200" : "bg-slate-200 text-slate-700 line-through dark:bg-slate-800 dark:text-slate-300"}`}
             >
               {/* On a phone the title needs the room: the word "Agent" is read out, not shown. */}
@@ -145,7 +181,12 @@ export function ChatHeader({ sessionId, title, mode, busy, agent = null, model =
         </div>
       </div>
       {model ? (
-        <p id={modelLineId} hidden={!showModel} data-testid="chat-model-full" className="mt-1 break-all font-mono text-xs text-slate-700 dark:text-slate-300">
+        <p
+          id={modelLineId}
+          hidden={!showModel}
+          data-testid="chat-model-full"
+          className="mt-1 break-all font-mono text-xs text-slate-700 dark:text-slate-300"
+        >
           <span className="font-sans">This chat runs on the model </span>
           {model}
         </p>

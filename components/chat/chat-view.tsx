@@ -14,10 +14,33 @@ import { OpenCardsContext, useOpenCardsState } from "./use-open-cards";
 
 type ActiveRun = { id: string; status: string } | null;
 /** The page's audited mode-switch server action (components never import app/: the page passes it down). */
-export type SwitchMode = (sessionId: string, mode: string) => Promise<{ ok: true; mode: string } | { ok: false; error: string }>;
-type Props = { sessionId: string; title: string; mode: string; grantedModes: string[]; initialMessages: UIMessage[]; activeRun?: ActiveRun; switchMode: SwitchMode; agent?: ChatAgent; model?: string | null };
+export type SwitchMode = (
+  sessionId: string,
+  mode: string,
+) => Promise<{ ok: true; mode: string } | { ok: false; error: string }>;
+type Props = {
+  sessionId: string;
+  title: string;
+  mode: string;
+  grantedModes: string[];
+  initialMessages: UIMessage[];
+  activeRun?: ActiveRun;
+  switchMode: SwitchMode;
+  agent?: ChatAgent;
+  model?: string | null;
+};
 
-export function ChatView({ sessionId, title, mode, grantedModes, initialMessages, activeRun: initialRun = null, switchMode, agent = null, model = null }: Props) {
+export function ChatView({
+  sessionId,
+  title,
+  mode,
+  grantedModes,
+  initialMessages,
+  activeRun: initialRun = null,
+  switchMode,
+  agent = null,
+  model = null,
+}: Props) {
   const router = useRouter();
   const [input, setInput] = useDraft(sessionId);
   const { online, onStreamError, onStreamOpen } = useConnection();
@@ -34,7 +57,9 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
     () =>
       new DefaultChatTransport({
         api: "/api/chat",
-        prepareSendMessagesRequest: ({ messages, body }) => ({ body: { ...body, sessionId, message: messages[messages.length - 1] } }),
+        prepareSendMessagesRequest: ({ messages, body }) => ({
+          body: { ...body, sessionId, message: messages[messages.length - 1] },
+        }),
       }),
     [sessionId],
   );
@@ -103,7 +128,8 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
   // deleted it: the transcript is reloaded, and the page's title and mode re-read from the server.
   const onSessionEvent = useCallback(
     (type: string, data: unknown) => {
-      const change = type === "session.updated" ? (data as { payload?: { change?: string } } | null)?.payload?.change : undefined;
+      const change =
+        type === "session.updated" ? (data as { payload?: { change?: string } } | null)?.payload?.change : undefined;
       // Deleted here or in another tab: every tab lands on the list with the same Undo (nothing left to reload).
       if (change === "deleted") return router.push(`/chat?deleted=${encodeURIComponent(sessionId)}`);
       void reload();
@@ -112,7 +138,8 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
     [reload, router, sessionId],
   );
   useLiveEvents({
-    onEvent: (type, data) => (data as { sessionId?: unknown } | null)?.sessionId === sessionId && onSessionEvent(type, data),
+    onEvent: (type, data) =>
+      (data as { sessionId?: unknown } | null)?.sessionId === sessionId && onSessionEvent(type, data),
     onOpen: () => {
       onStreamOpen();
       setOfflineRefused(false);
@@ -179,99 +206,135 @@ export function ChatView({ sessionId, title, mode, grantedModes, initialMessages
 
   return (
     <OpenCardsContext.Provider value={openCards}>
-    <section aria-label="Chat" className="flex min-h-0 flex-1 flex-col">
-      <ChatHeader sessionId={sessionId} title={title} mode={mode} busy={busy || activeRun !== null} agent={agent} model={model} />
-      <ol aria-label="Transcript" aria-live="polite" className="flex-1 space-y-4 overflow-y-auto px-4 py-4">
-        {messages.length === 0 ? <EmptyState agent={agent} disabled={!idle} onStart={(text) => send(text)} /> : null}
-        {messages.map((m, i) => {
-          if (m.role === "system") return <RunNotice key={m.id} message={m} />;
-          const stored = storedIds.has(m.id);
-          const regenerateFrom = i === lastAnswer && lastUser >= 0 && lastUser < i ? messages[lastUser] : undefined;
-          return (
-            <MessageRow
-              key={m.id}
-              message={m}
-              sessionId={sessionId}
-              onStop={stopHandler}
-              // Only the newest question is open: a reply after it (or a running turn) closes it.
-              onAnswer={idle && i > lastUser ? (callId, choice) => send(choice, { answerTo: callId }) : undefined}
-              onEdit={idle && stored && m.role === "user" ? (text) => send(text, { rewindFrom: m.id }) : undefined}
-              onRegenerate={idle && regenerateFrom && storedIds.has(regenerateFrom.id) ? () => send(messageText(regenerateFrom), { rewindFrom: regenerateFrom.id }) : undefined}
+      <section aria-label="Chat" className="flex min-h-0 flex-1 flex-col">
+        <ChatHeader
+          sessionId={sessionId}
+          title={title}
+          mode={mode}
+          busy={busy || activeRun !== null}
+          agent={agent}
+          model={model}
+        />
+        <ol aria-label="Transcript" aria-live="polite" className="flex-1 space-y-4 overflow-y-auto px-4 py-4">
+          {messages.length === 0 ? <EmptyState agent={agent} disabled={!idle} onStart={(text) => send(text)} /> : null}
+          {messages.map((m, i) => {
+            if (m.role === "system") return <RunNotice key={m.id} message={m} />;
+            const stored = storedIds.has(m.id);
+            const regenerateFrom = i === lastAnswer && lastUser >= 0 && lastUser < i ? messages[lastUser] : undefined;
+            return (
+              <MessageRow
+                key={m.id}
+                message={m}
+                sessionId={sessionId}
+                onStop={stopHandler}
+                // Only the newest question is open: a reply after it (or a running turn) closes it.
+                onAnswer={idle && i > lastUser ? (callId, choice) => send(choice, { answerTo: callId }) : undefined}
+                onEdit={idle && stored && m.role === "user" ? (text) => send(text, { rewindFrom: m.id }) : undefined}
+                onRegenerate={
+                  idle && regenerateFrom && storedIds.has(regenerateFrom.id)
+                    ? () => send(messageText(regenerateFrom), { rewindFrom: regenerateFrom.id })
+                    : undefined
+                }
+              />
+            );
+          })}
+          {error ? (
+            <li
+              role="alert"
+              className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
+            >
+              {restored
+                ? `Not sent: ${errorText(error)}. Your message is back in the box below; press Send to try again.`
+                : errorText(error)}
+            </li>
+          ) : null}
+          {/* The scroll anchor is a list item too: an <ol> holds only <li> (axe "list"). */}
+          <li ref={bottom} aria-hidden="true" />
+        </ol>
+        <form onSubmit={onSubmit} className="border-t border-slate-200 p-3 dark:border-slate-800">
+          {!online ? (
+            <p
+              role="status"
+              data-testid="reconnecting"
+              className="mb-2 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-100"
+            >
+              Reconnecting…{" "}
+              {offlineRefused
+                ? "Not sent: there is no connection to the server. Your message is kept in the box; send it again once reconnected."
+                : "Your draft is kept."}
+            </p>
+          ) : null}
+          {blocked ? (
+            <p
+              role="status"
+              data-testid="composer-blocked"
+              className="mb-2 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-100"
+            >
+              {activeRun?.status === "waiting_approval"
+                ? "Waiting for an owner's approval. You can send your next message once it is decided, or press Stop to end this turn."
+                : "The agent is still working on this turn. You can send your next message when it finishes, or press Stop."}
+            </p>
+          ) : null}
+          <div className="flex items-end gap-2">
+            <label className="sr-only" htmlFor="composer">
+              Message
+            </label>
+            <textarea
+              id="composer"
+              value={input}
+              onChange={(e) => setInput(e.target.value)}
+              onKeyDown={(e) => {
+                // An Enter that confirms an IME composition (Japanese, Chinese, Korean input) is not a send.
+                if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing && e.keyCode !== 229) onSubmit(e);
+              }}
+              rows={2}
+              autoFocus
+              aria-disabled={blocked}
+              placeholder={blocked ? "Waiting for the current turn…" : "Message the agent…"}
+              className="min-h-[44px] flex-1 resize-y rounded-md border border-slate-300 bg-white px-3 py-2 text-sm dark:border-slate-700 dark:bg-slate-900"
             />
-          );
-        })}
-        {error ? (
-          <li role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
-            {restored
-              ? `Not sent: ${errorText(error)}. Your message is back in the box below; press Send to try again.`
-              : errorText(error)}
-          </li>
-        ) : null}
-        {/* The scroll anchor is a list item too: an <ol> holds only <li> (axe "list"). */}
-        <li ref={bottom} aria-hidden="true" />
-      </ol>
-      <form onSubmit={onSubmit} className="border-t border-slate-200 p-3 dark:border-slate-800">
-        {!online ? (
-          <p role="status" data-testid="reconnecting" className="mb-2 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-100">
-            Reconnecting… {offlineRefused ? "Not sent: there is no connection to the server. Your message is kept in the box; send it again once reconnected." : "Your draft is kept."}
-          </p>
-        ) : null}
-        {blocked ? (
-          <p role="status" data-testid="composer-blocked" className="mb-2 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-100">
-            {activeRun?.status === "waiting_approval"
-              ? "Waiting for an owner's approval. You can send your next message once it is decided, or press Stop to end this turn."
-              : "The agent is still working on this turn. You can send your next message when it finishes, or press Stop."}
-          </p>
-        ) : null}
-        <div className="flex items-end gap-2">
-          <label className="sr-only" htmlFor="composer">
-            Message
-          </label>
-          <textarea
-            id="composer"
-            value={input}
-            onChange={(e) => setInput(e.target.value)}
-            onKeyDown={(e) => {
-              // An Enter that confirms an IME composition (Japanese, Chinese, Korean input) is not a send.
-              if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing && e.keyCode !== 229) onSubmit(e);
-            }}
-            rows={2}
-            autoFocus
-            aria-disabled={blocked}
-            placeholder={blocked ? "Waiting for the current turn…" : "Message the agent…"}
-            className="min-h-[44px] flex-1 resize-y rounded-md border border-slate-300 bg-white px-3 py-2 text-sm dark:border-slate-700 dark:bg-slate-900"
-          />
-          {busy || blocked ? (
-            <button type="button" onClick={onStop} className="rounded-md border border-red-400 px-3 py-2 text-sm font-medium text-red-700 dark:text-red-300">
-              Stop
-            </button>
-          ) : (
-            <button type="submit" className="rounded-md bg-sky-700 px-3 py-2 text-sm font-medium text-white hover:bg-sky-800">
-              Send
-            </button>
-          )}
-        </div>
-        <div className="mt-2 flex items-center gap-2 text-xs text-slate-600 dark:text-slate-400">
-          <label htmlFor="mode-select">Mode</label>
-          <select
-            id="mode-select"
-            value={mode}
-            disabled={switching || busy || grantedModes.length < 2}
-            onChange={(e) => onModeChange(e.target.value)}
-            className="rounded border border-slate-300 bg-white px-1 py-0.5 dark:border-slate-700 dark:bg-slate-900"
-          >
-            {["chat_safe", "coding"].map((m) => (
-              <option key={m} value={m} disabled={!grantedModes.includes(m)}>
-                {m}
-                {grantedModes.includes(m) ? "" : " (not granted)"}
-              </option>
-            ))}
-          </select>
-          {grantedModes.length < 2 ? <span>Only chat_safe is granted to you; an admin can grant coding.</span> : null}
-          {modeError ? <span role="alert" className="text-red-700 dark:text-red-300">{modeError}</span> : null}
-        </div>
-      </form>
-    </section>
+            {busy || blocked ? (
+              <button
+                type="button"
+                onClick={onStop}
+                className="rounded-md border border-red-400 px-3 py-2 text-sm font-medium text-red-700 dark:text-red-300"
+              >
+                Stop
+              </button>
+            ) : (
+              <button
+                type="submit"
+                className="rounded-md bg-sky-700 px-3 py-2 text-sm font-medium text-white hover:bg-sky-800"
+              >
+                Send
+              </button>
+            )}
+          </div>
+          <div className="mt-2 flex items-center gap-2 text-xs text-slate-600 dark:text-slate-400">
+            <label htmlFor="mode-select">Mode</label>
+            <select
+              id="mode-select"
+              value={mode}
+              disabled={switching || busy || grantedModes.length < 2}
+              onChange={(e) => onModeChange(e.target.value)}
+              className="rounded border border-slate-300 bg-white px-1 py-0.5 dark:border-slate-700 dark:bg-slate-900"
+            >
+              {["chat_safe", "coding"].map((m) => (
+                <option key={m} value={m} disabled={!grantedModes.includes(m)}>
+                  {m}
+                  {grantedModes.includes(m) ? "" : " (not granted)"}
+                </option>
+              ))}
+            </select>
+            {grantedModes.length < 2 ? <span>Only chat_safe is granted to you; an admin can grant coding.</span> : null}
+            {modeError ? (
+              <span role="alert" className="text-red-700 dark:text-red-300">
+                {modeError}
+              </span>
+            ) : null}
+          </div>
+        </form>
+      </section>
     </OpenCardsContext.Provider>
   );
 }

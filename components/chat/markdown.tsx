@@ -25,7 +25,10 @@ function CodeBlock(props: ComponentProps<"pre">) {
   }
   return (
     <div data-testid="code-block" className="group relative my-2">
-      <pre ref={ref} className="overflow-x-auto rounded-md border border-slate-200 bg-slate-50 p-3 pr-16 font-mono text-xs leading-relaxed dark:border-slate-800 dark:bg-slate-900 [&_code]:bg-transparent [&_code]:p-0 [&_code]:text-[1em]">
+      <pre
+        ref={ref}
+        className="overflow-x-auto rounded-md border border-slate-200 bg-slate-50 p-3 pr-16 font-mono text-xs leading-relaxed dark:border-slate-800 dark:bg-slate-900 [&_code]:bg-transparent [&_code]:p-0 [&_code]:text-[1em]"
+      >
         {children}
       </pre>
       <button
@@ -43,15 +46,30 @@ function CodeBlock(props: ComponentProps<"pre">) {
 const components: Components = {
   pre: ({ node: _node, ...props }) => <CodeBlock {...props} />,
   // Inline code is a chip; inside a block (CodeBlock's <pre>) the chip is undone and the highlighter's classes apply.
-  code: ({ node: _node, className, ...props }) => <code className={`rounded bg-slate-100 px-1 py-0.5 font-mono text-[0.85em] dark:bg-slate-800 ${className ?? ""}`} {...props} />,
+  code: ({ node: _node, className, ...props }) => (
+    <code
+      className={`rounded bg-slate-100 px-1 py-0.5 font-mono text-[0.85em] dark:bg-slate-800 ${className ?? ""}`}
+      {...props}
+    />
+  ),
   a: ({ node: _node, href, children }) => (
-    <a href={href} target="_blank" rel="noopener noreferrer nofollow" className="text-sky-700 underline underline-offset-2 dark:text-sky-400">
+    <a
+      href={href}
+      target="_blank"
+      rel="noopener noreferrer nofollow"
+      className="text-sky-700 underline underline-offset-2 dark:text-sky-400"
+    >
       {children}
     </a>
   ),
   img: ({ src, alt }) =>
     typeof src === "string" && src !== "" ? (
-      <a href={src} target="_blank" rel="noopener noreferrer nofollow" className="text-sky-700 underline dark:text-sky-400">
+      <a
+        href={src}
+        target="_blank"
+        rel="noopener noreferrer nofollow"
+        className="text-sky-700 underline dark:text-sky-400"
+      >
         [image: {alt || src}]
       </a>
     ) : (
@@ -63,14 +81,26 @@ const components: Components = {
   h1: ({ node: _node, ...props }) => <h2 className="mt-3 mb-2 text-lg font-semibold" {...props} />,
   h2: ({ node: _node, ...props }) => <h3 className="mt-3 mb-2 text-base font-semibold" {...props} />,
   h3: ({ node: _node, ...props }) => <h4 className="mt-3 mb-1 font-semibold" {...props} />,
-  blockquote: ({ node: _node, ...props }) => <blockquote className="my-2 border-l-4 border-slate-300 pl-3 text-slate-700 dark:border-slate-700 dark:text-slate-300" {...props} />,
+  blockquote: ({ node: _node, ...props }) => (
+    <blockquote
+      className="my-2 border-l-4 border-slate-300 pl-3 text-slate-700 dark:border-slate-700 dark:text-slate-300"
+      {...props}
+    />
+  ),
   table: ({ node: _node, ...props }) => (
     <div className="my-2 overflow-x-auto">
       <table className="border-collapse text-sm" {...props} />
     </div>
   ),
-  th: ({ node: _node, ...props }) => <th className="border border-slate-300 bg-slate-50 px-2 py-1 text-left font-semibold dark:border-slate-700 dark:bg-slate-900" {...props} />,
-  td: ({ node: _node, ...props }) => <td className="border border-slate-300 px-2 py-1 dark:border-slate-700" {...props} />,
+  th: ({ node: _node, ...props }) => (
+    <th
+      className="border border-slate-300 bg-slate-50 px-2 py-1 text-left font-semibold dark:border-slate-700 dark:bg-slate-900"
+      {...props}
+    />
+  ),
+  td: ({ node: _node, ...props }) => (
+    <td className="border border-slate-300 px-2 py-1 dark:border-slate-700" {...props} />
+  ),
   hr: () => <hr className="my-3 border-slate-200 dark:border-slate-800" />,
 };
 

@@ -7,7 +7,10 @@ import { useState } from "react";
 import { MessageParts } from "./read-only-transcript";
 
 export function messageText(message: UIMessage): string {
-  return message.parts.map((p) => (p.type === "text" ? p.text : "")).filter(Boolean).join("\n");
+  return message.parts
+    .map((p) => (p.type === "text" ? p.text : ""))
+    .filter(Boolean)
+    .join("\n");
 }
 
 function createdAtOf(message: UIMessage): string | null {
@@ -34,7 +37,8 @@ function CopyButton({ text, label }: { text: string; label: string }) {
   );
 }
 
-const actionClass = "rounded px-1.5 py-0.5 text-xs text-slate-600 hover:bg-slate-100 hover:text-slate-900 disabled:opacity-50 dark:text-slate-400 dark:hover:bg-slate-800 dark:hover:text-slate-100";
+const actionClass =
+  "rounded px-1.5 py-0.5 text-xs text-slate-600 hover:bg-slate-100 hover:text-slate-900 disabled:opacity-50 dark:text-slate-400 dark:hover:bg-slate-800 dark:hover:text-slate-100";
 
 type Props = {
   message: UIMessage;
@@ -68,25 +72,50 @@ export function MessageRow({ message: m, sessionId, onStop, onAnswer, onEdit, on
           <label className="sr-only" htmlFor={`edit-${m.id}`}>
             Edit message
           </label>
-          <textarea id={`edit-${m.id}`} value={editing} onChange={(e) => setEditing(e.target.value)} rows={3} autoFocus className="w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm dark:border-slate-700 dark:bg-slate-900" />
+          <textarea
+            id={`edit-${m.id}`}
+            value={editing}
+            onChange={(e) => setEditing(e.target.value)}
+            rows={3}
+            autoFocus
+            className="w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm dark:border-slate-700 dark:bg-slate-900"
+          />
           <div className="flex justify-end gap-2">
-            <button type="button" onClick={() => setEditing(null)} className="rounded-md border border-slate-300 px-3 py-1 text-sm dark:border-slate-700">
+            <button
+              type="button"
+              onClick={() => setEditing(null)}
+              className="rounded-md border border-slate-300 px-3 py-1 text-sm dark:border-slate-700"
+            >
               Cancel
             </button>
-            <button type="submit" disabled={!onEdit} className="rounded-md bg-sky-700 px-3 py-1 text-sm font-medium text-white hover:bg-sky-800 disabled:opacity-50">
+            <button
+              type="submit"
+              disabled={!onEdit}
+              className="rounded-md bg-sky-700 px-3 py-1 text-sm font-medium text-white hover:bg-sky-800 disabled:opacity-50"
+            >
               Save and resend
             </button>
           </div>
-          <p className="text-right text-xs text-slate-600 dark:text-slate-400">The answers after this message are removed and the agent answers again.</p>
+          <p className="text-right text-xs text-slate-600 dark:text-slate-400">
+            The answers after this message are removed and the agent answers again.
+          </p>
         </form>
       ) : (
-        <div data-testid={`message-${m.role}`} className={mine ? "max-w-[80%] rounded-2xl bg-sky-700 px-4 py-2 text-white" : "max-w-[90%]"}>
+        <div
+          data-testid={`message-${m.role}`}
+          className={mine ? "max-w-[80%] rounded-2xl bg-sky-700 px-4 py-2 text-white" : "max-w-[90%]"}
+        >
           <MessageParts message={m} onStop={onStop} sessionId={sessionId} onAnswer={onAnswer} />
         </div>
       )}
       <div className="mt-1 flex items-center gap-1">
         {at ? (
-          <time dateTime={at} title={new Date(at).toLocaleString()} className="px-1.5 text-xs text-slate-600 dark:text-slate-400" suppressHydrationWarning>
+          <time
+            dateTime={at}
+            title={new Date(at).toLocaleString()}
+            className="px-1.5 text-xs text-slate-600 dark:text-slate-400"
+            suppressHydrationWarning
+          >
             {new Date(at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}
           </time>
         ) : null}

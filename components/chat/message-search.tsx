@@ -16,7 +16,11 @@ export function MessageSearch({ query }: { query: string }) {
       fetch(`/api/search?${new URLSearchParams({ q: query })}`, { signal: controller.signal })
         .then(async (res) => {
           const body = (await res.json().catch(() => null)) as { results?: Hit[]; error?: { message?: string } } | null;
-          setFound(res.ok && body?.results ? { query, hits: body.results } : { query, hits: null, error: body?.error?.message ?? "the search failed" });
+          setFound(
+            res.ok && body?.results
+              ? { query, hits: body.results }
+              : { query, hits: null, error: body?.error?.message ?? "the search failed" },
+          );
         })
         .catch(() => {
           if (!controller.signal.aborted) setFound({ query, hits: null, error: "the search failed (no connection?)" });
@@ -43,9 +47,15 @@ export function MessageSearch({ query }: { query: string }) {
         <ul className="max-h-72 overflow-y-auto pb-2">
           {found.hits.map((h) => (
             <li key={h.messageId}>
-              <Link href={`/chat/${h.sessionId}`} data-testid="search-hit" className="block rounded-md px-2 py-1.5 text-sm hover:bg-slate-50 dark:hover:bg-slate-900">
+              <Link
+                href={`/chat/${h.sessionId}`}
+                data-testid="search-hit"
+                className="block rounded-md px-2 py-1.5 text-sm hover:bg-slate-50 dark:hover:bg-slate-900"
+              >
                 <span className="block truncate font-medium">{h.title}</span>
-                <span className="block text-xs text-slate-600 [overflow-wrap:anywhere] dark:text-slate-400">{h.snippet}</span>
+                <span className="block text-xs text-slate-600 [overflow-wrap:anywhere] dark:text-slate-400">
+                  {h.snippet}
+                </span>
               </Link>
             </li>
           ))}

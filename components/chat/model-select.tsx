@@ -10,7 +10,12 @@ export function ModelSelect({ models, forAgents = false }: { models: PickableMod
   return (
     <label className="mb-3 flex items-center justify-center gap-2 text-sm text-slate-700 dark:text-slate-300">
       <span className="font-medium">Model</span>
-      <select name="model" defaultValue="" data-testid="pick-model" className="max-w-full rounded-md border border-slate-300 bg-white px-2 py-1 font-mono text-sm dark:border-slate-700 dark:bg-slate-900">
+      <select
+        name="model"
+        defaultValue=""
+        data-testid="pick-model"
+        className="max-w-full rounded-md border border-slate-300 bg-white px-2 py-1 font-mono text-sm dark:border-slate-700 dark:bg-slate-900"
+      >
         <option value="">{forAgents ? `Default (agent's or ${first})` : `Default (${first})`}</option>
         {models.map((m) => (
           <option key={m.id} value={m.id}>

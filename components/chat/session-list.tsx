@@ -14,12 +14,21 @@ const DAY = 86_400_000;
 const noop = () => () => {};
 
 /** Today, Yesterday, Previous 7 days, Earlier: by the browser's calendar (the server renders one ungrouped list). */
-function groupByDate(sessions: SessionSummary[], now: number | null): Array<{ label: string | null; sessions: SessionSummary[] }> {
+function groupByDate(
+  sessions: SessionSummary[],
+  now: number | null,
+): Array<{ label: string | null; sessions: SessionSummary[] }> {
   if (now === null) return [{ label: null, sessions }];
   const midnight = new Date(now).setHours(0, 0, 0, 0);
   const labelOf = (s: SessionSummary) => {
     const at = s.updatedAt ? new Date(s.updatedAt).getTime() : 0;
-    return at >= midnight ? "Today" : at >= midnight - DAY ? "Yesterday" : at >= midnight - 7 * DAY ? "Previous 7 days" : "Earlier";
+    return at >= midnight
+      ? "Today"
+      : at >= midnight - DAY
+        ? "Yesterday"
+        : at >= midnight - 7 * DAY
+          ? "Previous 7 days"
+          : "Earlier";
   };
   const groups: Array<{ label: string; sessions: SessionSummary[] }> = [];
   for (const s of sessions) {
@@ -32,18 +41,36 @@ function groupByDate(sessions: SessionSummary[], now: number | null): Array<{ la
 }
 
 /** `newChat` is the page's server action (components never import app/: the page passes it down). */
-export function SessionList({ sessions, activeId, newChat }: { sessions: SessionSummary[]; activeId?: string; newChat: () => Promise<void> }) {
+export function SessionList({
+  sessions,
+  activeId,
+  newChat,
+}: {
+  sessions: SessionSummary[];
+  activeId?: string;
+  newChat: () => Promise<void>;
+}) {
   const [open, setOpen] = useState(false);
   const [query, setQuery] = useState("");
   const needle = query.trim().toLocaleLowerCase();
   const shown = needle === "" ? sessions : sessions.filter((s) => s.title.toLocaleLowerCase().includes(needle));
   // The clock is read in the browser only, so the server's render and hydration agree.
-  const now = useSyncExternalStore(noop, () => Math.floor(Date.now() / 60_000) * 60_000, () => null);
+  const now = useSyncExternalStore(
+    noop,
+    () => Math.floor(Date.now() / 60_000) * 60_000,
+    () => null,
+  );
   return (
-    <aside aria-label="Chat sessions" className="flex w-64 shrink-0 flex-col border-r border-slate-200 dark:border-slate-800 max-md:w-full max-md:border-r-0 max-md:border-b">
+    <aside
+      aria-label="Chat sessions"
+      className="flex w-64 shrink-0 flex-col border-r border-slate-200 dark:border-slate-800 max-md:w-full max-md:border-r-0 max-md:border-b"
+    >
       <div className="flex gap-2 p-3">
         <form action={newChat} className="flex-1">
-          <button type="submit" className="w-full rounded-md bg-sky-700 px-3 py-2 text-sm font-medium text-white hover:bg-sky-800">
+          <button
+            type="submit"
+            className="w-full rounded-md bg-sky-700 px-3 py-2 text-sm font-medium text-white hover:bg-sky-800"
+          >
             New chat
           </button>
         </form>
@@ -83,7 +110,14 @@ export function SessionList({ sessions, activeId, newChat }: { sessions: Session
             <ul aria-label="Chats" className="flex-1 overflow-y-auto px-2 pb-3 max-md:max-h-60">
               {groupByDate(shown, now).map((group) => (
                 <li key={group.label ?? "all"}>
-                  {group.label ? <h2 className="px-2 pt-2 pb-1 text-xs font-semibold text-slate-600 dark:text-slate-400" data-testid="date-group">{group.label}</h2> : null}
+                  {group.label ? (
+                    <h2
+                      className="px-2 pt-2 pb-1 text-xs font-semibold text-slate-600 dark:text-slate-400"
+                      data-testid="date-group"
+                    >
+                      {group.label}
+                    </h2>
+                  ) : null}
                   <ul aria-label={group.label ?? undefined}>
                     {group.sessions.map((s) => (
                       <li key={s.id}>
@@ -91,7 +125,9 @@ export function SessionList({ sessions, activeId, newChat }: { sessions: Session
                           href={`/chat/${s.id}`}
                           aria-current={s.id === activeId ? "page" : undefined}
                           className={`flex items-center justify-between gap-2 rounded-md px-2 py-1.5 text-sm ${
-                            s.id === activeId ? "bg-slate-100 font-medium dark:bg-slate-800" : "hover:bg-slate-50 dark:hover:bg-slate-900"
+                            s.id === activeId
+                              ? "bg-slate-100 font-medium dark:bg-slate-800"
+                              : "hover:bg-slate-50 dark:hover:bg-slate-900"
                           }`}
                         >
                           <span className="truncate">{s.title}</span>

@@ -44,7 +44,9 @@ export function SubagentTranscript({ sessionId }: { sessionId: string }) {
           {rows?.map((row) => (
             <li key={row.id} data-testid={`subagent-message-${row.role}`}>
               <span className="font-semibold">{row.role === "tool" ? `tool ${row.toolName ?? ""}` : row.role}</span>
-              {statusOf(row) && statusOf(row) !== "ok" ? <span className="ml-1 rounded bg-slate-200 px-1 dark:bg-slate-800">{statusOf(row)}</span> : null}
+              {statusOf(row) && statusOf(row) !== "ok" ? (
+                <span className="ml-1 rounded bg-slate-200 px-1 dark:bg-slate-800">{statusOf(row)}</span>
+              ) : null}
               {row.content ? <pre className="whitespace-pre-wrap font-mono">{row.content}</pre> : null}
             </li>
           ))}

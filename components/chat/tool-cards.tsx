@@ -54,22 +54,59 @@ function StopButton({ onStop }: { onStop?: () => void }) {
 }
 
 /** One tool call, collapsed to a summary line (name, status, what it worked on, exit status); opened, its arguments and result. */
-export function ToolCallCard({ toolName, callId, state, input, output, errorText, onStop, sessionId }: { toolName: string; callId?: string; state: string; input: unknown; output?: unknown; errorText?: string; onStop?: () => void; sessionId?: string }) {
+export function ToolCallCard({
+  toolName,
+  callId,
+  state,
+  input,
+  output,
+  errorText,
+  onStop,
+  sessionId,
+}: {
+  toolName: string;
+  callId?: string;
+  state: string;
+  input: unknown;
+  output?: unknown;
+  errorText?: string;
+  onStop?: () => void;
+  sessionId?: string;
+}) {
   const { status, summary } = summarizeCall({ state, input, output, errorText });
   const { open, onToggle } = useOpenCard(callId);
   const failed = status === "failed";
   const pending = status === "running";
   const command = (input as { command?: unknown } | null)?.command;
   return (
-    <details data-testid="tool-call" open={open} onToggle={(e) => onToggle(e.currentTarget.open)} data-tool={toolName} data-status={status} className={`my-2 rounded-lg border text-sm ${failed ? "border-red-300 bg-red-50/50 dark:border-red-900 dark:bg-red-950/40" : "border-slate-200 bg-slate-50 dark:border-slate-800 dark:bg-slate-900"}`}>
+    <details
+      data-testid="tool-call"
+      open={open}
+      onToggle={(e) => onToggle(e.currentTarget.open)}
+      data-tool={toolName}
+      data-status={status}
+      className={`my-2 rounded-lg border text-sm ${failed ? "border-red-300 bg-red-50/50 dark:border-red-900 dark:bg-red-950/40" : "border-slate-200 bg-slate-50 dark:border-slate-800 dark:bg-slate-900"}`}
+    >
       <summary className="flex cursor-pointer items-center gap-2 px-3 py-2">
-        {failed ? <AlertIcon className="h-4 w-4 text-red-700 dark:text-red-300" /> : pending ? <SpinnerIcon className="h-4 w-4 animate-spin" /> : <WrenchIcon />}
+        {failed ? (
+          <AlertIcon className="h-4 w-4 text-red-700 dark:text-red-300" />
+        ) : pending ? (
+          <SpinnerIcon className="h-4 w-4 animate-spin" />
+        ) : (
+          <WrenchIcon />
+        )}
         <span className="font-mono font-medium">{toolName}</span>
-        <span data-testid="tool-status" className={`shrink-0 text-xs font-medium ${failed ? "text-red-700 dark:text-red-300" : "text-slate-600 dark:text-slate-400"}`}>
+        <span
+          data-testid="tool-status"
+          className={`shrink-0 text-xs font-medium ${failed ? "text-red-700 dark:text-red-300" : "text-slate-600 dark:text-slate-400"}`}
+        >
           {status}
         </span>
         {summary ? (
-          <span data-testid="tool-summary" className="min-w-0 truncate font-mono text-xs text-slate-600 dark:text-slate-400">
+          <span
+            data-testid="tool-summary"
+            className="min-w-0 truncate font-mono text-xs text-slate-600 dark:text-slate-400"
+          >
             {summary}
           </span>
         ) : null}
@@ -77,11 +114,19 @@ export function ToolCallCard({ toolName, callId, state, input, output, errorText
       </summary>
       <div className="space-y-2 border-t border-slate-200 px-3 py-2 dark:border-slate-800">
         <div>
-          <div className="text-xs font-semibold text-slate-600 uppercase dark:text-slate-400">{typeof command === "string" ? "Command" : "Arguments"}</div>
-          <pre className="overflow-x-auto font-mono text-xs whitespace-pre-wrap">{typeof command === "string" ? command : pretty(input)}</pre>
+          <div className="text-xs font-semibold text-slate-600 uppercase dark:text-slate-400">
+            {typeof command === "string" ? "Command" : "Arguments"}
+          </div>
+          <pre className="overflow-x-auto font-mono text-xs whitespace-pre-wrap">
+            {typeof command === "string" ? command : pretty(input)}
+          </pre>
         </div>
-        {output !== undefined || errorText ? <ToolResult output={output} errorText={errorText} failed={state === "output-error"} sessionId={sessionId} /> : null}
-        {toolName === "sessions_spawn" && childSessionOf(output) ? <SubagentTranscript sessionId={childSessionOf(output)!} /> : null}
+        {output !== undefined || errorText ? (
+          <ToolResult output={output} errorText={errorText} failed={state === "output-error"} sessionId={sessionId} />
+        ) : null}
+        {toolName === "sessions_spawn" && childSessionOf(output) ? (
+          <SubagentTranscript sessionId={childSessionOf(output)!} />
+        ) : null}
       </div>
     </details>
   );
@@ -101,7 +146,8 @@ export function DenialCard({ denial }: { denial: ToolDeniedData }) {
           {denial.decidedBy ? (
             <>
               Denied by {denial.decidedBy}
-              {denial.decisionReason ? `: ${denial.decisionReason}` : ` at ${when(denial.decidedAt)}`} <span className="font-mono">{denial.toolName}</span>
+              {denial.decisionReason ? `: ${denial.decisionReason}` : ` at ${when(denial.decidedAt)}`}{" "}
+              <span className="font-mono">{denial.toolName}</span>
             </>
           ) : (
             <>
@@ -180,11 +226,13 @@ export function PendingApprovalCard({ pending, onStop }: { pending: ApprovalPend
       {pending.reason ? <p className="mt-1">Why: {pending.reason}</p> : null}
       {waiting && deferred ? (
         <p className="mt-1 text-xs opacity-80">
-          An owner decides in the Approvals inbox; then ask for the same call again: it runs once, or is refused with the owner&apos;s reason{pending.expiresAt ? ` (expires ${when(pending.expiresAt)})` : ""}.
+          An owner decides in the Approvals inbox; then ask for the same call again: it runs once, or is refused with
+          the owner&apos;s reason{pending.expiresAt ? ` (expires ${when(pending.expiresAt)})` : ""}.
         </p>
       ) : waiting ? (
         <p className="mt-1 text-xs opacity-80">
-          An owner decides in the Approvals inbox; this chat continues by itself{pending.expiresAt ? ` (expires ${when(pending.expiresAt)})` : ""}.
+          An owner decides in the Approvals inbox; this chat continues by itself
+          {pending.expiresAt ? ` (expires ${when(pending.expiresAt)})` : ""}.
         </p>
       ) : null}
     </div>
@@ -196,13 +244,20 @@ function WithdrawButton({ approvalId }: { approvalId: string }) {
   const [state, setState] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
   async function withdraw() {
     setState({ busy: true, error: null });
-    const res = await fetch(`/api/approvals/${encodeURIComponent(approvalId)}/withdraw`, { method: "POST" }).catch(() => null);
-    const body = res && !res.ok ? ((await res.json().catch(() => null)) as { error?: { message?: string } } | null) : null;
+    const res = await fetch(`/api/approvals/${encodeURIComponent(approvalId)}/withdraw`, { method: "POST" }).catch(
+      () => null,
+    );
+    const body =
+      res && !res.ok ? ((await res.json().catch(() => null)) as { error?: { message?: string } } | null) : null;
     setState({ busy: false, error: res?.ok ? null : (body?.error?.message ?? "the request could not be withdrawn") });
   }
   return (
     <span className="ml-auto flex items-center gap-2">
-      {state.error ? <span role="alert" className="text-xs text-red-700 dark:text-red-300">{state.error}</span> : null}
+      {state.error ? (
+        <span role="alert" className="text-xs text-red-700 dark:text-red-300">
+          {state.error}
+        </span>
+      ) : null}
       <button
         type="button"
         disabled={state.busy}
@@ -223,7 +278,11 @@ export type ToolStoppedData = { callId: string; toolName: string; input: unknown
 export function StoppedCard({ stopped, by = "you" }: { stopped: ToolStoppedData; by?: string }) {
   const command = (stopped.input as { command?: string } | null)?.command;
   return (
-    <div role="status" data-testid="tool-stopped" className="my-2 rounded-lg border-2 border-slate-400 bg-slate-100 px-3 py-2 text-sm dark:border-slate-600 dark:bg-slate-900">
+    <div
+      role="status"
+      data-testid="tool-stopped"
+      className="my-2 rounded-lg border-2 border-slate-400 bg-slate-100 px-3 py-2 text-sm dark:border-slate-600 dark:bg-slate-900"
+    >
       <div className="flex items-center gap-2 font-medium">
         <BlockIcon />
         <span>

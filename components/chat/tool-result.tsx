@@ -5,7 +5,14 @@
 // collapsed card shows.
 import { McpContent } from "@/components/mcp/mcp-content";
 import { isMcpContentOutput } from "@/lib/tools/mcp/output";
-import { asExecResult, asToolError, execFailed, failureWords, parsedResult, type ExecResult } from "@/lib/tools/result-shapes";
+import {
+  asExecResult,
+  asToolError,
+  execFailed,
+  failureWords,
+  parsedResult,
+  type ExecResult,
+} from "@/lib/tools/result-shapes";
 
 export type CardStatus = "running" | "done" | "failed";
 
@@ -30,29 +37,64 @@ function exitWords(r: ExecResult): string {
 }
 
 /** The card's status and summary line, from the call's state and what it returned. */
-export function summarizeCall({ state, input, output, errorText }: { state: string; input: unknown; output?: unknown; errorText?: string }): { status: CardStatus; summary: string } {
+export function summarizeCall({
+  state,
+  input,
+  output,
+  errorText,
+}: {
+  state: string;
+  input: unknown;
+  output?: unknown;
+  errorText?: string;
+}): { status: CardStatus; summary: string } {
   const args = (input ?? {}) as { command?: unknown; path?: unknown; query?: unknown };
-  const subject = typeof args.command === "string" ? args.command : typeof args.path === "string" ? args.path : typeof args.query === "string" ? args.query : "";
+  const subject =
+    typeof args.command === "string"
+      ? args.command
+      : typeof args.path === "string"
+        ? args.path
+        : typeof args.query === "string"
+          ? args.query
+          : "";
   const about = subject ? oneLine(subject) : "";
   if (state === "input-available" || state === "input-streaming") return { status: "running", summary: about };
   if (state === "output-error") {
     const error = asToolError(errorText);
-    const why = error ? `${failureWords(error.error_code)}${error.message ? `: ${oneLine(error.message, 80)}` : ""}` : oneLine(errorText ?? "", 80);
+    const why = error
+      ? `${failureWords(error.error_code)}${error.message ? `: ${oneLine(error.message, 80)}` : ""}`
+      : oneLine(errorText ?? "", 80);
     return { status: "failed", summary: [about, why].filter(Boolean).join(" — ") };
   }
   const exec = asExecResult(output);
-  if (exec) return { status: execFailed(exec) ? "failed" : "done", summary: [about, exitWords(exec), exec.truncated ? "output cut" : ""].filter(Boolean).join(" · ") };
+  if (exec)
+    return {
+      status: execFailed(exec) ? "failed" : "done",
+      summary: [about, exitWords(exec), exec.truncated ? "output cut" : ""].filter(Boolean).join(" · "),
+    };
   return { status: "done", summary: about };
 }
 
-function OutputBlock({ label, text, testId, tone = "plain" }: { label: string; text: string; testId: string; tone?: "plain" | "error" }) {
+function OutputBlock({
+  label,
+  text,
+  testId,
+  tone = "plain",
+}: {
+  label: string;
+  text: string;
+  testId: string;
+  tone?: "plain" | "error";
+}) {
   return (
     <div>
       <div className="text-xs font-semibold text-slate-600 uppercase dark:text-slate-400">{label}</div>
       <pre
         data-testid={testId}
         className={`max-h-64 overflow-auto rounded border px-2 py-1 font-mono text-xs whitespace-pre-wrap ${
-          tone === "error" ? "border-red-200 bg-red-50 text-red-950 dark:border-red-900 dark:bg-red-950 dark:text-red-100" : "border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-950"
+          tone === "error"
+            ? "border-red-200 bg-red-50 text-red-950 dark:border-red-900 dark:bg-red-950 dark:text-red-100"
+            : "border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-950"
         }`}
       >
         {text}
@@ -65,13 +107,22 @@ function ExecOutput({ r }: { r: ExecResult }) {
   const failed = execFailed(r);
   return (
     <div data-testid="tool-result" className="space-y-2">
-      <p data-testid="exit-status" className={`text-xs font-medium ${failed ? "text-red-700 dark:text-red-300" : "text-emerald-800 dark:text-emerald-300"}`}>
-        {r.timedOut ? "Timed out: the command was stopped" : r.exitCode === null ? `Ended by ${r.signal ?? "a signal"}` : `Exit status ${r.exitCode}${failed ? " (failed)" : " (success)"}`}
+      <p
+        data-testid="exit-status"
+        className={`text-xs font-medium ${failed ? "text-red-700 dark:text-red-300" : "text-emerald-800 dark:text-emerald-300"}`}
+      >
+        {r.timedOut
+          ? "Timed out: the command was stopped"
+          : r.exitCode === null
+            ? `Ended by ${r.signal ?? "a signal"}`
+            : `Exit status ${r.exitCode}${failed ? " (failed)" : " (success)"}`}
         {r.durationMs !== undefined ? ` · ${r.durationMs} ms` : ""}
       </p>
       {r.stdout !== "" ? <OutputBlock label="Output" text={r.stdout} testId="stdout" /> : null}
       {r.stderr !== "" ? <OutputBlock label="Error output" text={r.stderr} testId="stderr" tone="error" /> : null}
-      {r.stdout === "" && r.stderr === "" ? <p className="text-xs text-slate-600 dark:text-slate-400">No output.</p> : null}
+      {r.stdout === "" && r.stderr === "" ? (
+        <p className="text-xs text-slate-600 dark:text-slate-400">No output.</p>
+      ) : null}
       {r.truncated ? (
         <p data-testid="truncated" className="text-xs font-medium text-amber-800 dark:text-amber-300">
           Output cut: it passed the size limit, so the end is missing.
@@ -82,7 +133,17 @@ function ExecOutput({ r }: { r: ExecResult }) {
 }
 
 /** The result part of an opened card. */
-export function ToolResult({ output, errorText, failed, sessionId }: { output?: unknown; errorText?: string; failed: boolean; sessionId?: string }) {
+export function ToolResult({
+  output,
+  errorText,
+  failed,
+  sessionId,
+}: {
+  output?: unknown;
+  errorText?: string;
+  failed: boolean;
+  sessionId?: string;
+}) {
   if (failed) {
     const error = asToolError(errorText);
     return (
@@ -91,7 +152,14 @@ export function ToolResult({ output, errorText, failed, sessionId }: { output?: 
           <span className="font-semibold">{error ? `Failed: ${failureWords(error.error_code)}` : "Failed"}</span>
           {error?.message ? ` — ${error.message}` : null}
         </p>
-        {error ? null : <OutputBlock label="Error" text={pretty(parsedResult(errorText ?? ""))} testId="tool-error-raw" tone="error" />}
+        {error ? null : (
+          <OutputBlock
+            label="Error"
+            text={pretty(parsedResult(errorText ?? ""))}
+            testId="tool-error-raw"
+            tone="error"
+          />
+        )}
       </div>
     );
   }

@@ -27,10 +27,21 @@ export function UndoDelete({ sessionId }: { sessionId: string }) {
       className="fixed bottom-4 left-1/2 z-10 flex -translate-x-1/2 items-center gap-3 rounded-lg bg-slate-900 px-4 py-2 text-sm text-white shadow-lg dark:bg-slate-100 dark:text-slate-900"
     >
       <span>{state === "failed" ? "Could not restore the chat." : "Chat deleted."}</span>
-      <button ref={button} type="button" disabled={state === "working"} onClick={() => void undo()} className="rounded px-2 py-0.5 font-semibold text-sky-300 underline underline-offset-2 dark:text-sky-700">
+      <button
+        ref={button}
+        type="button"
+        disabled={state === "working"}
+        onClick={() => void undo()}
+        className="rounded px-2 py-0.5 font-semibold text-sky-300 underline underline-offset-2 dark:text-sky-700"
+      >
         Undo
       </button>
-      <button type="button" onClick={() => setState("dismissed")} className="rounded px-1 opacity-80" aria-label="Dismiss">
+      <button
+        type="button"
+        onClick={() => setState("dismissed")}
+        className="rounded px-1 opacity-80"
+        aria-label="Dismiss"
+      >
         <CloseIcon />
       </button>
     </div>

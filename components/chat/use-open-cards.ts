@@ -23,7 +23,10 @@ export function useOpenCardsState(): OpenCards {
 }
 
 /** The card's open state: shared by call id inside a chat, the element's own state elsewhere (read-only pages). */
-export function useOpenCard(callId: string | undefined): { open: boolean | undefined; onToggle: (open: boolean) => void } {
+export function useOpenCard(callId: string | undefined): {
+  open: boolean | undefined;
+  onToggle: (open: boolean) => void;
+} {
   const cards = useContext(OpenCardsContext);
   if (!cards || !callId) return { open: undefined, onToggle: () => {} };
   return { open: cards.isOpen(callId), onToggle: (next) => cards.setOpen(callId, next) };

@@ -19,12 +19,20 @@ function Part({ part, server, sessionId }: { part: McpContentPart; server: strin
     case "image":
       return SAFE_IMAGE_TYPES.has(part.mimeType) ? (
         // eslint-disable-next-line @next/next/no-img-element -- a data URL from a tool result, not an asset
-        <img src={`data:${part.mimeType};base64,${part.data}`} alt="image returned by the tool" className="max-h-64 max-w-full rounded border border-slate-200 dark:border-slate-700" />
+        <img
+          src={`data:${part.mimeType};base64,${part.data}`}
+          alt="image returned by the tool"
+          className="max-h-64 max-w-full rounded border border-slate-200 dark:border-slate-700"
+        />
       ) : (
         <p className="text-xs">[image of type {part.mimeType} not shown]</p>
       );
     case "audio":
-      return <p className="text-xs">[audio {part.mimeType}, {part.bytes} bytes]</p>;
+      return (
+        <p className="text-xs">
+          [audio {part.mimeType}, {part.bytes} bytes]
+        </p>
+      );
     case "resource_link":
     case "resource": {
       const label = part.type === "resource_link" && part.name ? part.name : part.uri;
@@ -32,12 +40,24 @@ function Part({ part, server, sessionId }: { part: McpContentPart; server: strin
       return (
         <div className="text-xs">
           {href ? (
-            <a href={href} target="_blank" rel="noopener noreferrer" title={part.uri} className="text-sky-700 underline dark:text-sky-400">{label}</a>
+            <a
+              href={href}
+              target="_blank"
+              rel="noopener noreferrer"
+              title={part.uri}
+              className="text-sky-700 underline dark:text-sky-400"
+            >
+              {label}
+            </a>
           ) : (
-            <span title={part.uri}>🔗 <code className="font-mono">{label}</code></span>
+            <span title={part.uri}>
+              🔗 <code className="font-mono">{label}</code>
+            </span>
           )}
           {part.mimeType ? <span className="text-slate-600 dark:text-slate-400"> ({part.mimeType})</span> : null}
-          {part.type === "resource" && part.text !== undefined && <pre className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap break-words">{part.text}</pre>}
+          {part.type === "resource" && part.text !== undefined && (
+            <pre className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap break-words">{part.text}</pre>
+          )}
         </div>
       );
     }

@@ -31,14 +31,24 @@ export function ConsentForm({ params }: { params: Record<string, string> }) {
     <div className="space-y-4">
       <label className="block text-sm">
         <span className="mb-1 block font-medium">Mode</span>
-        <select value={mode} onChange={(e) => setMode(e.target.value === "coding" ? "coding" : "chat_safe")} className="w-full rounded-md border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900">
+        <select
+          value={mode}
+          onChange={(e) => setMode(e.target.value === "coding" ? "coding" : "chat_safe")}
+          className="w-full rounded-md border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900"
+        >
           <option value="chat_safe">chat_safe (default)</option>
           <option value="coding">coding (only if you hold a coding grant)</option>
         </select>
       </label>
       <label className="block text-sm">
         <span className="mb-1 block font-medium">Agent id (optional)</span>
-        <input value={agentId} onChange={(e) => setAgentId(e.target.value)} placeholder="e.g. claude-code" maxLength={64} className="w-full rounded-md border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900" />
+        <input
+          value={agentId}
+          onChange={(e) => setAgentId(e.target.value)}
+          placeholder="e.g. claude-code"
+          maxLength={64}
+          className="w-full rounded-md border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900"
+        />
       </label>
       {error ? (
         <p role="alert" className="rounded-md bg-red-50 p-2 text-sm text-red-900 dark:bg-red-950 dark:text-red-100">
@@ -46,10 +56,20 @@ export function ConsentForm({ params }: { params: Record<string, string> }) {
         </p>
       ) : null}
       <div className="flex gap-3">
-        <button type="button" disabled={busy} onClick={() => void decide("approve")} className="rounded-md bg-slate-900 px-4 py-2 text-sm font-medium text-white disabled:opacity-50 dark:bg-slate-100 dark:text-slate-900">
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => void decide("approve")}
+          className="rounded-md bg-slate-900 px-4 py-2 text-sm font-medium text-white disabled:opacity-50 dark:bg-slate-100 dark:text-slate-900"
+        >
           Allow
         </button>
-        <button type="button" disabled={busy} onClick={() => void decide("deny")} className="rounded-md border border-slate-300 px-4 py-2 text-sm dark:border-slate-700">
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => void decide("deny")}
+          className="rounded-md border border-slate-300 px-4 py-2 text-sm dark:border-slate-700"
+        >
           Deny
         </button>
       </div>

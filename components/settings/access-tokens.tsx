@@ -3,7 +3,8 @@ import { useState, type FormEvent } from "react";
 import type { TokenView } from "@/lib/auth/token-views";
 import { useCreateToken, useRevokeToken, useTokens } from "./use-tokens";
 
-const input = "w-full rounded-md border border-slate-300 bg-white px-2 py-1 text-sm dark:border-slate-700 dark:bg-slate-900";
+const input =
+  "w-full rounded-md border border-slate-300 bg-white px-2 py-1 text-sm dark:border-slate-700 dark:bg-slate-900";
 const cell = "px-3 py-2 max-sm:block max-sm:py-0.5";
 
 function when(iso: string | null, none: string): string {
@@ -11,7 +12,9 @@ function when(iso: string | null, none: string): string {
 }
 
 function PhoneLabel({ children }: { children: string }) {
-  return <span className="mr-1 text-xs font-medium uppercase text-slate-600 dark:text-slate-400 sm:hidden">{children}:</span>;
+  return (
+    <span className="mr-1 text-xs font-medium uppercase text-slate-600 dark:text-slate-400 sm:hidden">{children}:</span>
+  );
 }
 
 /** An agent a token may be bound to: the server lists only those this user may use, and checks again on create. */
@@ -38,7 +41,11 @@ function NewTokenForm({ agents }: { agents: BindableAgent[] }) {
   }
   return (
     <div className="space-y-3">
-      <form onSubmit={(e) => void submit(e).catch(() => undefined)} className="grid gap-3 sm:grid-cols-[2fr_1fr_1fr_1fr_auto] sm:items-end" aria-label="New access token">
+      <form
+        onSubmit={(e) => void submit(e).catch(() => undefined)}
+        className="grid gap-3 sm:grid-cols-[2fr_1fr_1fr_1fr_auto] sm:items-end"
+        aria-label="New access token"
+      >
         <label className="text-sm">
           <span className="mb-1 block font-medium">Name</span>
           <input name="name" required maxLength={100} placeholder="e.g. Claude Code on my laptop" className={input} />
@@ -65,18 +72,36 @@ function NewTokenForm({ agents }: { agents: BindableAgent[] }) {
             <option value="coding">coding (if granted)</option>
           </select>
         </label>
-        <button type="submit" disabled={create.isPending} className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white dark:bg-slate-100 dark:text-slate-900">
+        <button
+          type="submit"
+          disabled={create.isPending}
+          className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white dark:bg-slate-100 dark:text-slate-900"
+        >
           Create token
         </button>
       </form>
-      {create.error ? <p role="alert" className="text-sm text-red-700 dark:text-red-400">{create.error.message}</p> : null}
+      {create.error ? (
+        <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+          {create.error.message}
+        </p>
+      ) : null}
       {secret ? (
-        <div role="status" className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-700 dark:bg-amber-950">
+        <div
+          role="status"
+          className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-700 dark:bg-amber-950"
+        >
           <p className="font-medium">Copy this token now: it is shown only once.</p>
-          <code data-testid="new-token" className="mt-1 block select-all break-all rounded bg-white px-2 py-1 font-mono text-xs dark:bg-slate-900">
+          <code
+            data-testid="new-token"
+            className="mt-1 block select-all break-all rounded bg-white px-2 py-1 font-mono text-xs dark:bg-slate-900"
+          >
             {secret}
           </code>
-          <button type="button" onClick={() => setSecret(null)} className="mt-2 rounded-md border border-slate-300 px-2 py-1 text-xs dark:border-slate-700">
+          <button
+            type="button"
+            onClick={() => setSecret(null)}
+            className="mt-2 rounded-md border border-slate-300 px-2 py-1 text-xs dark:border-slate-700"
+          >
             I have copied it
           </button>
         </div>
@@ -89,14 +114,19 @@ function TokenRow({ token, showUser }: { token: TokenView; showUser: boolean }) 
   const revoke = useRevokeToken();
   const [confirming, setConfirming] = useState(false);
   return (
-    <tr data-testid="token-row" className={`border-b border-slate-100 align-top dark:border-slate-800 max-sm:block max-sm:py-2 ${token.status === "active" ? "" : "text-slate-500 dark:text-slate-400"}`}>
+    <tr
+      data-testid="token-row"
+      className={`border-b border-slate-100 align-top dark:border-slate-800 max-sm:block max-sm:py-2 ${token.status === "active" ? "" : "text-slate-500 dark:text-slate-400"}`}
+    >
       <td className={cell}>
         <span className="font-medium">{token.name}</span>
         <div className="text-xs text-slate-600 dark:text-slate-400">
           <code>{token.prefix}…</code> · {token.mode}
           {token.agentId ? ` · agent ${token.agentId}` : ""}
         </div>
-        {showUser && token.user ? <div className="text-xs text-slate-600 dark:text-slate-400">{token.user.email}</div> : null}
+        {showUser && token.user ? (
+          <div className="text-xs text-slate-600 dark:text-slate-400">{token.user.email}</div>
+        ) : null}
       </td>
       <td className={`${cell} text-sm`}>
         <PhoneLabel>Created</PhoneLabel>
@@ -115,19 +145,37 @@ function TokenRow({ token, showUser }: { token: TokenView; showUser: boolean }) 
           <span className="text-sm">{token.status}</span>
         ) : confirming ? (
           <span className="inline-flex gap-2">
-            <button type="button" onClick={() => revoke.mutate(token.id)} disabled={revoke.isPending} className="rounded-md bg-red-700 px-2 py-1 text-sm font-medium text-white">
+            <button
+              type="button"
+              onClick={() => revoke.mutate(token.id)}
+              disabled={revoke.isPending}
+              className="rounded-md bg-red-700 px-2 py-1 text-sm font-medium text-white"
+            >
               Revoke
             </button>
-            <button type="button" onClick={() => setConfirming(false)} className="rounded-md border border-slate-300 px-2 py-1 text-sm dark:border-slate-700">
+            <button
+              type="button"
+              onClick={() => setConfirming(false)}
+              className="rounded-md border border-slate-300 px-2 py-1 text-sm dark:border-slate-700"
+            >
               Keep
             </button>
           </span>
         ) : (
-          <button type="button" onClick={() => setConfirming(true)} aria-label={`Revoke the token ${token.name}`} className="rounded-md border border-slate-300 px-2 py-1 text-sm dark:border-slate-700">
+          <button
+            type="button"
+            onClick={() => setConfirming(true)}
+            aria-label={`Revoke the token ${token.name}`}
+            className="rounded-md border border-slate-300 px-2 py-1 text-sm dark:border-slate-700"
+          >
             Revoke…
           </button>
         )}
-        {revoke.error ? <p role="alert" className="mt-1 text-xs text-red-700 dark:text-red-400">{revoke.error.message}</p> : null}
+        {revoke.error ? (
+          <p role="alert" className="mt-1 text-xs text-red-700 dark:text-red-400">
+            {revoke.error.message}
+          </p>
+        ) : null}
       </td>
     </tr>
   );
@@ -136,7 +184,12 @@ function TokenRow({ token, showUser }: { token: TokenView; showUser: boolean }) 
 function TokenTable({ scope }: { scope: "mine" | "all" }) {
   const tokens = useTokens(scope);
   if (tokens.isPending) return <p className="text-sm text-slate-600 dark:text-slate-400">Loading tokens…</p>;
-  if (tokens.error) return <p role="alert" className="text-sm text-red-700 dark:text-red-400">Could not load the tokens: {tokens.error.message}</p>;
+  if (tokens.error)
+    return (
+      <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+        Could not load the tokens: {tokens.error.message}
+      </p>
+    );
   if (tokens.data.length === 0) return <p className="text-sm text-slate-600 dark:text-slate-400">No tokens yet.</p>;
   return (
     <table className="w-full text-left text-sm max-sm:block">
@@ -167,8 +220,9 @@ export function AccessTokens({ isAdmin, agents }: { isAdmin: boolean; agents: Bi
           Access tokens
         </h2>
         <p className="text-sm text-slate-600 dark:text-slate-400">
-          MCP clients (Claude Code, Cursor, Codex, the Inspector) connect to <code>/mcp</code> with a token. A token acts as you, in its mode and as its agent, under the same
-          policy and approvals as your chats; changing your password or deactivation revokes every token.
+          MCP clients (Claude Code, Cursor, Codex, the Inspector) connect to <code>/mcp</code> with a token. A token
+          acts as you, in its mode and as its agent, under the same policy and approvals as your chats; changing your
+          password or deactivation revokes every token.
         </p>
         <NewTokenForm agents={agents} />
         <TokenTable scope="mine" />

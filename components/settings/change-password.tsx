@@ -6,7 +6,8 @@ import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
 import { expectOwnSignOut } from "@/components/own-sign-out";
 
-const input = "w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm aria-[invalid=true]:border-red-600 dark:border-slate-700 dark:bg-slate-900 dark:aria-[invalid=true]:border-red-500";
+const input =
+  "w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm aria-[invalid=true]:border-red-600 dark:border-slate-700 dark:bg-slate-900 dark:aria-[invalid=true]:border-red-500";
 const MIN_LENGTH = 8;
 
 type Field = "currentPassword" | "newPassword" | "confirmPassword";
@@ -17,8 +18,10 @@ function check(values: Record<Field, string>): Errors {
   if (!values.currentPassword) errors.currentPassword = "Enter your current password.";
   if (values.newPassword.length < MIN_LENGTH) errors.newPassword = `Use at least ${MIN_LENGTH} characters.`;
   else if (values.newPassword.length > 1024) errors.newPassword = "Use at most 1024 characters.";
-  else if (values.newPassword === values.currentPassword) errors.newPassword = "Choose a password different from the current one.";
-  if (!errors.newPassword && values.confirmPassword !== values.newPassword) errors.confirmPassword = "The two new passwords do not match.";
+  else if (values.newPassword === values.currentPassword)
+    errors.newPassword = "Choose a password different from the current one.";
+  if (!errors.newPassword && values.confirmPassword !== values.newPassword)
+    errors.confirmPassword = "The two new passwords do not match.";
   return errors;
 }
 
@@ -26,7 +29,8 @@ function check(values: Record<Field, string>): Errors {
 async function serverErrors(res: Response): Promise<Errors> {
   const body = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null;
   const message = body?.error?.message ?? `The password was not changed (error ${res.status}).`;
-  if (res.status === 403 && body?.error?.code === "FORBIDDEN") return { currentPassword: "The current password is wrong." };
+  if (res.status === 403 && body?.error?.code === "FORBIDDEN")
+    return { currentPassword: "The current password is wrong." };
   if (res.status === 429) return { form: "Too many attempts. Wait a few minutes and try again." };
   if (res.status === 401) return { form: "Your session has ended. Sign in again." };
   if (res.status === 422) return { newPassword: message };
@@ -34,7 +38,21 @@ async function serverErrors(res: Response): Promise<Errors> {
 }
 
 /** A password input whose name is only its label; the hint and the error are its description. */
-function PasswordField({ id, name, label, autoComplete, error, hint }: { id: string; name: Field; label: string; autoComplete: string; error?: string; hint?: string }) {
+function PasswordField({
+  id,
+  name,
+  label,
+  autoComplete,
+  error,
+  hint,
+}: {
+  id: string;
+  name: Field;
+  label: string;
+  autoComplete: string;
+  error?: string;
+  hint?: string;
+}) {
   const inputId = `${id}-${name}`;
   const describedBy = [hint ? `${inputId}-hint` : null, error ? `${inputId}-error` : null].filter(Boolean).join(" ");
   return (
@@ -42,7 +60,16 @@ function PasswordField({ id, name, label, autoComplete, error, hint }: { id: str
       <label htmlFor={inputId} className="mb-1 block font-medium">
         {label}
       </label>
-      <input id={inputId} name={name} type="password" autoComplete={autoComplete} maxLength={1024} className={input} aria-invalid={error ? true : undefined} aria-describedby={describedBy || undefined} />
+      <input
+        id={inputId}
+        name={name}
+        type="password"
+        autoComplete={autoComplete}
+        maxLength={1024}
+        className={input}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy || undefined}
+      />
       {hint ? (
         <p id={`${inputId}-hint`} className="mt-1 text-xs text-slate-600 dark:text-slate-400">
           {hint}
@@ -74,7 +101,11 @@ export function ChangePassword({ email, forced = false }: { email: string; force
       if (first) formElement.querySelector<HTMLInputElement>(`[name="${first}"]`)?.focus();
     };
     const form = new FormData(formElement);
-    const values = { currentPassword: String(form.get("currentPassword") ?? ""), newPassword: String(form.get("newPassword") ?? ""), confirmPassword: String(form.get("confirmPassword") ?? "") };
+    const values = {
+      currentPassword: String(form.get("currentPassword") ?? ""),
+      newPassword: String(form.get("newPassword") ?? ""),
+      confirmPassword: String(form.get("confirmPassword") ?? ""),
+    };
     const found = check(values);
     show(found);
     if (Object.keys(found).length > 0) return;
@@ -114,8 +145,21 @@ export function ChangePassword({ email, forced = false }: { email: string; force
         error={errors.currentPassword}
         hint={forced ? "The one you signed in with; after a recovery code, another of your unused codes." : undefined}
       />
-      <PasswordField id={id} name="newPassword" label="New password" autoComplete="new-password" error={errors.newPassword} hint={`At least ${MIN_LENGTH} characters.`} />
-      <PasswordField id={id} name="confirmPassword" label="Confirm new password" autoComplete="new-password" error={errors.confirmPassword} />
+      <PasswordField
+        id={id}
+        name="newPassword"
+        label="New password"
+        autoComplete="new-password"
+        error={errors.newPassword}
+        hint={`At least ${MIN_LENGTH} characters.`}
+      />
+      <PasswordField
+        id={id}
+        name="confirmPassword"
+        label="Confirm new password"
+        autoComplete="new-password"
+        error={errors.confirmPassword}
+      />
       {errors.form ? (
         <p role="alert" className="text-sm text-red-700 dark:text-red-400">
           {errors.form}
@@ -126,10 +170,18 @@ export function ChangePassword({ email, forced = false }: { email: string; force
           Password changed. Signing you out everywhere…
         </p>
       ) : null}
-      <button type="submit" disabled={pending || done} className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-60 dark:bg-slate-100 dark:text-slate-900">
+      <button
+        type="submit"
+        disabled={pending || done}
+        className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-60 dark:bg-slate-100 dark:text-slate-900"
+      >
         {pending ? "Changing…" : "Change password"}
       </button>
-      {forced ? null : <p className="text-xs text-slate-600 dark:text-slate-400">Changing it signs you out everywhere, here too: sign in again with the new password.</p>}
+      {forced ? null : (
+        <p className="text-xs text-slate-600 dark:text-slate-400">
+          Changing it signs you out everywhere, here too: sign in again with the new password.
+        </p>
+      )}
     </form>
   );
 }

@@ -12,18 +12,27 @@ function GrantRow({ grant }: { grant: GrantView }) {
   const revoke = useRevokeGrant();
   const [confirming, setConfirming] = useState(false);
   return (
-    <li data-testid="grant-row" className="flex flex-wrap items-start justify-between gap-2 border-b border-slate-100 py-2 dark:border-slate-800">
+    <li
+      data-testid="grant-row"
+      className="flex flex-wrap items-start justify-between gap-2 border-b border-slate-100 py-2 dark:border-slate-800"
+    >
       <div className="min-w-0">
         <span className="break-words font-medium">{grant.clientName}</span>
         <div className="text-xs text-slate-600 dark:text-slate-400">
           {grant.mode}
-          {grant.agentId ? ` · agent ${grant.agentId}` : ""} · connected {when(grant.createdAt, "?")} · last token {when(grant.lastTokenAt, "never")}
+          {grant.agentId ? ` · agent ${grant.agentId}` : ""} · connected {when(grant.createdAt, "?")} · last token{" "}
+          {when(grant.lastTokenAt, "never")}
         </div>
       </div>
       <div>
         {confirming ? (
           <span className="inline-flex gap-2">
-            <button type="button" onClick={() => revoke.mutate(grant.id)} disabled={revoke.isPending} className="rounded-md bg-red-700 px-2 py-1 text-sm font-medium text-white">
+            <button
+              type="button"
+              onClick={() => revoke.mutate(grant.id)}
+              disabled={revoke.isPending}
+              className="rounded-md bg-red-700 px-2 py-1 text-sm font-medium text-white"
+            >
               Revoke
             </button>
             <button type="button" onClick={() => setConfirming(false)} className={button}>
@@ -31,11 +40,20 @@ function GrantRow({ grant }: { grant: GrantView }) {
             </button>
           </span>
         ) : (
-          <button type="button" onClick={() => setConfirming(true)} aria-label={`Revoke ${grant.clientName}`} className={button}>
+          <button
+            type="button"
+            onClick={() => setConfirming(true)}
+            aria-label={`Revoke ${grant.clientName}`}
+            className={button}
+          >
             Revoke…
           </button>
         )}
-        {revoke.error ? <p role="alert" className="mt-1 text-xs text-red-700 dark:text-red-400">{revoke.error.message}</p> : null}
+        {revoke.error ? (
+          <p role="alert" className="mt-1 text-xs text-red-700 dark:text-red-400">
+            {revoke.error.message}
+          </p>
+        ) : null}
       </div>
     </li>
   );
@@ -47,7 +65,10 @@ function RevokeEverything() {
   const done = revokeAll.data;
   return (
     <div className="space-y-2 rounded-md border border-red-200 p-3 dark:border-red-900">
-      <p className="text-sm">Ends every access token and every connected app of yours at once (a lost laptop, a leaked token). Your browser session stays.</p>
+      <p className="text-sm">
+        Ends every access token and every connected app of yours at once (a lost laptop, a leaked token). Your browser
+        session stays.
+      </p>
       {confirming ? (
         <span className="inline-flex flex-wrap gap-2">
           <button
@@ -63,16 +84,25 @@ function RevokeEverything() {
           </button>
         </span>
       ) : (
-        <button type="button" onClick={() => setConfirming(true)} className="rounded-md border border-red-300 px-3 py-1.5 text-sm font-medium text-red-800 dark:border-red-800 dark:text-red-300">
+        <button
+          type="button"
+          onClick={() => setConfirming(true)}
+          className="rounded-md border border-red-300 px-3 py-1.5 text-sm font-medium text-red-800 dark:border-red-800 dark:text-red-300"
+        >
           Revoke everything…
         </button>
       )}
       {done ? (
         <p role="status" className="text-sm">
-          Revoked {done.accessTokens} access token{done.accessTokens === 1 ? "" : "s"} and {done.oauthGrants} connected app{done.oauthGrants === 1 ? "" : "s"}.
+          Revoked {done.accessTokens} access token{done.accessTokens === 1 ? "" : "s"} and {done.oauthGrants} connected
+          app{done.oauthGrants === 1 ? "" : "s"}.
         </p>
       ) : null}
-      {revokeAll.error ? <p role="alert" className="text-sm text-red-700 dark:text-red-400">{revokeAll.error.message}</p> : null}
+      {revokeAll.error ? (
+        <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+          {revokeAll.error.message}
+        </p>
+      ) : null}
     </div>
   );
 }
@@ -88,7 +118,9 @@ export function ConnectedApps() {
       {grants.isPending ? (
         <p className="text-sm text-slate-600 dark:text-slate-400">Loading connected apps…</p>
       ) : grants.error ? (
-        <p role="alert" className="text-sm text-red-700 dark:text-red-400">Could not load the connected apps: {grants.error.message}</p>
+        <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+          Could not load the connected apps: {grants.error.message}
+        </p>
       ) : grants.data.length === 0 ? (
         <p className="text-sm text-slate-600 dark:text-slate-400">No connected apps.</p>
       ) : (

@@ -14,14 +14,22 @@ function DeviceRow({ device }: { device: DeviceView }) {
   const client = useQueryClient();
   const name = describeUserAgent(device.userAgent);
   return (
-    <li data-testid="device-row" className="flex flex-wrap items-start justify-between gap-2 border-b border-slate-100 py-2 dark:border-slate-800">
+    <li
+      data-testid="device-row"
+      className="flex flex-wrap items-start justify-between gap-2 border-b border-slate-100 py-2 dark:border-slate-800"
+    >
       <div className="min-w-0">
         <span className="font-medium" title={device.userAgent ?? undefined}>
           {name}
         </span>
-        {device.current ? <span className="ml-2 rounded bg-emerald-100 px-1.5 py-0.5 text-xs font-medium text-emerald-900 dark:bg-emerald-900 dark:text-emerald-50">This device</span> : null}
+        {device.current ? (
+          <span className="ml-2 rounded bg-emerald-100 px-1.5 py-0.5 text-xs font-medium text-emerald-900 dark:bg-emerald-900 dark:text-emerald-50">
+            This device
+          </span>
+        ) : null}
         <div className="text-xs text-slate-600 dark:text-slate-400">
-          signed in {new Date(device.createdAt).toLocaleString()} · last active {new Date(device.lastSeenAt).toLocaleString()}
+          signed in {new Date(device.createdAt).toLocaleString()} · last active{" "}
+          {new Date(device.lastSeenAt).toLocaleString()}
           {device.ip ? ` · ${device.ip}` : ""}
         </div>
       </div>
@@ -29,7 +37,11 @@ function DeviceRow({ device }: { device: DeviceView }) {
         <button
           type="button"
           disabled={signOut.isPending}
-          aria-label={device.current ? "Sign out this device" : `Sign out ${name}, signed in ${new Date(device.createdAt).toLocaleString()}`}
+          aria-label={
+            device.current
+              ? "Sign out this device"
+              : `Sign out ${name}, signed in ${new Date(device.createdAt).toLocaleString()}`
+          }
           onClick={() =>
             signOut.mutate(device.id, {
               // Signing this device out is signing out: to the sign-in page, nothing of the session kept in this tab.
@@ -44,7 +56,11 @@ function DeviceRow({ device }: { device: DeviceView }) {
         >
           Sign out
         </button>
-        {signOut.error ? <p role="alert" className="mt-1 text-xs text-red-700 dark:text-red-400">{signOut.error.message}</p> : null}
+        {signOut.error ? (
+          <p role="alert" className="mt-1 text-xs text-red-700 dark:text-red-400">
+            {signOut.error.message}
+          </p>
+        ) : null}
       </div>
     </li>
   );
@@ -70,7 +86,12 @@ function SignOutOthers({ others }: { others: number }) {
           </button>
         </span>
       ) : (
-        <button type="button" disabled={others === 0} onClick={() => setConfirming(true)} className="rounded-md border border-red-300 px-3 py-1.5 text-sm font-medium text-red-800 disabled:opacity-60 dark:border-red-800 dark:text-red-300">
+        <button
+          type="button"
+          disabled={others === 0}
+          onClick={() => setConfirming(true)}
+          className="rounded-md border border-red-300 px-3 py-1.5 text-sm font-medium text-red-800 disabled:opacity-60 dark:border-red-800 dark:text-red-300"
+        >
           Sign out everywhere else…
         </button>
       )}
@@ -79,7 +100,11 @@ function SignOutOthers({ others }: { others: number }) {
           Signed out {signOutOthers.data} other device{signOutOthers.data === 1 ? "" : "s"}.
         </p>
       ) : null}
-      {signOutOthers.error ? <p role="alert" className="text-sm text-red-700 dark:text-red-400">{signOutOthers.error.message}</p> : null}
+      {signOutOthers.error ? (
+        <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+          {signOutOthers.error.message}
+        </p>
+      ) : null}
     </div>
   );
 }
@@ -94,7 +119,9 @@ export function Devices() {
       {devices.isPending ? (
         <p className="text-sm text-slate-600 dark:text-slate-400">Loading devices…</p>
       ) : devices.error ? (
-        <p role="alert" className="text-sm text-red-700 dark:text-red-400">Could not load the devices: {devices.error.message}</p>
+        <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+          Could not load the devices: {devices.error.message}
+        </p>
       ) : (
         <>
           <ul>

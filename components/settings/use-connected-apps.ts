@@ -3,7 +3,14 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { z } from "zod";
 import { refetchAfterWrite } from "@/components/refetch-after-write";
 
-const GrantSchema = z.object({ id: z.string(), clientName: z.string(), mode: z.string(), agentId: z.string().nullable(), createdAt: z.string(), lastTokenAt: z.string().nullable() });
+const GrantSchema = z.object({
+  id: z.string(),
+  clientName: z.string(),
+  mode: z.string(),
+  agentId: z.string().nullable(),
+  createdAt: z.string(),
+  lastTokenAt: z.string().nullable(),
+});
 export type GrantView = z.infer<typeof GrantSchema>;
 const CountsSchema = z.object({ accessTokens: z.number(), oauthGrants: z.number(), oauthTokens: z.number() });
 export type RevokedCounts = z.infer<typeof CountsSchema>;

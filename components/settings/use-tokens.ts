@@ -26,7 +26,11 @@ export function useCreateToken() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: async (input: NewToken): Promise<{ token: string; accessToken: TokenView }> => {
-      const res = await fetch("/api/tokens", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(input) });
+      const res = await fetch("/api/tokens", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(input),
+      });
       if (!res.ok) throw await failure(res);
       return z.object({ token: z.string(), accessToken: TokenViewSchema }).parse(await res.json());
     },

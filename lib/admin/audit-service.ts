@@ -17,11 +17,25 @@ async function actorFilter(user: string | undefined): Promise<string[] | undefin
 export async function searchAudit(query: z.output<typeof AuditQuery>) {
   const actorId = await actorFilter(query.user);
   const { entries, nextCursor } = await listAuditEntries({
-    filter: { actorId, sessionId: query.session, toolName: query.tool, decision: query.decision, layer: query.layer, action: query.action, from: query.from, to: query.to },
+    filter: {
+      actorId,
+      sessionId: query.session,
+      toolName: query.tool,
+      decision: query.decision,
+      layer: query.layer,
+      action: query.action,
+      from: query.from,
+      to: query.to,
+    },
     cursor: query.cursor,
     limit: query.limit,
   });
-  const emails = new Map((await listUsersByIds({ ids: [...new Set(entries.flatMap((e) => (e.actorId ? [e.actorId] : [])))] })).map((u) => [u.id, u.email]));
+  const emails = new Map(
+    (await listUsersByIds({ ids: [...new Set(entries.flatMap((e) => (e.actorId ? [e.actorId] : [])))] })).map((u) => [
+      u.id,
+      u.email,
+    ]),
+  );
   return {
     entries: entries.map((e) => ({
       seq: e.seq,
@@ -55,7 +69,20 @@ export async function auditCheckpoint() {
 }
 
 export const AUDIT_EXPORT_MAX_ROWS = 10_000;
-const CSV_COLUMNS = ["seq", "at", "action", "actorEmail", "actorId", "sessionId", "toolName", "callId", "decision", "layer", "rule", "details"] as const;
+const CSV_COLUMNS = [
+  "seq",
+  "at",
+  "action",
+  "actorEmail",
+  "actorId",
+  "sessionId",
+  "toolName",
+  "callId",
+  "decision",
+  "layer",
+  "rule",
+  "details",
+] as const;
 
 /**
  * RFC 4180 quoting, written here rather than taken from a CSV library because the product's own rule comes with it:
@@ -80,7 +107,11 @@ export async function exportAudit({ query, actorId }: { query: z.output<typeof A
   } while (cursor !== undefined && rows.length < AUDIT_EXPORT_MAX_ROWS);
   const entries = rows.slice(0, AUDIT_EXPORT_MAX_ROWS);
   const truncated = rows.length > AUDIT_EXPORT_MAX_ROWS || cursor !== undefined;
-  await appendAudit({ action: "audit.exported", actorId, details: { format, rows: entries.length, truncated, filters } });
+  await appendAudit({
+    action: "audit.exported",
+    actorId,
+    details: { format, rows: entries.length, truncated, filters },
+  });
   const body =
     format === "json"
       ? JSON.stringify({ exportedAt: new Date().toISOString(), filters, truncated, entries }, null, 2)

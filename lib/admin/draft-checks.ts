@@ -38,7 +38,8 @@ export function probeContexts(document: PolicyDocument): PolicyContext[] {
     subagentDepth: 1,
   };
   const providers = new Set<string>(Object.keys(document.tools.byProvider ?? {}));
-  for (const agent of Object.values(document.agents)) for (const key of Object.keys(agent.tools.byProvider ?? {})) providers.add(key);
+  for (const agent of Object.values(document.agents))
+    for (const key of Object.keys(agent.tools.byProvider ?? {})) providers.add(key);
   const contexts: PolicyContext[] = [base];
   for (const agentId of Object.keys(document.agents)) contexts.push({ ...base, agentId });
   for (const senderId of Object.keys(document.senders)) contexts.push({ ...base, senderId });
@@ -56,7 +57,8 @@ export function collectDocumentWarnings(document: PolicyDocument, tools: readonl
   for (const context of probeContexts(document)) {
     for (const warning of resolveEffectiveToolPolicy(context, { document, tools }).warnings) {
       // Context-specific notes (mode not granted, unknown agent) are not properties of the document.
-      if (warning.code === "mode_not_granted" || warning.code === "invalid_mode" || warning.code === "unknown_agent") continue;
+      if (warning.code === "mode_not_granted" || warning.code === "invalid_mode" || warning.code === "unknown_agent")
+        continue;
       seen.set(`${warning.code}|${warning.source ?? ""}|${warning.message}`, warning);
     }
   }
@@ -71,7 +73,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function denyLists(value: unknown, path: string[] = [], out: Array<{ path: string; list: string[] }> = []) {
   if (!isRecord(value)) return out;
   for (const [key, child] of Object.entries(value)) {
-    if (key === "deny" && Array.isArray(child)) out.push({ path: [...path, key].join("."), list: child.filter((e): e is string => typeof e === "string") });
+    if (key === "deny" && Array.isArray(child))
+      out.push({ path: [...path, key].join("."), list: child.filter((e): e is string => typeof e === "string") });
     else if (isRecord(child)) denyLists(child, [...path, key], out);
   }
   return out;
@@ -83,13 +86,23 @@ function denyLists(value: unknown, path: string[] = [], out: Array<{ path: strin
  * property of the name and the tool list, so a name the engine flags anywhere is unknown in every deny list.
  */
 export function findUnknownDenies(document: PolicyDocument, warnings: readonly PolicyWarning[]): UnknownDeny[] {
-  const unknown = new Set(warnings.filter((w) => w.code === "unknown_entry").flatMap((w) => (w.entries ?? []).map((e) => normalizeToolName(e))));
+  const unknown = new Set(
+    warnings
+      .filter((w) => w.code === "unknown_entry")
+      .flatMap((w) => (w.entries ?? []).map((e) => normalizeToolName(e))),
+  );
   if (unknown.size === 0) return [];
   return denyLists(document).flatMap(({ path, list }) => {
     const entries = list.filter((entry) => unknown.has(normalizeToolName(entry)));
     if (entries.length === 0) return [];
     const names = entries.map((e) => `"${e}"`).join(", ");
-    return [{ path, entries, message: `${names} match${entries.length === 1 ? "es" : ""} no tool, group or profile, so this deny denies nothing; fix the name or save anyway` }];
+    return [
+      {
+        path,
+        entries,
+        message: `${names} match${entries.length === 1 ? "es" : ""} no tool, group or profile, so this deny denies nothing; fix the name or save anyway`,
+      },
+    ];
   });
 }
 
@@ -104,8 +117,16 @@ export function checkDraft(input: unknown, tools: readonly ToolMeta[]): DraftChe
   const denied = new Set(unknownDenies.flatMap((d) => d.entries.map((e) => normalizeToolName(e))));
   // A warning about names that are all reported as deny errors would say the same thing twice.
   const warnings = all.filter(
-    (w) => w.code !== "mode_override_loosens" && !(w.code === "unknown_entry" && (w.entries ?? []).length > 0 && (w.entries ?? []).every((e) => denied.has(normalizeToolName(e)))),
+    (w) =>
+      w.code !== "mode_override_loosens" &&
+      !(
+        w.code === "unknown_entry" &&
+        (w.entries ?? []).length > 0 &&
+        (w.entries ?? []).every((e) => denied.has(normalizeToolName(e)))
+      ),
   );
-  const pluginOnly = [...new Set(warnings.filter((w) => w.code === "plugin_only_allowlist").map((w) => w.source ?? "?"))];
+  const pluginOnly = [
+    ...new Set(warnings.filter((w) => w.code === "plugin_only_allowlist").map((w) => w.source ?? "?")),
+  ];
   return { issues, warnings, pluginOnly, unknownDenies, document: parsed.document };
 }

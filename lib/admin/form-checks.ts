@@ -26,14 +26,18 @@ export function toolListNote(list: readonly string[], tools: readonly ToolMeta[]
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.:@-]*$/;
 
 /** A new key of a record (an agent, profile id): present, a plain id, not taken, not a built-in profile. */
-export function newIdProblem(id: string, { taken, kind, builtinProfiles = false }: { taken: readonly string[]; kind: string; builtinProfiles?: boolean }): string | undefined {
+export function newIdProblem(
+  id: string,
+  { taken, kind, builtinProfiles = false }: { taken: readonly string[]; kind: string; builtinProfiles?: boolean },
+): string | undefined {
   const value = id.trim();
   if (!value) return `give the ${kind} an id`;
   if (value.length > 64) return "at most 64 characters";
   if (!ID.test(value)) return "letters, digits and _ . : @ - only, starting with a letter or digit";
   if (value === "__proto__") return '"__proto__" cannot be an id';
   if (taken.includes(value)) return `there is already ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind} "${value}"`;
-  if (builtinProfiles && (BUILTIN_PROFILE_IDS as readonly string[]).includes(value)) return `"${value}" is a built-in profile`;
+  if (builtinProfiles && (BUILTIN_PROFILE_IDS as readonly string[]).includes(value))
+    return `"${value}" is a built-in profile`;
   return undefined;
 }
 
@@ -50,16 +54,24 @@ export function providerKeyProblem(key: string, taken: readonly string[]): strin
 }
 
 /** Lines of a text area as a list: trimmed, blank lines dropped. */
-export const linesOf = (text: string) => text.split("\n").map((l) => l.trim()).filter(Boolean);
+export const linesOf = (text: string) =>
+  text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
 
 type ScopeWithProfile = { profile?: string; byProvider?: Readonly<Record<string, { profile?: string }>> };
 
 /** Where a profile is used (paths in the document): a profile in use cannot be removed without breaking them. */
-export function profileUses(document: { tools: ScopeWithProfile; agents: Readonly<Record<string, { tools: ScopeWithProfile }>> }, id: string): string[] {
+export function profileUses(
+  document: { tools: ScopeWithProfile; agents: Readonly<Record<string, { tools: ScopeWithProfile }>> },
+  id: string,
+): string[] {
   const uses: string[] = [];
   const scan = (scope: ScopeWithProfile, path: string) => {
     if (scope.profile === id) uses.push(`${path}.profile`);
-    for (const [key, entry] of Object.entries(scope.byProvider ?? {})) if (entry.profile === id) uses.push(`${path}.byProvider.${key}.profile`);
+    for (const [key, entry] of Object.entries(scope.byProvider ?? {}))
+      if (entry.profile === id) uses.push(`${path}.byProvider.${key}.profile`);
   };
   scan(document.tools, "tools");
   for (const [agent, config] of Object.entries(document.agents)) scan(config.tools, `agents.${agent}.tools`);
@@ -71,7 +83,10 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** A new or renamed MCP env variable or header name: present, well-formed, not taken (headers ignore case). */
-export function secretNameProblem(name: string, { kind, taken }: { kind: "env" | "headers"; taken: readonly string[] }): string | undefined {
+export function secretNameProblem(
+  name: string,
+  { kind, taken }: { kind: "env" | "headers"; taken: readonly string[] },
+): string | undefined {
   const value = name.trim();
   if (!value) return kind === "env" ? "give the variable a name" : "give the header a name";
   if (kind === "env" && !ENV_NAME.test(value)) return "letters, digits and _ only, not starting with a digit";

@@ -25,7 +25,10 @@ export async function grantsByEmail<T>(document: T): Promise<T> {
   const users = userGrants(document);
   if (!users || Object.keys(users).length === 0) return document;
   const emails = await findUserEmails({ userIds: Object.keys(users) });
-  return withUserGrants(document, Object.fromEntries(Object.entries(users).map(([key, modes]) => [emails.get(key) ?? key, modes])));
+  return withUserGrants(
+    document,
+    Object.fromEntries(Object.entries(users).map(([key, modes]) => [emails.get(key) ?? key, modes])),
+  );
 }
 
 /** For storage: e-mail keys become user ids; an unknown e-mail is a 422 naming it. Other input passes unchanged. */
@@ -37,14 +40,24 @@ export async function grantsById<T>(document: T): Promise<T> {
   const ids = await findUserIdsByEmails({ emails });
   const unknown = emails.filter((email) => !ids.has(email.toLowerCase()));
   if (unknown.length > 0) {
-    throw new AppError("VALIDATION_FAILED", `modeGrants.users: no user has the e-mail ${unknown.map((e) => `"${e}"`).join(", ")}`, {
-      issues: unknown.map((email) => ({ path: `modeGrants.users.${email}`, message: `no user has the e-mail "${email}"` })),
-    });
+    throw new AppError(
+      "VALIDATION_FAILED",
+      `modeGrants.users: no user has the e-mail ${unknown.map((e) => `"${e}"`).join(", ")}`,
+      {
+        issues: unknown.map((email) => ({
+          path: `modeGrants.users.${email}`,
+          message: `no user has the e-mail "${email}"`,
+        })),
+      },
+    );
   }
   const out: Record<string, unknown> = {};
   for (const [key, modes] of Object.entries(users)) {
     const id = key.includes("@") ? ids.get(key.toLowerCase())! : key;
-    if (Object.hasOwn(out, id)) throw new AppError("VALIDATION_FAILED", `modeGrants.users: "${key}" names a user listed twice`, { issues: [{ path: `modeGrants.users.${key}`, message: "the same user is listed twice" }] });
+    if (Object.hasOwn(out, id))
+      throw new AppError("VALIDATION_FAILED", `modeGrants.users: "${key}" names a user listed twice`, {
+        issues: [{ path: `modeGrants.users.${key}`, message: "the same user is listed twice" }],
+      });
     out[id] = modes;
   }
   return withUserGrants(document, out);

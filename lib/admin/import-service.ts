@@ -21,7 +21,11 @@ export async function importPolicy({ text, base }: ImportBodyInput) {
   else {
     const parsed = parsePolicyDocument(await grantsById(base));
     if (!parsed.ok) {
-      throw new AppError("VALIDATION_FAILED", `the draft to import into is invalid: ${parsed.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, { issues: parsed.issues });
+      throw new AppError(
+        "VALIDATION_FAILED",
+        `the draft to import into is invalid: ${parsed.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+        { issues: parsed.issues },
+      );
     }
     document = parsed.document;
   }

@@ -8,7 +8,14 @@ import { sameValue } from "./policy-diff";
 import type { MatrixContextInput } from "./schemas";
 
 /** What the matrix needs to know of a person (the admin directory's rows). */
-export type ContextUser = { id: string; email: string; name?: string | null; roles: readonly Role[]; teamIds: readonly string[]; active?: boolean };
+export type ContextUser = {
+  id: string;
+  email: string;
+  name?: string | null;
+  roles: readonly Role[];
+  teamIds: readonly string[];
+  active?: boolean;
+};
 
 export type LabeledContext = { label: string; context: MatrixContextInput };
 
@@ -21,12 +28,20 @@ const PRIVILEGE: Readonly<Record<Role, number>> = { member: 0, owner: 1, admin: 
  */
 export function grantedModesOf(user: ContextUser, document: PolicyDocument): ToolMode[] {
   const base = { roles: [...user.roles], teamIds: [...user.teamIds] };
-  const granted = new Set([...resolveGrantedModes({ ...base, senderId: user.id }, document), ...resolveGrantedModes({ ...base, senderId: user.email }, document)]);
+  const granted = new Set([
+    ...resolveGrantedModes({ ...base, senderId: user.id }, document),
+    ...resolveGrantedModes({ ...base, senderId: user.email }, document),
+  ]);
   return TOOL_MODES.filter((mode) => granted.has(mode));
 }
 
 export function contextOfUser(user: ContextUser): MatrixContextInput {
-  return { roles: [...user.roles], ...(user.teamIds.length ? { teamIds: [...user.teamIds] } : {}), senderId: user.id, provider: PROVIDER };
+  return {
+    roles: [...user.roles],
+    ...(user.teamIds.length ? { teamIds: [...user.teamIds] } : {}),
+    senderId: user.id,
+    provider: PROVIDER,
+  };
 }
 
 /** The role context with the most granted modes (the least privileged on a tie), for a directory with nobody in it. */
@@ -45,23 +60,39 @@ function roleContext(document: PolicyDocument): MatrixContextInput {
 export function defaultMatrixContext(document: PolicyDocument, users: readonly ContextUser[]): MatrixContextInput {
   const ranked = users
     .filter((u) => u.active !== false && u.roles.length > 0)
-    .map((user) => ({ user, modes: grantedModesOf(user, document).length, privilege: Math.max(...user.roles.map((r) => PRIVILEGE[r])) }))
+    .map((user) => ({
+      user,
+      modes: grantedModesOf(user, document).length,
+      privilege: Math.max(...user.roles.map((r) => PRIVILEGE[r])),
+    }))
     .sort((a, b) => b.modes - a.modes || a.privilege - b.privilege || a.user.email.localeCompare(b.user.email));
   return ranked[0] ? contextOfUser(ranked[0].user) : roleContext(document);
 }
 
-const list = (items: readonly string[]) => (items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`);
+const list = (items: readonly string[]) =>
+  items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 
 /** One line saying whose matrix this is: the person (or roles), teams, agent, provider and the modes granted. */
-export function describeMatrixContext(context: MatrixContextInput, document: PolicyDocument, users: readonly ContextUser[]): string {
+export function describeMatrixContext(
+  context: MatrixContextInput,
+  document: PolicyDocument,
+  users: readonly ContextUser[],
+): string {
   const roles = (context.roles ?? ["member"]) as Role[];
   const user = context.senderId ? users.find((u) => u.id === context.senderId) : undefined;
-  const who = user ? `${user.name ? `${user.name} (${user.email})` : user.email}, roles ${list(roles)}` : `a person with roles ${list(roles)}`;
-  const teams = context.teamIds?.length ? `, team${context.teamIds.length === 1 ? "" : "s"} ${list(context.teamIds)}` : "";
+  const who = user
+    ? `${user.name ? `${user.name} (${user.email})` : user.email}, roles ${list(roles)}`
+    : `a person with roles ${list(roles)}`;
+  const teams = context.teamIds?.length
+    ? `, team${context.teamIds.length === 1 ? "" : "s"} ${list(context.teamIds)}`
+    : "";
   const agent = context.agentId ? `, agent ${context.agentId}` : ", no agent";
   const provider = `, provider ${[context.provider ?? PROVIDER, context.model].filter(Boolean).join("/")}`;
   const extra = `${context.sandboxed ? ", sandboxed" : ""}${context.subagentDepth ? `, subagent depth ${context.subagentDepth}` : ""}`;
-  const modes = grantedModesOf({ id: context.senderId ?? "", email: user?.email ?? context.senderId ?? "", roles, teamIds: context.teamIds ?? [] }, document);
+  const modes = grantedModesOf(
+    { id: context.senderId ?? "", email: user?.email ?? context.senderId ?? "", roles, teamIds: context.teamIds ?? [] },
+    document,
+  );
   const missing = TOOL_MODES.filter((m) => !modes.includes(m));
   return `Context: ${who}${teams}${agent}${provider}${extra}. Granted ${list(modes)}${missing.length ? `; ${list(missing)} not granted (evaluated as chat_safe)` : ""}.`;
 }
@@ -69,7 +100,11 @@ export function describeMatrixContext(context: MatrixContextInput, document: Pol
 type Named = { id: string; touched: boolean };
 
 /** Ids of a record in either document, the ones whose entry differs first. */
-function namedIn(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>, extra: Readonly<Record<string, boolean>> = {}): Named[] {
+function namedIn(
+  before: Readonly<Record<string, unknown>>,
+  after: Readonly<Record<string, unknown>>,
+  extra: Readonly<Record<string, boolean>> = {},
+): Named[] {
   const ids = [...new Set([...Object.keys(before), ...Object.keys(after), ...Object.keys(extra)])];
   return ids
     .map((id) => ({ id, touched: extra[id] === true || !sameValue(ownValue(before, id), ownValue(after, id)) }))
@@ -93,19 +128,37 @@ export type LeftOut = { agents: string[]; teams: string[] };
  * its sandboxing differ. `leftOut` names the agents and teams past the cap (touched first), so a preview can say what
  * it did not compare.
  */
-export function previewPlan({ before, after, base, limit = 12 }: PreviewArgs): { contexts: LabeledContext[]; leftOut: LeftOut } {
+export function previewPlan({ before, after, base, limit = 12 }: PreviewArgs): {
+  contexts: LabeledContext[];
+  leftOut: LeftOut;
+} {
   const sandboxAgents = [...before.sandbox.sandboxed.agents, ...after.sandbox.sandboxed.agents];
   const sandboxTeams = [...before.sandbox.sandboxed.teams, ...after.sandbox.sandboxed.teams];
-  const agents = namedIn(before.agents, after.agents, flagsOf(sandboxAgents, before.sandbox.sandboxed.agents, after.sandbox.sandboxed.agents));
+  const agents = namedIn(
+    before.agents,
+    after.agents,
+    flagsOf(sandboxAgents, before.sandbox.sandboxed.agents, after.sandbox.sandboxed.agents),
+  );
   const teamFlags = flagsOf(sandboxTeams, before.sandbox.sandboxed.teams, after.sandbox.sandboxed.teams);
-  for (const team of namedIn(before.modeGrants.teams, after.modeGrants.teams)) teamFlags[team.id] = teamFlags[team.id] === true || team.touched;
+  for (const team of namedIn(before.modeGrants.teams, after.modeGrants.teams))
+    teamFlags[team.id] = teamFlags[team.id] === true || team.touched;
   const teams = namedIn(before.teams, after.teams, teamFlags);
   const ownTeams = base.context.teamIds ?? [];
   const candidates: Array<Named & LabeledContext & { kind: keyof LeftOut }> = [
-    ...agents.map((a) => ({ ...a, kind: "agents" as const, label: `${base.label} with agent ${a.id}`, context: { ...base.context, agentId: a.id } })),
+    ...agents.map((a) => ({
+      ...a,
+      kind: "agents" as const,
+      label: `${base.label} with agent ${a.id}`,
+      context: { ...base.context, agentId: a.id },
+    })),
     ...teams
       .filter((t) => !ownTeams.includes(t.id))
-      .map((t) => ({ ...t, kind: "teams" as const, label: `${base.label} in team ${t.id}`, context: { ...base.context, teamIds: [...ownTeams, t.id] } })),
+      .map((t) => ({
+        ...t,
+        kind: "teams" as const,
+        label: `${base.label} in team ${t.id}`,
+        context: { ...base.context, teamIds: [...ownTeams, t.id] },
+      })),
   ];
   // Touched ones first across both kinds, each kind keeping its order.
   const ordered = [...candidates.filter((c) => c.touched), ...candidates.filter((c) => !c.touched)];
@@ -113,7 +166,10 @@ export function previewPlan({ before, after, base, limit = 12 }: PreviewArgs): {
   const rest = ordered.slice(kept);
   return {
     contexts: [base, ...ordered.slice(0, kept).map(({ label, context }) => ({ label, context }))],
-    leftOut: { agents: rest.filter((c) => c.kind === "agents").map((c) => c.id), teams: rest.filter((c) => c.kind === "teams").map((c) => c.id) },
+    leftOut: {
+      agents: rest.filter((c) => c.kind === "agents").map((c) => c.id),
+      teams: rest.filter((c) => c.kind === "teams").map((c) => c.id),
+    },
   };
 }
 
@@ -134,7 +190,6 @@ export function leftOutNote(leftOut: LeftOut): string | undefined {
   const parts = [part(leftOut.agents, "agent"), part(leftOut.teams, "team")].filter(Boolean);
   return parts.length > 0 ? parts.join("; ") : undefined;
 }
-
 
 /** A short label for a context: the person's e-mail or the roles. */
 export function contextLabel(context: MatrixContextInput, users: readonly ContextUser[]): string {

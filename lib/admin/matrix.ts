@@ -43,7 +43,12 @@ function statusOf(decision: { allowed: boolean; effect: string }): CellStatus {
   return decision.effect === "ask" ? "ask" : "allowed";
 }
 
-export type ExecCellNote = { status: "allowed" | "ask" | "denied"; scope: "every" | "some"; reason: string; rule: string };
+export type ExecCellNote = {
+  status: "allowed" | "ask" | "denied";
+  scope: "every" | "some";
+  reason: string;
+  rule: string;
+};
 
 /**
  * What the exec settings do to an exec call the layers let through. The execution gate asks decideExec per command
@@ -51,20 +56,42 @@ export type ExecCellNote = { status: "allowed" | "ask" | "denied"; scope: "every
  * commands that bound the answer: one every part of which is covered by a rule, a grant or a safe bin, and one
  * that is not. If even the covered one waits, every command waits; if only the uncovered one does, some do.
  */
-export function execCellNote(exec: Pick<ExecSettings, "security" | "ask"> & { askRules?: readonly string[] }): ExecCellNote | undefined {
+export function execCellNote(
+  exec: Pick<ExecSettings, "security" | "ask"> & { askRules?: readonly string[] },
+): ExecCellNote | undefined {
   const settings = { security: exec.security, ask: exec.ask };
   const rule = `exec.security: ${exec.security}, exec.ask: ${exec.ask}`;
   const covered = decideExec({ settings, analysis: { ok: true }, coverage: { satisfied: true } });
   const uncovered = decideExec({ settings, analysis: { ok: true }, coverage: { satisfied: false } });
-  if (covered.action === "deny") return { status: "denied", scope: "every", reason: `Every command is refused: ${covered.reason}.`, rule };
-  if (covered.action === "ask") return { status: "ask", scope: "every", reason: `Every command waits for an owner's approval: ${covered.reason}.`, rule };
+  if (covered.action === "deny")
+    return { status: "denied", scope: "every", reason: `Every command is refused: ${covered.reason}.`, rule };
+  if (covered.action === "ask")
+    return {
+      status: "ask",
+      scope: "every",
+      reason: `Every command waits for an owner's approval: ${covered.reason}.`,
+      rule,
+    };
   if (exec.security === "sandbox") {
     // The mode that decides is named even where nothing waits: "allowed" here means "in the sandbox".
     const rules = exec.askRules ?? [];
-    const escalation = decideExec({ settings, analysis: { ok: true }, coverage: { satisfied: false }, escalations: { askRule: "an ask rule matches" } });
+    const escalation = decideExec({
+      settings,
+      analysis: { ok: true },
+      coverage: { satisfied: false },
+      escalations: { askRule: "an ask rule matches" },
+    });
     const asks = escalation.action === "ask" ? "wait for an owner's approval" : "are refused (ask: off)";
-    const why = rules.length > 0 ? `commands matching exec.askRules (${rules.length}) and commands an agent or team runs on the host (exec.host)` : "commands an agent or team runs on the host (exec.host)";
-    return { status: "allowed", scope: "some", reason: `Sandbox mode: every command runs in the sandbox without an owner (no network, only the workspace writable); ${why} ${asks}.`, rule };
+    const why =
+      rules.length > 0
+        ? `commands matching exec.askRules (${rules.length}) and commands an agent or team runs on the host (exec.host)`
+        : "commands an agent or team runs on the host (exec.host)";
+    return {
+      status: "allowed",
+      scope: "some",
+      reason: `Sandbox mode: every command runs in the sandbox without an owner (no network, only the workspace writable); ${why} ${asks}.`,
+      rule,
+    };
   }
   if (uncovered.action === "ask") {
     return {
@@ -77,7 +104,15 @@ export function execCellNote(exec: Pick<ExecSettings, "security" | "ask"> & { as
   return undefined;
 }
 
-export function buildPolicyMatrix({ context, document, tools }: { context: MatrixContext; document: PolicyDocument; tools: readonly ToolMeta[] }): PolicyMatrix {
+export function buildPolicyMatrix({
+  context,
+  document,
+  tools,
+}: {
+  context: MatrixContext;
+  document: PolicyDocument;
+  tools: readonly ToolMeta[];
+}): PolicyMatrix {
   const columns: MatrixColumn[] = [];
   const warnings = new Map<string, PolicyWarning>();
   const byMode = new Map<ToolMode, ReturnType<typeof resolveEffectiveToolPolicy>>();
@@ -85,7 +120,8 @@ export function buildPolicyMatrix({ context, document, tools }: { context: Matri
     const policy = resolveEffectiveToolPolicy({ ...context, mode }, { document, tools });
     byMode.set(mode, policy);
     columns.push({ mode, granted: policy.grantedModes.includes(mode), evaluatedAs: policy.mode });
-    for (const warning of policy.warnings) warnings.set(`${warning.code}|${warning.source ?? ""}|${warning.message}`, warning);
+    for (const warning of policy.warnings)
+      warnings.set(`${warning.code}|${warning.source ?? ""}|${warning.message}`, warning);
   }
   const groups = new Map<string, MatrixRow[]>();
   for (const tool of tools) {
@@ -126,7 +162,9 @@ export function buildPolicyMatrix({ context, document, tools }: { context: Matri
   }
   return {
     columns,
-    groups: [...groups].sort(([a], [b]) => a.localeCompare(b)).map(([group, rows]) => ({ group, rows: rows.sort((a, b) => a.name.localeCompare(b.name)) })),
+    groups: [...groups]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([group, rows]) => ({ group, rows: rows.sort((a, b) => a.name.localeCompare(b.name)) })),
     warnings: [...warnings.values()],
   };
 }
@@ -150,4 +188,8 @@ export function diffMatrices(before: PolicyMatrix, after: PolicyMatrix): CellFli
   return flips;
 }
 
-export const CELL_LABELS: Readonly<Record<CellStatus, string>> = { allowed: "allowed", denied: "denied", ask: "needs approval" };
+export const CELL_LABELS: Readonly<Record<CellStatus, string>> = {
+  allowed: "allowed",
+  denied: "denied",
+  ask: "needs approval",
+};

@@ -4,7 +4,14 @@ import "server-only";
 import { AppError } from "@/lib/errors";
 import { loadPolicyDocument } from "@/lib/tools/policy-source";
 import { getToolRegistry } from "@/lib/tools/tool-catalog";
-import { acceptMcpToolChange, listMcpServerStatus, mcpSupervisor, reconnectMcpServer, refreshMcpTools, syncMcpTools } from "@/lib/tools/mcp";
+import {
+  acceptMcpToolChange,
+  listMcpServerStatus,
+  mcpSupervisor,
+  reconnectMcpServer,
+  refreshMcpTools,
+  syncMcpTools,
+} from "@/lib/tools/mcp";
 
 /** Starts discovery of new or changed servers without waiting (list and matrix reads). */
 export async function refreshPluginTools(): Promise<void> {
@@ -47,13 +54,27 @@ export async function reconnectServer({ serverId }: { serverId: string }) {
 }
 
 /** An admin accepts a held tool definition change they reviewed (by its hash); answers with the server's status. */
-export async function acceptToolChange({ serverId, toolName, hash, actorId }: { serverId: string; toolName: string; hash: string; actorId: string }) {
+export async function acceptToolChange({
+  serverId,
+  toolName,
+  hash,
+  actorId,
+}: {
+  serverId: string;
+  toolName: string;
+  hash: string;
+  actorId: string;
+}) {
   const { document } = await loadPolicyDocument();
   const registry = getToolRegistry();
   refreshMcpTools(document, registry);
-  if (!document.mcpServers.some((server) => server.id === serverId)) throw new AppError("NOT_FOUND", `there is no configured MCP server "${serverId}"`);
+  if (!document.mcpServers.some((server) => server.id === serverId))
+    throw new AppError("NOT_FOUND", `there is no configured MCP server "${serverId}"`);
   if (!(await acceptMcpToolChange({ registry, serverId, toolName, hash, actorId }))) {
-    throw new AppError("CONFLICT", `no change of ${toolName} with that hash is waiting for review on MCP server ${serverId} (it was accepted already, or the server changed it again: reload)`);
+    throw new AppError(
+      "CONFLICT",
+      `no change of ${toolName} with that hash is waiting for review on MCP server ${serverId} (it was accepted already, or the server changed it again: reload)`,
+    );
   }
   return mcpSupervisor(registry, serverId)?.status();
 }

@@ -1,13 +1,25 @@
 // The import's bookkeeping, shared by the top-level mapping (openclaw-import.ts) and the section mappers
 // (openclaw-sections.ts): names mapped onto Toolgate's, and every note for the report.
-import { buildPluginToolGroups, CORE_TOOL_NAMES, expandToolGroups, type PolicyDocument, type ToolMeta } from "@/lib/policy";
+import {
+  buildPluginToolGroups,
+  CORE_TOOL_NAMES,
+  expandToolGroups,
+  type PolicyDocument,
+  type ToolMeta,
+} from "@/lib/policy";
 import { mapToolNames } from "./openclaw-names";
 
 export type ImportNote = { path: string; message: string };
-export type ImportReport = { mapped: ImportNote[]; unmapped: ImportNote[]; replaced: ImportNote[]; names: ImportNote[] };
+export type ImportReport = {
+  mapped: ImportNote[];
+  unmapped: ImportNote[];
+  replaced: ImportNote[];
+  names: ImportNote[];
+};
 export type Json = Record<string, unknown>;
 
-export const isRecord = (value: unknown): value is Json => value !== null && typeof value === "object" && !Array.isArray(value);
+export const isRecord = (value: unknown): value is Json =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
 
 const LIST_KEYS = ["allow", "alsoAllow", "deny"] as const;
 
@@ -44,7 +56,11 @@ export class Mapper {
   }
 
   /** allow/alsoAllow/deny (+ profile, byProvider); every other key not in `extra` is reported under `path`. */
-  scope(raw: unknown, path: string, options: { profile?: boolean; byProvider?: boolean; extra?: readonly string[] } = {}): Json | undefined {
+  scope(
+    raw: unknown,
+    path: string,
+    options: { profile?: boolean; byProvider?: boolean; extra?: readonly string[] } = {},
+  ): Json | undefined {
     if (raw === undefined) return undefined;
     if (!isRecord(raw)) {
       this.skip(path, "expected an object");
@@ -60,7 +76,8 @@ export class Mapper {
       else this.skip(`${path}.profile`, "expected a profile name");
     }
     if (options.byProvider && raw.byProvider !== undefined) {
-      if (!isRecord(raw.byProvider)) this.skip(`${path}.byProvider`, "expected an object keyed by provider or provider/model");
+      if (!isRecord(raw.byProvider))
+        this.skip(`${path}.byProvider`, "expected an object keyed by provider or provider/model");
       else {
         const byProvider: Json = {};
         for (const [key, value] of Object.entries(raw.byProvider)) {
@@ -70,8 +87,14 @@ export class Mapper {
         out.byProvider = byProvider;
       }
     }
-    const known = new Set<string>([...LIST_KEYS, ...(options.profile ? ["profile"] : []), ...(options.byProvider ? ["byProvider"] : []), ...(options.extra ?? [])]);
-    for (const key of Object.keys(raw)) if (!known.has(key)) this.skip(`${path}.${key}`, "no counterpart in Toolgate's policy document");
+    const known = new Set<string>([
+      ...LIST_KEYS,
+      ...(options.profile ? ["profile"] : []),
+      ...(options.byProvider ? ["byProvider"] : []),
+      ...(options.extra ?? []),
+    ]);
+    for (const key of Object.keys(raw))
+      if (!known.has(key)) this.skip(`${path}.${key}`, "no counterpart in Toolgate's policy document");
     return out;
   }
 
@@ -80,14 +103,19 @@ export class Mapper {
     const out: Json = isRecord(existing) ? { ...existing } : {};
     for (const [key, value] of Object.entries(incoming)) {
       const before = out[key];
-      if (key === "deny" && Array.isArray(before)) out.deny = [...new Set([...(before as string[]), ...(value as string[])])];
+      if (key === "deny" && Array.isArray(before))
+        out.deny = [...new Set([...(before as string[]), ...(value as string[])])];
       else if (key === "byProvider" && isRecord(value)) {
         const merged: Json = isRecord(before) ? { ...before } : {};
-        for (const [provider, scope] of Object.entries(value)) merged[provider] = this.merge(merged[provider], scope as Json, `${path}.byProvider.${provider}`);
+        for (const [provider, scope] of Object.entries(value))
+          merged[provider] = this.merge(merged[provider], scope as Json, `${path}.byProvider.${provider}`);
         out.byProvider = merged;
       } else {
         if (before !== undefined && JSON.stringify(before) !== JSON.stringify(value)) {
-          this.report.replaced.push({ path: `${path}.${key}`, message: `was ${JSON.stringify(before)}, now ${JSON.stringify(value)}` });
+          this.report.replaced.push({
+            path: `${path}.${key}`,
+            message: `was ${JSON.stringify(before)}, now ${JSON.stringify(value)}`,
+          });
         }
         out[key] = value;
       }
@@ -121,23 +149,40 @@ export class Mapper {
       const match = /^(?:id:(.+)|channel:[^:]+:(.+)|([^:]+))$/.exec(key);
       const senderId = match?.[1] ?? match?.[2] ?? match?.[3];
       if (!senderId || !senders) {
-        this.skip(at, senders ? `sender key "${key}" (e164/username/name) has no counterpart: Toolgate knows senders by user id; ⚠ this sender's restriction is NOT imported` : `per-sender policies inside an agent or group have no counterpart; ⚠ this sender's restriction is NOT imported`);
+        this.skip(
+          at,
+          senders
+            ? `sender key "${key}" (e164/username/name) has no counterpart: Toolgate knows senders by user id; ⚠ this sender's restriction is NOT imported`
+            : `per-sender policies inside an agent or group have no counterpart; ⚠ this sender's restriction is NOT imported`,
+        );
         continue;
       }
       senders[senderId] = this.merge(senders[senderId], policy, `senders.${senderId}`);
-      this.note(at, `sender "${senderId}" (a Toolgate user id${key.startsWith("channel:") ? "; applies on every channel" : ""})`);
+      this.note(
+        at,
+        `sender "${senderId}" (a Toolgate user id${key.startsWith("channel:") ? "; applies on every channel" : ""})`,
+      );
     }
   }
 
   private foldWildcard(policy: Json, at: string, scope: Json): void {
-    if (Array.isArray(policy.deny)) scope.deny = [...new Set([...((scope.deny as string[] | undefined) ?? []), ...(policy.deny as string[])])];
+    if (Array.isArray(policy.deny))
+      scope.deny = [...new Set([...((scope.deny as string[] | undefined) ?? []), ...(policy.deny as string[])])];
     if (Array.isArray(policy.allow)) {
       const current = scope.allow as string[] | undefined;
       const next = current ? this.intersectAllow(current, policy.allow as string[]) : (policy.allow as string[]);
       if (next) scope.allow = next;
-      else this.skip(`${at}.allow`, "could not be combined with the scope's own allow list (wildcards); ⚠ not imported");
+      else
+        this.skip(`${at}.allow`, "could not be combined with the scope's own allow list (wildcards); ⚠ not imported");
     }
-    if (policy.alsoAllow !== undefined) this.skip(`${at}.alsoAllow`, "alsoAllow for every sender only widens an allow list of the sender scope, which Toolgate folds into the enclosing scope; left out");
-    this.note(at, "every sender: folded into the enclosing scope, so it binds senders with their own entry too (stricter than OpenClaw)");
+    if (policy.alsoAllow !== undefined)
+      this.skip(
+        `${at}.alsoAllow`,
+        "alsoAllow for every sender only widens an allow list of the sender scope, which Toolgate folds into the enclosing scope; left out",
+      );
+    this.note(
+      at,
+      "every sender: folded into the enclosing scope, so it binds senders with their own entry too (stricter than OpenClaw)",
+    );
   }
 }

@@ -10,24 +10,53 @@ import { MCP_TOOL_PREFIX, sanitizeMcpToolPart } from "@/lib/tools/mcp/naming";
 export const OPENCLAW_TOOL_GROUPS: Readonly<Record<string, readonly string[]>> = {
   "group:runtime": ["exec", "process", "runtime", "code_execution"],
   "group:fs": ["read", "write", "edit", "apply_patch"],
-  "group:sessions": ["sessions", "sessions_list", "sessions_history", "sessions_search", "conversations_list", "conversations_send", "conversations_turn", "sessions_send", "sessions_spawn", "sessions_yield", "subagents", "session_status", "spawn_task", "dismiss_task"],
+  "group:sessions": [
+    "sessions",
+    "sessions_list",
+    "sessions_history",
+    "sessions_search",
+    "conversations_list",
+    "conversations_send",
+    "conversations_turn",
+    "sessions_send",
+    "sessions_spawn",
+    "sessions_yield",
+    "subagents",
+    "session_status",
+    "spawn_task",
+    "dismiss_task",
+  ],
   "group:memory": ["memory_search", "memory_get"],
   "group:web": ["web_search", "x_search", "web_fetch"],
   "group:ui": ["browser", "screen", "terminal", "canvas", "show_widget"],
   "group:automation": ["heartbeat_respond", "cron", "gateway"],
   "group:messaging": ["message"],
   "group:nodes": ["nodes", "computer"],
-  "group:agents": ["agents_list", "get_goal", "create_goal", "update_goal", "update_plan", "ask_user", "skill_workshop"],
+  "group:agents": [
+    "agents_list",
+    "get_goal",
+    "create_goal",
+    "update_goal",
+    "update_plan",
+    "ask_user",
+    "skill_workshop",
+  ],
   "group:media": ["image", "image_generate", "music_generate", "video_generate", "tts"],
 };
 // group:openclaw = every built-in above except the file and exec tools and canvas (excludes plugin tools).
 const OPENCLAW_EXCLUDED = new Set(["read", "write", "edit", "apply_patch", "exec", "process", "canvas"]);
-const OPENCLAW_ALL = [...new Set(Object.values(OPENCLAW_TOOL_GROUPS).flat())].filter((name) => !OPENCLAW_EXCLUDED.has(name));
+const OPENCLAW_ALL = [...new Set(Object.values(OPENCLAW_TOOL_GROUPS).flat())].filter(
+  (name) => !OPENCLAW_EXCLUDED.has(name),
+);
 
 export type NameMapping = { entries: string[]; notes: string[] };
 
 /** Maps one OpenClaw list to Toolgate entries; `known` is every tool name Toolgate has (core and plugin). */
-export function mapToolNames(list: readonly string[], known: ReadonlySet<string>, mcpServerIds: ReadonlySet<string>): NameMapping {
+export function mapToolNames(
+  list: readonly string[],
+  known: ReadonlySet<string>,
+  mcpServerIds: ReadonlySet<string>,
+): NameMapping {
   const entries: string[] = [];
   const notes: string[] = [];
   const add = (entry: string) => {
@@ -48,14 +77,21 @@ export function mapToolNames(list: readonly string[], known: ReadonlySet<string>
         continue;
       }
       const ours = TOOL_GROUPS[name] ? expandToolGroups([name]).filter((tool) => known.has(tool)) : undefined;
-      const same = ours !== undefined && sameSet(ours, theirs.filter((tool) => known.has(tool)));
+      const same =
+        ours !== undefined &&
+        sameSet(
+          ours,
+          theirs.filter((tool) => known.has(tool)),
+        );
       if (same) {
         add(name);
         continue;
       }
       const members = theirs.filter((tool) => known.has(tool));
       for (const member of members) add(member);
-      notes.push(`"${raw}" → ${members.length ? members.join(", ") : "nothing"} (the members Toolgate has${ours ? `; Toolgate's ${name} differs` : ""})`);
+      notes.push(
+        `"${raw}" → ${members.length ? members.join(", ") : "nothing"} (the members Toolgate has${ours ? `; Toolgate's ${name} differs` : ""})`,
+      );
     } else if (name.startsWith(MCP_TOOL_PREFIX)) {
       add(name);
     } else if (name.includes("__")) {
@@ -84,13 +120,21 @@ function sameSet(a: readonly string[], b: readonly string[]): boolean {
 
 /** Team id for an OpenClaw chat group: `<channel>:<group id>`, lower-cased, other characters than [a-z0-9:_.@*-] → "-". */
 export function teamIdForGroup(channel: string, groupId: string): string {
-  const clean = (part: string) => part.trim().toLowerCase().replace(/[^a-z0-9:_.@*-]/g, "-");
+  const clean = (part: string) =>
+    part
+      .trim()
+      .toLowerCase()
+      .replace(/[^a-z0-9:_.@*-]/g, "-");
   return `${clean(channel)}:${clean(groupId)}`.slice(0, 64);
 }
 
 /** A valid Toolgate MCP server id for an OpenClaw `mcp.servers` key (same rule as its provider-safe prefix). */
 export function mcpServerIdFor(key: string): string {
-  const cleaned = key.trim().toLowerCase().replace(/[^a-z0-9_-]/g, "-").replace(/_{2,}/g, "_");
+  const cleaned = key
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]/g, "-")
+    .replace(/_{2,}/g, "_");
   const id = /^[a-z]/.test(cleaned) ? cleaned : `mcp-${cleaned}`;
   return id.slice(0, 32).replace(/[-_]+$/, "") || "mcp";
 }

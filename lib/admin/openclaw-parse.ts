@@ -63,7 +63,11 @@ function json5Path(): string {
 
 function parseInWorker(text: string): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { text, json5: json5Path(), maxValues: MAX_IMPORT_VALUES }, resourceLimits: { maxOldGenerationSizeMb: 128, stackSizeMb: 4 } });
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { text, json5: json5Path(), maxValues: MAX_IMPORT_VALUES },
+      resourceLimits: { maxOldGenerationSizeMb: 128, stackSizeMb: 4 },
+    });
     const timer = setTimeout(() => void worker.terminate(), PARSE_TIMEOUT_MS);
     let settled = false;
     const settle = (fn: () => void) => {
@@ -74,15 +78,45 @@ function parseInWorker(text: string): Promise<unknown> {
       fn();
     };
     worker.once("message", (m: { ok: boolean; value?: unknown; message?: string; tooMany?: boolean }) =>
-      settle(() => (m.ok ? resolve(m.value) : reject(m.tooMany ? tooManyValues() : new AppError("VALIDATION_FAILED", `the OpenClaw config is not valid JSON5: ${(m.message ?? "").replace(/^JSON5: /, "")}`)))),
+      settle(() =>
+        m.ok
+          ? resolve(m.value)
+          : reject(
+              m.tooMany
+                ? tooManyValues()
+                : new AppError(
+                    "VALIDATION_FAILED",
+                    `the OpenClaw config is not valid JSON5: ${(m.message ?? "").replace(/^JSON5: /, "")}`,
+                  ),
+            ),
+      ),
     );
-    worker.once("error", () => settle(() => reject(new AppError("VALIDATION_FAILED", "the OpenClaw config could not be parsed within the memory allowed for it"))));
-    worker.once("exit", () => settle(() => reject(new AppError("VALIDATION_FAILED", `the OpenClaw config could not be parsed within ${PARSE_TIMEOUT_MS / 1000} s`))));
+    worker.once("error", () =>
+      settle(() =>
+        reject(
+          new AppError("VALIDATION_FAILED", "the OpenClaw config could not be parsed within the memory allowed for it"),
+        ),
+      ),
+    );
+    worker.once("exit", () =>
+      settle(() =>
+        reject(
+          new AppError(
+            "VALIDATION_FAILED",
+            `the OpenClaw config could not be parsed within ${PARSE_TIMEOUT_MS / 1000} s`,
+          ),
+        ),
+      ),
+    );
   });
 }
 
 function tooManyValues(): AppError {
-  return new AppError("VALIDATION_FAILED", `the OpenClaw config has more than ${MAX_IMPORT_VALUES} values; import it in parts`, { maxValues: MAX_IMPORT_VALUES });
+  return new AppError(
+    "VALIDATION_FAILED",
+    `the OpenClaw config has more than ${MAX_IMPORT_VALUES} values; import it in parts`,
+    { maxValues: MAX_IMPORT_VALUES },
+  );
 }
 
 function valuesExceed(root: unknown, limit: number): boolean {
@@ -91,15 +125,24 @@ function valuesExceed(root: unknown, limit: number): boolean {
   while (stack.length > 0) {
     const v = stack.pop();
     if (++n > limit) return true;
-    if (v !== null && typeof v === "object") for (const k of Object.keys(v)) stack.push((v as Record<string, unknown>)[k]);
+    if (v !== null && typeof v === "object")
+      for (const k of Object.keys(v)) stack.push((v as Record<string, unknown>)[k]);
   }
   return false;
 }
 
 /** The parsed config, or a 4xx naming why not; the serving thread never runs the parser on a large text. */
 export async function parseOpenClawUpload(text: string): Promise<unknown> {
-  if (text.length > MAX_IMPORT_CHARS) throw new AppError("PAYLOAD_TOO_LARGE", `the OpenClaw config is ${text.length} characters; at most ${MAX_IMPORT_CHARS} are imported`, { maxChars: MAX_IMPORT_CHARS });
-  if (json5DepthExceeds(text)) throw new AppError("VALIDATION_FAILED", `the OpenClaw config nests deeper than ${MAX_JSON_DEPTH} levels`, { maxDepth: MAX_JSON_DEPTH });
+  if (text.length > MAX_IMPORT_CHARS)
+    throw new AppError(
+      "PAYLOAD_TOO_LARGE",
+      `the OpenClaw config is ${text.length} characters; at most ${MAX_IMPORT_CHARS} are imported`,
+      { maxChars: MAX_IMPORT_CHARS },
+    );
+  if (json5DepthExceeds(text))
+    throw new AppError("VALIDATION_FAILED", `the OpenClaw config nests deeper than ${MAX_JSON_DEPTH} levels`, {
+      maxDepth: MAX_JSON_DEPTH,
+    });
   if (text.length > INLINE_CHARS) return slot(() => parseInWorker(text));
   const value = parseOpenClawText(text);
   if (valuesExceed(value, MAX_IMPORT_VALUES)) throw tooManyValues();

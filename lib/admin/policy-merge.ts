@@ -19,14 +19,29 @@ function pathText(path: string[]): string {
 }
 
 /** Replays `base → draft` onto `latest`. None of the inputs is modified. */
-export function reapplyDraft({ base, draft, latest }: { base: unknown; draft: unknown; latest: unknown }): ReapplyResult {
+export function reapplyDraft({
+  base,
+  draft,
+  latest,
+}: {
+  base: unknown;
+  draft: unknown;
+  latest: unknown;
+}): ReapplyResult {
   const applied: string[] = [];
   const conflicts: MergeConflict[] = [];
   const merged = merge(base, draft, latest, [], applied, conflicts);
   return { document: merged === ABSENT ? {} : merged, applied, conflicts };
 }
 
-function merge(base: Slot, draft: Slot, latest: Slot, path: string[], applied: string[], conflicts: MergeConflict[]): Slot {
+function merge(
+  base: Slot,
+  draft: Slot,
+  latest: Slot,
+  path: string[],
+  applied: string[],
+  conflicts: MergeConflict[],
+): Slot {
   // The draft did not touch this path: whatever is in force now stays.
   if (same(base, draft)) return clone(latest);
   if (isRecord(base) && isRecord(draft) && isRecord(latest)) {
@@ -41,7 +56,11 @@ function merge(base: Slot, draft: Slot, latest: Slot, path: string[], applied: s
   applied.push(pathText(path));
   // Both changed the same path, differently: the draft wins, and the admin is told.
   if (!same(base, latest) && !same(draft, latest)) {
-    conflicts.push({ path: pathText(path), theirs: latest === ABSENT ? undefined : latest, yours: draft === ABSENT ? undefined : draft });
+    conflicts.push({
+      path: pathText(path),
+      theirs: latest === ABSENT ? undefined : latest,
+      yours: draft === ABSENT ? undefined : draft,
+    });
   }
   return clone(draft);
 }

@@ -26,14 +26,20 @@ export async function getPolicy() {
 }
 
 function invalid(issues: Array<{ path: string; message: string }>, what = "the policy document is invalid"): AppError {
-  return new AppError("VALIDATION_FAILED", `${what}: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, { issues });
+  return new AppError("VALIDATION_FAILED", `${what}: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, {
+    issues,
+  });
 }
 
 /**
  * Validates like the gates will read it; refuses loosening overrides, unconfirmed plugin-only allow lists and,
  * unless overridden for this save, deny lists naming nothing. Returns the overridden deny entries for the audit row.
  */
-export function validateForSave(input: unknown, confirmPluginOnly: boolean, confirmUnknownDenies = false): { document: PolicyDocument; unknownDenies: UnknownDeny[] } {
+export function validateForSave(
+  input: unknown,
+  confirmPluginOnly: boolean,
+  confirmUnknownDenies = false,
+): { document: PolicyDocument; unknownDenies: UnknownDeny[] } {
   const check = checkDraft(input, getToolRegistry().meta());
   if (check.issues.length > 0 || !check.document) throw invalid(check.issues);
   if (check.unknownDenies.length > 0 && !confirmUnknownDenies) {
@@ -44,22 +50,38 @@ export function validateForSave(input: unknown, confirmPluginOnly: boolean, conf
   }
   if (check.pluginOnly.length > 0 && !confirmPluginOnly) {
     throw invalid(
-      check.pluginOnly.map((source) => ({ path: source, message: "allows only plugin tools, which removes every core tool here; confirm with confirmPluginOnly: true" })),
+      check.pluginOnly.map((source) => ({
+        path: source,
+        message: "allows only plugin tools, which removes every core tool here; confirm with confirmPluginOnly: true",
+      })),
       "a plugin-only allow list needs confirmation",
     );
   }
   const configured = loadConfig().models;
-  const unconfigured = Object.entries(check.document.agents).filter(([, agent]) => agent.model?.trim() && modelsForAgent(configured, agent.model).length === 0);
+  const unconfigured = Object.entries(check.document.agents).filter(
+    ([, agent]) => agent.model?.trim() && modelsForAgent(configured, agent.model).length === 0,
+  );
   if (unconfigured.length > 0) {
     throw invalid(
-      unconfigured.map(([id, agent]) => ({ path: `agents.${id}.model`, message: `"${agent.model}" names no configured model; configured: ${configured.map((m) => m.id).join(", ")} (MODELS)` })),
+      unconfigured.map(([id, agent]) => ({
+        path: `agents.${id}.model`,
+        message: `"${agent.model}" names no configured model; configured: ${configured.map((m) => m.id).join(", ")} (MODELS)`,
+      })),
       "an agent names a model that is not configured",
     );
   }
   return { document: check.document, unknownDenies: check.unknownDenies };
 }
 
-async function storeVersion({ actor, baseVersion, document, previous, comment, action, extra }: {
+async function storeVersion({
+  actor,
+  baseVersion,
+  document,
+  previous,
+  comment,
+  action,
+  extra,
+}: {
   actor: Actor;
   baseVersion: number;
   document: PolicyDocument;
@@ -77,13 +99,26 @@ async function storeVersion({ actor, baseVersion, document, previous, comment, a
     );
   }
   const changed = diffPolicyPaths(previous, document);
-  await appendAudit({ action, actorId: actor.id, decision: "allow", details: { version: result.version, baseVersion, changed, ...(comment ? { comment } : {}), ...extra } });
+  await appendAudit({
+    action,
+    actorId: actor.id,
+    decision: "allow",
+    details: { version: result.version, baseVersion, changed, ...(comment ? { comment } : {}), ...extra },
+  });
   // Mode grants decide which modes anyone may pick: open pages re-read them without a reload.
-  if (changed.some((p) => p === "(root)" || p === "modeGrants" || p.startsWith("modeGrants."))) await announceAccountChange({ userId: null, change: "mode-grants" });
+  if (changed.some((p) => p === "(root)" || p === "modeGrants" || p.startsWith("modeGrants.")))
+    await announceAccountChange({ userId: null, change: "mode-grants" });
   return { version: result.version, changed };
 }
 
-export async function savePolicy({ actor, baseVersion, document, comment, confirmPluginOnly, confirmUnknownDenies }: {
+export async function savePolicy({
+  actor,
+  baseVersion,
+  document,
+  comment,
+  confirmPluginOnly,
+  confirmUnknownDenies,
+}: {
   actor: Actor;
   baseVersion: number;
   document: unknown;
@@ -91,12 +126,27 @@ export async function savePolicy({ actor, baseVersion, document, comment, confir
   confirmPluginOnly?: boolean;
   confirmUnknownDenies?: boolean;
 }) {
-  const { document: parsed, unknownDenies } = validateForSave(document, confirmPluginOnly === true, confirmUnknownDenies === true);
+  const { document: parsed, unknownDenies } = validateForSave(
+    document,
+    confirmPluginOnly === true,
+    confirmUnknownDenies === true,
+  );
   // A stale baseVersion is refused by the insert (409); the diff is against what is in force now.
   const current = await loadPolicyDocument();
   // "Save anyway" is recorded with what it let through, so the audit shows who saved a deny that denies nothing.
-  const extra = unknownDenies.length > 0 ? { unknownDenyOverride: unknownDenies.map(({ path, entries }) => ({ path, entries })) } : undefined;
-  return storeVersion({ actor, baseVersion, document: parsed, previous: current.document, comment, action: "policy.saved", ...(extra ? { extra } : {}) });
+  const extra =
+    unknownDenies.length > 0
+      ? { unknownDenyOverride: unknownDenies.map(({ path, entries }) => ({ path, entries })) }
+      : undefined;
+  return storeVersion({
+    actor,
+    baseVersion,
+    document: parsed,
+    previous: current.document,
+    comment,
+    action: "policy.saved",
+    ...(extra ? { extra } : {}),
+  });
 }
 
 export async function rollbackPolicy({ actor, version }: { actor: Actor; version: number }) {
@@ -124,7 +174,11 @@ function normalized(stored: unknown): unknown {
 
 export async function listPolicyHistory({ limit = 50 }: { limit?: number } = {}) {
   const rows = await listPolicyVersionsWithDocuments({ limit: limit + 1 });
-  const users = new Map((await listUsersByIds({ ids: [...new Set(rows.flatMap((r) => (r.createdById ? [r.createdById] : [])))] })).map((u) => [u.id, u]));
+  const users = new Map(
+    (await listUsersByIds({ ids: [...new Set(rows.flatMap((r) => (r.createdById ? [r.createdById] : [])))] })).map(
+      (u) => [u.id, u],
+    ),
+  );
   return rows.slice(0, limit).map((row, index) => {
     const older = rows[index + 1];
     // The oldest stored version is compared with the built-in default it replaced.
@@ -163,9 +217,16 @@ export async function effectiveMatrix({ context, draft }: { context: MatrixConte
   const tools = getToolRegistry().meta();
   const saved = await loadPolicyDocument();
   const savedMatrix = buildPolicyMatrix({ context, document: saved.document, tools });
-  if (draft === undefined) return { version: saved.version, draft: false, matrix: savedMatrix, warnings: savedMatrix.warnings };
+  if (draft === undefined)
+    return { version: saved.version, draft: false, matrix: savedMatrix, warnings: savedMatrix.warnings };
   const parsed = parsePolicyDocument(await grantsById(draft));
   if (!parsed.ok) throw invalid(parsed.issues, "the draft is invalid");
   const draftMatrix = buildPolicyMatrix({ context, document: parsed.document, tools });
-  return { version: saved.version, draft: true, matrix: draftMatrix, warnings: draftMatrix.warnings, flips: diffMatrices(savedMatrix, draftMatrix) };
+  return {
+    version: saved.version,
+    draft: true,
+    matrix: draftMatrix,
+    warnings: draftMatrix.warnings,
+    flips: diffMatrices(savedMatrix, draftMatrix),
+  };
 }

@@ -10,25 +10,42 @@ import { loadConfig } from "@/lib/config";
 import { grantsById } from "./grant-emails";
 import { replayCalls, type RecordedCall } from "./replay";
 
-export async function replayDraft({ document, limit, provider, model }: { document: unknown; limit: number; provider?: string; model?: string }) {
+export async function replayDraft({
+  document,
+  limit,
+  provider,
+  model,
+}: {
+  document: unknown;
+  limit: number;
+  provider?: string;
+  model?: string;
+}) {
   const parsed = parsePolicyDocument(await grantsById(document));
   if (!parsed.ok) throw new AppError("VALIDATION_FAILED", "the draft is invalid", { issues: parsed.issues });
   const { entries } = await listAuditEntries({ filter: { action: "tool.call" }, limit });
-  const users = new Map((await listUsersByIds({ ids: [...new Set(entries.flatMap((e) => (e.actorId ? [e.actorId] : [])))] })).map((u) => [u.id, u]));
+  const users = new Map(
+    (await listUsersByIds({ ids: [...new Set(entries.flatMap((e) => (e.actorId ? [e.actorId] : [])))] })).map((u) => [
+      u.id,
+      u,
+    ]),
+  );
   const calls: RecordedCall[] = entries.flatMap((e) => {
     if (!e.toolName) return [];
     const mode = (e.details as { mode?: unknown } | null)?.mode;
-    return [{
-      seq: e.seq,
-      at: e.at.toISOString(),
-      actorId: e.actorId,
-      sessionId: e.sessionId,
-      toolName: e.toolName,
-      mode: isToolMode(mode) ? mode : "chat_safe",
-      decision: e.decision,
-      layer: e.layer,
-      rule: e.rule,
-    }];
+    return [
+      {
+        seq: e.seq,
+        at: e.at.toISOString(),
+        actorId: e.actorId,
+        sessionId: e.sessionId,
+        toolName: e.toolName,
+        mode: isToolMode(mode) ? mode : "chat_safe",
+        decision: e.decision,
+        layer: e.layer,
+        rule: e.rule,
+      },
+    ];
   });
   const tools = getToolRegistry().meta();
   // The provider is not recorded per call; the configured one is what those calls ran with.

@@ -34,7 +34,10 @@ export function recordedPolicyStatus(call: Pick<RecordedCall, "decision" | "laye
   return "allowed";
 }
 
-export function replayCalls(calls: readonly RecordedCall[], decide: (call: RecordedCall) => Pick<ToolDecision, "allowed" | "effect" | "layer" | "rule" | "reason">): ReplayRow[] {
+export function replayCalls(
+  calls: readonly RecordedCall[],
+  decide: (call: RecordedCall) => Pick<ToolDecision, "allowed" | "effect" | "layer" | "rule" | "reason">,
+): ReplayRow[] {
   return calls.map((call) => {
     const decision = decide(call);
     const draft: CellStatus = !decision.allowed ? "denied" : decision.effect === "ask" ? "ask" : "allowed";

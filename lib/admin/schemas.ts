@@ -33,7 +33,9 @@ export const SavePolicyBody = z
 
 export const RollbackBody = z.object({ version: z.number().int().min(1) }).strict();
 
-export const EffectiveBody = z.object({ context: MatrixContextSchema.prefault({}), document: z.unknown().optional() }).strict();
+export const EffectiveBody = z
+  .object({ context: MatrixContextSchema.prefault({}), document: z.unknown().optional() })
+  .strict();
 
 export const ReplayBody = z
   .object({
@@ -44,7 +46,12 @@ export const ReplayBody = z
   })
   .strict();
 
-const optionalText = z.string().trim().max(200).optional().transform((v) => (v === "" ? undefined : v));
+const optionalText = z
+  .string()
+  .trim()
+  .max(200)
+  .optional()
+  .transform((v) => (v === "" ? undefined : v));
 const optionalDate = z
   .string()
   .trim()
@@ -54,7 +61,10 @@ const optionalDate = z
     const date = new Date(v);
     // Years past 9999 are valid JavaScript dates that neither database can store or compare.
     if (Number.isNaN(date.getTime()) || date.getUTCFullYear() < 1970 || date.getUTCFullYear() > 9999) {
-      ctx.addIssue({ code: "custom", message: "not a date between 1970 and 9999 (use ISO 8601, e.g. 2026-11-22T10:00:00Z)" });
+      ctx.addIssue({
+        code: "custom",
+        message: "not a date between 1970 and 9999 (use ISO 8601, e.g. 2026-11-22T10:00:00Z)",
+      });
       return z.NEVER;
     }
     return date;
@@ -85,7 +95,12 @@ export const RoleChangeBody = z.object({ role: z.enum(ROLES), action: z.enum(["a
 export const CreateTeamBody = z
   .object({
     // Imported chat groups keep their shape: WhatsApp "whatsapp:1203…@g.us", OpenClaw's default group "telegram:*".
-    id: z.string().trim().min(1).max(64).regex(/^[a-z0-9][a-z0-9:_.@*-]*$/, "lower-case letters, digits and : _ . @ * - only"),
+    id: z
+      .string()
+      .trim()
+      .min(1)
+      .max(64)
+      .regex(/^[a-z0-9][a-z0-9:_.@*-]*$/, "lower-case letters, digits and : _ . @ * - only"),
     name: z.string().trim().min(1).max(200),
   })
   .strict();
@@ -106,7 +121,12 @@ export type ImportBodyInput = z.infer<typeof ImportBody>;
 export const CreateUserBody = z
   .object({
     email: z.string().trim().toLowerCase().max(320).pipe(z.email("not an e-mail address")),
-    name: z.string().trim().max(200).optional().transform((v) => (v === "" ? undefined : v)),
+    name: z
+      .string()
+      .trim()
+      .max(200)
+      .optional()
+      .transform((v) => (v === "" ? undefined : v)),
     roles: z.array(z.enum(ROLES)).min(1, "give at least one role").max(ROLES.length),
   })
   .strict();

@@ -38,7 +38,10 @@ export function diffVersions(before: unknown, after: unknown): VersionDiff {
 }
 
 /** The changed lines with `context` unchanged lines around each change; runs further away collapse to one marker. */
-export function withContext(lines: readonly DiffLine[], context = 3): Array<DiffLine | { kind: "skip"; count: number }> {
+export function withContext(
+  lines: readonly DiffLine[],
+  context = 3,
+): Array<DiffLine | { kind: "skip"; count: number }> {
   const keep = lines.map(() => false);
   lines.forEach((line, index) => {
     if (line.kind === "same") return;

@@ -8,7 +8,15 @@ import { decideApproval } from "./service";
 
 export type BulkDenyOutcome = { denied: string[]; skipped: Array<{ id: string; reason: string }> };
 
-export async function denyApprovals({ ids, ownerId, reason }: { ids: string[]; ownerId: string; reason?: string }): Promise<BulkDenyOutcome> {
+export async function denyApprovals({
+  ids,
+  ownerId,
+  reason,
+}: {
+  ids: string[];
+  ownerId: string;
+  reason?: string;
+}): Promise<BulkDenyOutcome> {
   const outcome: BulkDenyOutcome = { denied: [], skipped: [] };
   // One after another: a flood of denials in parallel would hold as many write transactions at once.
   for (const id of new Set(ids)) {

@@ -14,12 +14,29 @@ import type { AskedDomain, NetworkSettings } from "@/lib/policy/egress";
 import type { EgressServices } from "@/lib/tools/context";
 import { requestApproval } from "./service";
 
-export function createEgressServices({ userId, teamIds, agentId, sessionId, runId, settings }: { userId: string; teamIds: readonly string[]; agentId: string | null; sessionId: string; runId: string | null; settings: NetworkSettings }): EgressServices {
+export function createEgressServices({
+  userId,
+  teamIds,
+  agentId,
+  sessionId,
+  runId,
+  settings,
+}: {
+  userId: string;
+  teamIds: readonly string[];
+  agentId: string | null;
+  sessionId: string;
+  runId: string | null;
+  settings: NetworkSettings;
+}): EgressServices {
   return {
     settings,
     hosts: parseEgressHosts(loadConfig().EGRESS_HOSTS) ?? new Map(),
     grantsForCommand: async () => {
-      const [grants, once] = await Promise.all([listActiveGrants({ userId, teamIds, agentId }), claimAllowOnceDomains({ requesterId: userId })]);
+      const [grants, once] = await Promise.all([
+        listActiveGrants({ userId, teamIds, agentId }),
+        claimAllowOnceDomains({ requesterId: userId }),
+      ]);
       const domain = grants.filter((g) => g.kind === "domain");
       await recordGrantUse({ ids: domain.map((g) => g.id) });
       return { patterns: [...domain.map((g) => g.pattern), ...once] };
@@ -28,7 +45,11 @@ export function createEgressServices({ userId, teamIds, agentId, sessionId, runI
       const answers: Array<{ domain: string; approvalId: string | null; note?: string }> = [];
       for (const [index, domain] of asked.entries()) {
         if (index >= settings.maxRequestsPerCommand) {
-          answers.push({ domain: domain.pattern, approvalId: null, note: `not asked: one command asks for at most ${settings.maxRequestsPerCommand} domains` });
+          answers.push({
+            domain: domain.pattern,
+            approvalId: null,
+            note: `not asked: one command asks for at most ${settings.maxRequestsPerCommand} domains`,
+          });
           continue;
         }
         answers.push(await requestOne({ userId, sessionId, runId, callId, domain }));
@@ -38,14 +59,31 @@ export function createEgressServices({ userId, teamIds, agentId, sessionId, runI
   };
 }
 
-async function requestOne({ userId, sessionId, runId, callId, domain }: { userId: string; sessionId: string; runId: string | null; callId: string; domain: AskedDomain }) {
+async function requestOne({
+  userId,
+  sessionId,
+  runId,
+  callId,
+  domain,
+}: {
+  userId: string;
+  sessionId: string;
+  runId: string | null;
+  callId: string;
+  domain: AskedDomain;
+}) {
   // Already asked (by an earlier command) and not yet decided: the owner sees it once.
   const pending = await findPendingDomainApproval({ requesterId: userId, pattern: domain.pattern });
   if (pending) return { domain: domain.pattern, approvalId: pending.id, note: "already asked; waiting for an owner" };
   try {
     await consumeUserQuota("approvals", userId);
   } catch (error) {
-    if (error instanceof AppError && error.code === "RATE_LIMITED") return { domain: domain.pattern, approvalId: null, note: "not asked: too many approval requests; try again later" };
+    if (error instanceof AppError && error.code === "RATE_LIMITED")
+      return {
+        domain: domain.pattern,
+        approvalId: null,
+        note: "not asked: too many approval requests; try again later",
+      };
     throw error;
   }
   try {

@@ -17,8 +17,20 @@ export async function sweepDueEscalations(now = new Date()): Promise<number> {
       if (!(await markEscalated({ tx, id, now }))) return false;
       const row = (await findApproval({ id, tx }))!;
       await enqueueEscalationInTx(tx, row);
-      await insertEvent({ tx, type: "approval.escalated", scope: "approvals", sessionId: row.sessionId, payload: { id: row.id, routeRule: row.routeRule, escalatedAt: now } });
-      await insertAuditRow(tx, { action: "approval.escalated", sessionId: row.sessionId, toolName: row.toolName, callId: row.callId, details: { approvalId: row.id, routeRule: row.routeRule } });
+      await insertEvent({
+        tx,
+        type: "approval.escalated",
+        scope: "approvals",
+        sessionId: row.sessionId,
+        payload: { id: row.id, routeRule: row.routeRule, escalatedAt: now },
+      });
+      await insertAuditRow(tx, {
+        action: "approval.escalated",
+        sessionId: row.sessionId,
+        toolName: row.toolName,
+        callId: row.callId,
+        details: { approvalId: row.id, routeRule: row.routeRule },
+      });
       return true;
     });
     if (done) escalated++;

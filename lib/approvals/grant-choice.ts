@@ -12,7 +12,11 @@ export const GrantChoiceSchema = z
     teamId: z.string().trim().min(1).max(100).optional(),
     /** Exec only: keep the first N words of each part and allow any further arguments ("git status *"). */
     prefixWords: z.number().int().min(1).max(50).optional(),
-    expiresInHours: z.number().positive().max(24 * 365).optional(),
+    expiresInHours: z
+      .number()
+      .positive()
+      .max(24 * 365)
+      .optional(),
   })
   .strict();
 export type GrantChoice = z.infer<typeof GrantChoiceSchema>;

@@ -13,32 +13,63 @@ import { findUserEmails, getUserWithRoles } from "@/lib/db/users";
 import { formatRule, proposeGrant } from "@/lib/exec/rules";
 import { loadShellParser } from "@/lib/exec/shell-parser";
 
+type ApprovalLike = {
+  id: string;
+  kind: string;
+  toolName: string;
+  command: string | null;
+  requesterId: string;
+  sessionId: string;
+};
 
-type ApprovalLike = { id: string; kind: string; toolName: string; command: string | null; requesterId: string; sessionId: string };
-
-export type AllowAlwaysPreview = { rules: string[]; refused: string[]; scopes: GrantScope[]; teams: string[]; agentId: string | null };
+export type AllowAlwaysPreview = {
+  rules: string[];
+  refused: string[];
+  scopes: GrantScope[];
+  teams: string[];
+  agentId: string | null;
+};
 
 async function requesterContext(approval: ApprovalLike) {
-  const [requester, session] = await Promise.all([getUserWithRoles({ userId: approval.requesterId }), findSessionById({ sessionId: approval.sessionId })]);
+  const [requester, session] = await Promise.all([
+    getUserWithRoles({ userId: approval.requesterId }),
+    findSessionById({ sessionId: approval.sessionId }),
+  ]);
   return { teamIds: requester?.teamIds ?? [], agentId: session?.agentId ?? null };
 }
 
 async function rulesFor(approval: ApprovalLike, prefixWords?: number) {
   // A domain approval's grant is the domain pattern its card named (its command), nothing wider.
-  if (approval.kind !== "exec") return { rules: [{ pattern: approval.kind === "domain" ? (approval.command ?? "") : approval.toolName }], refused: [] as string[] };
+  if (approval.kind !== "exec")
+    return {
+      rules: [{ pattern: approval.kind === "domain" ? (approval.command ?? "") : approval.toolName }],
+      refused: [] as string[],
+    };
   await loadShellParser();
   const proposal = proposeGrant({ command: approval.command ?? "", prefixWords });
-  return { rules: proposal.rules.map((r) => ({ pattern: formatRule(r), words: r.words, prefix: r.prefix })), refused: proposal.refused };
+  return {
+    rules: proposal.rules.map((r) => ({ pattern: formatRule(r), words: r.words, prefix: r.prefix })),
+    refused: proposal.refused,
+  };
 }
 
 /** Exactly what "allow always" would store and for whom it could be stored, before the owner confirms. */
 export async function previewAllowAlways(approval: ApprovalLike, prefixWords?: number): Promise<AllowAlwaysPreview> {
   const [{ rules, refused }, ctx] = await Promise.all([rulesFor(approval, prefixWords), requesterContext(approval)]);
-  const scopes: GrantScope[] = ["user", ...(ctx.teamIds.length > 0 ? (["team"] as const) : []), ...(ctx.agentId ? (["agent"] as const) : []), "everyone"];
+  const scopes: GrantScope[] = [
+    "user",
+    ...(ctx.teamIds.length > 0 ? (["team"] as const) : []),
+    ...(ctx.agentId ? (["agent"] as const) : []),
+    "everyone",
+  ];
   return { rules: rules.map((r) => r.pattern), refused, scopes, teams: ctx.teamIds, agentId: ctx.agentId };
 }
 
-function scopeIdFor(choice: GrantChoice, approval: ApprovalLike, ctx: { teamIds: string[]; agentId: string | null }): string {
+function scopeIdFor(
+  choice: GrantChoice,
+  approval: ApprovalLike,
+  ctx: { teamIds: string[]; agentId: string | null },
+): string {
   switch (choice.scope) {
     case "user":
       return approval.requesterId;
@@ -49,7 +80,8 @@ function scopeIdFor(choice: GrantChoice, approval: ApprovalLike, ctx: { teamIds:
       return ctx.agentId;
     case "team": {
       const teamId = choice.teamId ?? (ctx.teamIds.length === 1 ? ctx.teamIds[0] : undefined);
-      if (!teamId || !ctx.teamIds.includes(teamId)) throw new AppError("VALIDATION_FAILED", "name one of the requester's teams (teamId)", { teams: ctx.teamIds });
+      if (!teamId || !ctx.teamIds.includes(teamId))
+        throw new AppError("VALIDATION_FAILED", "name one of the requester's teams (teamId)", { teams: ctx.teamIds });
       return teamId;
     }
   }
@@ -62,7 +94,8 @@ export type PreparedGrants = Awaited<ReturnType<typeof prepareGrants>>;
  * transaction, so a bad scope never half-decides an approval and the transaction only writes.
  */
 export async function prepareGrants(approval: ApprovalLike, choice: GrantChoice) {
-  if (choice.prefixWords !== undefined && approval.kind !== "exec") throw new AppError("VALIDATION_FAILED", "prefixWords applies to exec commands only");
+  if (choice.prefixWords !== undefined && approval.kind !== "exec")
+    throw new AppError("VALIDATION_FAILED", "prefixWords applies to exec commands only");
   const scopeId = scopeIdFor(choice, approval, await requesterContext(approval));
   const { rules, refused } = await rulesFor(approval, choice.prefixWords);
   // Sorted: grants lock their keys in this order, so two decisions storing the same rules cannot deadlock.
@@ -75,7 +108,10 @@ export async function prepareGrants(approval: ApprovalLike, choice: GrantChoice)
  * Stores prepared grants inside the decision's transaction (the decision and what it grants commit together)
  * and returns the audit rows for the caller to write last, after its own (the audit lock is taken last).
  */
-export async function storeGrantsInTx(tx: Tx, { approval, ownerId, prepared }: { approval: ApprovalLike; ownerId: string; prepared: PreparedGrants }) {
+export async function storeGrantsInTx(
+  tx: Tx,
+  { approval, ownerId, prepared }: { approval: ApprovalLike; ownerId: string; prepared: PreparedGrants },
+) {
   const allowlisted: string[] = [];
   const audit: AuditEntry[] = [];
   for (const rule of prepared.rules) {
@@ -101,7 +137,15 @@ export async function storeGrantsInTx(tx: Tx, { approval, ownerId, prepared }: {
         actorId: ownerId,
         sessionId: approval.sessionId,
         toolName: approval.toolName,
-        details: { grantId: entry.id, kind: entry.kind, rule: entry.pattern, scope: entry.scope, scopeId: entry.scopeId, expiresAt: prepared.expiresAt?.toISOString() ?? null, approvalId: approval.id },
+        details: {
+          grantId: entry.id,
+          kind: entry.kind,
+          rule: entry.pattern,
+          scope: entry.scope,
+          scopeId: entry.scopeId,
+          expiresAt: prepared.expiresAt?.toISOString() ?? null,
+          approvalId: approval.id,
+        },
       });
     }
   }
@@ -132,6 +176,10 @@ export async function listGrantViews(): Promise<GrantView[]> {
 export async function revokeGrant({ id, actorId }: { id: string; actorId: string }) {
   const grant = await findGrant({ id });
   if (!grant || !(await deleteGrant({ id }))) throw new AppError("NOT_FOUND", "no such grant");
-  await appendAudit({ action: "grant.revoked", actorId, details: { grantId: id, kind: grant.kind, rule: grant.pattern, scope: grant.scope, scopeId: grant.scopeId } });
+  await appendAudit({
+    action: "grant.revoked",
+    actorId,
+    details: { grantId: id, kind: grant.kind, rule: grant.pattern, scope: grant.scope, scopeId: grant.scopeId },
+  });
   return grant;
 }

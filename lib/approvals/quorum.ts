@@ -6,12 +6,24 @@ import { AppError } from "@/lib/errors";
 import type { Tx } from "@/lib/db/client";
 import { countAllowVote, findApprovalVote, insertApprovalVote } from "@/lib/db/approvals";
 
-export async function voteInTx(tx: Tx, { approval, ownerId, decision, via, now }: { approval: { id: string; quorum: number }; ownerId: string; decision: string; via: string; now: Date }): Promise<{ given: number; needed: number } | null> {
+export async function voteInTx(
+  tx: Tx,
+  {
+    approval,
+    ownerId,
+    decision,
+    via,
+    now,
+  }: { approval: { id: string; quorum: number }; ownerId: string; decision: string; via: string; now: Date },
+): Promise<{ given: number; needed: number } | null> {
   const given = await countAllowVote({ tx, id: approval.id, now });
   if (given === null) return null;
   // Read after the row lock is held: a second allow by the same owner, racing or not, is seen here.
   if (await findApprovalVote({ tx, approvalId: approval.id, userId: ownerId }))
-    throw new AppError("FORBIDDEN", "you have already allowed this request: a second, different approver must allow it");
+    throw new AppError(
+      "FORBIDDEN",
+      "you have already allowed this request: a second, different approver must allow it",
+    );
   await insertApprovalVote({ tx, approvalId: approval.id, userId: ownerId, decision, via });
   return { given, needed: approval.quorum };
 }

@@ -8,18 +8,32 @@ import { assessRisk, executablesOf, executablesOfCommand, type RiskCue } from "@
 import { encodeRiskKinds } from "@/lib/exec/risk-kinds";
 import { loadShellParser } from "@/lib/exec/shell-parser";
 
-type Request = { id: string; kind?: string; requesterId: string; toolName: string; args: unknown; command: string | null; analysis: unknown; createdAt: Date };
+type Request = {
+  id: string;
+  kind?: string;
+  requesterId: string;
+  toolName: string;
+  args: unknown;
+  command: string | null;
+  analysis: unknown;
+  createdAt: Date;
+};
 
 function asAnalysis(value: unknown): ShellAnalysis | null {
-  if (typeof value !== "object" || value === null || !Array.isArray((value as { segments?: unknown }).segments)) return null;
+  if (typeof value !== "object" || value === null || !Array.isArray((value as { segments?: unknown }).segments))
+    return null;
   return value as ShellAnalysis;
 }
 
 /** Cues per approval id. */
 export async function riskCues(requests: Request[]): Promise<Map<string, RiskCue[]>> {
   await loadShellParser();
-  const requesters = [...new Set(requests.filter((r) => r.command !== null || asAnalysis(r.analysis)).map((r) => r.requesterId))];
-  const histories = new Map(await Promise.all(requesters.map(async (id) => [id, await listApprovedExecAnalyses({ requesterId: id })] as const)));
+  const requesters = [
+    ...new Set(requests.filter((r) => r.command !== null || asAnalysis(r.analysis)).map((r) => r.requesterId)),
+  ];
+  const histories = new Map(
+    await Promise.all(requesters.map(async (id) => [id, await listApprovedExecAnalyses({ requesterId: id })] as const)),
+  );
   const out = new Map<string, RiskCue[]>();
   for (const r of requests) {
     // A domain approval's command is a host name, not a shell command: the card's reason says what it is.
@@ -30,8 +44,19 @@ export async function riskCues(requests: Request[]): Promise<Map<string, RiskCue
     const analysis = asAnalysis(r.analysis);
     const history = histories.get(r.requesterId);
     // Only what ran before this request counts as known, so an old request keeps the cue it had.
-    const known = history ? new Set(history.filter((h) => h.id !== r.id && h.createdAt < r.createdAt).flatMap((h) => (h.command !== null ? executablesOfCommand(h.command) : executablesOf(asAnalysis(h.analysis))))) : null;
-    out.set(r.id, assessRisk({ toolName: r.toolName, args: r.args, command: r.command, analysis, knownExecutables: known }));
+    const known = history
+      ? new Set(
+          history
+            .filter((h) => h.id !== r.id && h.createdAt < r.createdAt)
+            .flatMap((h) =>
+              h.command !== null ? executablesOfCommand(h.command) : executablesOf(asAnalysis(h.analysis)),
+            ),
+        )
+      : null;
+    out.set(
+      r.id,
+      assessRisk({ toolName: r.toolName, args: r.args, command: r.command, analysis, knownExecutables: known }),
+    );
   }
   return out;
 }

@@ -16,13 +16,21 @@ import { matchRoutingRule, routingPlan, type ShellAnalysis } from "@/lib/policy"
 export type RoutedRequest = { routing: NonNullable<NewApproval["routing"]>; ttlMs: number | null } | null;
 
 function asAnalysis(value: unknown): ShellAnalysis | null {
-  if (typeof value !== "object" || value === null || !Array.isArray((value as { segments?: unknown }).segments)) return null;
+  if (typeof value !== "object" || value === null || !Array.isArray((value as { segments?: unknown }).segments))
+    return null;
   return value as ShellAnalysis;
 }
 
 export async function routeRequestInTx(
   tx: Tx,
-  request: { requesterId: string; sessionId: string; toolName: string; args: unknown; command?: string | null; analysis?: unknown },
+  request: {
+    requesterId: string;
+    sessionId: string;
+    toolName: string;
+    args: unknown;
+    command?: string | null;
+    analysis?: unknown;
+  },
   now: Date,
 ): Promise<RoutedRequest> {
   // Everything here reads through tx: twelve requests at once must not each hold a connection and wait for another.
@@ -32,7 +40,15 @@ export async function routeRequestInTx(
   const needsRisk = document.routing.rules.some((r) => r.match.risks);
   if (needsRisk) await loadShellParser();
   // The requester's history is not read here (first use): without it no first-use cue is given, never a wrong one.
-  const riskKinds = needsRisk ? assessRisk({ toolName: request.toolName, args: request.args, command: request.command, analysis: asAnalysis(request.analysis), knownExecutables: null }).map((c) => c.kind) : [];
+  const riskKinds = needsRisk
+    ? assessRisk({
+        toolName: request.toolName,
+        args: request.args,
+        command: request.command,
+        analysis: asAnalysis(request.analysis),
+        knownExecutables: null,
+      }).map((c) => c.kind)
+    : [];
   const rule = matchRoutingRule(document.routing, { ...subject, toolName: request.toolName, riskKinds });
   if (!rule) return null;
   const plan = routingPlan(rule, now);
@@ -42,14 +58,21 @@ export async function routeRequestInTx(
   const approverIds = ids(plan.approvers);
   if (approverIds.length === 0) log("warn", "approval_routing_no_approver", { rule: rule.id });
   return {
-    routing: { rule: rule.id, approverIds, escalateToIds: ids(plan.escalateTo), escalateAt: plan.escalateAt, quorum: plan.quorum },
+    routing: {
+      rule: rule.id,
+      approverIds,
+      escalateToIds: ids(plan.escalateTo),
+      escalateAt: plan.escalateAt,
+      quorum: plan.quorum,
+    },
     ttlMs: plan.ttlMs,
   };
 }
 
 type Routed = { routeRule: string | null; approverIds: unknown; escalateToIds: unknown; escalateAt: Date | null };
 
-const idList = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []);
+const idList = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 
 /** Who may decide a routed request now: its rule's approvers, and its escalation target once escalation is due. */
 export function routedDeciders(approval: Routed, now = new Date()): string[] | null {
@@ -62,5 +85,8 @@ export function routedDeciders(approval: Routed, now = new Date()): string[] | n
 export function assertRoutedApprover(approval: Routed, deciderId: string, now = new Date()): void {
   const deciders = routedDeciders(approval, now);
   if (deciders && !deciders.includes(deciderId))
-    throw new AppError("FORBIDDEN", `the routing rule "${approval.routeRule}" does not name you as an approver of this request`);
+    throw new AppError(
+      "FORBIDDEN",
+      `the routing rule "${approval.routeRule}" does not name you as an approver of this request`,
+    );
 }

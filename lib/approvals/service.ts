@@ -63,7 +63,10 @@ type ApprovalRequest = Omit<NewApproval, "argsHash" | "expiresAt"> & { ttlMs?: n
  * Registers a request inside the caller's transaction. The audit row and the event are returned, not
  * written: the caller writes them last in its transaction (the audit lock must be the last lock taken).
  */
-export async function registerApprovalInTx(tx: Tx, input: ApprovalRequest): Promise<{ approval: ApprovalView; created: boolean; audit: AuditEntry[]; events: NewEvent[] }> {
+export async function registerApprovalInTx(
+  tx: Tx,
+  input: ApprovalRequest,
+): Promise<{ approval: ApprovalView; created: boolean; audit: AuditEntry[]; events: NewEvent[] }> {
   const { ttlMs: _ttl, ...row } = input;
   assertApprovalPayloadWithinCap(input.args, input.command, `${input.reason}${input.requesterNote ?? ""}`);
   const argsHash = hashArguments(input.toolName, input.args);
@@ -95,10 +98,17 @@ export async function registerApprovalInTx(tx: Tx, input: ApprovalRequest): Prom
         toolName: input.toolName,
         callId: input.callId,
         decision: "ask",
-        details: { approvalId: approval.id, reason: input.reason, requesterNote: input.requesterNote ?? null, command: input.command ?? null },
+        details: {
+          approvalId: approval.id,
+          reason: input.reason,
+          requesterNote: input.requesterNote ?? null,
+          command: input.command ?? null,
+        },
       },
     ],
-    events: [{ type: "approval.requested", scope: "approvals", sessionId: input.sessionId, payload: summary(approval) }],
+    events: [
+      { type: "approval.requested", scope: "approvals", sessionId: input.sessionId, payload: summary(approval) },
+    ],
   };
 }
 
@@ -114,7 +124,10 @@ export async function requestApproval(input: ApprovalRequest) {
     });
   } catch (error) {
     // A concurrent registration of the same call won the unique key (this transaction rolled back): that one stands.
-    const existing = (error as { code?: string }).code === "P2002" ? await findApprovalByCall({ sessionId: input.sessionId, callId: input.callId }) : null;
+    const existing =
+      (error as { code?: string }).code === "P2002"
+        ? await findApprovalByCall({ sessionId: input.sessionId, callId: input.callId })
+        : null;
     if (!existing) throw error;
     assertSameCallArguments(existing, hashArguments(input.toolName, input.args));
     return { approval: existing, created: false };
@@ -127,14 +140,33 @@ export async function requestApproval(input: ApprovalRequest) {
 export type DecisionChannel = "inbox" | "email" | "slack";
 
 /** `quorum` is set while a critical request still waits for another owner's allow ("1 of 2"). */
-export type DecisionOutcome = { approval: ApprovalView; allowlisted: string[]; refused: string[]; quorum?: { given: number; needed: number } };
+export type DecisionOutcome = {
+  approval: ApprovalView;
+  allowlisted: string[];
+  refused: string[];
+  quorum?: { given: number; needed: number };
+};
 
 /**
  * Resolves a pending approval; throws CONFLICT when it was already decided or has expired. The decision, the
  * call's card state, the audit row and the event commit together. Resuming the run is not this module's
  * business: lib/runs listens for approval.resolved (on every instance) and continues the run.
  */
-export async function decideApproval({ approvalId, ownerId, decision, reason, grant = { scope: "user" }, via = "inbox" }: { approvalId: string; ownerId: string; decision: ApprovalDecision; reason?: string; grant?: GrantChoice; via?: DecisionChannel }): Promise<DecisionOutcome> {
+export async function decideApproval({
+  approvalId,
+  ownerId,
+  decision,
+  reason,
+  grant = { scope: "user" },
+  via = "inbox",
+}: {
+  approvalId: string;
+  ownerId: string;
+  decision: ApprovalDecision;
+  reason?: string;
+  grant?: GrantChoice;
+  via?: DecisionChannel;
+}): Promise<DecisionOutcome> {
   const before = await findApproval({ id: approvalId });
   if (!before) throw new AppError("NOT_FOUND", "no such approval");
   assertMayDecide(before, ownerId);
@@ -151,8 +183,22 @@ export async function decideApproval({ approvalId, ownerId, decision, reason, gr
       if (vote === null) return null;
       if (vote.given < vote.needed) {
         const row = { ...before, allowCount: vote.given };
-        await insertEvent({ tx, type: "approval.voted", scope: "approvals", sessionId: row.sessionId, payload: { ...summary(row), quorum: vote } });
-        await insertAuditRow(tx, { action: "approval.voted", actorId: ownerId, sessionId: row.sessionId, toolName: row.toolName, callId: row.callId, decision, details: { approvalId, via, given: vote.given, needed: vote.needed } });
+        await insertEvent({
+          tx,
+          type: "approval.voted",
+          scope: "approvals",
+          sessionId: row.sessionId,
+          payload: { ...summary(row), quorum: vote },
+        });
+        await insertAuditRow(tx, {
+          action: "approval.voted",
+          actorId: ownerId,
+          sessionId: row.sessionId,
+          toolName: row.toolName,
+          callId: row.callId,
+          decision,
+          details: { approvalId, via, given: vote.given, needed: vote.needed },
+        });
         return { approval: row, allowlisted: [], refused: [], quorum: vote };
       }
     }
@@ -160,17 +206,37 @@ export async function decideApproval({ approvalId, ownerId, decision, reason, gr
     if (!won) return null;
     const row = { ...before, ...won };
     await markCallDecided({ tx, approvalId, approved: decision !== "deny", decidedBy: ownerId, at: now });
-    const grants = prepared ? await storeGrantsInTx(tx, { approval: row, ownerId, prepared }) : { allowlisted: [], refused: [], audit: [] };
-    await insertEvent({ tx, type: "approval.resolved", scope: "approvals", sessionId: row.sessionId, payload: { ...summary(row), allowlisted: grants.allowlisted, refused: grants.refused } });
+    const grants = prepared
+      ? await storeGrantsInTx(tx, { approval: row, ownerId, prepared })
+      : { allowlisted: [], refused: [], audit: [] };
+    await insertEvent({
+      tx,
+      type: "approval.resolved",
+      scope: "approvals",
+      sessionId: row.sessionId,
+      payload: { ...summary(row), allowlisted: grants.allowlisted, refused: grants.refused },
+    });
     await insertAuditRows(tx, [
-      { action: "approval.resolved", actorId: ownerId, sessionId: row.sessionId, toolName: row.toolName, callId: row.callId, decision, details: { approvalId, reason: reason ?? null, via } },
+      {
+        action: "approval.resolved",
+        actorId: ownerId,
+        sessionId: row.sessionId,
+        toolName: row.toolName,
+        callId: row.callId,
+        decision,
+        details: { approvalId, reason: reason ?? null, via },
+      },
       ...grants.audit,
     ]);
     return { approval: row, allowlisted: grants.allowlisted, refused: grants.refused };
   });
   if (!decided) {
     const now = await findApproval({ id: approvalId });
-    throw new AppError("CONFLICT", `this approval is already ${now?.status === "pending" ? "expired" : now?.status ?? "gone"}`, { status: now?.status });
+    throw new AppError(
+      "CONFLICT",
+      `this approval is already ${now?.status === "pending" ? "expired" : (now?.status ?? "gone")}`,
+      { status: now?.status },
+    );
   }
   await eventsCommitted();
   if (!decided.quorum) countApprovalSettled(decision === "deny" ? "denied" : "approved", before.createdAt, now);
@@ -184,8 +250,21 @@ export async function sweepExpiredApprovals(): Promise<ApprovalView[]> {
     const approval = await transact(async (tx) => {
       if (!(await expireApprovalRow({ tx, id }))) return null;
       const row = (await findApproval({ id, tx }))!;
-      await insertEvent({ tx, type: "approval.expired", scope: "approvals", sessionId: row.sessionId, payload: summary(row) });
-      await insertAuditRow(tx, { action: "approval.expired", sessionId: row.sessionId, toolName: row.toolName, callId: row.callId, decision: "expired", details: { approvalId: row.id } });
+      await insertEvent({
+        tx,
+        type: "approval.expired",
+        scope: "approvals",
+        sessionId: row.sessionId,
+        payload: summary(row),
+      });
+      await insertAuditRow(tx, {
+        action: "approval.expired",
+        sessionId: row.sessionId,
+        toolName: row.toolName,
+        callId: row.callId,
+        decision: "expired",
+        details: { approvalId: row.id },
+      });
       return row;
     });
     if (approval) {
@@ -222,12 +301,23 @@ export async function waitForDecision({ approvalId, timeoutMs }: { approvalId: s
     const timer = setTimeout(() => finish(null), timeoutMs);
     subscribeEvents((event) => {
       const payload = event.payload as { id?: string };
-      if (payload?.id === approvalId) check().then((v) => v && finish(v), (e) => finish(null, e));
-    }).then((u) => {
-      unsubscribe = u;
-      if (settled) u();
-      // A decision between the first check and the subscription would otherwise be missed.
-      else check().then((v) => v && finish(v), (e) => finish(null, e));
-    }, (e) => finish(null, e));
+      if (payload?.id === approvalId)
+        check().then(
+          (v) => v && finish(v),
+          (e) => finish(null, e),
+        );
+    }).then(
+      (u) => {
+        unsubscribe = u;
+        if (settled) u();
+        // A decision between the first check and the subscription would otherwise be missed.
+        else
+          check().then(
+            (v) => v && finish(v),
+            (e) => finish(null, e),
+          );
+      },
+      (e) => finish(null, e),
+    );
   });
 }

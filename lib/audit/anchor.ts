@@ -9,7 +9,13 @@ import "server-only";
 // and verification reports it until an operator re-anchors (npm run audit:reanchor, itself audited).
 import { loadConfig } from "@/lib/config";
 import { findAuditAnchorRow, syncCommits } from "@/lib/db/audit-anchor";
-import { appendAudit, exportAuditCheckpoint, signCheckpoint, verifyAuditChain, type AuditCheckpoint } from "@/lib/db/audit";
+import {
+  appendAudit,
+  exportAuditCheckpoint,
+  signCheckpoint,
+  verifyAuditChain,
+  type AuditCheckpoint,
+} from "@/lib/db/audit";
 import { log } from "@/lib/log";
 import { auditLogId, signWitnessEntry, witnessSetting, type AuditWitness, type WitnessEntry } from "./witness";
 import { FileWitness } from "./witness-file";
@@ -29,13 +35,17 @@ export async function witnessProblem(entry: WitnessEntry, label: string): Promis
   const row = await findAuditAnchorRow({ seq: entry.seq });
   const recorded = `the witness (${label}) recorded row ${entry.seq} as row ${entry.count} of the log at ${entry.at}`;
   if (entry.count === 0) return null;
-  if (!row) return `${recorded}, and the log no longer holds it: the log was emptied or cut back (after a restore from a backup, run npm run audit:reanchor)`;
-  if (row.hash !== entry.headHash) return `${recorded}, and the row there now is a different one: the log was rewritten from there`;
-  if (row.countUpTo !== entry.count) return `${recorded}, and the log now has ${row.countUpTo} rows up to it: rows before it were removed or added`;
+  if (!row)
+    return `${recorded}, and the log no longer holds it: the log was emptied or cut back (after a restore from a backup, run npm run audit:reanchor)`;
+  if (row.hash !== entry.headHash)
+    return `${recorded}, and the row there now is a different one: the log was rewritten from there`;
+  if (row.countUpTo !== entry.count)
+    return `${recorded}, and the log now has ${row.countUpTo} rows up to it: rows before it were removed or added`;
   return null;
 }
 
-export type AnchorOutcome = { written: WitnessEntry } | { unchanged: true } | { mismatch: string } | { empty: true } | { notSynced: true };
+export type AnchorOutcome =
+  { written: WitnessEntry } | { unchanged: true } | { mismatch: string } | { empty: true } | { notSynced: true };
 
 let lastMismatch: string | null = null;
 
@@ -46,18 +56,31 @@ export async function anchorAudit(witness: AuditWitness, logId = auditLogId()): 
   const head = await exportAuditCheckpoint();
   if (!head) {
     if (!latest || latest.count === 0) return { empty: true };
-    return mismatch(`the log is empty, but the witness (${witness.label}) recorded ${latest.count} rows up to row ${latest.seq}`);
+    return mismatch(
+      `the log is empty, but the witness (${witness.label}) recorded ${latest.count} rows up to row ${latest.seq}`,
+    );
   }
-  if (signCheckpoint(head) !== head.signature) return mismatch("the stored checkpoint's signature is not valid; nothing is witnessed until the log verifies");
+  if (signCheckpoint(head) !== head.signature)
+    return mismatch("the stored checkpoint's signature is not valid; nothing is witnessed until the log verifies");
   if (latest) {
-    if (latest.seq === head.seq && latest.headHash === head.headHash && latest.count === head.count) return { unchanged: true };
-    if (head.count < latest.count) return mismatch(`the signed head names ${head.count} rows, fewer than the ${latest.count} the witness (${witness.label}) recorded: the log was cut back`);
+    if (latest.seq === head.seq && latest.headHash === head.headHash && latest.count === head.count)
+      return { unchanged: true };
+    if (head.count < latest.count)
+      return mismatch(
+        `the signed head names ${head.count} rows, fewer than the ${latest.count} the witness (${witness.label}) recorded: the log was cut back`,
+      );
     const problem = await witnessProblem(latest, witness.label);
     if (problem) return mismatch(problem);
   }
   // The head read above must be on disk before the witness names it: a power loss must leave the witness behind.
   if (!(await syncCommits())) return { notSynced: true };
-  const entry = signWitnessEntry({ v: 1, logId, kind: "checkpoint", ...checkpointFields(head), witnessedAt: new Date().toISOString() });
+  const entry = signWitnessEntry({
+    v: 1,
+    logId,
+    kind: "checkpoint",
+    ...checkpointFields(head),
+    witnessedAt: new Date().toISOString(),
+  });
   await witness.append(entry);
   lastMismatch = null;
   return { written: entry };
@@ -82,7 +105,11 @@ const STALLED_PASSES = 10;
 let unsyncedPasses = 0;
 function reportStalled(outcome: AnchorOutcome): void {
   if ("notSynced" in outcome) {
-    if (++unsyncedPasses === STALLED_PASSES) log("warn", "audit_witness_stalled", { passes: unsyncedPasses, reason: "the database log could not be synced; the witness is not advancing" });
+    if (++unsyncedPasses === STALLED_PASSES)
+      log("warn", "audit_witness_stalled", {
+        passes: unsyncedPasses,
+        reason: "the database log could not be synced; the witness is not advancing",
+      });
     return;
   }
   if (unsyncedPasses >= STALLED_PASSES) log("info", "audit_witness_resumed", { afterPasses: unsyncedPasses });
@@ -118,9 +145,16 @@ export type WitnessedVerification = Awaited<ReturnType<typeof verifyAuditChain>>
  * the witness recorded. An emptied log, a log cut back to an older checkpoint (with that checkpoint's row restored)
  * and a head row replaced by an older one all verify on their own; against the witness each is reported.
  */
-export async function verifyAuditWithWitness({ witness = configuredWitness(), checkpoints }: { witness?: AuditWitness | null; checkpoints?: AuditCheckpoint[] } = {}): Promise<WitnessedVerification> {
+export async function verifyAuditWithWitness({
+  witness = configuredWitness(),
+  checkpoints,
+}: { witness?: AuditWitness | null; checkpoints?: AuditCheckpoint[] } = {}): Promise<WitnessedVerification> {
   const latest = witness ? await witness.latest(auditLogId()) : null;
-  const witnessInfo: WitnessedVerification["witness"] = !witness ? "off" : latest ? { label: witness.label, kind: latest.kind, seq: latest.seq, count: latest.count, at: latest.at } : "none yet";
+  const witnessInfo: WitnessedVerification["witness"] = !witness
+    ? "off"
+    : latest
+      ? { label: witness.label, kind: latest.kind, seq: latest.seq, count: latest.count, at: latest.at }
+      : "none yet";
   const chain = await verifyAuditChain({ checkpoints });
   if (!chain.ok || !witness || !latest) return { ...chain, witness: witnessInfo };
   const problem = await witnessProblem(latest, witness.label);
@@ -134,16 +168,35 @@ export async function verifyAuditWithWitness({ witness = configuredWitness(), ch
  * the witness held before, and a re-anchor entry naming the new head goes to the witness. Both stay: the witness
  * shows every re-anchor, the log shows it too.
  */
-export async function reanchorAudit({ reason, actor, witness = configuredWitness() }: { reason: string; actor: string; witness?: AuditWitness | null }): Promise<WitnessEntry> {
+export async function reanchorAudit({
+  reason,
+  actor,
+  witness = configuredWitness(),
+}: {
+  reason: string;
+  actor: string;
+  witness?: AuditWitness | null;
+}): Promise<WitnessEntry> {
   if (!witness) throw new Error("AUDIT_WITNESS is off: there is no witness to re-anchor");
   if (!reason.trim()) throw new Error("a re-anchor needs a reason");
   const chain = await verifyAuditChain();
-  if (!chain.ok) throw new Error(`the chain itself does not verify (row ${chain.seq}: ${chain.problem}); a re-anchor would cover that up`);
+  if (!chain.ok)
+    throw new Error(
+      `the chain itself does not verify (row ${chain.seq}: ${chain.problem}); a re-anchor would cover that up`,
+    );
   const logId = auditLogId();
   const previous = await witness.latest(logId);
   await appendAudit({
     action: "audit.reanchored",
-    details: { reason, actor, witness: witness.label, previous: previous ? { seq: previous.seq, count: previous.count, headHash: previous.headHash, at: previous.at } : null, logEndedAt: chain.head ? { seq: chain.head.seq, count: chain.head.count } : null },
+    details: {
+      reason,
+      actor,
+      witness: witness.label,
+      previous: previous
+        ? { seq: previous.seq, count: previous.count, headHash: previous.headHash, at: previous.at }
+        : null,
+      logEndedAt: chain.head ? { seq: chain.head.seq, count: chain.head.count } : null,
+    },
   });
   const head = (await exportAuditCheckpoint())!;
   const entry = signWitnessEntry({
@@ -156,8 +209,16 @@ export async function reanchorAudit({ reason, actor, witness = configuredWitness
     actor,
     previous: previous ? { seq: previous.seq, count: previous.count, headHash: previous.headHash } : null,
   });
-  if (!(await syncCommits())) throw new Error("the database is busy (its write-ahead log could not be synced to disk): try the re-anchor again");
+  if (!(await syncCommits()))
+    throw new Error("the database is busy (its write-ahead log could not be synced to disk): try the re-anchor again");
   await witness.append(entry);
-  log("warn", "audit_reanchored", { witness: witness.label, reason, actor, previous: entry.previous, seq: head.seq, count: head.count });
+  log("warn", "audit_reanchored", {
+    witness: witness.label,
+    reason,
+    actor,
+    previous: entry.previous,
+    seq: head.seq,
+    count: head.count,
+  });
   return entry;
 }

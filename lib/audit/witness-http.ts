@@ -22,7 +22,12 @@ export class HttpWitness implements AuditWitness {
   }
 
   async append(entry: WitnessEntry): Promise<void> {
-    const res = await fetch(this.url, { method: "POST", headers: this.headers({ "content-type": "application/json" }), body: JSON.stringify(entry), signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const res = await fetch(this.url, {
+      method: "POST",
+      headers: this.headers({ "content-type": "application/json" }),
+      body: JSON.stringify(entry),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
     await res.body?.cancel();
     if (!res.ok) throw new Error(`the audit witness ${this.label} answered ${res.status}`);
   }
@@ -30,7 +35,10 @@ export class HttpWitness implements AuditWitness {
   async latest(logId: string): Promise<WitnessEntry | null> {
     const url = new URL(this.url);
     url.searchParams.set("logId", logId);
-    const res = await fetch(url, { headers: this.headers({ accept: "application/json" }), signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const res = await fetch(url, {
+      headers: this.headers({ accept: "application/json" }),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
     if (res.status === 204 || res.status === 404) {
       await res.body?.cancel();
       return null;
@@ -40,7 +48,10 @@ export class HttpWitness implements AuditWitness {
     if (text.length > 64 * 1024) throw new Error(`the audit witness ${this.label} answered more than 64 KiB`);
     const entry = readWitnessEntry(JSON.parse(text));
     // A reply that is not a signed entry of this log is not a witness: fail loudly rather than verify against nothing.
-    if (!entry || entry.logId !== logId) throw new Error(`the audit witness ${this.label} answered an entry that is not signed with this audit key for this log`);
+    if (!entry || entry.logId !== logId)
+      throw new Error(
+        `the audit witness ${this.label} answered an entry that is not signed with this audit key for this log`,
+      );
     return entry;
   }
 }

@@ -30,7 +30,10 @@ export const WitnessEntrySchema = z.object({
   /** Re-anchor only: why, who, and the witness entry it replaces. */
   reason: z.string().max(2000).optional(),
   actor: z.string().max(200).optional(),
-  previous: z.object({ seq: z.number().int(), count: z.number().int(), headHash: z.string().max(200) }).nullable().optional(),
+  previous: z
+    .object({ seq: z.number().int(), count: z.number().int(), headHash: z.string().max(200) })
+    .nullable()
+    .optional(),
   /** HMAC over everything above with the audit key: a forged or edited entry does not count. */
   mac: z.string().max(200),
 });
@@ -47,7 +50,10 @@ export interface AuditWitness {
 }
 
 export function macOf(entry: UnsignedWitnessEntry, key = auditKey()): string {
-  return createHmac("sha256", key).update("toolgate-audit-witness\n").update(canonicalJson(entry as unknown as Record<string, unknown>)).digest("hex");
+  return createHmac("sha256", key)
+    .update("toolgate-audit-witness\n")
+    .update(canonicalJson(entry as unknown as Record<string, unknown>))
+    .digest("hex");
 }
 
 export function signWitnessEntry(entry: UnsignedWitnessEntry): WitnessEntry {
@@ -60,7 +66,9 @@ export function readWitnessEntry(value: unknown): WitnessEntry | null {
   if (!parsed.success) return null;
   const { mac, ...rest } = parsed.data;
   const expected = macOf(rest);
-  return mac.length === expected.length && timingSafeEqual(Buffer.from(mac), Buffer.from(expected)) ? parsed.data : null;
+  return mac.length === expected.length && timingSafeEqual(Buffer.from(mac), Buffer.from(expected))
+    ? parsed.data
+    : null;
 }
 
 /**
@@ -73,7 +81,8 @@ export function auditLogId(): string {
   if (c.AUDIT_WITNESS_LOG_ID) return c.AUDIT_WITNESS_LOG_ID;
   const url = c.DATABASE_URL;
   let where: string;
-  if (url.startsWith("file:")) where = `sqlite:${path.resolve(/* turbopackIgnore: true */ process.cwd(), url.slice(5).split("?")[0]!)}`;
+  if (url.startsWith("file:"))
+    where = `sqlite:${path.resolve(/* turbopackIgnore: true */ process.cwd(), url.slice(5).split("?")[0]!)}`;
   else {
     const u = new URL(url);
     where = `postgres:${u.hostname}:${u.port || "5432"}${u.pathname}`;

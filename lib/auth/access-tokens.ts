@@ -7,7 +7,17 @@ import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { appendAudit } from "@/lib/db/audit";
-import { countLiveAccessTokens, findAccessToken, findAccessTokenByHash, findAccessTokenState, insertAccessToken, listAccessTokens, revokeAccessToken, touchAccessToken, type AccessTokenRow } from "@/lib/db/access-tokens";
+import {
+  countLiveAccessTokens,
+  findAccessToken,
+  findAccessTokenByHash,
+  findAccessTokenState,
+  insertAccessToken,
+  listAccessTokens,
+  revokeAccessToken,
+  touchAccessToken,
+  type AccessTokenRow,
+} from "@/lib/db/access-tokens";
 import { TOOL_MODES, type Role, type ToolMode } from "@/lib/policy/types";
 import { agentAccessReason } from "@/lib/policy";
 import { loadPolicyDocument } from "@/lib/tools/policy-source";
@@ -25,7 +35,10 @@ export const CreateTokenBody = z
   .object({
     name: z.string().trim().min(1).max(100),
     expiresInDays: z.number().int().min(1).max(3650).optional(),
-    agentId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "letters, digits, '.', '_' or '-', at most 64").optional(),
+    agentId: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "letters, digits, '.', '_' or '-', at most 64")
+      .optional(),
     mode: z.enum(TOOL_MODES).default("chat_safe"),
   })
   .strict();
@@ -58,16 +71,29 @@ export function hashToken(secret: string): string {
 async function requireBindableAgent({ user, agentId }: { user: TokenUser; agentId: string }): Promise<void> {
   const { document } = await loadPolicyDocument();
   if (!Object.prototype.hasOwnProperty.call(document.agents, agentId)) {
-    throw new AppError("VALIDATION_FAILED", `agentId: there is no agent "${agentId}" in the policy`, { field: "agentId", agentId });
+    throw new AppError("VALIDATION_FAILED", `agentId: there is no agent "${agentId}" in the policy`, {
+      field: "agentId",
+      agentId,
+    });
   }
   if (agentAccessReason(document.agents[agentId]?.usableBy, user) === null) {
-    throw new AppError("FORBIDDEN", `agentId: you may not use the agent "${agentId}", so no token may be bound to it; ask an admin to add you to its usableBy`, { field: "agentId", agentId });
+    throw new AppError(
+      "FORBIDDEN",
+      `agentId: you may not use the agent "${agentId}", so no token may be bound to it; ask an admin to add you to its usableBy`,
+      { field: "agentId", agentId },
+    );
   }
 }
 
 type TokenUser = { id: string; email: string; roles: Role[]; teamIds: string[] };
 
-export async function createAccessToken({ user, body }: { user: TokenUser; body: z.output<typeof CreateTokenBody> }): Promise<{ token: string; view: TokenView }> {
+export async function createAccessToken({
+  user,
+  body,
+}: {
+  user: TokenUser;
+  body: z.output<typeof CreateTokenBody>;
+}): Promise<{ token: string; view: TokenView }> {
   const now = new Date();
   if (body.agentId !== undefined) await requireBindableAgent({ user, agentId: body.agentId });
   if ((await countLiveAccessTokens({ userId: user.id, now })) >= MAX_LIVE_TOKENS_PER_USER) {
@@ -83,12 +109,29 @@ export async function createAccessToken({ user, body }: { user: TokenUser; body:
     mode: body.mode,
     expiresAt: body.expiresInDays ? new Date(now.getTime() + body.expiresInDays * 86_400_000) : null,
   });
-  await appendAudit({ action: "token.created", actorId: user.id, decision: "allow", details: { tokenId: row.id, name: row.name, agentId: row.agentId, mode: row.mode, expiresAt: row.expiresAt?.toISOString() ?? null } });
+  await appendAudit({
+    action: "token.created",
+    actorId: user.id,
+    decision: "allow",
+    details: {
+      tokenId: row.id,
+      name: row.name,
+      agentId: row.agentId,
+      mode: row.mode,
+      expiresAt: row.expiresAt?.toISOString() ?? null,
+    },
+  });
   return { token: secret, view: toView(row, now) };
 }
 
 /** Own tokens; with `all`, every user's (admins only). */
-export async function listTokens({ user, all }: { user: { id: string; roles: Role[] }; all: boolean }): Promise<TokenView[]> {
+export async function listTokens({
+  user,
+  all,
+}: {
+  user: { id: string; roles: Role[] };
+  all: boolean;
+}): Promise<TokenView[]> {
   if (all && !user.roles.includes("admin")) throw new AppError("FORBIDDEN", "only an admin lists every user's tokens");
   const now = new Date();
   const rows = await listAccessTokens({ userId: all ? undefined : user.id });
@@ -96,12 +139,24 @@ export async function listTokens({ user, all }: { user: { id: string; roles: Rol
 }
 
 /** The owner or an admin revokes; anyone else learns nothing (404, the same as a token that does not exist). */
-export async function revokeToken({ actor, id }: { actor: { id: string; roles: Role[] }; id: string }): Promise<TokenView> {
+export async function revokeToken({
+  actor,
+  id,
+}: {
+  actor: { id: string; roles: Role[] };
+  id: string;
+}): Promise<TokenView> {
   const row = await findAccessToken({ id });
-  if (!row || (row.userId !== actor.id && !actor.roles.includes("admin"))) throw new AppError("NOT_FOUND", `there is no token ${id}`);
+  if (!row || (row.userId !== actor.id && !actor.roles.includes("admin")))
+    throw new AppError("NOT_FOUND", `there is no token ${id}`);
   const now = new Date();
   if (await revokeAccessToken({ id, at: now })) {
-    await appendAudit({ action: "token.revoked", actorId: actor.id, decision: "allow", details: { tokenId: id, userId: row.userId, name: row.name } });
+    await appendAudit({
+      action: "token.revoked",
+      actorId: actor.id,
+      decision: "allow",
+      details: { tokenId: id, userId: row.userId, name: row.name },
+    });
   }
   const after = await findAccessToken({ id });
   return toView(after ?? row, now);
@@ -137,7 +192,10 @@ export async function authenticateBearer(header: string | null, now = new Date()
 }
 
 /** Why a personal token's authority has ended, read fresh (revoked, expired, its user deactivated); null while it holds. */
-export async function accessTokenEnd({ tokenId }: { tokenId: string }, now = new Date()): Promise<"TOKEN_EXPIRED" | "TOKEN_REVOKED" | null> {
+export async function accessTokenEnd(
+  { tokenId }: { tokenId: string },
+  now = new Date(),
+): Promise<"TOKEN_EXPIRED" | "TOKEN_REVOKED" | null> {
   const state = await findAccessTokenState({ id: tokenId });
   if (!state || state.revokedAt || state.user.disabledAt) return "TOKEN_REVOKED";
   if (state.expiresAt && state.expiresAt <= now) return "TOKEN_EXPIRED";

@@ -28,7 +28,10 @@ async function signInDevice(): Promise<{ userAgent: string | null; ip: string | 
   try {
     const h = await headers();
     // Control characters out, and short: display only, never parsed.
-    const userAgent = (h.get("user-agent") ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").trim().slice(0, 200);
+    const userAgent = (h.get("user-agent") ?? "")
+      .replace(/[\u0000-\u001f\u007f]/g, " ")
+      .trim()
+      .slice(0, 200);
     const ip = clientAddress(h);
     return { userAgent: userAgent || null, ip: ip === "unknown" ? null : ip.slice(0, 64) };
   } catch {
@@ -94,7 +97,8 @@ export function enabledProviders(): Array<{ id: string; name: string }> {
   const config = loadConfig();
   const list: Array<{ id: string; name: string }> = [];
   if (config.AUTH_GITHUB_ID && config.AUTH_GITHUB_SECRET) list.push({ id: "github", name: "GitHub" });
-  if (config.AUTH_OIDC_ISSUER && config.AUTH_OIDC_ID && config.AUTH_OIDC_SECRET) list.push({ id: "oidc", name: config.AUTH_OIDC_NAME });
+  if (config.AUTH_OIDC_ISSUER && config.AUTH_OIDC_ID && config.AUTH_OIDC_SECRET)
+    list.push({ id: "oidc", name: config.AUTH_OIDC_NAME });
   return list;
 }
 
@@ -146,7 +150,8 @@ const authConfig: NextAuthConfig = {
       const token = "token" in message ? message.token : undefined;
       const uid = token?.uid;
       if (typeof uid !== "string") return;
-      if (typeof token?.sid === "string") await revokeAuthSessionOfUser({ userId: uid, sessionId: token.sid }).catch(() => undefined);
+      if (typeof token?.sid === "string")
+        await revokeAuthSessionOfUser({ userId: uid, sessionId: token.sid }).catch(() => undefined);
       else await bumpSessionVersion({ userId: uid }).catch(() => undefined);
     },
   },

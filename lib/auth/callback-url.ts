@@ -22,7 +22,8 @@ export function isAcceptedCallbackUrl(value: string, origin: string): boolean {
 export function checkedAuthRequest<R extends Request>(request: R, copy: (headers: Headers) => R): R {
   const url = new URL(request.url);
   for (const value of url.searchParams.getAll("callbackUrl")) {
-    if (!isAcceptedCallbackUrl(value, url.origin)) throw new AppError("BAD_REQUEST", "callbackUrl must be a path on this site or an http(s) URL");
+    if (!isAcceptedCallbackUrl(value, url.origin))
+      throw new AppError("BAD_REQUEST", "callbackUrl must be a path on this site or an http(s) URL");
   }
   const cookie = request.headers.get("cookie");
   if (!cookie) return request;

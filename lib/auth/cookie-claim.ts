@@ -20,8 +20,16 @@ function usesSecureCookie(headers: Headers, encrypted: boolean): boolean {
 export async function claimFromCookie(headers: Headers, encrypted: boolean): Promise<SessionClaim | null> {
   const cookie = headers.get("cookie");
   if (!cookie) return null;
-  const token = await getToken({ req: { headers: new Headers({ cookie }) }, secret: loadConfig().AUTH_SECRET, secureCookie: usesSecureCookie(headers, encrypted) });
+  const token = await getToken({
+    req: { headers: new Headers({ cookie }) },
+    secret: loadConfig().AUTH_SECRET,
+    secureCookie: usesSecureCookie(headers, encrypted),
+  });
   const userId = token?.uid;
   if (typeof userId !== "string") return null;
-  return { userId, sessionVersion: typeof token?.sv === "number" ? token.sv : -1, sessionId: typeof token?.sid === "string" ? token.sid : null };
+  return {
+    userId,
+    sessionVersion: typeof token?.sv === "number" ? token.sv : -1,
+    sessionId: typeof token?.sid === "string" ? token.sid : null,
+  };
 }

@@ -3,10 +3,23 @@ import "server-only";
 // caller's own id or, for an admin, a path id checked to exist; never anything the client claims about ownership.
 import { AppError } from "@/lib/errors";
 import { getUserWithRoles } from "@/lib/db/users";
-import { listLiveOAuthGrants, revokeAllCredentialsOfUser, revokeOAuthGrantOfUser, type OAuthGrantListing, type RevokedCounts } from "@/lib/db/credentials";
+import {
+  listLiveOAuthGrants,
+  revokeAllCredentialsOfUser,
+  revokeOAuthGrantOfUser,
+  type OAuthGrantListing,
+  type RevokedCounts,
+} from "@/lib/db/credentials";
 
-export async function revokeAllCredentials({ actor, userId }: { actor: { id: string }; userId: string }): Promise<RevokedCounts> {
-  if (userId !== actor.id && !(await getUserWithRoles({ userId }))) throw new AppError("NOT_FOUND", `there is no user ${userId}`);
+export async function revokeAllCredentials({
+  actor,
+  userId,
+}: {
+  actor: { id: string };
+  userId: string;
+}): Promise<RevokedCounts> {
+  if (userId !== actor.id && !(await getUserWithRoles({ userId })))
+    throw new AppError("NOT_FOUND", `there is no user ${userId}`);
   return revokeAllCredentialsOfUser({ userId, actorId: actor.id, at: new Date() });
 }
 
@@ -16,5 +29,6 @@ export async function listMyOAuthGrants({ user }: { user: { id: string } }): Pro
 
 export async function revokeMyOAuthGrant({ user, grantId }: { user: { id: string }; grantId: string }): Promise<void> {
   // Another user's grant and an unknown one answer alike, so ids cannot be probed.
-  if (!(await revokeOAuthGrantOfUser({ userId: user.id, grantId, actorId: user.id, at: new Date() }))) throw new AppError("NOT_FOUND", "no such connected app");
+  if (!(await revokeOAuthGrantOfUser({ userId: user.id, grantId, actorId: user.id, at: new Date() })))
+    throw new AppError("NOT_FOUND", "no such connected app");
 }

@@ -23,9 +23,21 @@ export async function listMyDevices({ claim }: { claim: SessionClaim }): Promise
 }
 
 /** Signs one of the caller's devices out (this one too, if asked: that is signing out here). */
-export async function signOutDevice({ claim, sessionId }: { claim: SessionClaim; sessionId: string }): Promise<{ signedOut: true; current: boolean }> {
-  if (!(await revokeAuthSessionOfUser({ userId: claim.userId, sessionId }))) throw new AppError("NOT_FOUND", "no such signed-in device");
-  await appendAudit({ action: "user.session_revoked", actorId: claim.userId, decision: "allow", details: { userId: claim.userId, sessionId } });
+export async function signOutDevice({
+  claim,
+  sessionId,
+}: {
+  claim: SessionClaim;
+  sessionId: string;
+}): Promise<{ signedOut: true; current: boolean }> {
+  if (!(await revokeAuthSessionOfUser({ userId: claim.userId, sessionId })))
+    throw new AppError("NOT_FOUND", "no such signed-in device");
+  await appendAudit({
+    action: "user.session_revoked",
+    actorId: claim.userId,
+    decision: "allow",
+    details: { userId: claim.userId, sessionId },
+  });
   // Its open tabs re-check at once and go to the sign-in page (components/account-live.tsx).
   await announceAccountChange({ userId: claim.userId, change: "session-revoked" });
   return { signedOut: true, current: sessionId === claim.sessionId };
@@ -35,7 +47,12 @@ export async function signOutDevice({ claim, sessionId }: { claim: SessionClaim;
 export async function signOutOtherDevices({ claim }: { claim: SessionClaim }): Promise<{ revoked: number }> {
   if (!claim.sessionId) throw new AppError("UNAUTHENTICATED", "sign in first");
   const revoked = await revokeOtherAuthSessions({ userId: claim.userId, keepId: claim.sessionId });
-  await appendAudit({ action: "user.sessions_revoked_others", actorId: claim.userId, decision: "allow", details: { userId: claim.userId, keptSessionId: claim.sessionId, revoked } });
+  await appendAudit({
+    action: "user.sessions_revoked_others",
+    actorId: claim.userId,
+    decision: "allow",
+    details: { userId: claim.userId, keptSessionId: claim.sessionId, revoked },
+  });
   if (revoked > 0) await announceAccountChange({ userId: claim.userId, change: "session-revoked" });
   return { revoked };
 }

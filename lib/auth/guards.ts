@@ -23,7 +23,11 @@ export async function currentClaim(): Promise<SessionClaim | null> {
   const session = await auth();
   const userId = session?.user?.id;
   if (!userId) return null;
-  return { userId, sessionVersion: typeof session.user.sv === "number" ? session.user.sv : -1, sessionId: typeof session.user.sid === "string" ? session.user.sid : null };
+  return {
+    userId,
+    sessionVersion: typeof session.user.sv === "number" ? session.user.sv : -1,
+    sessionId: typeof session.user.sid === "string" ? session.user.sid : null,
+  };
 }
 
 type Found = Awaited<ReturnType<typeof getUserForSession>>;
@@ -36,7 +40,9 @@ function lookupUser(claim: SessionClaim): Promise<Found> {
   const key = `${claim.userId}\n${claim.sessionId ?? ""}`;
   let lookup = lookups.get(key);
   if (!lookup) {
-    lookup = getUserForSession({ userId: claim.userId, authSessionId: claim.sessionId }).finally(() => lookups.delete(key));
+    lookup = getUserForSession({ userId: claim.userId, authSessionId: claim.sessionId }).finally(() =>
+      lookups.delete(key),
+    );
     lookups.set(key, lookup);
   }
   return lookup;
@@ -49,7 +55,11 @@ function noteSeen(claim: SessionClaim, lastSeenAt: Date): void {
   const now = new Date();
   if (!claim.sessionId || now.getTime() - lastSeenAt.getTime() < SEEN_EVERY_MS) return;
   // Not awaited: a request never waits for (or fails on) the note; the write matches no row if another made it first.
-  void touchAuthSession({ sessionId: claim.sessionId, now, staleBefore: new Date(now.getTime() - SEEN_EVERY_MS) }).catch(() => undefined);
+  void touchAuthSession({
+    sessionId: claim.sessionId,
+    now,
+    staleBefore: new Date(now.getTime() - SEEN_EVERY_MS),
+  }).catch(() => undefined);
 }
 
 /** The claim still holds: the user is active, the version current and the signed-in session live. */
@@ -75,7 +85,10 @@ export async function userForClaim(claim: SessionClaim): Promise<CurrentUser | n
 
 /** The refusal for everything but choosing a new password while an admin-issued one is in use (HTTP 403). */
 export function passwordChangeRequired(): AppError {
-  return new AppError("PASSWORD_CHANGE_REQUIRED", "choose your own password first: the one in use was issued by an admin (POST /api/me/password)");
+  return new AppError(
+    "PASSWORD_CHANGE_REQUIRED",
+    "choose your own password first: the one in use was issued by an admin (POST /api/me/password)",
+  );
 }
 
 /**
@@ -84,10 +97,15 @@ export function passwordChangeRequired(): AppError {
  * then says so, whichever request of the open tab learns it first. `passwordMustChange`: the page must send the
  * person to /change-password and show nothing else.
  */
-export async function currentUserOrEnded(): Promise<{ user: CurrentUser; ended: false; passwordMustChange: boolean } | { user: null; ended: boolean; passwordMustChange: false }> {
+export async function currentUserOrEnded(): Promise<
+  | { user: CurrentUser; ended: false; passwordMustChange: boolean }
+  | { user: null; ended: boolean; passwordMustChange: false }
+> {
   const claim = await currentClaim();
   const held = claim ? await heldClaim(claim) : null;
-  return held ? { user: held.user, ended: false, passwordMustChange: held.passwordMustChange } : { user: null, ended: claim !== null, passwordMustChange: false };
+  return held
+    ? { user: held.user, ended: false, passwordMustChange: held.passwordMustChange }
+    : { user: null, ended: claim !== null, passwordMustChange: false };
 }
 
 /**
@@ -104,7 +122,9 @@ export async function getCurrentUser(): Promise<CurrentUser | null> {
  * The signed-in user; 401 when there is none, 403 PASSWORD_CHANGE_REQUIRED while an admin-issued password is in use,
  * unless `allowPasswordChange` (only the route that changes it passes that).
  */
-export async function requireUser({ allowPasswordChange = false }: { allowPasswordChange?: boolean } = {}): Promise<CurrentUser> {
+export async function requireUser({
+  allowPasswordChange = false,
+}: { allowPasswordChange?: boolean } = {}): Promise<CurrentUser> {
   return (await requireSessionOf(await currentClaim(), undefined, allowPasswordChange)).user;
 }
 
@@ -113,16 +133,25 @@ export async function requireRole(role: Exclude<Role, "member">): Promise<Curren
 }
 
 /** For long-lived responses: the user and the claim the stream must keep satisfying (see stillAuthorized). */
-export async function requireSession(role?: Exclude<Role, "member">): Promise<{ user: CurrentUser; claim: SessionClaim }> {
+export async function requireSession(
+  role?: Exclude<Role, "member">,
+): Promise<{ user: CurrentUser; claim: SessionClaim }> {
   return sessionFromClaim(await currentClaim(), role);
 }
 
 /** requireSession for a claim read elsewhere (the lean stream handler reads it from the cookie itself). */
-export async function sessionFromClaim(claim: SessionClaim | null, role?: Exclude<Role, "member">): Promise<{ user: CurrentUser; claim: SessionClaim }> {
+export async function sessionFromClaim(
+  claim: SessionClaim | null,
+  role?: Exclude<Role, "member">,
+): Promise<{ user: CurrentUser; claim: SessionClaim }> {
   return requireSessionOf(claim, role, false);
 }
 
-async function requireSessionOf(claim: SessionClaim | null, role: Exclude<Role, "member"> | undefined, allowPasswordChange: boolean): Promise<{ user: CurrentUser; claim: SessionClaim }> {
+async function requireSessionOf(
+  claim: SessionClaim | null,
+  role: Exclude<Role, "member"> | undefined,
+  allowPasswordChange: boolean,
+): Promise<{ user: CurrentUser; claim: SessionClaim }> {
   const held = claim ? await heldClaim(claim) : null;
   if (!claim || !held) throw new AppError("UNAUTHENTICATED", "sign in first");
   if (held.passwordMustChange && !allowPasswordChange) throw passwordChangeRequired();
@@ -139,12 +168,18 @@ export function hasRole(user: { roles: Role[] }, role: Role): boolean {
  * Streams run it before each event and on a timer, and close when it turns false. Checks with the same `key` answer
  * the same (same user, session version and role), so the streams of one claim share one run per event.
  */
-export function stillAuthorized(claim: SessionClaim, role?: Exclude<Role, "member">): { key: string; stillAllowed: () => Promise<boolean> } {
+export function stillAuthorized(
+  claim: SessionClaim,
+  role?: Exclude<Role, "member">,
+): { key: string; stillAllowed: () => Promise<boolean> } {
   return {
     key: JSON.stringify([claim.userId, claim.sessionVersion, claim.sessionId, role ?? null]),
     // A fresh read each time (one per event per group of streams, lib/events/fan-out.ts), never a shared one in flight.
     stillAllowed: async () => {
-      const held = holds(await getUserForSession({ userId: claim.userId, authSessionId: claim.sessionId }).catch(() => null), claim);
+      const held = holds(
+        await getUserForSession({ userId: claim.userId, authSessionId: claim.sessionId }).catch(() => null),
+        claim,
+      );
       return Boolean(held && !held.passwordMustChange && (!role || hasRole(held.user, role)));
     },
   };

@@ -40,10 +40,16 @@ function hashOf(code: string): string {
 /** A new set of codes for an admin, replacing any earlier ones; the codes are returned once and never stored. */
 export async function issueRecoveryCodes({ email }: { email: string }): Promise<string[]> {
   const user = await findUserByEmail({ email });
-  if (!user || !(await userHasRole({ email, role: "admin" }))) throw new AppError("NOT_FOUND", `there is no admin ${email}`);
+  if (!user || !(await userHasRole({ email, role: "admin" })))
+    throw new AppError("NOT_FOUND", `there is no admin ${email}`);
   const codes = Array.from({ length: CODES_PER_ISSUE }, newCode);
   await replaceRecoveryCodes({ userId: user.id, codeHashes: codes.map(hashOf) });
-  await appendAudit({ action: "user.recovery_codes_issued", actorId: null, decision: "allow", details: { userId: user.id, count: codes.length } });
+  await appendAudit({
+    action: "user.recovery_codes_issued",
+    actorId: null,
+    decision: "allow",
+    details: { userId: user.id, count: codes.length },
+  });
   return codes;
 }
 
@@ -52,11 +58,23 @@ export async function issueRecoveryCodes({ email }: { email: string }): Promise<
  * password next (the guards refuse everything else): a code is for a lost or locked-out password, and whoever used
  * it should not go on with the old one.
  */
-export async function signInWithRecoveryCode({ email, code }: { email: string; code: string }): Promise<{ id: string; email: string; name: string | null } | null> {
+export async function signInWithRecoveryCode({
+  email,
+  code,
+}: {
+  email: string;
+  code: string;
+}): Promise<{ id: string; email: string; name: string | null } | null> {
   const user = await findUserByEmail({ email });
   if (!user || user.disabledAt || !(await userHasRole({ email, role: "admin" }))) return null;
-  if (!(await consumeRecoveryCode({ userId: user.id, codeHash: hashOf(code), requirePasswordChange: true }))) return null;
-  await appendAudit({ action: "user.recovery_code_used", actorId: user.id, decision: "allow", details: { userId: user.id, purpose: "sign_in", passwordMustChange: true } });
+  if (!(await consumeRecoveryCode({ userId: user.id, codeHash: hashOf(code), requirePasswordChange: true })))
+    return null;
+  await appendAudit({
+    action: "user.recovery_code_used",
+    actorId: user.id,
+    decision: "allow",
+    details: { userId: user.id, purpose: "sign_in", passwordMustChange: true },
+  });
   return { id: user.id, email: user.email, name: user.name };
 }
 

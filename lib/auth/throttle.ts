@@ -26,7 +26,16 @@ const DAY = 24 * 3600;
 export const MAX_SIGNIN_DELAY_SECONDS = 60;
 const PASSWORD_CHANGE_FAILURES = 5;
 
-type LimiterName = "signin-account-address" | "signin-address" | "signin-account" | "signin-pace" | "signin-recovery" | "password-change" | "chat" | "approvals" | "mcp";
+type LimiterName =
+  | "signin-account-address"
+  | "signin-address"
+  | "signin-account"
+  | "signin-pace"
+  | "signin-recovery"
+  | "password-change"
+  | "chat"
+  | "approvals"
+  | "mcp";
 
 const limiters = new Map<LimiterName, RateLimiterPrisma>();
 
@@ -48,7 +57,12 @@ function limiter(name: LimiterName): RateLimiterPrisma {
       approvals: { points: c.APPROVAL_REQUESTS_PER_MINUTE, duration: 60 },
       mcp: { points: c.MCP_REQUESTS_PER_MINUTE, duration: 60 },
     };
-    found = new RateLimiterPrisma({ storeClient: getDb(), tableName: "rateLimiterFlexible", keyPrefix: name, ...spec[name] });
+    found = new RateLimiterPrisma({
+      storeClient: getDb(),
+      tableName: "rateLimiterFlexible",
+      keyPrefix: name,
+      ...spec[name],
+    });
     limiters.set(name, found);
   }
   return found;
@@ -57,7 +71,12 @@ function limiter(name: LimiterName): RateLimiterPrisma {
 function rateLimited(res: RateLimiterRes, message: string, name: LimiterName): AppError {
   countRateLimited(name);
   const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-  return new AppError("RATE_LIMITED", `${message}; try again in ${seconds} s`, { retryAfterSeconds: seconds }, { "retry-after": String(seconds) });
+  return new AppError(
+    "RATE_LIMITED",
+    `${message}; try again in ${seconds} s`,
+    { retryAfterSeconds: seconds },
+    { "retry-after": String(seconds) },
+  );
 }
 
 async function take(name: LimiterName, key: string, message: string): Promise<RateLimiterRes> {
@@ -113,7 +132,11 @@ export function paceDelaySeconds(failuresToday: number): number {
 export async function beginSignInAttempt({ email, address }: SignInAttempt): Promise<void> {
   const account = email.trim().toLowerCase();
   await assertPaceOpen(account, address);
-  await take("signin-account-address", pairKey(account, address), "too many failed sign-ins for this account from this address");
+  await take(
+    "signin-account-address",
+    pairKey(account, address),
+    "too many failed sign-ins for this account from this address",
+  );
   await take("signin-address", address, "too many failed sign-ins from this address");
   const counted = await take("signin-account", account, "too many failed sign-ins for this account");
   const delay = paceDelaySeconds(counted.consumedPoints);
@@ -131,16 +154,27 @@ export async function signInSucceeded({ email, address }: SignInAttempt): Promis
 
 async function assertPaceOpen(account: string, address: string): Promise<void> {
   const res = await limiter("signin-pace").get(pairKey(account, address));
-  if (res && res.consumedPoints > 1 && res.msBeforeNext > 0) throw rateLimited(res, "this account is being guessed at; wait before trying it again from here", "signin-pace");
+  if (res && res.consumedPoints > 1 && res.msBeforeNext > 0)
+    throw rateLimited(res, "this account is being guessed at; wait before trying it again from here", "signin-pace");
 }
 
 /** Without consuming: 429 when this address may not try this account now (the HTTP sign-in route, before next-auth). */
 export async function assertSignInOpen({ email, address }: SignInAttempt): Promise<void> {
   const account = email.trim().toLowerCase();
   await assertPaceOpen(account, address);
-  for (const [name, key] of [["signin-account-address", pairKey(account, address)], ["signin-address", address]] as const) {
+  for (const [name, key] of [
+    ["signin-account-address", pairKey(account, address)],
+    ["signin-address", address],
+  ] as const) {
     const res = await limiter(name).get(key);
-    if (res && res.remainingPoints <= 0 && res.consumedPoints >= limiter(name).points) throw rateLimited(res, name === "signin-address" ? "too many failed sign-ins from this address" : "too many failed sign-ins for this account", name);
+    if (res && res.remainingPoints <= 0 && res.consumedPoints >= limiter(name).points)
+      throw rateLimited(
+        res,
+        name === "signin-address"
+          ? "too many failed sign-ins from this address"
+          : "too many failed sign-ins for this account",
+        name,
+      );
   }
 }
 
@@ -160,7 +194,9 @@ export async function passwordCheckSucceeded(userId: string): Promise<void> {
 
 /** Per-user limits on starting chat turns and on approval requests through the API. */
 export function consumeUserQuota(kind: "chat" | "approvals", userId: string): Promise<void> {
-  return take(kind, userId, kind === "chat" ? "too many chat turns" : "too many approval requests").then(() => undefined);
+  return take(kind, userId, kind === "chat" ? "too many chat turns" : "too many approval requests").then(
+    () => undefined,
+  );
 }
 
 /** Per access token: one outside client cannot take the upstream servers' capacity from everyone else. */

@@ -22,8 +22,19 @@ function limiter(kind: WriteKind): RateLimiterPrisma {
   if (!found) {
     const config = loadConfig();
     // OAuth consents and client registrations (lib/oauth) each add rows a person or a script could repeat at will.
-    const points = kind === "credential-writes" ? config.CREDENTIAL_WRITES_PER_MINUTE : kind === "oauth-writes" ? config.OAUTH_WRITES_PER_MINUTE : config.SESSION_WRITES_PER_MINUTE;
-    found = new RateLimiterPrisma({ storeClient: getDb(), tableName: "rateLimiterFlexible", keyPrefix: kind, points, duration: 60 });
+    const points =
+      kind === "credential-writes"
+        ? config.CREDENTIAL_WRITES_PER_MINUTE
+        : kind === "oauth-writes"
+          ? config.OAUTH_WRITES_PER_MINUTE
+          : config.SESSION_WRITES_PER_MINUTE;
+    found = new RateLimiterPrisma({
+      storeClient: getDb(),
+      tableName: "rateLimiterFlexible",
+      keyPrefix: kind,
+      points,
+      duration: 60,
+    });
     limiters.set(kind, found);
   }
   return found;
@@ -42,6 +53,11 @@ export async function consumeWriteQuota(kind: WriteKind, userId: string): Promis
   } catch (error) {
     if (!(error instanceof RateLimiterRes)) throw error; // a store failure refuses the write (fail closed)
     const seconds = Math.max(1, Math.ceil(error.msBeforeNext / 1000));
-    throw new AppError("RATE_LIMITED", `${MESSAGES[kind]}; try again in ${seconds} s`, { retryAfterSeconds: seconds }, { "retry-after": String(seconds) });
+    throw new AppError(
+      "RATE_LIMITED",
+      `${MESSAGES[kind]}; try again in ${seconds} s`,
+      { retryAfterSeconds: seconds },
+      { "retry-after": String(seconds) },
+    );
   }
 }

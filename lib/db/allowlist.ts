@@ -33,20 +33,41 @@ export async function createGrant(grant: NewGrant, tx?: Tx) {
   if (tx && isPostgres()) await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${JSON.stringify(key)}))`;
   const existing = await db.allowlistEntry.findUnique({ where: { kind_pattern_scope_scopeId: key } });
   if (existing) return { entry: existing, created: false };
-  const data = { ...key, words: grant.words ?? undefined, prefix: grant.prefix ?? false, createdById: grant.createdById, approvalId: grant.approvalId, reason: grant.reason ?? null, expiresAt: grant.expiresAt ?? null };
+  const data = {
+    ...key,
+    words: grant.words ?? undefined,
+    prefix: grant.prefix ?? false,
+    createdById: grant.createdById,
+    approvalId: grant.approvalId,
+    reason: grant.reason ?? null,
+    expiresAt: grant.expiresAt ?? null,
+  };
   if (tx) return { entry: await tx.allowlistEntry.create({ data }), created: true };
   try {
     return { entry: await db.allowlistEntry.create({ data }), created: true };
   } catch (error) {
     if ((error as { code?: string }).code === "P2002") {
-      return { entry: (await db.allowlistEntry.findUnique({ where: { kind_pattern_scope_scopeId: key } }))!, created: false };
+      return {
+        entry: (await db.allowlistEntry.findUnique({ where: { kind_pattern_scope_scopeId: key } }))!,
+        created: false,
+      };
     }
     throw error;
   }
 }
 
 /** The grants in force for one requester: theirs, their teams', their agent's and everyone's, not expired. */
-export async function listActiveGrants({ userId, teamIds, agentId, now = new Date() }: { userId: string; teamIds: readonly string[]; agentId?: string | null; now?: Date }) {
+export async function listActiveGrants({
+  userId,
+  teamIds,
+  agentId,
+  now = new Date(),
+}: {
+  userId: string;
+  teamIds: readonly string[];
+  agentId?: string | null;
+  now?: Date;
+}) {
   const scopes = [
     { scope: "user", scopeId: userId },
     { scope: "everyone", scopeId: "" },
@@ -62,16 +83,26 @@ export async function listActiveGrants({ userId, teamIds, agentId, now = new Dat
 /** Every grant (owners' page), newest first, with who created it. */
 export async function listGrants({ kind }: { kind?: GrantKind } = {}) {
   const db = getDb();
-  const entries = await db.allowlistEntry.findMany({ where: kind ? { kind } : undefined, orderBy: { createdAt: "desc" }, take: 1000 });
+  const entries = await db.allowlistEntry.findMany({
+    where: kind ? { kind } : undefined,
+    orderBy: { createdAt: "desc" },
+    take: 1000,
+  });
   const creatorIds = [...new Set(entries.map((e) => e.createdById).filter((id): id is string => id !== null))];
-  const creators = creatorIds.length > 0 ? await db.user.findMany({ where: { id: { in: creatorIds } }, select: { id: true, email: true } }) : [];
+  const creators =
+    creatorIds.length > 0
+      ? await db.user.findMany({ where: { id: { in: creatorIds } }, select: { id: true, email: true } })
+      : [];
   const emailOf = new Map(creators.map((u) => [u.id, u.email]));
   return entries.map((e) => ({ ...e, createdByEmail: e.createdById ? (emailOf.get(e.createdById) ?? null) : null }));
 }
 
 export async function recordGrantUse({ ids, at = new Date() }: { ids: readonly string[]; at?: Date }) {
   if (ids.length === 0) return;
-  await getDb().allowlistEntry.updateMany({ where: { id: { in: [...ids] } }, data: { useCount: { increment: 1 }, lastUsedAt: at } });
+  await getDb().allowlistEntry.updateMany({
+    where: { id: { in: [...ids] } },
+    data: { useCount: { increment: 1 }, lastUsedAt: at },
+  });
 }
 
 export async function deleteGrant({ id }: { id: string }) {

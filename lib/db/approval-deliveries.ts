@@ -15,7 +15,11 @@ export async function insertDeliveries({ tx, rows }: { tx: Tx; rows: NewDelivery
 /** Rows that are due and not held by a live claim, oldest first. */
 export async function listDueDeliveries({ now = new Date(), limit = 20 }: { now?: Date; limit?: number } = {}) {
   return getDb().approvalDelivery.findMany({
-    where: { status: "pending", nextAttemptAt: { lte: now }, OR: [{ claimedUntil: null }, { claimedUntil: { lt: now } }] },
+    where: {
+      status: "pending",
+      nextAttemptAt: { lte: now },
+      OR: [{ claimedUntil: null }, { claimedUntil: { lt: now } }],
+    },
     orderBy: { nextAttemptAt: "asc" },
     take: limit,
     select: { id: true },
@@ -27,9 +31,24 @@ export async function listDueDeliveries({ now = new Date(), limit = 20 }: { now?
  * re-checked under the row's lock). The attempt counts at once, so a sender that dies mid-way still used it;
  * its claim lapses after leaseMs and another sender tries again.
  */
-export async function claimDelivery({ id, owner, leaseMs, now = new Date() }: { id: string; owner: string; leaseMs: number; now?: Date }): Promise<boolean> {
+export async function claimDelivery({
+  id,
+  owner,
+  leaseMs,
+  now = new Date(),
+}: {
+  id: string;
+  owner: string;
+  leaseMs: number;
+  now?: Date;
+}): Promise<boolean> {
   const r = await getDb().approvalDelivery.updateMany({
-    where: { id, status: "pending", nextAttemptAt: { lte: now }, OR: [{ claimedUntil: null }, { claimedUntil: { lt: now } }] },
+    where: {
+      id,
+      status: "pending",
+      nextAttemptAt: { lte: now },
+      OR: [{ claimedUntil: null }, { claimedUntil: { lt: now } }],
+    },
     data: { claimedBy: owner, claimedUntil: new Date(now.getTime() + leaseMs), attempts: { increment: 1 } },
   });
   return r.count === 1;
@@ -40,7 +59,15 @@ export async function findDelivery({ id }: { id: string }) {
 }
 
 /** Settles an attempt; only the claim's holder may (false: the claim lapsed and another sender took the row). */
-export async function settleDelivery({ id, owner, status, nextAttemptAt, lastStatus, lastError, now = new Date() }: {
+export async function settleDelivery({
+  id,
+  owner,
+  status,
+  nextAttemptAt,
+  lastStatus,
+  lastError,
+  now = new Date(),
+}: {
   id: string;
   owner: string;
   status: DeliveryStatus;
@@ -65,11 +92,23 @@ export async function settleDelivery({ id, owner, status, nextAttemptAt, lastSta
 }
 
 export async function listDeliveries({ limit = 100, approvalId }: { limit?: number; approvalId?: string } = {}) {
-  return getDb().approvalDelivery.findMany({ where: approvalId ? { approvalId } : undefined, orderBy: { createdAt: "desc" }, take: limit });
+  return getDb().approvalDelivery.findMany({
+    where: approvalId ? { approvalId } : undefined,
+    orderBy: { createdAt: "desc" },
+    take: limit,
+  });
 }
 
 /** Records a decision link's nonce as used; false when it was used before (the primary key refuses it). */
-export async function insertLinkUse({ nonce, approvalId, userId }: { nonce: string; approvalId: string; userId: string }): Promise<boolean> {
+export async function insertLinkUse({
+  nonce,
+  approvalId,
+  userId,
+}: {
+  nonce: string;
+  approvalId: string;
+  userId: string;
+}): Promise<boolean> {
   try {
     await getDb().approvalLinkUse.create({ data: { nonce, approvalId, userId } });
     return true;

@@ -27,7 +27,13 @@ export type NewApproval = {
   requesterNote?: string | null;
   expiresAt: Date;
   /** Routing (issue 31): set when a routing rule matched; absent, any owner decides. */
-  routing?: { rule: string; approverIds: string[]; escalateToIds: string[]; escalateAt: Date | null; quorum: number } | null;
+  routing?: {
+    rule: string;
+    approverIds: string[];
+    escalateToIds: string[];
+    escalateAt: Date | null;
+    quorum: number;
+  } | null;
   /** The request's own risk cues, stored form (lib/exec/risk-kinds.ts encodeRiskKinds): the inbox filters by them. */
   riskKinds?: string;
 };
@@ -48,7 +54,10 @@ export async function findApprovalByCall({ sessionId, callId, tx }: { sessionId:
 }
 
 /** Registers a pending approval, or returns the existing one for the same session and call id. */
-export async function registerApproval(input: NewApproval, tx?: Tx): Promise<{ approval: NonNullable<ApprovalRow>; created: boolean }> {
+export async function registerApproval(
+  input: NewApproval,
+  tx?: Tx,
+): Promise<{ approval: NonNullable<ApprovalRow>; created: boolean }> {
   const db = tx ?? getDb();
   const existing = await findApprovalByCall({ sessionId: input.sessionId, callId: input.callId, tx });
   if (existing) return { approval: existing, created: false };
@@ -93,13 +102,28 @@ export async function registerApproval(input: NewApproval, tx?: Tx): Promise<{ a
 }
 
 /** What a decision writes into its approval row. */
-export type ApprovalResolution = { status: "approved" | "denied"; decision: ApprovalDecision; resolvedAt: Date; resolvedById: string; resolveReason: string | null; resolvedVia: string };
+export type ApprovalResolution = {
+  status: "approved" | "denied";
+  decision: ApprovalDecision;
+  resolvedAt: Date;
+  resolvedById: string;
+  resolveReason: string | null;
+  resolvedVia: string;
+};
 
 /**
  * Exactly-once: only a pending, unexpired approval is resolved; a second resolve returns null. The winner gets
  * what it wrote: nothing else in the row changes while it is pending, so the row read before is current with it.
  */
-export async function resolveApprovalRow({ id, decision, resolvedById, reason, via = "inbox", now = new Date(), tx }: {
+export async function resolveApprovalRow({
+  id,
+  decision,
+  resolvedById,
+  reason,
+  via = "inbox",
+  now = new Date(),
+  tx,
+}: {
   id: string;
   /** The channel the decision came from (inbox, email, slack). */
   via?: string;
@@ -109,14 +133,27 @@ export async function resolveApprovalRow({ id, decision, resolvedById, reason, v
   now?: Date;
   tx?: Tx;
 }): Promise<ApprovalResolution | null> {
-  const resolution = { status: decision === "deny" ? ("denied" as const) : ("approved" as const), decision, resolvedAt: now, resolvedById, resolveReason: reason ?? null, resolvedVia: via };
-  const result = await (tx ?? getDb()).approval.updateMany({ where: { id, status: "pending", expiresAt: { gt: now } }, data: resolution });
+  const resolution = {
+    status: decision === "deny" ? ("denied" as const) : ("approved" as const),
+    decision,
+    resolvedAt: now,
+    resolvedById,
+    resolveReason: reason ?? null,
+    resolvedVia: via,
+  };
+  const result = await (tx ?? getDb()).approval.updateMany({
+    where: { id, status: "pending", expiresAt: { gt: now } },
+    data: resolution,
+  });
   return result.count === 1 ? resolution : null;
 }
 
 /** allow-once is consumed by exactly one execution. */
 export async function consumeApproval({ id, tx }: { id: string; tx?: Tx }): Promise<boolean> {
-  const consumed = await (tx ?? getDb()).approval.updateMany({ where: { id, status: "approved", consumedAt: null }, data: { consumedAt: new Date() } });
+  const consumed = await (tx ?? getDb()).approval.updateMany({
+    where: { id, status: "approved", consumedAt: null },
+    data: { consumedAt: new Date() },
+  });
   return consumed.count === 1;
 }
 
@@ -147,52 +184,78 @@ function filterSql(f: ApprovalFilter): Prisma.Sql[] {
   if (f.status === "decided") where.push(Prisma.sql`a."status" IN ('approved', 'denied', 'expired')`);
   else if (f.status) where.push(Prisma.sql`a."status" = ${f.status}`);
   if (f.requesterId) where.push(Prisma.sql`a."requesterId" = ${f.requesterId}`);
-  if (f.requesterEmail) where.push(Prisma.sql`a."requesterId" IN (SELECT u."id" FROM "User" u WHERE u."email" = ${f.requesterEmail.toLowerCase()})`);
+  if (f.requesterEmail)
+    where.push(
+      Prisma.sql`a."requesterId" IN (SELECT u."id" FROM "User" u WHERE u."email" = ${f.requesterEmail.toLowerCase()})`,
+    );
   if (f.toolName) where.push(Prisma.sql`a."toolName" = ${f.toolName}`);
   if (f.kind) where.push(Prisma.sql`a."kind" = ${f.kind}`);
-  if (f.agentId) where.push(Prisma.sql`a."sessionId" IN (SELECT s."id" FROM "ChatSession" s WHERE s."agentId" = ${f.agentId})`);
-  if (f.teamId) where.push(Prisma.sql`a."requesterId" IN (SELECT t."userId" FROM "TeamMember" t WHERE t."teamId" = ${f.teamId})`);
+  if (f.agentId)
+    where.push(Prisma.sql`a."sessionId" IN (SELECT s."id" FROM "ChatSession" s WHERE s."agentId" = ${f.agentId})`);
+  if (f.teamId)
+    where.push(Prisma.sql`a."requesterId" IN (SELECT t."userId" FROM "TeamMember" t WHERE t."teamId" = ${f.teamId})`);
   if (f.riskKinds?.length) {
     const kinds = f.riskKinds.map((k) => Prisma.sql`a."riskKinds" LIKE ${`%,${k},%`}`);
     where.push(Prisma.sql`(a."riskKinds" IS NULL OR ${Prisma.join(kinds, " OR ")})`);
   }
   if (f.q) {
     const q = f.q;
-    where.push(Prisma.sql`(${Prisma.join(
-      [
-        containsText(Prisma.sql`a."toolName"`, q),
-        containsText(Prisma.sql`a."command"`, q),
-        containsText(Prisma.sql`a."args"`, q),
-        containsText(Prisma.sql`a."requesterNote"`, q),
-        Prisma.sql`a."requesterId" IN (SELECT u."id" FROM "User" u WHERE ${containsText(Prisma.sql`u."email"`, q)} OR ${containsText(Prisma.sql`u."name"`, q)})`,
-        Prisma.sql`a."sessionId" IN (SELECT s."id" FROM "ChatSession" s WHERE ${containsText(Prisma.sql`s."title"`, q)})`,
-      ],
-      " OR ",
-    )})`);
+    where.push(
+      Prisma.sql`(${Prisma.join(
+        [
+          containsText(Prisma.sql`a."toolName"`, q),
+          containsText(Prisma.sql`a."command"`, q),
+          containsText(Prisma.sql`a."args"`, q),
+          containsText(Prisma.sql`a."requesterNote"`, q),
+          Prisma.sql`a."requesterId" IN (SELECT u."id" FROM "User" u WHERE ${containsText(Prisma.sql`u."email"`, q)} OR ${containsText(Prisma.sql`u."name"`, q)})`,
+          Prisma.sql`a."sessionId" IN (SELECT s."id" FROM "ChatSession" s WHERE ${containsText(Prisma.sql`s."title"`, q)})`,
+        ],
+        " OR ",
+      )})`,
+    );
   }
   return where;
 }
 
-const whereClause = (conds: Prisma.Sql[]) => (conds.length ? Prisma.sql`WHERE ${Prisma.join(conds, " AND ")}` : Prisma.empty);
+const whereClause = (conds: Prisma.Sql[]) =>
+  conds.length ? Prisma.sql`WHERE ${Prisma.join(conds, " AND ")}` : Prisma.empty;
 
 /**
  * One page of approvals, newest first, after the cursor (the id of the last row of the page before). The cursor
  * is a keyset, (createdAt, id) of that row, read by the database itself: a page costs one index range whatever
  * its depth, and rows arriving meanwhile neither repeat nor skip one. An unknown cursor gives an empty page.
  */
-export async function listApprovalPage({ filter, cursor, limit }: { filter: ApprovalFilter; cursor?: string; limit: number }) {
+export async function listApprovalPage({
+  filter,
+  cursor,
+  limit,
+}: {
+  filter: ApprovalFilter;
+  cursor?: string;
+  limit: number;
+}) {
   const conds = filterSql(filter);
-  if (cursor) conds.push(Prisma.sql`(a."createdAt", a."id") < (SELECT c."createdAt", c."id" FROM "Approval" c WHERE c."id" = ${cursor})`);
-  const ids = await getDb().$queryRaw<Array<{ id: string }>>`SELECT a."id" FROM "Approval" a ${whereClause(conds)} ORDER BY a."createdAt" DESC, a."id" DESC LIMIT ${limit + 1}`;
+  if (cursor)
+    conds.push(
+      Prisma.sql`(a."createdAt", a."id") < (SELECT c."createdAt", c."id" FROM "Approval" c WHERE c."id" = ${cursor})`,
+    );
+  const ids = await getDb().$queryRaw<
+    Array<{ id: string }>
+  >`SELECT a."id" FROM "Approval" a ${whereClause(conds)} ORDER BY a."createdAt" DESC, a."id" DESC LIMIT ${limit + 1}`;
   const pageIds = ids.slice(0, limit).map((r) => r.id);
   const rows = pageIds.length ? await getDb().approval.findMany({ where: { id: { in: pageIds } } }) : [];
   const byId = new Map(rows.map((r) => [r.id, r]));
-  return { rows: pageIds.flatMap((id) => byId.get(id) ?? []), nextCursor: ids.length > limit ? (pageIds.at(-1) ?? null) : null };
+  return {
+    rows: pageIds.flatMap((id) => byId.get(id) ?? []),
+    nextCursor: ids.length > limit ? (pageIds.at(-1) ?? null) : null,
+  };
 }
 
 /** How many approvals match, counted up to `cap` (past it the answer is cap + 1: "more than cap"), at a bounded cost. */
 export async function countApprovals({ filter, cap }: { filter: ApprovalFilter; cap: number }): Promise<number> {
-  const rows = await getDb().$queryRaw<Array<{ n: number | bigint }>>`SELECT COUNT(*) AS "n" FROM (SELECT 1 FROM "Approval" a ${whereClause(filterSql(filter))} LIMIT ${cap + 1}) t`;
+  const rows = await getDb().$queryRaw<
+    Array<{ n: number | bigint }>
+  >`SELECT COUNT(*) AS "n" FROM (SELECT 1 FROM "Approval" a ${whereClause(filterSql(filter))} LIMIT ${cap + 1}) t`;
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -201,7 +264,10 @@ export async function countApprovals({ filter, cap }: { filter: ApprovalFilter; 
  * Only a denied approval: an allowed one is consumed by its execution (consumeApproval).
  */
 export async function markDenialApplied({ id, tx }: { id: string; tx?: Tx }): Promise<boolean> {
-  const marked = await (tx ?? getDb()).approval.updateMany({ where: { id, status: "denied", consumedAt: null }, data: { consumedAt: new Date() } });
+  const marked = await (tx ?? getDb()).approval.updateMany({
+    where: { id, status: "denied", consumedAt: null },
+    data: { consumedAt: new Date() },
+  });
   return marked.count === 1;
 }
 
@@ -215,8 +281,21 @@ export async function listDueApprovals({ now = new Date() }: { now?: Date } = {}
 }
 
 /** Expires one approval in the caller's transaction; false when it was no longer pending. */
-export async function expireApprovalRow({ tx, id, now = new Date(), reason = null }: { tx: Tx; id: string; now?: Date; reason?: string | null }): Promise<boolean> {
-  const r = await tx.approval.updateMany({ where: { id, status: "pending" }, data: { status: "expired", resolvedAt: now, resolveReason: reason } });
+export async function expireApprovalRow({
+  tx,
+  id,
+  now = new Date(),
+  reason = null,
+}: {
+  tx: Tx;
+  id: string;
+  now?: Date;
+  reason?: string | null;
+}): Promise<boolean> {
+  const r = await tx.approval.updateMany({
+    where: { id, status: "pending" },
+    data: { status: "expired", resolvedAt: now, resolveReason: reason },
+  });
   return r.count === 1;
 }
 
@@ -237,7 +316,10 @@ export async function listApprovedExecAnalyses({ requesterId, limit = 500 }: { r
 /** The owners' stated reasons of decided approvals, by id (the member's chat card shows them). */
 export async function listApprovalReasons({ ids }: { ids: string[] }): Promise<Map<string, string>> {
   if (!ids.length) return new Map();
-  const rows = await getDb().approval.findMany({ where: { id: { in: [...new Set(ids)] }, resolveReason: { not: null } }, select: { id: true, resolveReason: true } });
+  const rows = await getDb().approval.findMany({
+    where: { id: { in: [...new Set(ids)] }, resolveReason: { not: null } },
+    select: { id: true, resolveReason: true },
+  });
   return new Map(rows.map((r) => [r.id, r.resolveReason!]));
 }
 
@@ -246,8 +328,19 @@ export async function listApprovalReasons({ ids }: { ids: string[] }): Promise<M
  * voters on one request run one after another (on PostgreSQL too): each sees the count the one before it left.
  * Null when the request is no longer pending.
  */
-export async function countAllowVote({ tx, id, now = new Date() }: { tx: Tx; id: string; now?: Date }): Promise<number | null> {
-  const r = await tx.approval.updateMany({ where: { id, status: "pending", expiresAt: { gt: now } }, data: { allowCount: { increment: 1 } } });
+export async function countAllowVote({
+  tx,
+  id,
+  now = new Date(),
+}: {
+  tx: Tx;
+  id: string;
+  now?: Date;
+}): Promise<number | null> {
+  const r = await tx.approval.updateMany({
+    where: { id, status: "pending", expiresAt: { gt: now } },
+    data: { allowCount: { increment: 1 } },
+  });
   if (r.count !== 1) return null;
   return (await tx.approval.findUniqueOrThrow({ where: { id }, select: { allowCount: true } })).allowCount;
 }
@@ -256,23 +349,57 @@ export async function findApprovalVote({ tx, approvalId, userId }: { tx?: Tx; ap
   return (tx ?? getDb()).approvalVote.findUnique({ where: { approvalId_userId: { approvalId, userId } } });
 }
 
-export async function insertApprovalVote({ tx, approvalId, userId, decision, via }: { tx: Tx; approvalId: string; userId: string; decision: string; via: string }) {
+export async function insertApprovalVote({
+  tx,
+  approvalId,
+  userId,
+  decision,
+  via,
+}: {
+  tx: Tx;
+  approvalId: string;
+  userId: string;
+  decision: string;
+  via: string;
+}) {
   await tx.approvalVote.create({ data: { approvalId, userId, decision, via } });
 }
 
 /** Pending requests whose escalation is due and not yet announced. */
 export async function listDueEscalations({ now = new Date() }: { now?: Date } = {}) {
-  return getDb().approval.findMany({ where: { status: "pending", escalatedAt: null, escalateAt: { lte: now }, expiresAt: { gt: now } }, select: { id: true } });
+  return getDb().approval.findMany({
+    where: { status: "pending", escalatedAt: null, escalateAt: { lte: now }, expiresAt: { gt: now } },
+    select: { id: true },
+  });
 }
 
 /** Marks an escalation announced; exactly one instance wins it. */
-export async function markEscalated({ tx, id, now = new Date() }: { tx: Tx; id: string; now?: Date }): Promise<boolean> {
-  const r = await tx.approval.updateMany({ where: { id, status: "pending", escalatedAt: null }, data: { escalatedAt: now } });
+export async function markEscalated({
+  tx,
+  id,
+  now = new Date(),
+}: {
+  tx: Tx;
+  id: string;
+  now?: Date;
+}): Promise<boolean> {
+  const r = await tx.approval.updateMany({
+    where: { id, status: "pending", escalatedAt: null },
+    data: { escalatedAt: now },
+  });
   return r.count === 1;
 }
 
 /** What a routing rule matches on: the requester's teams and the session's agent (read in the caller's transaction). */
-export async function findRoutingSubject({ tx, requesterId, sessionId }: { tx: Tx; requesterId: string; sessionId: string }) {
+export async function findRoutingSubject({
+  tx,
+  requesterId,
+  sessionId,
+}: {
+  tx: Tx;
+  requesterId: string;
+  sessionId: string;
+}) {
   const [teams, session] = await Promise.all([
     tx.teamMember.findMany({ where: { userId: requesterId }, select: { teamId: true } }),
     tx.chatSession.findUnique({ where: { id: sessionId }, select: { agentId: true } }),
@@ -282,7 +409,10 @@ export async function findRoutingSubject({ tx, requesterId, sessionId }: { tx: T
 
 /** A member's pending request for one domain pattern, if any: a command trying it again asks no second time. */
 export async function findPendingDomainApproval({ requesterId, pattern }: { requesterId: string; pattern: string }) {
-  return getDb().approval.findFirst({ where: { requesterId, kind: "domain", command: pattern, status: "pending" }, orderBy: { createdAt: "asc" } });
+  return getDb().approval.findFirst({
+    where: { requesterId, kind: "domain", command: pattern, status: "pending" },
+    orderBy: { createdAt: "asc" },
+  });
 }
 
 /**
@@ -290,7 +420,11 @@ export async function findPendingDomainApproval({ requesterId, pattern }: { requ
  * one command (the conditional consume), so two commands started together never both use the same "once".
  */
 export async function claimAllowOnceDomains({ requesterId }: { requesterId: string }): Promise<string[]> {
-  const rows = await getDb().approval.findMany({ where: { requesterId, kind: "domain", status: "approved", decision: "allow-once", consumedAt: null }, select: { id: true, command: true }, take: 50 });
+  const rows = await getDb().approval.findMany({
+    where: { requesterId, kind: "domain", status: "approved", decision: "allow-once", consumedAt: null },
+    select: { id: true, command: true },
+    take: 50,
+  });
   const claimed: string[] = [];
   for (const row of rows) if (row.command && (await consumeApproval({ id: row.id }))) claimed.push(row.command);
   return claimed;

@@ -4,7 +4,11 @@ import "server-only";
 import { getDb, isPostgres } from "./client";
 
 /** The row at `seq` (its hash) and the number of rows up to and including it; null when the log holds no such row. */
-export async function findAuditAnchorRow({ seq }: { seq: number }): Promise<{ hash: string; countUpTo: number } | null> {
+export async function findAuditAnchorRow({
+  seq,
+}: {
+  seq: number;
+}): Promise<{ hash: string; countUpTo: number } | null> {
   const db = getDb();
   const row = await db.auditLog.findUnique({ where: { seq }, select: { hash: true } });
   if (!row) return null;
@@ -19,7 +23,9 @@ export async function findAuditAnchorRow({ seq }: { seq: number }): Promise<{ ha
  */
 export async function syncCommits(): Promise<boolean> {
   if (isPostgres()) return true;
-  const rows = await getDb().$queryRawUnsafe<Array<{ busy: unknown; log: unknown; checkpointed: unknown }>>("PRAGMA wal_checkpoint(PASSIVE)");
+  const rows = await getDb().$queryRawUnsafe<Array<{ busy: unknown; log: unknown; checkpointed: unknown }>>(
+    "PRAGMA wal_checkpoint(PASSIVE)",
+  );
   const row = rows[0];
   // Not in WAL mode (log -1): every commit was synced as it was made.
   return !row || Number(row.log) < 0 || Number(row.checkpointed) >= Number(row.log);

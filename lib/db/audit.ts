@@ -44,7 +44,11 @@ function sameHex(a: string, b: string): boolean {
 export type AuditCheckpoint = { seq: number; count: number; headHash: string; at: string; signature: string };
 
 export function signCheckpoint(c: Omit<AuditCheckpoint, "signature">, key = auditKey()): string {
-  return hmac(key, "toolgate-audit-checkpoint", canonicalJson({ seq: c.seq, count: c.count, headHash: c.headHash, at: c.at }));
+  return hmac(
+    key,
+    "toolgate-audit-checkpoint",
+    canonicalJson({ seq: c.seq, count: c.count, headHash: c.headHash, at: c.at }),
+  );
 }
 
 export function hashAuditRow(prevHash: string, row: AuditEntry & { at: Date }, key = auditKey()): string {
@@ -85,8 +89,12 @@ type Head = { headHash: string; count: number };
  * numbers follow the chain's order. On SQLite the transaction's one writer serialises appends.
  */
 async function lockHead(tx: Tx): Promise<Head | null> {
-  if (!isPostgres()) return tx.auditCheckpoint.findUnique({ where: { id: HEAD_ID }, select: { headHash: true, count: true } });
-  const lockAndRead = async () => (await tx.$queryRaw<Head[]>`SELECT "headHash", "count" FROM "AuditCheckpoint" WHERE "id" = ${HEAD_ID} FOR UPDATE`)[0] ?? null;
+  if (!isPostgres())
+    return tx.auditCheckpoint.findUnique({ where: { id: HEAD_ID }, select: { headHash: true, count: true } });
+  const lockAndRead = async () =>
+    (
+      await tx.$queryRaw<Head[]>`SELECT "headHash", "count" FROM "AuditCheckpoint" WHERE "id" = ${HEAD_ID} FOR UPDATE`
+    )[0] ?? null;
   const head = await lockAndRead();
   if (head) return head;
   await tx.$queryRawUnsafe(`SELECT 1 AS "locked" FROM pg_advisory_xact_lock(${AUDIT_LOCK_KEY})`);
@@ -109,7 +117,10 @@ export async function insertAuditRows(tx: Tx, raws: AuditEntry[], at = new Date(
   // Hash exactly what is stored: details as the JSON column will hold them (a Date becomes its ISO string, an
   // undefined key disappears), and the database layer strips NUL bytes and lone surrogates.
   const entries = raws.map((raw) => {
-    const details = raw.details === undefined || raw.details === null ? raw.details : (JSON.parse(JSON.stringify(raw.details)) as Record<string, unknown>);
+    const details =
+      raw.details === undefined || raw.details === null
+        ? raw.details
+        : (JSON.parse(JSON.stringify(raw.details)) as Record<string, unknown>);
     return sanitizeDeep({ ...raw, details });
   });
   // The signed head names the last row's hash and the count (both move in every append's transaction), so one
@@ -149,7 +160,15 @@ export async function insertAuditRows(tx: Tx, raws: AuditEntry[], at = new Date(
 /** The signed head of the chain, for operators to keep outside the database; null while the log is empty. */
 export async function exportAuditCheckpoint(): Promise<AuditCheckpoint | null> {
   const head = await getDb().auditCheckpoint.findUnique({ where: { id: HEAD_ID } });
-  return head ? { seq: head.seq, count: head.count, headHash: head.headHash, at: head.at.toISOString(), signature: head.signature } : null;
+  return head
+    ? {
+        seq: head.seq,
+        count: head.count,
+        headHash: head.headHash,
+        at: head.at.toISOString(),
+        signature: head.signature,
+      }
+    : null;
 }
 
 export type AuditFilter = {
@@ -164,7 +183,15 @@ export type AuditFilter = {
   to?: Date;
 };
 
-export async function listAuditEntries({ filter = {}, cursor, limit = 50 }: { filter?: AuditFilter; cursor?: number; limit?: number }) {
+export async function listAuditEntries({
+  filter = {},
+  cursor,
+  limit = 50,
+}: {
+  filter?: AuditFilter;
+  cursor?: number;
+  limit?: number;
+}) {
   const rows = await getDb().auditLog.findMany({
     where: {
       actorId: Array.isArray(filter.actorId) ? { in: filter.actorId } : filter.actorId,
@@ -183,18 +210,26 @@ export async function listAuditEntries({ filter = {}, cursor, limit = 50 }: { fi
   return { entries: page, nextCursor: rows.length > limit ? page[page.length - 1]?.seq : undefined };
 }
 
-export type AuditVerification = { ok: true; count: number; head: AuditCheckpoint | null } | { ok: false; seq: number; problem: string };
+export type AuditVerification =
+  { ok: true; count: number; head: AuditCheckpoint | null } | { ok: false; seq: number; problem: string };
 
 /**
  * Walks the chain in order and checks every row's keyed hash and link, then the stored head checkpoint
  * (its signature, count and head hash: a cut-off tail fails here), then any exported checkpoints the caller
  * kept (each must be signed and match the row at its seq and the count up to it).
  */
-export async function verifyAuditChain({ checkpoints = [] }: { checkpoints?: AuditCheckpoint[] } = {}): Promise<AuditVerification> {
+export async function verifyAuditChain({
+  checkpoints = [],
+}: { checkpoints?: AuditCheckpoint[] } = {}): Promise<AuditVerification> {
   const db = getDb();
   const key = auditKey();
   for (const c of checkpoints) {
-    if (!sameHex(c.signature, signCheckpoint(c, key))) return { ok: false, seq: c.seq, problem: "an exported checkpoint's signature is not valid (not made with this audit key)" };
+    if (!sameHex(c.signature, signCheckpoint(c, key)))
+      return {
+        ok: false,
+        seq: c.seq,
+        problem: "an exported checkpoint's signature is not valid (not made with this audit key)",
+      };
   }
   const wanted = new Map(checkpoints.map((c) => [c.seq, c]));
   let prevHash = GENESIS;
@@ -202,27 +237,51 @@ export async function verifyAuditChain({ checkpoints = [] }: { checkpoints?: Aud
   let lastSeq = 0;
   let cursor: number | undefined;
   for (;;) {
-    const batch = await db.auditLog.findMany({ where: cursor ? { seq: { gt: cursor } } : undefined, orderBy: { seq: "asc" }, take: 500 });
+    const batch = await db.auditLog.findMany({
+      where: cursor ? { seq: { gt: cursor } } : undefined,
+      orderBy: { seq: "asc" },
+      take: 500,
+    });
     if (batch.length === 0) break;
     for (const row of batch) {
-      if (row.prevHash !== prevHash) return { ok: false, seq: row.seq, problem: "link to the previous row is broken (a row was deleted or edited)" };
+      if (row.prevHash !== prevHash)
+        return { ok: false, seq: row.seq, problem: "link to the previous row is broken (a row was deleted or edited)" };
       const expected = hashAuditRow(prevHash, { ...row, details: row.details as Record<string, unknown> | null }, key);
-      if (!sameHex(row.hash, expected)) return { ok: false, seq: row.seq, problem: "row content does not match its keyed hash (edited, or re-chained without the audit key)" };
+      if (!sameHex(row.hash, expected))
+        return {
+          ok: false,
+          seq: row.seq,
+          problem: "row content does not match its keyed hash (edited, or re-chained without the audit key)",
+        };
       prevHash = row.hash;
       count += 1;
       lastSeq = row.seq;
       cursor = row.seq;
       const exported = wanted.get(row.seq);
-      if (exported && (exported.count !== count || exported.headHash !== row.hash)) return { ok: false, seq: row.seq, problem: "the log differs from an exported checkpoint at this row" };
+      if (exported && (exported.count !== count || exported.headHash !== row.hash))
+        return { ok: false, seq: row.seq, problem: "the log differs from an exported checkpoint at this row" };
       wanted.delete(row.seq);
     }
   }
   const missing = [...wanted.values()][0];
-  if (missing) return { ok: false, seq: missing.seq, problem: "rows named by an exported checkpoint are gone (the log was truncated)" };
+  if (missing)
+    return {
+      ok: false,
+      seq: missing.seq,
+      problem: "rows named by an exported checkpoint are gone (the log was truncated)",
+    };
   const head = await exportAuditCheckpoint();
-  if (!head) return count === 0 ? { ok: true, count, head } : { ok: false, seq: lastSeq, problem: "the signed checkpoint is missing" };
-  if (!sameHex(head.signature, signCheckpoint(head, key))) return { ok: false, seq: head.seq, problem: "the stored checkpoint's signature is not valid" };
+  if (!head)
+    return count === 0
+      ? { ok: true, count, head }
+      : { ok: false, seq: lastSeq, problem: "the signed checkpoint is missing" };
+  if (!sameHex(head.signature, signCheckpoint(head, key)))
+    return { ok: false, seq: head.seq, problem: "the stored checkpoint's signature is not valid" };
   if (head.count !== count || head.seq !== lastSeq || head.headHash !== prevHash)
-    return { ok: false, seq: head.seq, problem: `the log ends at seq ${lastSeq} with ${count} rows but the signed checkpoint names seq ${head.seq} with ${head.count} (rows were cut off or added around the chain)` };
+    return {
+      ok: false,
+      seq: head.seq,
+      problem: `the log ends at seq ${lastSeq} with ${count} rows but the signed checkpoint names seq ${head.seq} with ${head.count} (rows were cut off or added around the chain)`,
+    };
   return { ok: true, count, head };
 }

@@ -15,8 +15,13 @@ export type Db = InstanceType<typeof SqliteClient>;
 const globalForDb = processSlots<{ toolgateDb?: Map<string, Db> }>();
 
 export function createDb(url: string): Db {
-  if (!/^postgres(ql)?:\/\//.test(url)) return extend(new SqliteClient({ adapter: immediateSqliteAdapter(url, 10_000) }));
-  return extend(new PostgresClient({ adapter: new PrismaPg(new ReleasingPool({ connectionString: url }), { disposeExternalPool: true }) }) as unknown as Db);
+  if (!/^postgres(ql)?:\/\//.test(url))
+    return extend(new SqliteClient({ adapter: immediateSqliteAdapter(url, 10_000) }));
+  return extend(
+    new PostgresClient({
+      adapter: new PrismaPg(new ReleasingPool({ connectionString: url }), { disposeExternalPool: true }),
+    }) as unknown as Db,
+  );
 }
 
 type ConnectCallback = Parameters<pg.Pool["connect"]> extends [infer C] ? C : never;
@@ -62,7 +67,9 @@ class ReleasingPool extends pg.Pool {
 function extend(client: Db): Db {
   // PostgreSQL refuses NUL bytes in text and lone surrogates in jsonb (a 500 and a failed turn): every
   // model operation's arguments, on both databases, are cleaned first (lib/text-sanitize.ts).
-  return client.$extends({ query: { $allModels: { $allOperations: ({ args, query }) => query(sanitizeDeep(args)) } } }) as unknown as Db;
+  return client.$extends({
+    query: { $allModels: { $allOperations: ({ args, query }) => query(sanitizeDeep(args)) } },
+  }) as unknown as Db;
 }
 
 /** The app's database. One per process (lib/process-singleton.ts), so dev-server reloads don't open new pools. */
@@ -97,9 +104,21 @@ export function transact<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
  * PostgreSQL's disk_full (SQLSTATE 53100), as Prisma, its adapters or pg report them, on the error or its cause.
  */
 export function isStorageFull(error: unknown): boolean {
-  for (let e = error, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const { code, meta } = e as { code?: unknown; meta?: { code?: unknown; driverAdapterError?: { cause?: { originalCode?: unknown; code?: unknown } } } };
-    const codes = [code, meta?.code, meta?.driverAdapterError?.cause?.originalCode, meta?.driverAdapterError?.cause?.code];
+  for (
+    let e = error, depth = 0;
+    e && typeof e === "object" && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
+    const { code, meta } = e as {
+      code?: unknown;
+      meta?: { code?: unknown; driverAdapterError?: { cause?: { originalCode?: unknown; code?: unknown } } };
+    };
+    const codes = [
+      code,
+      meta?.code,
+      meta?.driverAdapterError?.cause?.originalCode,
+      meta?.driverAdapterError?.cause?.code,
+    ];
     if (codes.some((c) => c === "SQLITE_FULL" || c === "53100" || c === "ENOSPC")) return true;
   }
   return false;

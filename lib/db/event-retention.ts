@@ -13,9 +13,16 @@ export async function pruneEventsBefore({ before, batch = 5_000 }: { before: Dat
   const db = getDb();
   const newest = await db.eventLog.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } });
   if (!newest) return 0;
-  const doomed = await db.eventLog.findMany({ where: { createdAt: { lt: before }, seq: { lt: newest.seq } }, orderBy: { seq: "asc" }, take: batch, select: { seq: true } });
+  const doomed = await db.eventLog.findMany({
+    where: { createdAt: { lt: before }, seq: { lt: newest.seq } },
+    orderBy: { seq: "asc" },
+    take: batch,
+    select: { seq: true },
+  });
   if (doomed.length === 0) return 0;
-  const { count } = await db.eventLog.deleteMany({ where: { seq: { lte: doomed[doomed.length - 1]!.seq }, createdAt: { lt: before } } });
+  const { count } = await db.eventLog.deleteMany({
+    where: { seq: { lte: doomed[doomed.length - 1]!.seq }, createdAt: { lt: before } },
+  });
   return count;
 }
 
@@ -27,14 +34,31 @@ export type ReplayPlan = { kind: "replay" } | { kind: "snapshot"; reason: "prune
  * them (a replay that large costs the server more than the client re-reading current state). Three indexed reads,
  * none of which walks more than `maxRows` index entries.
  */
-export async function planReplay({ since, maxRows, windowStart }: { since: number; maxRows: number; windowStart: Date }): Promise<ReplayPlan> {
+export async function planReplay({
+  since,
+  maxRows,
+  windowStart,
+}: {
+  since: number;
+  maxRows: number;
+  windowStart: Date;
+}): Promise<ReplayPlan> {
   const db = getDb();
   const oldest = await db.eventLog.findFirst({ orderBy: { seq: "asc" }, select: { seq: true } });
   if (!oldest) return { kind: "replay" };
   if (since < oldest.seq - 1) return { kind: "snapshot", reason: "pruned" };
-  const first = await db.eventLog.findFirst({ where: { seq: { gt: since } }, orderBy: { seq: "asc" }, select: { createdAt: true } });
+  const first = await db.eventLog.findFirst({
+    where: { seq: { gt: since } },
+    orderBy: { seq: "asc" },
+    select: { createdAt: true },
+  });
   if (!first) return { kind: "replay" };
   if (first.createdAt < windowStart) return { kind: "snapshot", reason: "outside_window" };
-  const beyond = await db.eventLog.findFirst({ where: { seq: { gt: since } }, orderBy: { seq: "asc" }, skip: maxRows, select: { seq: true } });
+  const beyond = await db.eventLog.findFirst({
+    where: { seq: { gt: since } },
+    orderBy: { seq: "asc" },
+    skip: maxRows,
+    select: { seq: true },
+  });
   return beyond ? { kind: "snapshot", reason: "too_many" } : { kind: "replay" };
 }

@@ -3,8 +3,23 @@ import "server-only";
 // (lib/events/stream-cap.ts). Each instance renews its own rows; a crashed instance's rows expire.
 import { getDb } from "./client";
 
-export async function insertStreamLease({ id, userId, instanceId, openedAt, expiresAt }: { id: string; userId: string; instanceId: string; openedAt: Date; expiresAt: Date }): Promise<void> {
-  await getDb().eventStreamLease.create({ data: { id, userId, instanceId, openedAt, expiresAt }, select: { id: true } });
+export async function insertStreamLease({
+  id,
+  userId,
+  instanceId,
+  openedAt,
+  expiresAt,
+}: {
+  id: string;
+  userId: string;
+  instanceId: string;
+  openedAt: Date;
+  expiresAt: Date;
+}): Promise<void> {
+  await getDb().eventStreamLease.create({
+    data: { id, userId, instanceId, openedAt, expiresAt },
+    select: { id: true },
+  });
 }
 
 /**
@@ -13,7 +28,15 @@ export async function insertStreamLease({ id, userId, instanceId, openedAt, expi
  * the last insert to commit sees every lease, and no two concurrent openings can both stay under the cap by not
  * seeing each other. Two trims deleting the same rows is harmless: they order the rows the same way.
  */
-export async function trimStreamLeases({ userId, max, now }: { userId: string; max: number; now: Date }): Promise<string[]> {
+export async function trimStreamLeases({
+  userId,
+  max,
+  now,
+}: {
+  userId: string;
+  max: number;
+  now: Date;
+}): Promise<string[]> {
   const db = getDb();
   await db.eventStreamLease.deleteMany({ where: { userId, expiresAt: { lte: now } } });
   const excess = await db.eventStreamLease.findMany({
@@ -36,13 +59,27 @@ const CHUNK = 500;
  * there; a held id missing was deleted past the cap (by any instance) or expired, and its stream must close. Only held
  * ids are renewed, so a row whose delete failed when its stream closed still expires.
  */
-export async function renewStreamLeases({ instanceId, ids, expiresAt }: { instanceId: string; ids: string[]; expiresAt: Date }): Promise<Set<string>> {
+export async function renewStreamLeases({
+  instanceId,
+  ids,
+  expiresAt,
+}: {
+  instanceId: string;
+  ids: string[];
+  expiresAt: Date;
+}): Promise<Set<string>> {
   const db = getDb();
   const present = new Set<string>();
   for (let i = 0; i < ids.length; i += CHUNK) {
     const chunk = ids.slice(i, i + CHUNK);
-    await db.eventStreamLease.updateMany({ where: { instanceId, id: { in: chunk }, expiresAt: { gt: new Date() } }, data: { expiresAt } });
-    const rows = await db.eventStreamLease.findMany({ where: { instanceId, id: { in: chunk }, expiresAt: { gt: new Date() } }, select: { id: true } });
+    await db.eventStreamLease.updateMany({
+      where: { instanceId, id: { in: chunk }, expiresAt: { gt: new Date() } },
+      data: { expiresAt },
+    });
+    const rows = await db.eventStreamLease.findMany({
+      where: { instanceId, id: { in: chunk }, expiresAt: { gt: new Date() } },
+      select: { id: true },
+    });
     for (const row of rows) present.add(row.id);
   }
   return present;

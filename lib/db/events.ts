@@ -12,17 +12,33 @@ import { processSlots } from "@/lib/process-singleton";
 
 export const EVENT_CHANNEL = "toolgate_events";
 
-export type EventRow = { seq: number; type: string; scope: string; sessionId: string | null; payload: unknown; createdAt: Date };
+export type EventRow = {
+  seq: number;
+  type: string;
+  scope: string;
+  sessionId: string | null;
+  payload: unknown;
+  createdAt: Date;
+};
 export type NewEvent = { type: string; scope: string; sessionId?: string | null; payload: unknown };
 
 export async function insertEvent({ type, scope, sessionId, payload, tx }: NewEvent & { tx?: Tx }): Promise<EventRow> {
-  return (tx ?? getDb()).eventLog.create({ data: { type, scope, sessionId: sessionId ?? null, payload: payload as Prisma.InputJsonValue } });
+  return (tx ?? getDb()).eventLog.create({
+    data: { type, scope, sessionId: sessionId ?? null, payload: payload as Prisma.InputJsonValue },
+  });
 }
 
 /** Several events of one transaction in one statement, returned in seq order. */
 export async function insertEvents({ events, tx }: { events: NewEvent[]; tx: Tx }): Promise<EventRow[]> {
   if (events.length === 0) return [];
-  const rows = await tx.eventLog.createManyAndReturn({ data: events.map((e) => ({ type: e.type, scope: e.scope, sessionId: e.sessionId ?? null, payload: e.payload as Prisma.InputJsonValue })) });
+  const rows = await tx.eventLog.createManyAndReturn({
+    data: events.map((e) => ({
+      type: e.type,
+      scope: e.scope,
+      sessionId: e.sessionId ?? null,
+      payload: e.payload as Prisma.InputJsonValue,
+    })),
+  });
   return rows.sort((a, b) => a.seq - b.seq);
 }
 
@@ -52,7 +68,10 @@ export function isListeningForEvents(): boolean | null {
  * that is not a number). A lost connection is logged and re-opened with back-off; onReconnect (by default onNotify)
  * runs after each reconnect, so the tailer reads whatever was committed while nobody listened.
  */
-export async function listenForEvents(onNotify: (seq?: number) => void, onReconnect: () => void = () => onNotify()): Promise<(() => Promise<void>) | null> {
+export async function listenForEvents(
+  onNotify: (seq?: number) => void,
+  onReconnect: () => void = () => onNotify(),
+): Promise<(() => Promise<void>) | null> {
   if (!isPostgres()) return null;
   let closed = false;
   let current: Client | null = null;
@@ -63,7 +82,8 @@ export async function listenForEvents(onNotify: (seq?: number) => void, onReconn
     const onLost = (error?: unknown) => {
       if (lost || closed) return;
       lost = true;
-      if (current === client) globalForListen.toolgateEventListeners = (globalForListen.toolgateEventListeners ?? 1) - 1;
+      if (current === client)
+        globalForListen.toolgateEventListeners = (globalForListen.toolgateEventListeners ?? 1) - 1;
       current = null;
       log("warn", "event_listen_lost", { error: error ? String(error) : "connection ended" });
       client.end().catch(() => undefined);

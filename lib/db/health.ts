@@ -12,7 +12,12 @@ export async function pingDatabase(): Promise<void> {
 
 /** The migrations this build ships for the provider in use (prisma/<provider>/migrations, read from the app's root). */
 export function listShippedMigrations(root = process.cwd()): string[] {
-  const dir = path.join(root, "prisma", loadConfig().databaseProvider === "postgres" ? "postgres" : "sqlite", "migrations");
+  const dir = path.join(
+    root,
+    "prisma",
+    loadConfig().databaseProvider === "postgres" ? "postgres" : "sqlite",
+    "migrations",
+  );
   return readdirSync(/*turbopackIgnore: true*/ dir, { withFileTypes: true })
     .filter((e) => e.isDirectory())
     .map((e) => e.name)

@@ -5,15 +5,37 @@ import "server-only";
 import { ROLES, type Role } from "@/lib/policy/types";
 import { getDb } from "./client";
 
-export type OAuthClientRow = { id: string; clientId: string; name: string; redirectUris: string[]; metadata: Record<string, unknown>; createdAt: Date };
+export type OAuthClientRow = {
+  id: string;
+  clientId: string;
+  name: string;
+  redirectUris: string[];
+  metadata: Record<string, unknown>;
+  createdAt: Date;
+};
 
-function toClient(row: { id: string; clientId: string; name: string; redirectUris: unknown; metadata: unknown; createdAt: Date }): OAuthClientRow {
-  const uris = Array.isArray(row.redirectUris) ? row.redirectUris.filter((u): u is string => typeof u === "string") : [];
-  const metadata = typeof row.metadata === "object" && row.metadata !== null ? (row.metadata as Record<string, unknown>) : {};
+function toClient(row: {
+  id: string;
+  clientId: string;
+  name: string;
+  redirectUris: unknown;
+  metadata: unknown;
+  createdAt: Date;
+}): OAuthClientRow {
+  const uris = Array.isArray(row.redirectUris)
+    ? row.redirectUris.filter((u): u is string => typeof u === "string")
+    : [];
+  const metadata =
+    typeof row.metadata === "object" && row.metadata !== null ? (row.metadata as Record<string, unknown>) : {};
   return { ...row, redirectUris: uris, metadata };
 }
 
-export async function insertOAuthClient(data: { clientId: string; name: string; redirectUris: string[]; metadata: Record<string, unknown> }): Promise<OAuthClientRow> {
+export async function insertOAuthClient(data: {
+  clientId: string;
+  name: string;
+  redirectUris: string[];
+  metadata: Record<string, unknown>;
+}): Promise<OAuthClientRow> {
   return toClient(await getDb().oAuthClient.create({ data: { ...data, metadata: data.metadata as object } }));
 }
 
@@ -23,7 +45,11 @@ export async function countOAuthClientsSince({ since }: { since: Date }): Promis
 
 /** The oldest registration inside the window, so a 429 can say when the ceiling frees a place. */
 export async function findOldestOAuthClientSince({ since }: { since: Date }): Promise<Date | null> {
-  const row = await getDb().oAuthClient.findFirst({ where: { createdAt: { gte: since } }, orderBy: { createdAt: "asc" }, select: { createdAt: true } });
+  const row = await getDb().oAuthClient.findFirst({
+    where: { createdAt: { gte: since } },
+    orderBy: { createdAt: "asc" },
+    select: { createdAt: true },
+  });
   return row?.createdAt ?? null;
 }
 
@@ -42,13 +68,28 @@ export async function insertOAuthGrantWithCode(data: {
   code: { codeHash: string; redirectUri: string; codeChallenge: string; expiresAt: Date };
 }): Promise<{ grantId: string }> {
   const grant = await getDb().oAuthGrant.create({
-    data: { userId: data.userId, clientId: data.clientDbId, resource: data.resource, mode: data.mode, agentId: data.agentId, codes: { create: data.code } },
+    data: {
+      userId: data.userId,
+      clientId: data.clientDbId,
+      resource: data.resource,
+      mode: data.mode,
+      agentId: data.agentId,
+      codes: { create: data.code },
+    },
     select: { id: true },
   });
   return { grantId: grant.id };
 }
 
-const grantSelect = { id: true, userId: true, resource: true, mode: true, agentId: true, revokedAt: true, client: { select: { clientId: true, name: true } } } as const;
+const grantSelect = {
+  id: true,
+  userId: true,
+  resource: true,
+  mode: true,
+  agentId: true,
+  revokedAt: true,
+  client: { select: { clientId: true, name: true } },
+} as const;
 
 /**
  * Marks the code used if it was not (one winner among racing exchanges). `reused` when it had been used before:
@@ -56,7 +97,10 @@ const grantSelect = { id: true, userId: true, resource: true, mode: true, agentI
  */
 export async function consumeOAuthCode({ codeHash, now }: { codeHash: string; now: Date }) {
   const db = getDb();
-  const code = await db.oAuthCode.findUnique({ where: { codeHash }, select: { id: true, redirectUri: true, codeChallenge: true, expiresAt: true, grant: { select: grantSelect } } });
+  const code = await db.oAuthCode.findUnique({
+    where: { codeHash },
+    select: { id: true, redirectUri: true, codeChallenge: true, expiresAt: true, grant: { select: grantSelect } },
+  });
   if (!code) return null;
   const { count } = await db.oAuthCode.updateMany({ where: { id: code.id, usedAt: null }, data: { usedAt: now } });
   return { ...code, reused: count === 0 };
@@ -64,7 +108,13 @@ export async function consumeOAuthCode({ codeHash, now }: { codeHash: string; no
 
 export type NewOAuthToken = { tokenHash: string; kind: "access" | "refresh"; expiresAt: Date };
 
-export async function insertOAuthTokens({ grantId, tokens }: { grantId: string; tokens: NewOAuthToken[] }): Promise<void> {
+export async function insertOAuthTokens({
+  grantId,
+  tokens,
+}: {
+  grantId: string;
+  tokens: NewOAuthToken[];
+}): Promise<void> {
   await getDb().oAuthToken.createMany({ data: tokens.map((t) => ({ ...t, grantId })) });
 }
 
@@ -72,13 +122,30 @@ export async function insertOAuthTokens({ grantId, tokens }: { grantId: string; 
  * Rotates a refresh token: marks it used and adds the new pair in one transaction. `reused` when the token had
  * already been used or revoked (the caller revokes the grant); null when there is no such refresh token.
  */
-export async function rotateOAuthRefreshToken({ tokenHash, clientId, now, next }: { tokenHash: string; clientId: string; now: Date; next: (grantId: string) => NewOAuthToken[] }) {
+export async function rotateOAuthRefreshToken({
+  tokenHash,
+  clientId,
+  now,
+  next,
+}: {
+  tokenHash: string;
+  clientId: string;
+  now: Date;
+  next: (grantId: string) => NewOAuthToken[];
+}) {
   return getDb().$transaction(async (tx) => {
-    const token = await tx.oAuthToken.findUnique({ where: { tokenHash }, select: { id: true, kind: true, expiresAt: true, grant: { select: grantSelect } } });
+    const token = await tx.oAuthToken.findUnique({
+      where: { tokenHash },
+      select: { id: true, kind: true, expiresAt: true, grant: { select: grantSelect } },
+    });
     if (!token || token.kind !== "refresh") return null;
     // Another client's token is left as it is: presenting it proves nothing about its real holder.
-    if (token.grant.client.clientId !== clientId) return { grant: token.grant, expiresAt: token.expiresAt, reused: false, wrongClient: true };
-    const { count } = await tx.oAuthToken.updateMany({ where: { id: token.id, usedAt: null, revokedAt: null }, data: { usedAt: now } });
+    if (token.grant.client.clientId !== clientId)
+      return { grant: token.grant, expiresAt: token.expiresAt, reused: false, wrongClient: true };
+    const { count } = await tx.oAuthToken.updateMany({
+      where: { id: token.id, usedAt: null, revokedAt: null },
+      data: { usedAt: now },
+    });
     if (count === 1 && token.expiresAt > now && !token.grant.revokedAt) {
       await tx.oAuthToken.createMany({ data: next(token.grant.id).map((t) => ({ ...t, grantId: token.grant.id })) });
     }
@@ -98,7 +165,16 @@ export async function findOAuthAccessToken({ tokenHash }: { tokenHash: string })
       grant: {
         select: {
           ...grantSelect,
-          user: { select: { id: true, email: true, name: true, disabledAt: true, roles: { select: { role: true } }, teams: { select: { teamId: true } } } },
+          user: {
+            select: {
+              id: true,
+              email: true,
+              name: true,
+              disabledAt: true,
+              roles: { select: { role: true } },
+              teams: { select: { teamId: true } },
+            },
+          },
         },
       },
     },
@@ -118,7 +194,11 @@ export async function findOAuthAccessToken({ tokenHash }: { tokenHash: string })
 export async function findOAuthTokenState({ tokenId }: { tokenId: string }) {
   return getDb().oAuthToken.findUnique({
     where: { id: tokenId },
-    select: { expiresAt: true, revokedAt: true, grant: { select: { revokedAt: true, user: { select: { disabledAt: true } } } } },
+    select: {
+      expiresAt: true,
+      revokedAt: true,
+      grant: { select: { revokedAt: true, user: { select: { disabledAt: true } } } },
+    },
   });
 }
 
@@ -132,7 +212,10 @@ export async function revokeOAuthGrant({ grantId, at }: { grantId: string; at: D
 
 /** The token's grant, by a token's hash (for the revocation endpoint), if the token belongs to the client. */
 export async function findOAuthTokenGrant({ tokenHash }: { tokenHash: string }) {
-  return getDb().oAuthToken.findUnique({ where: { tokenHash }, select: { id: true, kind: true, grant: { select: { id: true, client: { select: { clientId: true } } } } } });
+  return getDb().oAuthToken.findUnique({
+    where: { tokenHash },
+    select: { id: true, kind: true, grant: { select: { id: true, client: { select: { clientId: true } } } } },
+  });
 }
 
 export async function revokeOAuthTokenById({ id, at }: { id: string; at: Date }): Promise<void> {
@@ -146,14 +229,23 @@ export async function revokeOAuthTokenById({ id, at }: { id: string; at: Date })
 export async function pruneOAuth({ now, keepRevokedMs }: { now: Date; keepRevokedMs: number }) {
   const db = getDb();
   const before = new Date(now.getTime() - keepRevokedMs);
-  const codes = await db.oAuthCode.deleteMany({ where: { OR: [{ expiresAt: { lt: now } }, { usedAt: { lt: before } }] } });
-  const tokens = await db.oAuthToken.deleteMany({ where: { OR: [{ expiresAt: { lt: now } }, { revokedAt: { lt: before } }, { usedAt: { lt: before } }] } });
-  const grants = await db.oAuthGrant.deleteMany({ where: { revokedAt: { lt: before }, tokens: { none: {} }, codes: { none: {} } } });
+  const codes = await db.oAuthCode.deleteMany({
+    where: { OR: [{ expiresAt: { lt: now } }, { usedAt: { lt: before } }] },
+  });
+  const tokens = await db.oAuthToken.deleteMany({
+    where: { OR: [{ expiresAt: { lt: now } }, { revokedAt: { lt: before } }, { usedAt: { lt: before } }] },
+  });
+  const grants = await db.oAuthGrant.deleteMany({
+    where: { revokedAt: { lt: before }, tokens: { none: {} }, codes: { none: {} } },
+  });
   return { codes: codes.count, tokens: tokens.count, grants: grants.count };
 }
 
 /** Grants with their client's id and name (the admin's view of connected clients). */
 export async function findOAuthGrantsByIds({ ids }: { ids: string[] }) {
   if (ids.length === 0) return [];
-  return getDb().oAuthGrant.findMany({ where: { id: { in: ids } }, select: { id: true, revokedAt: true, client: { select: { clientId: true, name: true } } } });
+  return getDb().oAuthGrant.findMany({
+    where: { id: { in: ids } },
+    select: { id: true, revokedAt: true, client: { select: { clientId: true, name: true } } },
+  });
 }

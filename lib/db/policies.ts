@@ -6,12 +6,19 @@ export async function getLatestPolicyVersion({ tx }: { tx?: Tx } = {}) {
 }
 
 export async function getPolicyVersionNumber({ tx }: { tx?: Tx } = {}): Promise<number> {
-  const row = await (tx ?? getDb()).policyVersion.findFirst({ orderBy: { version: "desc" }, select: { version: true } });
+  const row = await (tx ?? getDb()).policyVersion.findFirst({
+    orderBy: { version: "desc" },
+    select: { version: true },
+  });
   return row?.version ?? 0;
 }
 
 export async function listPolicyVersions({ limit = 100 }: { limit?: number } = {}) {
-  return getDb().policyVersion.findMany({ orderBy: { version: "desc" }, take: limit, select: { version: true, createdById: true, comment: true, createdAt: true } });
+  return getDb().policyVersion.findMany({
+    orderBy: { version: "desc" },
+    take: limit,
+    select: { version: true, createdById: true, comment: true, createdAt: true },
+  });
 }
 
 export async function getPolicyVersion({ version }: { version: number }) {
@@ -22,7 +29,12 @@ export async function getPolicyVersion({ version }: { version: number }) {
  * Saves a new version only if `baseVersion` is still the newest (optimistic concurrency): the primary key on
  * version makes a concurrent save of the same base fail instead of overwriting.
  */
-export async function insertPolicyVersion({ baseVersion, document, createdById, comment }: {
+export async function insertPolicyVersion({
+  baseVersion,
+  document,
+  createdById,
+  comment,
+}: {
   baseVersion: number;
   document: unknown;
   createdById: string | null;
@@ -32,10 +44,13 @@ export async function insertPolicyVersion({ baseVersion, document, createdById, 
   const current = await getPolicyVersionNumber();
   if (current !== baseVersion) return { ok: false, currentVersion: current };
   try {
-    await db.policyVersion.create({ data: { version: baseVersion + 1, document: document as never, createdById, comment } });
+    await db.policyVersion.create({
+      data: { version: baseVersion + 1, document: document as never, createdById, comment },
+    });
     return { ok: true, version: baseVersion + 1 };
   } catch (error) {
-    if ((error as { code?: string }).code === "P2002") return { ok: false, currentVersion: await getPolicyVersionNumber() };
+    if ((error as { code?: string }).code === "P2002")
+      return { ok: false, currentVersion: await getPolicyVersionNumber() };
     throw error;
   }
 }

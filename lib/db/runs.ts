@@ -19,11 +19,27 @@ export async function findRun({ runId, tx }: { runId: string; tx?: Tx }) {
  * counter after the write, or null when another run is active or the session was deleted: the caller must then
  * roll its transaction back.
  */
-export async function claimSessionForRun({ tx, sessionId, runId, title, takeSeq = false }: { tx: Tx; sessionId: string; runId: string; title?: string; takeSeq?: boolean }): Promise<number | null> {
+export async function claimSessionForRun({
+  tx,
+  sessionId,
+  runId,
+  title,
+  takeSeq = false,
+}: {
+  tx: Tx;
+  sessionId: string;
+  runId: string;
+  title?: string;
+  takeSeq?: boolean;
+}): Promise<number | null> {
   try {
     const row = await tx.chatSession.update({
       where: { id: sessionId, activeRunId: null, deletedAt: null },
-      data: { activeRunId: runId, ...(title !== undefined ? { title } : {}), ...(takeSeq ? { messageSeq: { increment: 1 } } : {}) },
+      data: {
+        activeRunId: runId,
+        ...(title !== undefined ? { title } : {}),
+        ...(takeSeq ? { messageSeq: { increment: 1 } } : {}),
+      },
       select: { messageSeq: true },
     });
     return row.messageSeq;
@@ -35,8 +51,32 @@ export async function claimSessionForRun({ tx, sessionId, runId, title, takeSeq 
 }
 
 /** In the caller's transaction: the run, running and leased by `owner`; its turn ends at the user message `userSeq`. */
-export async function insertLeasedRun({ tx, runId, sessionId, owner, leaseMs, userSeq }: { tx: Tx; runId: string; sessionId: string; owner: string; leaseMs: number; userSeq: number | null }) {
-  await tx.agentRun.create({ data: { id: runId, sessionId, status: "running", leaseExpiresAt: new Date(Date.now() + leaseMs), leaseOwner: owner, userSeq }, select: { id: true } });
+export async function insertLeasedRun({
+  tx,
+  runId,
+  sessionId,
+  owner,
+  leaseMs,
+  userSeq,
+}: {
+  tx: Tx;
+  runId: string;
+  sessionId: string;
+  owner: string;
+  leaseMs: number;
+  userSeq: number | null;
+}) {
+  await tx.agentRun.create({
+    data: {
+      id: runId,
+      sessionId,
+      status: "running",
+      leaseExpiresAt: new Date(Date.now() + leaseMs),
+      leaseOwner: owner,
+      userSeq,
+    },
+    select: { id: true },
+  });
 }
 
 /**
@@ -47,12 +87,23 @@ export async function insertLeasedRun({ tx, runId, sessionId, owner, leaseMs, us
  * run ended).
  */
 export async function holdRunForCall({ tx, runId }: { tx: Tx; runId: string }): Promise<boolean> {
-  const held = await tx.agentRun.updateMany({ where: { id: runId, status: "running", stopRequestedAt: null }, data: { updatedAt: new Date() } });
+  const held = await tx.agentRun.updateMany({
+    where: { id: runId, status: "running", stopRequestedAt: null },
+    data: { updatedAt: new Date() },
+  });
   return held.count === 1;
 }
 
 /** Claims a paused run for resuming: only one instance wins, and it holds the lease from now on. */
-export async function claimWaitingRun({ runId, owner, leaseMs }: { runId: string; owner: string; leaseMs: number }): Promise<boolean> {
+export async function claimWaitingRun({
+  runId,
+  owner,
+  leaseMs,
+}: {
+  runId: string;
+  owner: string;
+  leaseMs: number;
+}): Promise<boolean> {
   const r = await getDb().agentRun.updateMany({
     where: { id: runId, status: "waiting_approval", stopRequestedAt: null },
     data: { status: "running", leaseOwner: owner, leaseExpiresAt: new Date(Date.now() + leaseMs) },
@@ -62,7 +113,12 @@ export async function claimWaitingRun({ runId, owner, leaseMs }: { runId: string
 
 /** Runs waiting for an owner since before `before` (their last move was to waiting_approval), no Stop asked. */
 export async function listOverdueWaitingRuns({ before }: { before: Date }) {
-  return getDb().agentRun.findMany({ where: { status: "waiting_approval", stopRequestedAt: null, updatedAt: { lt: before } }, select: { id: true, sessionId: true, updatedAt: true }, orderBy: { updatedAt: "asc" }, take: 100 });
+  return getDb().agentRun.findMany({
+    where: { status: "waiting_approval", stopRequestedAt: null, updatedAt: { lt: before } },
+    select: { id: true, sessionId: true, updatedAt: true },
+    orderBy: { updatedAt: "asc" },
+    take: 100,
+  });
 }
 
 export async function listWaitingRuns() {
@@ -75,7 +131,16 @@ export async function listWaitingRuns() {
  * session (the turn is not over); finished ones release it, unless the run never `claimed` it (an outside
  * client's run beside others, lib/runs/call-pipeline.ts).
  */
-export async function moveRun({ tx, runId, sessionId, from, to, error, owner, claimed = true }: {
+export async function moveRun({
+  tx,
+  runId,
+  sessionId,
+  from,
+  to,
+  error,
+  owner,
+  claimed = true,
+}: {
   tx: Tx;
   runId: string;
   sessionId: string;
@@ -92,24 +157,37 @@ export async function moveRun({ tx, runId, sessionId, from, to, error, owner, cl
   });
   if (moved.count !== 1) return false;
   // A run that ends frees its session for the next turn.
-  if (claimed && to !== "waiting_approval" && to !== "running") await tx.chatSession.updateMany({ where: { id: sessionId, activeRunId: runId }, data: { activeRunId: null } });
+  if (claimed && to !== "waiting_approval" && to !== "running")
+    await tx.chatSession.updateMany({ where: { id: sessionId, activeRunId: runId }, data: { activeRunId: null } });
   return true;
 }
 
 /** Heartbeat: extends the leases this instance holds; returns the runs still held and any stop requests. */
 export async function renewLeases({ owner, runIds, leaseMs }: { owner: string; runIds: string[]; leaseMs: number }) {
   if (runIds.length === 0) return [];
-  await getDb().agentRun.updateMany({ where: { id: { in: runIds }, leaseOwner: owner, status: "running" }, data: { leaseExpiresAt: new Date(Date.now() + leaseMs) } });
-  return getDb().agentRun.findMany({ where: { id: { in: runIds } }, select: { id: true, status: true, leaseOwner: true, stopRequestedAt: true } });
+  await getDb().agentRun.updateMany({
+    where: { id: { in: runIds }, leaseOwner: owner, status: "running" },
+    data: { leaseExpiresAt: new Date(Date.now() + leaseMs) },
+  });
+  return getDb().agentRun.findMany({
+    where: { id: { in: runIds } },
+    select: { id: true, status: true, leaseOwner: true, stopRequestedAt: true },
+  });
 }
 
 /** Running runs whose lease lapsed (their instance died or hung), or that a predicate says are abandoned. */
 export async function listRunningRuns() {
-  return getDb().agentRun.findMany({ where: { status: "running" }, select: { id: true, sessionId: true, leaseOwner: true, leaseExpiresAt: true } });
+  return getDb().agentRun.findMany({
+    where: { status: "running" },
+    select: { id: true, sessionId: true, leaseOwner: true, leaseExpiresAt: true },
+  });
 }
 
 export async function requestRunStop({ runId, by }: { runId: string; by: string }): Promise<boolean> {
-  const r = await getDb().agentRun.updateMany({ where: { id: runId, status: { in: ["running", "waiting_approval"] }, stopRequestedAt: null }, data: { stopRequestedAt: new Date(), stopRequestedBy: by } });
+  const r = await getDb().agentRun.updateMany({
+    where: { id: runId, status: { in: ["running", "waiting_approval"] }, stopRequestedAt: null },
+    data: { stopRequestedAt: new Date(), stopRequestedBy: by },
+  });
   return r.count === 1;
 }
 
@@ -124,6 +202,9 @@ export async function releaseEndedRun({ sessionId }: { sessionId: string }) {
   if (!session?.activeRunId) return;
   const run = await findRun({ runId: session.activeRunId });
   if (!run || !["running", "waiting_approval"].includes(run.status)) {
-    await getDb().chatSession.updateMany({ where: { id: sessionId, activeRunId: session.activeRunId }, data: { activeRunId: null } });
+    await getDb().chatSession.updateMany({
+      where: { id: sessionId, activeRunId: session.activeRunId },
+      data: { activeRunId: null },
+    });
   }
 }

@@ -11,8 +11,20 @@ export async function listSlackUserLinks() {
   return getDb().slackUserLink.findMany({ orderBy: { createdAt: "asc" } });
 }
 
-export async function upsertSlackUserLink({ slackUserId, userId, createdById }: { slackUserId: string; userId: string; createdById: string }) {
-  return getDb().slackUserLink.upsert({ where: { slackUserId }, create: { slackUserId, userId, createdById }, update: { userId, createdById } });
+export async function upsertSlackUserLink({
+  slackUserId,
+  userId,
+  createdById,
+}: {
+  slackUserId: string;
+  userId: string;
+  createdById: string;
+}) {
+  return getDb().slackUserLink.upsert({
+    where: { slackUserId },
+    create: { slackUserId, userId, createdById },
+    update: { userId, createdById },
+  });
 }
 
 export async function deleteSlackUserLink({ slackUserId }: { slackUserId: string }): Promise<boolean> {
@@ -20,7 +32,13 @@ export async function deleteSlackUserLink({ slackUserId }: { slackUserId: string
 }
 
 /** Records a request's signature as seen; false when it was seen before (a replay). Old rows are pruned. */
-export async function insertSlackInteractionSeen({ signature, olderThan }: { signature: string; olderThan: Date }): Promise<boolean> {
+export async function insertSlackInteractionSeen({
+  signature,
+  olderThan,
+}: {
+  signature: string;
+  olderThan: Date;
+}): Promise<boolean> {
   const db = getDb();
   await db.slackInteractionSeen.deleteMany({ where: { receivedAt: { lt: olderThan } } });
   try {

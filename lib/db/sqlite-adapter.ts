@@ -16,7 +16,10 @@ type Statement = {
   columns: () => unknown[];
   readonly reader: boolean;
 };
-type Connection = { prepare: (sql: string) => Statement; pragma: (source: string, options?: { simple: boolean }) => unknown };
+type Connection = {
+  prepare: (sql: string) => Statement;
+  pragma: (source: string, options?: { simple: boolean }) => unknown;
+};
 
 /** The most statements kept prepared per connection (raw statements of many shapes would otherwise grow it). */
 const PREPARED_LIMIT = 500;

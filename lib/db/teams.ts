@@ -3,8 +3,16 @@ import "server-only";
 import { getDb } from "./client";
 
 export async function listTeams() {
-  const teams = await getDb().team.findMany({ orderBy: { id: "asc" }, include: { members: { select: { userId: true } } } });
-  return teams.map((t) => ({ id: t.id, name: t.name, createdAt: t.createdAt, memberIds: t.members.map((m) => m.userId) }));
+  const teams = await getDb().team.findMany({
+    orderBy: { id: "asc" },
+    include: { members: { select: { userId: true } } },
+  });
+  return teams.map((t) => ({
+    id: t.id,
+    name: t.name,
+    createdAt: t.createdAt,
+    memberIds: t.members.map((m) => m.userId),
+  }));
 }
 
 export async function findTeam({ teamId }: { teamId: string }) {
@@ -20,7 +28,11 @@ export async function deleteTeam({ teamId }: { teamId: string }) {
 }
 
 export async function addTeamMember({ teamId, userId }: { teamId: string; userId: string }) {
-  await getDb().teamMember.upsert({ where: { teamId_userId: { teamId, userId } }, create: { teamId, userId }, update: {} });
+  await getDb().teamMember.upsert({
+    where: { teamId_userId: { teamId, userId } },
+    create: { teamId, userId },
+    update: {},
+  });
 }
 
 export async function removeTeamMember({ teamId, userId }: { teamId: string; userId: string }) {

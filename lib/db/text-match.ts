@@ -10,5 +10,7 @@ import { isPostgres } from "./client";
 /** A parameterised condition: `column` (a quoted identifier, never input) contains `needle`, case-insensitively. */
 export function containsText(column: Prisma.Sql, needle: string): Prisma.Sql {
   const lowered = needle.toLowerCase();
-  return isPostgres() ? Prisma.sql`strpos(lower(${column}::text), ${lowered}) > 0` : Prisma.sql`instr(lower(${column}), ${lowered}) > 0`;
+  return isPostgres()
+    ? Prisma.sql`strpos(lower(${column}::text), ${lowered}) > 0`
+    : Prisma.sql`instr(lower(${column}), ${lowered}) > 0`;
 }

@@ -5,7 +5,8 @@ import "server-only";
 import { getDb, type Tx } from "./client";
 
 /** "new" is never stored: an outcome "from new" inserts the row (the claim of the call id). */
-export type CallStatus = "new" | "pending" | "approved" | "running" | "done" | "failed" | "stopped" | "denied" | "expired";
+export type CallStatus =
+  "new" | "pending" | "approved" | "running" | "done" | "failed" | "stopped" | "denied" | "expired";
 export const OPEN_CALL_STATUSES: CallStatus[] = ["new", "pending", "approved", "running"];
 
 export type ToolCallRow = {
@@ -31,7 +32,16 @@ export type ToolCallRow = {
  * key: the insert fails, which aborts the transaction on PostgreSQL, so the caller must roll it back (it throws
  * CallIdTaken, which the run store turns into a lost outcome).
  */
-export async function insertToolCall({ tx, sessionId, runId, callId, toolName, argsHash, status, data = {} }: {
+export async function insertToolCall({
+  tx,
+  sessionId,
+  runId,
+  callId,
+  toolName,
+  argsHash,
+  status,
+  data = {},
+}: {
   tx: Tx;
   sessionId: string;
   runId: string;
@@ -42,7 +52,10 @@ export async function insertToolCall({ tx, sessionId, runId, callId, toolName, a
   data?: CallData;
 }): Promise<void> {
   try {
-    await tx.toolCall.create({ data: { sessionId, runId, callId, toolName, argsHash, status, ...data }, select: { id: true } });
+    await tx.toolCall.create({
+      data: { sessionId, runId, callId, toolName, argsHash, status, ...data },
+      select: { id: true },
+    });
   } catch (error) {
     if ((error as { code?: string }).code === "P2002") throw new CallIdTaken(callId);
     throw error;
@@ -56,21 +69,69 @@ export class CallIdTaken extends Error {
   }
 }
 
-export async function findToolCall({ sessionId, callId, tx }: { sessionId: string; callId: string; tx?: Tx }): Promise<ToolCallRow | null> {
+export async function findToolCall({
+  sessionId,
+  callId,
+  tx,
+}: {
+  sessionId: string;
+  callId: string;
+  tx?: Tx;
+}): Promise<ToolCallRow | null> {
   return (tx ?? getDb()).toolCall.findUnique({ where: { sessionId_callId: { sessionId, callId } } });
 }
 
-type CallData = { approvalId?: string; decidedBy?: string | null; decidedAt?: Date; pid?: number | null; host?: string | null; startedAt?: Date; finishedAt?: Date };
+type CallData = {
+  approvalId?: string;
+  decidedBy?: string | null;
+  decidedAt?: Date;
+  pid?: number | null;
+  host?: string | null;
+  startedAt?: Date;
+  finishedAt?: Date;
+};
 
 /** Moves a call from one of `from` to `to`; false when it was not in one of them (someone else moved it). */
-export async function moveToolCall({ tx, sessionId, callId, from, to, data = {} }: { tx: Tx; sessionId: string; callId: string; from: CallStatus[]; to: CallStatus; data?: CallData }): Promise<boolean> {
-  const moved = await tx.toolCall.updateMany({ where: { sessionId, callId, status: { in: from } }, data: { status: to, ...data } });
+export async function moveToolCall({
+  tx,
+  sessionId,
+  callId,
+  from,
+  to,
+  data = {},
+}: {
+  tx: Tx;
+  sessionId: string;
+  callId: string;
+  from: CallStatus[];
+  to: CallStatus;
+  data?: CallData;
+}): Promise<boolean> {
+  const moved = await tx.toolCall.updateMany({
+    where: { sessionId, callId, status: { in: from } },
+    data: { status: to, ...data },
+  });
   return moved.count === 1;
 }
 
 /** An owner's decision, shown on the call's card (approved by whom, when). */
-export async function markCallDecided({ tx, approvalId, approved, decidedBy, at }: { tx: Tx; approvalId: string; approved: boolean; decidedBy: string; at: Date }) {
-  await tx.toolCall.updateMany({ where: { approvalId, status: "pending" }, data: { status: approved ? "approved" : "denied", decidedBy, decidedAt: at } });
+export async function markCallDecided({
+  tx,
+  approvalId,
+  approved,
+  decidedBy,
+  at,
+}: {
+  tx: Tx;
+  approvalId: string;
+  approved: boolean;
+  decidedBy: string;
+  at: Date;
+}) {
+  await tx.toolCall.updateMany({
+    where: { approvalId, status: "pending" },
+    data: { status: approved ? "approved" : "denied", decidedBy, decidedAt: at },
+  });
 }
 
 export async function listSessionToolCalls({ sessionId }: { sessionId: string }): Promise<ToolCallRow[]> {
@@ -79,7 +140,12 @@ export async function listSessionToolCalls({ sessionId }: { sessionId: string })
 
 /** A session's latest calls, newest first (the admin's view of an outside client's recent calls). */
 export async function listRecentToolCalls({ sessionId, limit }: { sessionId: string; limit: number }) {
-  return getDb().toolCall.findMany({ where: { sessionId }, orderBy: { createdAt: "desc" }, take: limit, select: { toolName: true, status: true, approvalId: true, createdAt: true } });
+  return getDb().toolCall.findMany({
+    where: { sessionId },
+    orderBy: { createdAt: "desc" },
+    take: limit,
+    select: { toolName: true, status: true, approvalId: true, createdAt: true },
+  });
 }
 
 /**
@@ -88,17 +154,43 @@ export async function listRecentToolCalls({ sessionId, limit }: { sessionId: str
  * settled call's result was lost. A statement of its own after the lock, with a fresh snapshot, so it sees the
  * calls an instance that failed or stopped the run meanwhile wrote before it let go of the row.
  */
-export async function findUnsettledCall({ tx, sessionId, runId, callId }: { tx: Tx; sessionId: string; runId: string; callId?: string }): Promise<string | null> {
-  const unsettled = await tx.toolCall.findFirst({ where: { sessionId, runId, status: "running", callId: { not: callId ?? "" } }, select: { callId: true } });
+export async function findUnsettledCall({
+  tx,
+  sessionId,
+  runId,
+  callId,
+}: {
+  tx: Tx;
+  sessionId: string;
+  runId: string;
+  callId?: string;
+}): Promise<string | null> {
+  const unsettled = await tx.toolCall.findFirst({
+    where: { sessionId, runId, status: "running", callId: { not: callId ?? "" } },
+    select: { callId: true },
+  });
   return unsettled?.callId ?? null;
 }
 
 export async function listOpenRunCalls({ runId, tx }: { runId: string; tx?: Tx }): Promise<ToolCallRow[]> {
-  return (tx ?? getDb()).toolCall.findMany({ where: { runId, status: { in: OPEN_CALL_STATUSES } }, orderBy: { createdAt: "asc" } });
+  return (tx ?? getDb()).toolCall.findMany({
+    where: { runId, status: { in: OPEN_CALL_STATUSES } },
+    orderBy: { createdAt: "asc" },
+  });
 }
 
 /** Records the process group of a running command, so an abandoned one can be found and killed. */
-export async function recordCallProcess({ sessionId, callId, pid, host }: { sessionId: string; callId: string; pid: number; host: string }) {
+export async function recordCallProcess({
+  sessionId,
+  callId,
+  pid,
+  host,
+}: {
+  sessionId: string;
+  callId: string;
+  pid: number;
+  host: string;
+}) {
   await getDb().toolCall.updateMany({ where: { sessionId, callId, status: "running" }, data: { pid, host } });
 }
 
@@ -110,7 +202,13 @@ export async function recordCallProcess({ sessionId, callId, pid, host }: { sess
  * The chat asks both (issue 31, lib/runs/calls.ts); an outside client neither (lib/runs/call-pipeline.ts): each of
  * its calls is a run that ends with it, and a denial reached it while it waited, or the call asks anew.
  */
-export async function findRepeatedCall({ sessionId, toolName, argsHash, turnEnded = false, denied = false }: {
+export async function findRepeatedCall({
+  sessionId,
+  toolName,
+  argsHash,
+  turnEnded = false,
+  denied = false,
+}: {
   sessionId: string;
   toolName: string;
   argsHash: string;
@@ -120,20 +218,37 @@ export async function findRepeatedCall({ sessionId, toolName, argsHash, turnEnde
   const db = getDb();
   const statuses: CallStatus[] = denied ? ["pending", "approved", "denied"] : ["pending", "approved"];
   const rows = await db.toolCall.findMany({
-    where: { sessionId, toolName, argsHash, status: { in: statuses }, approvalId: { not: null }, ...(turnEnded ? { deferredAt: { not: null } } : {}) },
+    where: {
+      sessionId,
+      toolName,
+      argsHash,
+      status: { in: statuses },
+      approvalId: { not: null },
+      ...(turnEnded ? { deferredAt: { not: null } } : {}),
+    },
     orderBy: { createdAt: "desc" },
     take: 20,
     select: { callId: true, approvalId: true },
   });
   if (!rows.length) return null;
-  const applied = new Set((await db.approval.findMany({ where: { id: { in: rows.map((r) => r.approvalId!) }, consumedAt: { not: null } }, select: { id: true } })).map((a) => a.id));
+  const applied = new Set(
+    (
+      await db.approval.findMany({
+        where: { id: { in: rows.map((r) => r.approvalId!) }, consumedAt: { not: null } },
+        select: { id: true },
+      })
+    ).map((a) => a.id),
+  );
   const row = rows.find((r) => !applied.has(r.approvalId!));
   return row ? { callId: row.callId, approvalId: row.approvalId! } : null;
 }
 
 /** In the deferring transaction: the run's calls still open on an approval (undecided, or decided and not yet settled). */
 export async function listRunCallsOnApproval({ tx, runId }: { tx: Tx; runId: string }): Promise<ToolCallRow[]> {
-  return tx.toolCall.findMany({ where: { runId, status: { in: ["pending", "approved", "denied"] }, approvalId: { not: null }, deferredAt: null }, orderBy: { createdAt: "asc" } });
+  return tx.toolCall.findMany({
+    where: { runId, status: { in: ["pending", "approved", "denied"] }, approvalId: { not: null }, deferredAt: null },
+    orderBy: { createdAt: "asc" },
+  });
 }
 
 /** Marks calls deferred: their turn ended before their approval's outcome was applied (the matcher finds them). */

@@ -28,7 +28,13 @@ export type SessionState = {
 };
 
 /** The user with the state a session token is checked against (version, deactivation, its signed-in session); one query. */
-export async function getUserForSession({ userId, authSessionId }: { userId: string; authSessionId?: string | null }): Promise<SessionState | null> {
+export async function getUserForSession({
+  userId,
+  authSessionId,
+}: {
+  userId: string;
+  authSessionId?: string | null;
+}): Promise<SessionState | null> {
   const row = await getDb().user.findUnique({
     where: { id: userId },
     include: {
@@ -40,7 +46,13 @@ export async function getUserForSession({ userId, authSessionId }: { userId: str
   });
   if (!row) return null;
   return {
-    user: { id: row.id, email: row.email, name: row.name, roles: toRoles(row.roles), teamIds: row.teams.map((t) => t.teamId) },
+    user: {
+      id: row.id,
+      email: row.email,
+      name: row.name,
+      roles: toRoles(row.roles),
+      teamIds: row.teams.map((t) => t.teamId),
+    },
     sessionVersion: row.sessionVersion,
     disabled: row.disabledAt !== null,
     passwordMustChange: row.passwordMustChange,
@@ -50,7 +62,11 @@ export async function getUserForSession({ userId, authSessionId }: { userId: str
 
 /** Ends every session token issued so far for this user (sign-out everywhere). */
 export async function bumpSessionVersion({ userId }: { userId: string }): Promise<number> {
-  const row = await getDb().user.update({ where: { id: userId }, data: { sessionVersion: { increment: 1 } }, select: { sessionVersion: true } });
+  const row = await getDb().user.update({
+    where: { id: userId },
+    data: { sessionVersion: { increment: 1 } },
+    select: { sessionVersion: true },
+  });
   return row.sessionVersion;
 }
 
@@ -64,11 +80,26 @@ function revokeAllTokens(at: Date) {
  * access token in the same write. `mustChange`: an admin issued it, so the user must choose their own next; a
  * password the user chose clears it.
  */
-export async function changeUserPassword({ userId, passwordHash, mustChange }: { userId: string; passwordHash: string; mustChange: boolean }) {
+export async function changeUserPassword({
+  userId,
+  passwordHash,
+  mustChange,
+}: {
+  userId: string;
+  passwordHash: string;
+  mustChange: boolean;
+}) {
   const now = new Date();
   await getDb().user.update({
     where: { id: userId },
-    data: { passwordHash, passwordMustChange: mustChange, sessionVersion: { increment: 1 }, accessTokens: revokeAllTokens(now), oauthGrants: revokeAllTokens(now), authSessions: revokeAllTokens(now) },
+    data: {
+      passwordHash,
+      passwordMustChange: mustChange,
+      sessionVersion: { increment: 1 },
+      accessTokens: revokeAllTokens(now),
+      oauthGrants: revokeAllTokens(now),
+      authSessions: revokeAllTokens(now),
+    },
   });
 }
 
@@ -80,7 +111,12 @@ export async function setUserDisabled({ userId, disabled }: { userId: string; di
   const now = new Date();
   await getDb().user.update({
     where: { id: userId },
-    data: { disabledAt: disabled ? now : null, sessionVersion: { increment: 1 }, authSessions: revokeAllTokens(now), ...(disabled ? { accessTokens: revokeAllTokens(now), oauthGrants: revokeAllTokens(now) } : {}) },
+    data: {
+      disabledAt: disabled ? now : null,
+      sessionVersion: { increment: 1 },
+      authSessions: revokeAllTokens(now),
+      ...(disabled ? { accessTokens: revokeAllTokens(now), oauthGrants: revokeAllTokens(now) } : {}),
+    },
   });
 }
 
@@ -91,7 +127,13 @@ export async function getUserWithRoles({ userId }: { userId: string }): Promise<
     include: { roles: true, teams: { select: { teamId: true } } },
   });
   if (!user) return null;
-  return { id: user.id, email: user.email, name: user.name, roles: toRoles(user.roles), teamIds: user.teams.map((t) => t.teamId) };
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    roles: toRoles(user.roles),
+    teamIds: user.teams.map((t) => t.teamId),
+  };
 }
 
 export async function upsertUser({
@@ -142,7 +184,9 @@ export async function linkExternalAccount({
   name?: string;
 }): Promise<string> {
   const db = getDb();
-  const linked = await db.account.findUnique({ where: { provider_providerAccountId: { provider, providerAccountId } } });
+  const linked = await db.account.findUnique({
+    where: { provider_providerAccountId: { provider, providerAccountId } },
+  });
   if (linked) return linked.userId;
   const { id } = await upsertUser({ email, name, roles: ["member"] });
   await db.account.create({ data: { userId: id, provider, providerAccountId, type: "oauth" } });
@@ -158,17 +202,42 @@ export async function listUsers() {
     orderBy: { email: "asc" },
     include: { roles: true, teams: { select: { teamId: true } } },
   });
-  return users.map((u) => ({ id: u.id, email: u.email, name: u.name, roles: toRoles(u.roles), teamIds: u.teams.map((t) => t.teamId), active: u.disabledAt === null }));
+  return users.map((u) => ({
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    roles: toRoles(u.roles),
+    teamIds: u.teams.map((t) => t.teamId),
+    active: u.disabledAt === null,
+  }));
 }
 
 /**
  * A new account with a password; null when the e-mail is taken (checked by the unique key, not a read first).
  * `mustChange`: the password is a one-time one an admin hands over.
  */
-export async function createUser({ email, name, passwordHash, roles, mustChange = false }: { email: string; name?: string; passwordHash: string; roles: Role[]; mustChange?: boolean }): Promise<UserWithRoles | null> {
+export async function createUser({
+  email,
+  name,
+  passwordHash,
+  roles,
+  mustChange = false,
+}: {
+  email: string;
+  name?: string;
+  passwordHash: string;
+  roles: Role[];
+  mustChange?: boolean;
+}): Promise<UserWithRoles | null> {
   try {
     const user = await getDb().user.create({
-      data: { email: email.toLowerCase(), name, passwordHash, passwordMustChange: mustChange, roles: { create: roles.map((role) => ({ role })) } },
+      data: {
+        email: email.toLowerCase(),
+        name,
+        passwordHash,
+        passwordMustChange: mustChange,
+        roles: { create: roles.map((role) => ({ role })) },
+      },
     });
     return { id: user.id, email: user.email, name: user.name, roles, teamIds: [] };
   } catch (error) {
@@ -179,7 +248,9 @@ export async function createUser({ email, name, passwordHash, roles, mustChange 
 
 /** Users who hold the admin role and are not deactivated, other than `exceptUserId`. */
 export async function countActiveAdmins({ exceptUserId }: { exceptUserId: string }): Promise<number> {
-  return getDb().user.count({ where: { id: { not: exceptUserId }, disabledAt: null, roles: { some: { role: "admin" } } } });
+  return getDb().user.count({
+    where: { id: { not: exceptUserId }, disabledAt: null, roles: { some: { role: "admin" } } },
+  });
 }
 
 export async function isUserActive({ userId }: { userId: string }): Promise<boolean> {
@@ -189,8 +260,17 @@ export async function isUserActive({ userId }: { userId: string }): Promise<bool
 
 export async function listUsersByIds({ ids }: { ids: string[] }) {
   if (ids.length === 0) return [];
-  const users = await getDb().user.findMany({ where: { id: { in: ids } }, include: { roles: true, teams: { select: { teamId: true } } } });
-  return users.map((u) => ({ id: u.id, email: u.email, name: u.name, roles: toRoles(u.roles), teamIds: u.teams.map((t) => t.teamId) }));
+  const users = await getDb().user.findMany({
+    where: { id: { in: ids } },
+    include: { roles: true, teams: { select: { teamId: true } } },
+  });
+  return users.map((u) => ({
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    roles: toRoles(u.roles),
+    teamIds: u.teams.map((t) => t.teamId),
+  }));
 }
 
 export async function addUserRole({ userId, role }: { userId: string; role: Role }) {
@@ -206,20 +286,36 @@ export async function removeUserRole({ userId, role }: { userId: string; role: R
 }
 
 export async function findUserEmails({ userIds }: { userIds: string[] }): Promise<Map<string, string>> {
-  const users = await getDb().user.findMany({ where: { id: { in: [...new Set(userIds)] } }, select: { id: true, email: true } });
+  const users = await getDb().user.findMany({
+    where: { id: { in: [...new Set(userIds)] } },
+    select: { id: true, email: true },
+  });
   return new Map(users.map((u) => [u.id, u.email]));
 }
 
 /** Display names (null when a user has none) by id. */
 export async function findUserNames({ userIds }: { userIds: string[] }): Promise<Map<string, string | null>> {
   if (userIds.length === 0) return new Map();
-  const users = await getDb().user.findMany({ where: { id: { in: [...new Set(userIds)] } }, select: { id: true, name: true } });
+  const users = await getDb().user.findMany({
+    where: { id: { in: [...new Set(userIds)] } },
+    select: { id: true, name: true },
+  });
   return new Map(users.map((u) => [u.id, u.name]));
 }
 
 /** Ids of users whose e-mail contains the text (e-mails are stored lower-case, so this is case-insensitive). */
-export async function findUserIdsByEmailPart({ part, limit = 200 }: { part: string; limit?: number }): Promise<string[]> {
-  const users = await getDb().user.findMany({ where: { email: { contains: part.toLowerCase() } }, select: { id: true }, take: limit });
+export async function findUserIdsByEmailPart({
+  part,
+  limit = 200,
+}: {
+  part: string;
+  limit?: number;
+}): Promise<string[]> {
+  const users = await getDb().user.findMany({
+    where: { email: { contains: part.toLowerCase() } },
+    select: { id: true },
+    take: limit,
+  });
   return users.map((u) => u.id);
 }
 
@@ -232,13 +328,28 @@ export async function findUserIdsByEmails({ emails }: { emails: string[] }): Pro
 }
 
 /** Active owners and their e-mail addresses: who is asked when no routing rule says otherwise (lib/notify). */
-export async function listActiveOwners({ tx }: { tx?: Tx } = {}): Promise<Array<{ id: string; email: string; name: string | null }>> {
-  return (tx ?? getDb()).user.findMany({ where: { disabledAt: null, roles: { some: { role: "owner" } } }, select: { id: true, email: true, name: true }, orderBy: { email: "asc" } });
+export async function listActiveOwners({ tx }: { tx?: Tx } = {}): Promise<
+  Array<{ id: string; email: string; name: string | null }>
+> {
+  return (tx ?? getDb()).user.findMany({
+    where: { disabledAt: null, roles: { some: { role: "owner" } } },
+    select: { id: true, email: true, name: true },
+    orderBy: { email: "asc" },
+  });
 }
 
 /** The active owners among these e-mail addresses (a routing rule's approvers); others are left out. */
-export async function listActiveOwnersByEmails({ tx, emails }: { tx?: Tx; emails: string[] }): Promise<Array<{ id: string; email: string }>> {
+export async function listActiveOwnersByEmails({
+  tx,
+  emails,
+}: {
+  tx?: Tx;
+  emails: string[];
+}): Promise<Array<{ id: string; email: string }>> {
   const wanted = [...new Set(emails.map((e) => e.toLowerCase()))];
   if (wanted.length === 0) return [];
-  return (tx ?? getDb()).user.findMany({ where: { email: { in: wanted }, disabledAt: null, roles: { some: { role: "owner" } } }, select: { id: true, email: true } });
+  return (tx ?? getDb()).user.findMany({
+    where: { email: { in: wanted }, disabledAt: null, roles: { some: { role: "owner" } } },
+    select: { id: true, email: true },
+  });
 }

@@ -6,10 +6,17 @@ import { publishEvent, type AppEvent } from "./bus";
 
 export const ACCOUNT_EVENT = "account.changed";
 
-export type AccountChange = "roles" | "teams" | "mode-grants" | "deactivated" | "reactivated" | "password-reset" | "session-revoked";
+export type AccountChange =
+  "roles" | "teams" | "mode-grants" | "deactivated" | "reactivated" | "password-reset" | "session-revoked";
 
 /** `userId: null` means everyone (a policy change to the mode grants can reach anyone). */
-export async function announceAccountChange({ userId, change }: { userId: string | null; change: AccountChange }): Promise<void> {
+export async function announceAccountChange({
+  userId,
+  change,
+}: {
+  userId: string | null;
+  change: AccountChange;
+}): Promise<void> {
   await publishEvent({ type: ACCOUNT_EVENT, scope: "account", sessionId: null, payload: { userId, change } });
 }
 

@@ -3,7 +3,14 @@ import "server-only";
 // event log first. One tailer per process reads new rows in order and fans them out to subscribers; it is
 // woken by local publishes, by PostgreSQL NOTIFY from other instances, and by a slow poll as a safety net.
 import { loadConfig } from "@/lib/config";
-import { insertEvent, isListeningForEvents, latestEventSeq, listEventsAfter, listenForEvents, type EventRow } from "@/lib/db/events";
+import {
+  insertEvent,
+  isListeningForEvents,
+  latestEventSeq,
+  listEventsAfter,
+  listenForEvents,
+  type EventRow,
+} from "@/lib/db/events";
 import { detached, log } from "@/lib/log";
 import { processSlots } from "@/lib/process-singleton";
 
@@ -204,7 +211,12 @@ export async function stopEventTailer(): Promise<void> {
   await current?.stop();
 }
 
-export async function publishEvent(event: { type: string; scope: "approvals" | "session" | "account"; sessionId?: string | null; payload: unknown }): Promise<AppEvent> {
+export async function publishEvent(event: {
+  type: string;
+  scope: "approvals" | "session" | "account";
+  sessionId?: string | null;
+  payload: unknown;
+}): Promise<AppEvent> {
   const row = await insertEvent(event);
   const t = tailer();
   await t.start();
@@ -253,7 +265,9 @@ export async function eventBusStatus(): Promise<{ ok: true } | { ok: false; reas
   } catch {
     return { ok: false, reason: "the event log cannot be read" };
   }
-  return isListeningForEvents() === false ? { ok: false, reason: "not listening for other instances' events (LISTEN connection down)" } : { ok: true };
+  return isListeningForEvents() === false
+    ? { ok: false, reason: "not listening for other instances' events (LISTEN connection down)" }
+    : { ok: true };
 }
 
 export { listEventsAfter };

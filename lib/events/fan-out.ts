@@ -25,7 +25,9 @@ const frames = new WeakMap<AppEvent, Uint8Array>();
 export function frame(event: AppEvent): Uint8Array {
   let bytes = frames.get(event);
   if (!bytes) {
-    bytes = encoder.encode(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify({ seq: event.seq, type: event.type, sessionId: event.sessionId, payload: event.payload, at: event.createdAt })}\n\n`);
+    bytes = encoder.encode(
+      `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify({ seq: event.seq, type: event.type, sessionId: event.sessionId, payload: event.payload, at: event.createdAt })}\n\n`,
+    );
     frames.set(event, bytes);
   }
   return bytes;
@@ -51,22 +53,27 @@ class Group {
   private chain: Promise<void> = Promise.resolve();
   private stopTickers: Array<() => void> = [];
 
-  constructor(readonly key: string, private readonly check: (() => Promise<boolean>) | undefined) {
+  constructor(
+    readonly key: string,
+    private readonly check: (() => Promise<boolean>) | undefined,
+  ) {
     this.stopTickers.push(heartbeats.add(() => this.each((m) => m.write(PING))));
     if (check) this.stopTickers.push(rechecks.add(() => this.enqueue(() => undefined)));
   }
 
   /** Runs `task` after everything queued before it, once the claim has been checked again; a failed check closes all. */
   enqueue(task: () => void): Promise<void> {
-    this.chain = this.chain.then(async () => {
-      let ok = true;
-      // A check that cannot be made (the database is down) fails closed: the streams close and their clients reconnect.
-      // So does one that hangs (the group would stay open on heartbeats, silent, and hold every later stream of the
-      // claim) or throws before it returns a promise.
-      if (this.check) ok = await checkWithin(this.check, CHECK_TIMEOUT_MS);
-      if (!ok) return this.each((m) => m.close());
-      task();
-    }).catch((error) => log("warn", "event_stream_task_failed", { error: String(error) }));
+    this.chain = this.chain
+      .then(async () => {
+        let ok = true;
+        // A check that cannot be made (the database is down) fails closed: the streams close and their clients reconnect.
+        // So does one that hangs (the group would stay open on heartbeats, silent, and hold every later stream of the
+        // claim) or throws before it returns a promise.
+        if (this.check) ok = await checkWithin(this.check, CHECK_TIMEOUT_MS);
+        if (!ok) return this.each((m) => m.close());
+        task();
+      })
+      .catch((error) => log("warn", "event_stream_task_failed", { error: String(error) }));
     return this.chain;
   }
 
@@ -86,7 +93,12 @@ function checkWithin(check: () => Promise<boolean>, ms: number): Promise<boolean
     timer = setTimeout(() => resolve(false), ms);
     timer.unref();
   });
-  const answer = Promise.resolve().then(check).then((ok) => ok === true, () => false);
+  const answer = Promise.resolve()
+    .then(check)
+    .then(
+      (ok) => ok === true,
+      () => false,
+    );
   return Promise.race([answer, late]).finally(() => clearTimeout(timer));
 }
 
@@ -115,7 +127,10 @@ class SharedTicker {
 const heartbeats = new SharedTicker(HEARTBEAT_MS);
 const rechecks = new SharedTicker(RECHECK_MS);
 
-const globalForFanOut = processSlots<{ toolgateStreamGroups?: Map<string, Group>; toolgateFanOutListening?: Promise<void> }>();
+const globalForFanOut = processSlots<{
+  toolgateStreamGroups?: Map<string, Group>;
+  toolgateFanOutListening?: Promise<void>;
+}>();
 const groups = (globalForFanOut.toolgateStreamGroups ??= new Map<string, Group>());
 provideMetricSource("sseConnections", () => [...groups.values()].reduce((n, g) => n + g.members.size, 0));
 
@@ -164,7 +179,13 @@ function deliver(event: AppEvent): void {
     if (--pending > 0) return;
     const ms = performance.now() - start;
     observeFanOut(ms / 1000);
-    if (streams >= FANOUT_LOG_STREAMS || ms > FANOUT_SLOW_MS) log(ms > FANOUT_SLOW_MS ? "warn" : "info", "event_fanout", { seq: event.seq, type: event.type, streams, ms: Math.round(ms * 10) / 10 });
+    if (streams >= FANOUT_LOG_STREAMS || ms > FANOUT_SLOW_MS)
+      log(ms > FANOUT_SLOW_MS ? "warn" : "info", "event_fanout", {
+        seq: event.seq,
+        type: event.type,
+        streams,
+        ms: Math.round(ms * 10) / 10,
+      });
   };
   for (const group of groups.values()) {
     let targets: Member[] | null = null;

@@ -15,7 +15,8 @@ export type StreamOptions = { check?: StreamCheck; userId?: string };
 const CONNECTED = new TextEncoder().encode(`retry: 2000\n: connected\n\n`);
 
 /** Sent instead of a replay that is not possible or too long: the client re-reads current state (it does on every open too). */
-const resetFrame = (reason: string) => new TextEncoder().encode(`event: stream.reset\ndata: ${JSON.stringify({ reason })}\n\n`);
+const resetFrame = (reason: string) =>
+  new TextEncoder().encode(`event: stream.reset\ndata: ${JSON.stringify({ reason })}\n\n`);
 
 /** Where a stream's bytes go: a Web ReadableStream (Next.js route) or a node:http response (lib/http/lean-streams.ts). */
 export type EventSink = { write: (bytes: Uint8Array) => void; close: () => void };
@@ -108,9 +109,13 @@ export function openEventStream(spec: EventStreamSpec, sink: EventSink): () => v
     if (plan.kind === "snapshot") {
       member.cursor = latest;
       member.write(resetFrame(plan.reason));
-    }
-    else if (since !== null) {
-      for (let page = await listEventsAfter({ seq: member.cursor }); page.length > 0; page = await listEventsAfter({ seq: member.cursor })) page.forEach(take);
+    } else if (since !== null) {
+      for (
+        let page = await listEventsAfter({ seq: member.cursor });
+        page.length > 0;
+        page = await listEventsAfter({ seq: member.cursor })
+      )
+        page.forEach(take);
     }
     // Going live is one synchronous step: what arrived meanwhile joins the backlog, and the group writes it (after one
     // check) before any later event, which it queues behind.
@@ -123,7 +128,12 @@ export function openEventStream(spec: EventStreamSpec, sink: EventSink): () => v
   return cleanup;
 }
 
-export const EVENT_STREAM_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no" } as const;
+export const EVENT_STREAM_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache, no-transform",
+  connection: "keep-alive",
+  "x-accel-buffering": "no",
+} as const;
 
 export function lastEventIdOf(headers: Headers, url: URL): number | null {
   const raw = headers.get("last-event-id") ?? url.searchParams.get("lastEventId");
@@ -133,12 +143,19 @@ export function lastEventIdOf(headers: Headers, url: URL): number | null {
 }
 
 /** The stream as a Web Response, for the Next.js route handlers (used when the lean handler is not serving). */
-export async function eventStreamResponse(request: Request, visible: (event: AppEvent) => boolean, options: StreamOptions = {}): Promise<Response> {
+export async function eventStreamResponse(
+  request: Request,
+  visible: (event: AppEvent) => boolean,
+  options: StreamOptions = {},
+): Promise<Response> {
   const since = lastEventIdOf(request.headers, new URL(request.url));
   let stop: (() => void) | null = null;
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      stop = openEventStream({ since, visible, check: options.check, userId: options.userId }, { write: (bytes) => controller.enqueue(bytes), close: () => controller.close() });
+      stop = openEventStream(
+        { since, visible, check: options.check, userId: options.userId },
+        { write: (bytes) => controller.enqueue(bytes), close: () => controller.close() },
+      );
       if (request.signal.aborted) return stop();
       request.signal.addEventListener("abort", () => {
         stop?.();

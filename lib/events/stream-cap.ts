@@ -11,12 +11,20 @@ import os from "node:os";
 import { randomBytes } from "node:crypto";
 import { loadConfig } from "@/lib/config";
 import { log } from "@/lib/log";
-import { deleteExpiredStreamLeases, deleteStreamLease, insertStreamLease, renewStreamLeases, trimStreamLeases } from "@/lib/db/event-stream-leases";
+import {
+  deleteExpiredStreamLeases,
+  deleteStreamLease,
+  insertStreamLease,
+  renewStreamLeases,
+  trimStreamLeases,
+} from "@/lib/db/event-stream-leases";
 import { processSlots } from "@/lib/process-singleton";
 
 const encoder = new TextEncoder();
 /** The last event of an evicted stream; `retry` keeps a client that ignores it from coming back for an hour. */
-export const EVICTED = encoder.encode(`retry: 3600000\nevent: stream.closed\ndata: ${JSON.stringify({ reason: "too_many_streams", reconnect: false })}\n\n`);
+export const EVICTED = encoder.encode(
+  `retry: 3600000\nevent: stream.closed\ndata: ${JSON.stringify({ reason: "too_many_streams", reconnect: false })}\n\n`,
+);
 
 export type CappedStream = { evict: () => void };
 type Held = { userId: string; stream: CappedStream; inserted: boolean };
@@ -32,7 +40,8 @@ const globalForCap = processSlots<{
 }>();
 const held = (globalForCap.toolgateStreamLeases ??= new Map<string, Held>());
 /** This instance's name in lease rows: host and pid first, for a person reading the table. */
-export const STREAM_INSTANCE_ID = (globalForCap.toolgateStreamInstanceId ??= `${os.hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`);
+export const STREAM_INSTANCE_ID =
+  (globalForCap.toolgateStreamInstanceId ??= `${os.hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`);
 
 const leaseMs = () => loadConfig().EVENT_STREAM_LEASE_SECONDS * 1000;
 
@@ -54,7 +63,11 @@ function evictHere(id: string, why: string): void {
  * Counts a new stream of `userId` against the cap, evicting that user's oldest streams past it (here at once,
  * elsewhere at their next renewal); resolves to the release. A database failure rejects: the caller closes the stream.
  */
-export async function admitStream(userId: string, stream: CappedStream, max = loadConfig().EVENT_STREAMS_PER_USER): Promise<() => void> {
+export async function admitStream(
+  userId: string,
+  stream: CappedStream,
+  max = loadConfig().EVENT_STREAMS_PER_USER,
+): Promise<() => void> {
   const now = Date.now();
   const id = newLeaseId(now);
   const entry: Held = { userId, stream, inserted: false };
@@ -64,10 +77,18 @@ export async function admitStream(userId: string, stream: CappedStream, max = lo
     if (released) return;
     released = true;
     held.delete(id);
-    deleteStreamLease({ id }).catch((error: unknown) => log("warn", "event_stream_lease_release_failed", { error: String(error) }));
+    deleteStreamLease({ id }).catch((error: unknown) =>
+      log("warn", "event_stream_lease_release_failed", { error: String(error) }),
+    );
   };
   try {
-    await insertStreamLease({ id, userId, instanceId: STREAM_INSTANCE_ID, openedAt: new Date(now), expiresAt: new Date(now + leaseMs()) });
+    await insertStreamLease({
+      id,
+      userId,
+      instanceId: STREAM_INSTANCE_ID,
+      openedAt: new Date(now),
+      expiresAt: new Date(now + leaseMs()),
+    });
     entry.inserted = true;
     ensureRenewal();
     for (const gone of await trimStreamLeases({ userId, max, now: new Date() })) evictHere(gone, "cap");
@@ -99,7 +120,11 @@ export function renewStreamLeasesNow(): Promise<boolean> {
         globalForCap.toolgateStreamRenewal = undefined;
       }
       if (ids.length > 0) {
-        const present = await renewStreamLeases({ instanceId: STREAM_INSTANCE_ID, ids, expiresAt: new Date(Date.now() + leaseMs()) });
+        const present = await renewStreamLeases({
+          instanceId: STREAM_INSTANCE_ID,
+          ids,
+          expiresAt: new Date(Date.now() + leaseMs()),
+        });
         for (const id of ids) if (!present.has(id)) evictHere(id, "lease_gone");
       }
       await deleteExpiredStreamLeases({ now: new Date() });

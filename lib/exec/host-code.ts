@@ -45,9 +45,14 @@ async function inspect(dir: string, rel: string, name: string, found: string[]) 
     if (/\b(filter|diff|merge)=/.test(await small(file))) found.push(`${shown} (git filter/diff/merge drivers)`);
   } else if (name === ".git") {
     const config = await small(path.join(file, "config"));
-    const drivers = [...config.matchAll(/^\s*\[\s*(filter|diff|merge)\s+"([^"]{1,60})"/gm)].map((m) => `${m[1]} "${m[2]}"`);
-    if (drivers.length > 0 || /^\s*(textconv|clean|smudge|process|driver|command)\s*=/m.test(config)) found.push(`${shown}/config (${drivers.join(", ") || "programs"})`);
-    const hooks = (await readdir(path.join(file, "hooks")).catch(() => [] as string[])).filter((h) => !h.endsWith(".sample"));
+    const drivers = [...config.matchAll(/^\s*\[\s*(filter|diff|merge)\s+"([^"]{1,60})"/gm)].map(
+      (m) => `${m[1]} "${m[2]}"`,
+    );
+    if (drivers.length > 0 || /^\s*(textconv|clean|smudge|process|driver|command)\s*=/m.test(config))
+      found.push(`${shown}/config (${drivers.join(", ") || "programs"})`);
+    const hooks = (await readdir(path.join(file, "hooks")).catch(() => [] as string[])).filter(
+      (h) => !h.endsWith(".sample"),
+    );
     if (hooks.length > 0) found.push(`${shown}/hooks (${hooks.slice(0, 5).join(", ")}; neutralised by core.hooksPath)`);
   }
 }
@@ -62,10 +67,12 @@ export async function listHostRunnableFiles(workspaceDir: string): Promise<strin
       if (++seen > MAX_ENTRIES || found.length >= MAX_LISTED) return;
       await inspect(dir, rel, entry.name, found);
       // Symbolic links are not followed: what they point at is outside the walk's bound.
-      if (entry.isDirectory() && entry.name !== ".git" && !SKIP_DIRS.has(entry.name) && depth < MAX_DEPTH) await walk(path.join(dir, entry.name), rel ? `${rel}/${entry.name}` : entry.name, depth + 1);
+      if (entry.isDirectory() && entry.name !== ".git" && !SKIP_DIRS.has(entry.name) && depth < MAX_DEPTH)
+        await walk(path.join(dir, entry.name), rel ? `${rel}/${entry.name}` : entry.name, depth + 1);
     }
   };
   await walk(workspaceDir, "", 0);
-  if (seen > MAX_ENTRIES || found.length >= MAX_LISTED) found.push("(more not listed: the workspace is larger than the card's scan)");
+  if (seen > MAX_ENTRIES || found.length >= MAX_LISTED)
+    found.push("(more not listed: the workspace is larger than the card's scan)");
   return found;
 }

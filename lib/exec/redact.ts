@@ -41,5 +41,9 @@ export function redactForAudit(value: unknown, patterns: readonly RegExp[], dept
   if (value === null || typeof value !== "object") return value;
   if (depth >= MAX_DEPTH) return "[nested too deep]";
   if (Array.isArray(value)) return value.slice(0, 100).map((v) => redactForAudit(v, patterns, depth + 1));
-  return Object.fromEntries(Object.entries(value).slice(0, 100).map(([k, v]) => [k, SECRET_KEY.test(k) ? "[redacted]" : redactForAudit(v, patterns, depth + 1)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .slice(0, 100)
+      .map(([k, v]) => [k, SECRET_KEY.test(k) ? "[redacted]" : redactForAudit(v, patterns, depth + 1)]),
+  );
 }

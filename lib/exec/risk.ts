@@ -12,12 +12,55 @@ export type { RiskKind } from "./risk-kinds";
 export type RiskCue = { kind: RiskKind; label: string; detail: string };
 
 // Wrappers whose arguments name the program that really runs (sudo rm …, env X=1 curl …, timeout 5 wget …).
-const WRAPPERS = new Set(["sudo", "doas", "env", "nice", "ionice", "nohup", "timeout", "stdbuf", "xargs", "time", "command", "exec", "setsid", "chrt", "taskset", "flock", "eatmydata", "fakeroot"]);
+const WRAPPERS = new Set([
+  "sudo",
+  "doas",
+  "env",
+  "nice",
+  "ionice",
+  "nohup",
+  "timeout",
+  "stdbuf",
+  "xargs",
+  "time",
+  "command",
+  "exec",
+  "setsid",
+  "chrt",
+  "taskset",
+  "flock",
+  "eatmydata",
+  "fakeroot",
+]);
 
 const DELETERS = new Set(["rm", "rmdir", "unlink", "shred", "wipe", "srm", "mkfs", "wipefs", "fdisk", "parted"]);
 // Programs whose normal use replaces the content of an existing file.
 const OVERWRITERS = new Set(["mv", "cp", "dd", "truncate", "tee", "install", "ln", "rsync"]);
-const NETWORK = new Set(["curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "ping", "dig", "nslookup", "host", "http", "https", "aria2c", "gh", "aws", "gcloud", "az"]);
+const NETWORK = new Set([
+  "curl",
+  "wget",
+  "ssh",
+  "scp",
+  "sftp",
+  "rsync",
+  "nc",
+  "ncat",
+  "netcat",
+  "socat",
+  "telnet",
+  "ftp",
+  "ping",
+  "dig",
+  "nslookup",
+  "host",
+  "http",
+  "https",
+  "aria2c",
+  "gh",
+  "aws",
+  "gcloud",
+  "az",
+]);
 // Multi-command tools whose listed subcommands reach the network.
 const NETWORK_SUBCOMMANDS: Record<string, ReadonlySet<string>> = {
   git: new Set(["clone", "fetch", "pull", "push", "ls-remote", "submodule", "remote"]),
@@ -33,9 +76,19 @@ const NETWORK_SUBCOMMANDS: Record<string, ReadonlySet<string>> = {
   go: new Set(["get", "install", "mod"]),
 };
 const DESTRUCTIVE_SUBCOMMANDS: Record<string, (argv: string[]) => string | null> = {
-  git: (a) => (a[1] === "clean" ? "git clean deletes untracked files" : a[1] === "reset" && a.includes("--hard") ? "git reset --hard discards changes" : a[1] === "push" && a.some((w) => w === "-f" || w.startsWith("--force")) ? "git push --force overwrites remote history" : null),
+  git: (a) =>
+    a[1] === "clean"
+      ? "git clean deletes untracked files"
+      : a[1] === "reset" && a.includes("--hard")
+        ? "git reset --hard discards changes"
+        : a[1] === "push" && a.some((w) => w === "-f" || w.startsWith("--force"))
+          ? "git push --force overwrites remote history"
+          : null,
   find: (a) => (a.includes("-delete") ? "find -delete deletes what it finds" : null),
-  sed: (a) => (a.some((w) => w === "-i" || w.startsWith("-i") || w.startsWith("--in-place")) ? "sed -i rewrites files in place" : null),
+  sed: (a) =>
+    a.some((w) => w === "-i" || w.startsWith("-i") || w.startsWith("--in-place"))
+      ? "sed -i rewrites files in place"
+      : null,
   chmod: (a) => (a.some(isRecursiveFlag) ? "chmod -R changes a whole tree" : null),
   chown: (a) => (a.some(isRecursiveFlag) ? "chown -R changes a whole tree" : null),
 };
@@ -66,7 +119,8 @@ export function effectiveArgv(argv: string[]): string[] {
   for (let guard = 0; guard < 8 && rest.length > 0 && WRAPPERS.has(base(rest[0]!)); guard++) {
     const wrapper = base(rest[0]!);
     let i = 1;
-    while (i < rest.length && (rest[i]!.startsWith("-") || (wrapper === "env" && rest[i]!.includes("=")))) i += VALUE_OPTIONS[wrapper]?.has(rest[i]!) ? 2 : 1;
+    while (i < rest.length && (rest[i]!.startsWith("-") || (wrapper === "env" && rest[i]!.includes("="))))
+      i += VALUE_OPTIONS[wrapper]?.has(rest[i]!) ? 2 : 1;
     if (wrapper === "timeout" && i < rest.length && /^\d/.test(rest[i]!)) i++;
     rest = rest.slice(i);
   }
@@ -75,8 +129,17 @@ export function effectiveArgv(argv: string[]): string[] {
 
 function destructive(argv: string[]): string | null {
   const exe = base(argv[0] ?? "");
-  if (DELETERS.has(exe) || exe.startsWith("mkfs.")) return argv.slice(1).some(isRecursiveFlag) && exe === "rm" ? "rm -r deletes whole directories" : `${exe} deletes data`;
-  if (OVERWRITERS.has(exe) && !argv.includes("-n") && !argv.includes("--no-clobber") && !(exe === "tee" && argv.includes("-a"))) return `${exe} can overwrite existing files`;
+  if (DELETERS.has(exe) || exe.startsWith("mkfs."))
+    return argv.slice(1).some(isRecursiveFlag) && exe === "rm"
+      ? "rm -r deletes whole directories"
+      : `${exe} deletes data`;
+  if (
+    OVERWRITERS.has(exe) &&
+    !argv.includes("-n") &&
+    !argv.includes("--no-clobber") &&
+    !(exe === "tee" && argv.includes("-a"))
+  )
+    return `${exe} can overwrite existing files`;
   return DESTRUCTIVE_SUBCOMMANDS[exe]?.(argv) ?? null;
 }
 
@@ -95,7 +158,15 @@ export function outsidePath(word: string): boolean {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return false; // a URL, counted as network
   if (value.startsWith("/")) return value !== "/dev/null" && !/^\/dev\/std(in|out|err)$/.test(value);
   if (value.startsWith("~")) return true;
-  return value.split("/").reduce((depth, part) => (depth < 0 ? depth : part === ".." ? depth - 1 : part === "." || part === "" ? depth : depth + 1), 0) < 0;
+  return (
+    value
+      .split("/")
+      .reduce(
+        (depth, part) =>
+          depth < 0 ? depth : part === ".." ? depth - 1 : part === "." || part === "" ? depth : depth + 1,
+        0,
+      ) < 0
+  );
 }
 
 function add(cues: RiskCue[], kind: RiskKind, detail: string) {
@@ -113,7 +184,12 @@ function argvCues(cues: RiskCue[], words: string[]) {
   const n = network(argv);
   if (n) add(cues, "network", n);
   const outside = argv.slice(1).filter(outsidePath);
-  if (outside.length) add(cues, "outside-workspace", `${base(argv[0]!)} names ${outside.slice(0, 3).join(", ")}${outside.length > 3 ? ", …" : ""}`);
+  if (outside.length)
+    add(
+      cues,
+      "outside-workspace",
+      `${base(argv[0]!)} names ${outside.slice(0, 3).join(", ")}${outside.length > 3 ? ", …" : ""}`,
+    );
 }
 
 const OVERWRITING_REDIRECTS = new Set([">", ">|", "&>", ">&"]);
@@ -144,16 +220,33 @@ export function executablesOf(analysis: Pick<ShellAnalysis, "segments"> | null |
  * The cues of one request. `knownExecutables` are those this requester ran before (by earlier requests); null
  * when that history is not known, which gives no first-use cue rather than a wrong one.
  */
-export function assessRisk({ toolName, args, command, analysis, knownExecutables }: { toolName: string; args: unknown; command?: string | null; analysis?: ShellAnalysis | null; knownExecutables: ReadonlySet<string> | null }): RiskCue[] {
+export function assessRisk({
+  toolName,
+  args,
+  command,
+  analysis,
+  knownExecutables,
+}: {
+  toolName: string;
+  args: unknown;
+  command?: string | null;
+  analysis?: ShellAnalysis | null;
+  knownExecutables: ReadonlySet<string> | null;
+}): RiskCue[] {
   const cues: RiskCue[] = [];
   const text = command ?? (toolName === "exec" ? commandOf(args) : null);
   let executables: string[] = [];
   if (text !== null) {
     const reading = readCommandForRisk(text);
     if (reading.unread.length) add(cues, "not-analysed", reading.unread.join("; "));
-    for (const words of reading.commands) argvCues(cues, words.map((w) => w.value));
+    for (const words of reading.commands)
+      argvCues(
+        cues,
+        words.map((w) => w.value),
+      );
     for (const { op, target } of reading.redirects) {
-      if (OVERWRITING_REDIRECTS.has(op) && !/^\/dev\/(null|std(out|err)|tty)$/.test(target)) add(cues, "destructive", `a redirection (${op}) can overwrite ${target}`);
+      if (OVERWRITING_REDIRECTS.has(op) && !/^\/dev\/(null|std(out|err)|tty)$/.test(target))
+        add(cues, "destructive", `a redirection (${op}) can overwrite ${target}`);
       if (outsidePath(target)) add(cues, "outside-workspace", `a redirection names ${target}`);
     }
     executables = reading.executables;

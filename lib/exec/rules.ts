@@ -50,7 +50,12 @@ export function parseRule(text: string): ExecRule | { error: string } {
 function globMatches(glob: string, value: string): boolean {
   const source = glob
     .split("**")
-    .map((part) => part.split("*").map((p) => p.replace(/[.+^${}()|[\]\\?]/g, "\\$&")).join("[^/]*"))
+    .map((part) =>
+      part
+        .split("*")
+        .map((p) => p.replace(/[.+^${}()|[\]\\?]/g, "\\$&"))
+        .join("[^/]*"),
+    )
     .join(".*");
   return new RegExp(`^${source}$`).test(value);
 }
@@ -97,9 +102,11 @@ export function resolveExecutable(written: string): ExecutableResolution {
 
 /** Why no rule or safe bin may cover this part, or null when one may. */
 export function segmentRefusal(segment: ShellSegment, resolution: ExecutableResolution): string | null {
-  if (segment.executable.includes("/") && !segment.executable.startsWith("/")) return `${segment.executable} is a program in the workspace; it needs an approval each time`;
+  if (segment.executable.includes("/") && !segment.executable.startsWith("/"))
+    return `${segment.executable} is a program in the workspace; it needs an approval each time`;
   if (!resolution.realPath) return `${segment.executable} does not resolve to an executable in ${EXEC_PATH}`;
-  if (!SYSTEM_PREFIXES.some((p) => resolution.realPath!.startsWith(p))) return `${segment.executable} is not a system program (${path.basename(resolution.realPath)} lives outside /usr)`;
+  if (!SYSTEM_PREFIXES.some((p) => resolution.realPath!.startsWith(p)))
+    return `${segment.executable} is not a system program (${path.basename(resolution.realPath)} lives outside /usr)`;
   for (const name of [segment.executable, resolution.realPath]) {
     const base = path.basename(name);
     if (Object.hasOwn(SUBCOMMAND_TOOLS, base)) {
@@ -112,7 +119,12 @@ export function segmentRefusal(segment: ShellSegment, resolution: ExecutableReso
   return null;
 }
 
-export type SegmentCoverage = { argv: string[]; satisfied: boolean; by?: SourcedRule | { source: "safeBin"; text: string }; refusal?: string };
+export type SegmentCoverage = {
+  argv: string[];
+  satisfied: boolean;
+  by?: SourcedRule | { source: "safeBin"; text: string };
+  refusal?: string;
+};
 export type Coverage = { satisfied: boolean; segments: SegmentCoverage[]; reason?: string };
 
 /** Every part must be covered: by a rule (allowlist or grant) or as a safe-bin use. Grants used are reported. */
@@ -123,18 +135,28 @@ export function evaluateCoverage(params: {
   resolve?: (written: string) => ExecutableResolution;
 }): Coverage {
   const resolve = params.resolve ?? resolveExecutable;
-  if (!params.analysis.ok) return { satisfied: false, segments: [], reason: `the command is not plain: ${params.analysis.reason}` };
+  if (!params.analysis.ok)
+    return { satisfied: false, segments: [], reason: `the command is not plain: ${params.analysis.reason}` };
   const segments = params.analysis.segments.map((segment): SegmentCoverage => {
     const argv = segment.argv;
     const resolution = resolve(segment.executable);
     const refusal = segmentRefusal(segment, resolution);
     if (refusal) return { argv, satisfied: false, refusal };
     // A prefix rule covers only programs known to run no code from their arguments, checked where it really is too.
-    const prefixOk = prefixRefusal(segment.executable) === null && (!resolution.realPath || prefixRefusal(resolution.realPath) === null);
-    const rule = params.rules.find((r) => ruleRefusal(r.words, r.prefix) === null && (!r.prefix || prefixOk) && ruleMatches(r, argv, resolution));
+    const prefixOk =
+      prefixRefusal(segment.executable) === null &&
+      (!resolution.realPath || prefixRefusal(resolution.realPath) === null);
+    const rule = params.rules.find(
+      (r) => ruleRefusal(r.words, r.prefix) === null && (!r.prefix || prefixOk) && ruleMatches(r, argv, resolution),
+    );
     if (rule) return { argv, satisfied: true, by: rule };
-    if (isSafeBinUsage({ argv, resolution, safeBins: params.safeBins })) return { argv, satisfied: true, by: { source: "safeBin", text: `safe bin ${segment.executable}` } };
-    return { argv, satisfied: false, refusal: `no rule, grant or safe-bin profile covers "${formatRule({ words: argv, prefix: false })}"` };
+    if (isSafeBinUsage({ argv, resolution, safeBins: params.safeBins }))
+      return { argv, satisfied: true, by: { source: "safeBin", text: `safe bin ${segment.executable}` } };
+    return {
+      argv,
+      satisfied: false,
+      refusal: `no rule, grant or safe-bin profile covers "${formatRule({ words: argv, prefix: false })}"`,
+    };
   });
   const firstMiss = segments.find((s) => !s.satisfied);
   return { satisfied: segments.length > 0 && !firstMiss, segments, reason: firstMiss?.refusal };
@@ -146,9 +168,14 @@ export type GrantProposal = { rules: ExecRule[]; refused: string[] };
  * What "allow always" on this command would store: per part, the exact argv (or its first `prefixWords` words
  * followed by `*`, when the owner chose a prefix). Parts that no rule may cover are refused, with the reason.
  */
-export function proposeGrant(params: { command: string; prefixWords?: number; resolve?: (written: string) => ExecutableResolution }): GrantProposal {
+export function proposeGrant(params: {
+  command: string;
+  prefixWords?: number;
+  resolve?: (written: string) => ExecutableResolution;
+}): GrantProposal {
   const analysis = analyzeShellCommand(params.command);
-  if (!analysis.ok) return { rules: [], refused: [`the command is not plain (${analysis.reason}); approve it once instead`] };
+  if (!analysis.ok)
+    return { rules: [], refused: [`the command is not plain (${analysis.reason}); approve it once instead`] };
   const resolve = params.resolve ?? resolveExecutable;
   const rules: ExecRule[] = [];
   const refused: string[] = [];
@@ -158,8 +185,12 @@ export function proposeGrant(params: { command: string; prefixWords?: number; re
       refused.push(refusal);
       continue;
     }
-    const cut = params.prefixWords !== undefined && params.prefixWords < segment.argv.length ? Math.max(1, params.prefixWords) : undefined;
-    const rule: ExecRule = cut === undefined ? { words: segment.argv, prefix: false } : { words: segment.argv.slice(0, cut), prefix: true };
+    const cut =
+      params.prefixWords !== undefined && params.prefixWords < segment.argv.length
+        ? Math.max(1, params.prefixWords)
+        : undefined;
+    const rule: ExecRule =
+      cut === undefined ? { words: segment.argv, prefix: false } : { words: segment.argv.slice(0, cut), prefix: true };
     const tooShort = ruleRefusal(rule.words, rule.prefix);
     if (tooShort) refused.push(tooShort);
     else if (!rules.some((r) => formatRule(r) === formatRule(rule))) rules.push(rule);

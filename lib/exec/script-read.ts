@@ -28,14 +28,37 @@ export const MAX_SCRIPT_DEPTH = 4;
 const MAX_COMMANDS = 400;
 const MAX_SCRIPT_CHARS = 100_000;
 
-const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "rbash", "lksh", "pdksh", "posh", "osh", "fish", "csh", "tcsh"]);
+const SHELLS = new Set([
+  "sh",
+  "bash",
+  "dash",
+  "zsh",
+  "ksh",
+  "mksh",
+  "ash",
+  "yash",
+  "rbash",
+  "lksh",
+  "pdksh",
+  "posh",
+  "osh",
+  "fish",
+  "csh",
+  "tcsh",
+]);
 // Shell options that take the next word as their value.
 const SHELL_VALUE_OPTIONS = new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
 const INLINE_CODE: Record<string, ReadonlySet<string>> = Object.fromEntries(
   [
     [["python", "python2", "python3", "pypy", "pypy3"], ["-c"]],
-    [["perl", "ruby"], ["-e", "-E"]],
-    [["node", "nodejs", "deno", "bun"], ["-e", "--eval", "-p", "--print"]],
+    [
+      ["perl", "ruby"],
+      ["-e", "-E"],
+    ],
+    [
+      ["node", "nodejs", "deno", "bun"],
+      ["-e", "--eval", "-p", "--print"],
+    ],
     [["php"], ["-r"]],
     [["lua", "luajit"], ["-e"]],
     [["Rscript"], ["-e"]],
@@ -44,7 +67,38 @@ const INLINE_CODE: Record<string, ReadonlySet<string>> = Object.fromEntries(
     [["tclsh", "wish", "expect"], ["-c"]],
   ].flatMap(([names, flags]) => names!.map((n) => [n, new Set(flags)] as const)),
 );
-const WRAPPERS = new Set(["sudo", "doas", "env", "nice", "ionice", "nohup", "timeout", "stdbuf", "xargs", "time", "command", "exec", "setsid", "chrt", "taskset", "flock", "eatmydata", "fakeroot", "builtin", "busybox", "unbuffer", "chroot", "runuser", "su", "watch", "strace", "ltrace", "nsenter", "unshare", "firejail"]);
+const WRAPPERS = new Set([
+  "sudo",
+  "doas",
+  "env",
+  "nice",
+  "ionice",
+  "nohup",
+  "timeout",
+  "stdbuf",
+  "xargs",
+  "time",
+  "command",
+  "exec",
+  "setsid",
+  "chrt",
+  "taskset",
+  "flock",
+  "eatmydata",
+  "fakeroot",
+  "builtin",
+  "busybox",
+  "unbuffer",
+  "chroot",
+  "runuser",
+  "su",
+  "watch",
+  "strace",
+  "ltrace",
+  "nsenter",
+  "unshare",
+  "firejail",
+]);
 
 function base(word: string): string {
   return word.slice(word.lastIndexOf("/") + 1);
@@ -54,17 +108,34 @@ function kids(node: Node): Node[] {
   return node.children.filter((c): c is Node => c !== null);
 }
 
-const SIMPLE_ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", v: "\v", "\\": "\\", "'": "'", '"': '"', "?": "?" };
+const SIMPLE_ESCAPES: Record<string, string> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  f: "\f",
+  v: "\v",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?",
+};
 
 /** $'…' as bash decodes it, so `$'\x72m' -rf /` reads as rm. */
 function ansiC(body: string): string {
-  return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/g, (_, esc: string) => {
-    const kind = esc[0]!;
-    if (kind === "x" || kind === "u" || kind === "U") return safeCodePoint(parseInt(esc.slice(1), 16));
-    if (/[0-7]/.test(kind)) return safeCodePoint(parseInt(esc, 8));
-    if (kind === "c") return String.fromCharCode(esc.charCodeAt(1) & 31);
-    return SIMPLE_ESCAPES[esc] ?? `\\${esc}`;
-  });
+  return body.replace(
+    /\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/g,
+    (_, esc: string) => {
+      const kind = esc[0]!;
+      if (kind === "x" || kind === "u" || kind === "U") return safeCodePoint(parseInt(esc.slice(1), 16));
+      if (/[0-7]/.test(kind)) return safeCodePoint(parseInt(esc, 8));
+      if (kind === "c") return String.fromCharCode(esc.charCodeAt(1) & 31);
+      return SIMPLE_ESCAPES[esc] ?? `\\${esc}`;
+    },
+  );
 }
 
 function safeCodePoint(n: number): string {
@@ -117,7 +188,13 @@ function readScript(r: Reader, script: string, depth: number) {
   const invisible = INVISIBLE_CHARACTER.exec(script);
   if (invisible) unread(r, `an invisible or control character (${codePointLabel(invisible[0])}) changes how it reads`);
   const done = readShellTree(script, (root) => {
-    if (root.hasError) unread(r, depth === 0 ? "it is not valid shell syntax (cues come from the parts that could be read)" : "a script inside it is not valid shell syntax");
+    if (root.hasError)
+      unread(
+        r,
+        depth === 0
+          ? "it is not valid shell syntax (cues come from the parts that could be read)"
+          : "a script inside it is not valid shell syntax",
+      );
     walk(r, root, depth);
     return true;
   });
@@ -153,9 +230,18 @@ function readCommand(r: Reader, node: Node, depth: number) {
     else words.push(wordOf(part));
   }
   // A here-doc belongs to the statement around the command: `sh <<EOF … EOF` feeds sh its script.
-  const heredoc = node.parent?.type === "redirected_statement" ? kids(node.parent).find((k) => k.type === "heredoc_redirect") : undefined;
+  const heredoc =
+    node.parent?.type === "redirected_statement"
+      ? kids(node.parent).find((k) => k.type === "heredoc_redirect")
+      : undefined;
   const body = heredoc && kids(heredoc).find((k) => k.type === "heredoc_body");
-  if (body) stdinScript = { value: body.text, dynamic: kids(body).some((k) => k.isNamed) && !/^['"]/.test(kids(heredoc).find((k) => k.type === "heredoc_start")?.text ?? "") };
+  if (body)
+    stdinScript = {
+      value: body.text,
+      dynamic:
+        kids(body).some((k) => k.isNamed) &&
+        !/^['"]/.test(kids(heredoc).find((k) => k.type === "heredoc_start")?.text ?? ""),
+    };
   readArgv(r, words, depth, stdinScript);
 }
 
@@ -174,7 +260,10 @@ function readArgv(r: Reader, words: ReadWord[], depth: number, stdinScript: Read
   if (inner[0]!.dynamic) return unread(r, `the program to run is computed when it runs (${inner[0]!.value})`);
   const exe = base(inner[0]!.value);
   addExecutable(r, exe);
-  const nested = (script: ReadWord, what: string) => (script.dynamic ? unread(r, `the script given to ${what} is computed when it runs`) : readScript(r, script.value, depth + 1));
+  const nested = (script: ReadWord, what: string) =>
+    script.dynamic
+      ? unread(r, `the script given to ${what} is computed when it runs`)
+      : readScript(r, script.value, depth + 1);
 
   if (SHELLS.has(exe)) {
     const { script, file, hasC } = shellOperands(inner);
@@ -186,10 +275,15 @@ function readArgv(r: Reader, words: ReadWord[], depth: number, stdinScript: Read
     const args = inner.slice(1);
     return nested({ value: args.map((w) => w.value).join(" "), dynamic: args.some((w) => w.dynamic) }, "eval");
   }
-  if (exe === "source" || exe === ".") return unread(r, `${exe} runs the script file ${inner[1]?.value ?? "(none)"} in the shell`);
+  if (exe === "source" || exe === ".")
+    return unread(r, `${exe} runs the script file ${inner[1]?.value ?? "(none)"} in the shell`);
   if (exe === "find") return findExecs(r, inner, depth);
   const inline = INLINE_CODE[exe];
-  if (inline && inner.some((w) => inline.has(w.value) || [...inline].some((f) => f.startsWith("--") && w.value.startsWith(`${f}=`)))) return unread(r, `${exe} runs a program given inline, which the cues do not read`);
+  if (
+    inline &&
+    inner.some((w) => inline.has(w.value) || [...inline].some((f) => f.startsWith("--") && w.value.startsWith(`${f}=`)))
+  )
+    return unread(r, `${exe} runs a program given inline, which the cues do not read`);
 }
 
 function addExecutable(r: Reader, exe: string) {
@@ -205,22 +299,31 @@ function innerStart(words: ReadWord[]): number {
     if (wrapper === "busybox") continue;
     // watch runs its arguments as one line through sh -c.
     if (wrapper === "watch") {
-      while (i < words.length && words[i]!.value.startsWith("-")) i += VALUE_OPTIONS.has(`watch ${words[i]!.value}`) ? 2 : 1;
+      while (i < words.length && words[i]!.value.startsWith("-"))
+        i += VALUE_OPTIONS.has(`watch ${words[i]!.value}`) ? 2 : 1;
       if (i >= words.length) return i;
       const rest = words.slice(i);
-      words.splice(i, words.length - i, { value: rest.map((w) => w.value).join(" "), dynamic: rest.some((w) => w.dynamic) });
+      words.splice(i, words.length - i, {
+        value: rest.map((w) => w.value).join(" "),
+        dynamic: rest.some((w) => w.dynamic),
+      });
       return splitLine(words, i);
     }
     while (i < words.length) {
       const w = words[i]!.value;
       // env -S 'sh -c …' and su -c '…' carry a whole command line: read it as the program's words.
-      if ((wrapper === "env" && (w === "-S" || w === "--split-string")) || ((wrapper === "su" || wrapper === "runuser") && (w === "-c" || w === "--command"))) return i + 1 < words.length ? splitLine(words, i + 1) : words.length;
-      if (w.startsWith("--split-string=") && wrapper === "env") return splitLine(words, i, w.slice("--split-string=".length));
+      if (
+        (wrapper === "env" && (w === "-S" || w === "--split-string")) ||
+        ((wrapper === "su" || wrapper === "runuser") && (w === "-c" || w === "--command"))
+      )
+        return i + 1 < words.length ? splitLine(words, i + 1) : words.length;
+      if (w.startsWith("--split-string=") && wrapper === "env")
+        return splitLine(words, i, w.slice("--split-string=".length));
       if (!(w.startsWith("-") || (wrapper === "env" && w.includes("=")))) break;
       i += /^-[a-zA-Z]$/.test(w) && VALUE_OPTIONS.has(`${wrapper} ${w}`) ? 2 : 1;
     }
     if (wrapper === "timeout" && i < words.length && /^\d/.test(words[i]!.value)) i++;
-    if ((wrapper === "chroot") && i < words.length) i++;
+    if (wrapper === "chroot" && i < words.length) i++;
   }
   return i;
 }
@@ -228,13 +331,55 @@ function innerStart(words: ReadWord[]): number {
 // Replaces the line at `at` by the words of that line (a rough split on blanks: the script is read as the shell
 // would, through sh -c, which is what env -S and su -c amount to).
 function splitLine(words: ReadWord[], at: number, line = words[at]!.value): number {
-  words.splice(at, words.length - at, { value: "sh", dynamic: false }, { value: "-c", dynamic: false }, { value: line, dynamic: words[at]!.dynamic });
+  words.splice(
+    at,
+    words.length - at,
+    { value: "sh", dynamic: false },
+    { value: "-c", dynamic: false },
+    { value: line, dynamic: words[at]!.dynamic },
+  );
   return at;
 }
 
-const VALUE_OPTIONS = new Set(
-  ["sudo -u", "sudo -g", "sudo -C", "sudo -h", "sudo -p", "sudo -r", "sudo -t", "sudo -U", "sudo -D", "doas -u", "doas -C", "nice -n", "ionice -c", "ionice -n", "ionice -p", "timeout -s", "timeout -k", "xargs -I", "xargs -n", "xargs -P", "xargs -L", "xargs -d", "xargs -s", "xargs -E", "xargs -a", "chrt -p", "env -u", "env -C", "su -s", "su -g", "runuser -u", "runuser -g", "watch -n", "strace -o", "strace -e", "ltrace -o", "taskset -c"],
-);
+const VALUE_OPTIONS = new Set([
+  "sudo -u",
+  "sudo -g",
+  "sudo -C",
+  "sudo -h",
+  "sudo -p",
+  "sudo -r",
+  "sudo -t",
+  "sudo -U",
+  "sudo -D",
+  "doas -u",
+  "doas -C",
+  "nice -n",
+  "ionice -c",
+  "ionice -n",
+  "ionice -p",
+  "timeout -s",
+  "timeout -k",
+  "xargs -I",
+  "xargs -n",
+  "xargs -P",
+  "xargs -L",
+  "xargs -d",
+  "xargs -s",
+  "xargs -E",
+  "xargs -a",
+  "chrt -p",
+  "env -u",
+  "env -C",
+  "su -s",
+  "su -g",
+  "runuser -u",
+  "runuser -g",
+  "watch -n",
+  "strace -o",
+  "strace -e",
+  "ltrace -o",
+  "taskset -c",
+]);
 
 function shellOperands(words: ReadWord[]): { script?: ReadWord; file?: ReadWord; hasC: boolean } {
   let hasC = false;

@@ -54,7 +54,7 @@ const CONSTRUCT_NAMES: Record<string, string> = {
   arithmetic_expansion: "an arithmetic expansion ($((...)))",
   brace_expression: "a brace expansion ({a..b})",
   ansi_c_string: "an ANSI-C string ($'...')",
-  translated_string: "a translated string ($\"...\")",
+  translated_string: 'a translated string ($"...")',
   redirected_statement: "a redirection or here-doc",
   file_redirect: "a redirection",
   heredoc_redirect: "a here-doc",
@@ -93,7 +93,8 @@ function assertOnlyBlanksBetween(command: string, node: Node, parts: Node[], all
     at = part.endIndex;
   }
   const tail = command.slice(at, node.endIndex);
-  if (allowGaps ? !/^[ \t]*$/.test(tail) : tail !== "") notPlain(`unexpected text "${tail.trim()}" at the end of the command`);
+  if (allowGaps ? !/^[ \t]*$/.test(tail) : tail !== "")
+    notPlain(`unexpected text "${tail.trim()}" at the end of the command`);
 }
 
 /** The value bash gives one word, or a refusal when it would expand anything. */
@@ -101,7 +102,10 @@ function wordValue(command: string, node: Node): string {
   switch (node.type) {
     case "word":
     case "number": {
-      if (SPECIAL_UNQUOTED.test(node.text)) notPlain(`the word ${JSON.stringify(node.text)} has characters the shell expands (glob, tilde, escape or expansion)`);
+      if (SPECIAL_UNQUOTED.test(node.text))
+        notPlain(
+          `the word ${JSON.stringify(node.text)} has characters the shell expands (glob, tilde, escape or expansion)`,
+        );
       return node.text;
     }
     case "raw_string":
@@ -181,7 +185,10 @@ export function analyzeShellCommand(command: string): ShellAnalysis {
     if (/[\n\r]/.test(command)) notPlain("a line break (several lines, a line continuation or a here-doc)");
     if (command.includes("\0")) notPlain("a NUL byte");
     const invisible = INVISIBLE_CHARACTER.exec(command);
-    if (invisible) notPlain(`an invisible or control character (${codePointLabel(invisible[0])}) that changes how the command reads`);
+    if (invisible)
+      notPlain(
+        `an invisible or control character (${codePointLabel(invisible[0])}) that changes how the command reads`,
+      );
     const tree = parser.parse(command);
     if (!tree) notPlain("the command could not be parsed");
     try {
@@ -197,7 +204,8 @@ export function analyzeShellCommand(command: string): ShellAnalysis {
       // A trailing ";" joins nothing; operators[i] must join segments[i] and segments[i + 1].
       if (out.operators.length === out.segments.length && out.operators.at(-1) === ";") out.operators.pop();
       if (out.segments.length === 0) notPlain("the command is empty");
-      if (out.operators.length !== out.segments.length - 1) notPlain("the command's parts and operators do not line up");
+      if (out.operators.length !== out.segments.length - 1)
+        notPlain("the command's parts and operators do not line up");
     } finally {
       tree.delete();
     }

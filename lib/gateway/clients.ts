@@ -25,7 +25,9 @@ export const ConnectedClientSchema = z.object({
   mode: z.string(),
   agentId: z.string().nullable(),
   lastSeenAt: z.string(),
-  recentCalls: z.array(z.object({ toolName: z.string(), status: z.string(), approvalId: z.string().nullable(), at: z.string() })),
+  recentCalls: z.array(
+    z.object({ toolName: z.string(), status: z.string(), approvalId: z.string().nullable(), at: z.string() }),
+  ),
 });
 export type ConnectedClient = z.infer<typeof ConnectedClientSchema>;
 
@@ -49,7 +51,12 @@ export async function listConnectedClients(now = new Date()): Promise<ConnectedC
       mode: session.mode,
       agentId: session.agentId,
       lastSeenAt: session.updatedAt.toISOString(),
-      recentCalls: calls[index]!.map((c) => ({ toolName: c.toolName, status: c.status, approvalId: c.approvalId, at: c.createdAt.toISOString() })),
+      recentCalls: calls[index]!.map((c) => ({
+        toolName: c.toolName,
+        status: c.status,
+        approvalId: c.approvalId,
+        at: c.createdAt.toISOString(),
+      })),
     };
     const token = tokenById.get(idOf(session.clientKey, "token") ?? "");
     if (token) {
@@ -57,7 +64,16 @@ export async function listConnectedClients(now = new Date()): Promise<ConnectedC
       return [{ ...base, kind: "token", name: token.name, label: `${token.prefix}…`, status }];
     }
     const grant = grantById.get(idOf(session.clientKey, "oauth") ?? "");
-    if (grant) return [{ ...base, kind: "oauth", name: grant.client.name, label: grant.client.clientId, status: grant.revokedAt ? "revoked" : "active" }];
+    if (grant)
+      return [
+        {
+          ...base,
+          kind: "oauth",
+          name: grant.client.name,
+          label: grant.client.clientId,
+          status: grant.revokedAt ? "revoked" : "active",
+        },
+      ];
     // The token or grant is gone (its user deleted): nothing left to show.
     return [];
   });

@@ -46,8 +46,17 @@ export const MCP_MAX_BATCH = 10;
 /** While a call waits for an owner, a progress notification this often (when the client sent a progressToken). */
 const PROGRESS_EVERY_MS = 5_000;
 
-function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}, id: unknown = null): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id }), { status, headers: { "content-type": "application/json", ...headers } });
+function rpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+  id: unknown = null,
+): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id }), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
 }
 
 type McpPrincipal = TokenPrincipal | OAuthPrincipal;
@@ -70,14 +79,25 @@ function tokenEndedResult(code: "TOKEN_EXPIRED" | "TOKEN_REVOKED", toolName: str
     ok: false,
     error_code: code,
     tool_name: toolName,
-    message: code === "TOKEN_EXPIRED" ? "the access token expired while the call waited" : "the access token or its grant was revoked while the call waited",
-    next_action: code === "TOKEN_EXPIRED" ? "Refresh the token and make the same call again." : "Authorize again; the call did not run.",
+    message:
+      code === "TOKEN_EXPIRED"
+        ? "the access token expired while the call waited"
+        : "the access token or its grant was revoked while the call waited",
+    next_action:
+      code === "TOKEN_EXPIRED"
+        ? "Refresh the token and make the same call again."
+        : "Authorize again; the call did not run.",
   };
   return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };
 }
 
 function isValidMessage(value: unknown): boolean {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && (value as { jsonrpc?: unknown }).jsonrpc === "2.0";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    (value as { jsonrpc?: unknown }).jsonrpc === "2.0"
+  );
 }
 
 type RequestExtra = { sendNotification: (notification: ServerNotification) => Promise<void> };
@@ -87,9 +107,18 @@ type RequestExtra = { sendNotification: (notification: ServerNotification) => Pr
  * are sent before the answer. With `waiting`, the gateway's own progress goes out every few seconds meanwhile (a
  * client may reset its timeout on each).
  */
-async function relayed<T>(extra: RequestExtra, progressToken: string | number | undefined, level: () => LoggingLevel | undefined, work: (relay: NotificationRelay) => Promise<T>, waiting?: string): Promise<T> {
+async function relayed<T>(
+  extra: RequestExtra,
+  progressToken: string | number | undefined,
+  level: () => LoggingLevel | undefined,
+  work: (relay: NotificationRelay) => Promise<T>,
+  waiting?: string,
+): Promise<T> {
   const relay = new NotificationRelay((notification) => extra.sendNotification(notification), progressToken, level);
-  const timer = waiting && progressToken !== undefined ? setInterval(() => relay.ownProgress(waiting), PROGRESS_EVERY_MS) : undefined;
+  const timer =
+    waiting && progressToken !== undefined
+      ? setInterval(() => relay.ownProgress(waiting), PROGRESS_EVERY_MS)
+      : undefined;
   try {
     return await withUpstreamRelay(relay.upstream, () => work(relay));
   } finally {
@@ -101,7 +130,10 @@ async function relayed<T>(extra: RequestExtra, progressToken: string | number | 
 function buildServer(principal: McpPrincipal): Server {
   const server = new Server(
     { name: "toolgate", version: "1.0.0" },
-    { capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} }, instructions: "Tools governed by Toolgate's policy; some calls wait for an owner's approval." },
+    {
+      capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} },
+      instructions: "Tools governed by Toolgate's policy; some calls wait for an owner's approval.",
+    },
   );
   // Stateless: a level set applies to the rest of this POST (a batch), as nothing is kept between requests. It is
   // not passed upstream: an upstream connection serves every client.
@@ -113,18 +145,32 @@ function buildServer(principal: McpPrincipal): Server {
   });
   const client = clientOf(principal);
   const { workspaceRoot, MCP_APPROVAL_WAIT_SECONDS } = loadConfig();
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listClientTools({ user: principal.user, client, workspaceRoot }) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: await listClientTools({ user: principal.user, client, workspaceRoot }),
+  }));
   // Resources and prompts of the upstream servers this context may use (upstream.ts); decided again per request.
   const upstreams = () => usableUpstreams({ user: principal.user, client, workspaceRoot });
-  server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => ({ resources: await listUpstream(await upstreams(), "resources", extra.signal) }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async (_request, extra) => ({ resourceTemplates: await listUpstream(await upstreams(), "resourceTemplates", extra.signal) }));
+  server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => ({
+    resources: await listUpstream(await upstreams(), "resources", extra.signal),
+  }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async (_request, extra) => ({
+    resourceTemplates: await listUpstream(await upstreams(), "resourceTemplates", extra.signal),
+  }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) =>
-    relayed(extra, request.params._meta?.progressToken, logLevel, async () => readUpstreamResource(await upstreams(), request.params.uri, extra.signal)),
+    relayed(extra, request.params._meta?.progressToken, logLevel, async () =>
+      readUpstreamResource(await upstreams(), request.params.uri, extra.signal),
+    ),
   );
-  server.setRequestHandler(ListPromptsRequestSchema, async (_request, extra) => ({ prompts: await listUpstream(await upstreams(), "prompts", extra.signal) }));
-  server.setRequestHandler(CompleteRequestSchema, async (request, extra) => completeUpstream(await upstreams(), request.params, extra.signal));
+  server.setRequestHandler(ListPromptsRequestSchema, async (_request, extra) => ({
+    prompts: await listUpstream(await upstreams(), "prompts", extra.signal),
+  }));
+  server.setRequestHandler(CompleteRequestSchema, async (request, extra) =>
+    completeUpstream(await upstreams(), request.params, extra.signal),
+  );
   server.setRequestHandler(GetPromptRequestSchema, async (request, extra) =>
-    relayed(extra, request.params._meta?.progressToken, logLevel, async () => getUpstreamPrompt(await upstreams(), request.params.name, request.params.arguments, extra.signal)),
+    relayed(extra, request.params._meta?.progressToken, logLevel, async () =>
+      getUpstreamPrompt(await upstreams(), request.params.name, request.params.arguments, extra.signal),
+    ),
   );
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const toolName = request.params.name;
@@ -138,15 +184,15 @@ function buildServer(principal: McpPrincipal): Server {
         logLevel,
         () =>
           callTool({
-          user: principal.user,
-          client,
-          call: { toolCallId: `mcp-${crypto.randomUUID()}`, toolName, input },
-          // The same call made again after an earlier one asked for approval settles that one (runs once, if approved).
-          settlesRepeat: true,
-          workspaceRoot,
-          approvalWaitMs: MCP_APPROVAL_WAIT_SECONDS * 1000,
-          abortSignal: AbortSignal.any([extra.signal, watch.signal]),
-        }),
+            user: principal.user,
+            client,
+            call: { toolCallId: `mcp-${crypto.randomUUID()}`, toolName, input },
+            // The same call made again after an earlier one asked for approval settles that one (runs once, if approved).
+            settlesRepeat: true,
+            workspaceRoot,
+            approvalWaitMs: MCP_APPROVAL_WAIT_SECONDS * 1000,
+            abortSignal: AbortSignal.any([extra.signal, watch.signal]),
+          }),
         "waiting for an owner's approval",
       );
       // A call that ran to the end is answered as it ran; one cut short says why.
@@ -158,7 +204,21 @@ function buildServer(principal: McpPrincipal): Server {
       if (ended) return tokenEndedResult(ended, toolName);
       const { message } = publicErrorMessage(error, { event: "mcp_call_failed" });
       const code = isAppError(error) ? error.code : "INTERNAL";
-      return { isError: true, content: [{ type: "text", text: JSON.stringify({ ok: false, error_code: code, tool_name: toolName, message, next_action: "Try again later." }) }] };
+      return {
+        isError: true,
+        content: [
+          {
+            type: "text",
+            text: JSON.stringify({
+              ok: false,
+              error_code: code,
+              tool_name: toolName,
+              message,
+              next_action: "Try again later.",
+            }),
+          },
+        ],
+      };
     } finally {
       watch.stop();
     }
@@ -169,32 +229,45 @@ function buildServer(principal: McpPrincipal): Server {
 export async function handleMcpRequest(request: Request): Promise<Response> {
   // DNS rebinding (the transport spec's Origin rule): a browser page may only reach /mcp from this app's own origin.
   const origin = request.headers.get("origin");
-  if (origin !== null && origin !== new URL(publicBaseUrl()).origin) return rpcError(403, ErrorCode.InvalidRequest, "cross-origin request refused");
+  if (origin !== null && origin !== new URL(publicBaseUrl()).origin)
+    return rpcError(403, ErrorCode.InvalidRequest, "cross-origin request refused");
   const principal = await authenticate(request.headers.get("authorization"));
   if (!principal) {
     const sent = request.headers.has("authorization");
-    return rpcError(401, ErrorCode.InvalidRequest, sent ? "the access token is invalid, expired or revoked" : "an access token is required (Authorization: Bearer)", {
-      "www-authenticate": wwwAuthenticate(sent ? "invalid_token" : undefined),
-    });
+    return rpcError(
+      401,
+      ErrorCode.InvalidRequest,
+      sent ? "the access token is invalid, expired or revoked" : "an access token is required (Authorization: Bearer)",
+      {
+        "www-authenticate": wwwAuthenticate(sent ? "invalid_token" : undefined),
+      },
+    );
   }
   try {
     await consumeTokenQuota(principal.tokenId);
   } catch (error) {
-    if (isAppError(error) && error.code === "RATE_LIMITED") return rpcError(429, ErrorCode.InvalidRequest, error.message, error.headers);
+    if (isAppError(error) && error.code === "RATE_LIMITED")
+      return rpcError(429, ErrorCode.InvalidRequest, error.message, error.headers);
     return rpcError(503, ErrorCode.InternalError, "the rate limit could not be checked");
   }
   // Stateless: no session to resume (GET) or end (DELETE).
-  if (request.method !== "POST") return rpcError(405, ErrorCode.ConnectionClosed, "this server is stateless: send each message as a POST", { allow: "POST" });
+  if (request.method !== "POST")
+    return rpcError(405, ErrorCode.ConnectionClosed, "this server is stateless: send each message as a POST", {
+      allow: "POST",
+    });
   let body: unknown;
   try {
     body = await readJsonBody(request, MCP_MAX_BODY_BYTES);
   } catch (error) {
-    if (isAppError(error) && error.code === "PAYLOAD_TOO_LARGE") return rpcError(413, ErrorCode.InvalidRequest, error.message);
+    if (isAppError(error) && error.code === "PAYLOAD_TOO_LARGE")
+      return rpcError(413, ErrorCode.InvalidRequest, error.message);
     return rpcError(400, ErrorCode.ParseError, isAppError(error) ? error.message : "body is not valid JSON");
   }
   if (Array.isArray(body)) {
-    if (body.length === 0 || body.length > MCP_MAX_BATCH) return rpcError(400, ErrorCode.InvalidRequest, `a batch holds 1 to ${MCP_MAX_BATCH} messages`);
-    if (!body.every(isValidMessage)) return rpcError(400, ErrorCode.InvalidRequest, "every message needs jsonrpc \"2.0\"");
+    if (body.length === 0 || body.length > MCP_MAX_BATCH)
+      return rpcError(400, ErrorCode.InvalidRequest, `a batch holds 1 to ${MCP_MAX_BATCH} messages`);
+    if (!body.every(isValidMessage))
+      return rpcError(400, ErrorCode.InvalidRequest, 'every message needs jsonrpc "2.0"');
   } else if (!isValidMessage(body)) {
     return rpcError(400, ErrorCode.InvalidRequest, "not a JSON-RPC 2.0 message");
   }

@@ -26,7 +26,16 @@ export const LOG_MAX = 200;
 export const LOG_MAX_DATA_BYTES = 4096;
 const MAX_TEXT_CHARS = 1000;
 
-const LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+const LEVELS: readonly LoggingLevel[] = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+];
 
 type Send = (notification: ServerNotification) => Promise<void>;
 
@@ -69,13 +78,17 @@ function boundedText(text: string, max = MAX_TEXT_CHARS): string {
 
 /** Log data as a tool result's content would pass: sanitised, depth-bounded, size-capped (then a marked string). */
 export function boundedLogData(data: unknown): unknown {
-  if (valueDepthExceeds(data, MAX_JSON_DEPTH)) return `[log data nested deeper than ${MAX_JSON_DEPTH} levels, dropped by Toolgate]`;
+  if (valueDepthExceeds(data, MAX_JSON_DEPTH))
+    return `[log data nested deeper than ${MAX_JSON_DEPTH} levels, dropped by Toolgate]`;
   const clean = sanitizeDeep(data);
   const json = JSON.stringify(clean) ?? "null";
   const bytes = Buffer.byteLength(json, "utf8");
   if (bytes <= LOG_MAX_DATA_BYTES) return clean;
   const text = typeof clean === "string" ? clean : json;
-  return `${Buffer.from(text, "utf8").subarray(0, LOG_MAX_DATA_BYTES).toString("utf8").replace(/\uFFFD$/, "")}[log data cut by Toolgate: ${bytes} bytes, cap ${LOG_MAX_DATA_BYTES}]`;
+  return `${Buffer.from(text, "utf8")
+    .subarray(0, LOG_MAX_DATA_BYTES)
+    .toString("utf8")
+    .replace(/\uFFFD$/, "")}[log data cut by Toolgate: ${bytes} bytes, cap ${LOG_MAX_DATA_BYTES}]`;
 }
 
 export class NotificationRelay {
@@ -100,7 +113,9 @@ export class NotificationRelay {
   /** What the upstream connection calls (lib/tools/mcp/relay.ts). */
   get upstream(): UpstreamRelay {
     return {
-      ...(this.progressToken === undefined ? {} : { progress: (serverId: string, progress: Progress) => this.upstreamProgress(serverId, progress) }),
+      ...(this.progressToken === undefined
+        ? {}
+        : { progress: (serverId: string, progress: Progress) => this.upstreamProgress(serverId, progress) }),
       log: (serverId, message) => this.upstreamLog(serverId, message),
     };
   }
@@ -117,9 +132,17 @@ export class NotificationRelay {
     // The upstream counts from its own start; after the gateway's ticks its values follow them.
     this.offset ??= this.ownTicks;
     const value = this.offset + progress.progress;
-    if (value <= this.lastProgress || (this.held && value <= this.held.progress)) return this.drop(serverId, "progress");
-    const total = typeof progress.total === "number" && Number.isFinite(progress.total) && progress.total >= progress.progress ? this.offset + progress.total : undefined;
-    const next: Progress = { progress: value, ...(total !== undefined ? { total } : {}), ...(typeof progress.message === "string" ? { message: boundedText(progress.message) } : {}) };
+    if (value <= this.lastProgress || (this.held && value <= this.held.progress))
+      return this.drop(serverId, "progress");
+    const total =
+      typeof progress.total === "number" && Number.isFinite(progress.total) && progress.total >= progress.progress
+        ? this.offset + progress.total
+        : undefined;
+    const next: Progress = {
+      progress: value,
+      ...(total !== undefined ? { total } : {}),
+      ...(typeof progress.message === "string" ? { message: boundedText(progress.message) } : {}),
+    };
     if (!this.held && this.progressRate.take()) return this.emitProgress(next);
     // Too fast: keep only the latest, sent when the rate allows (or before the answer).
     if (this.held) this.drop(serverId, "progress");
@@ -151,7 +174,10 @@ export class NotificationRelay {
     this.logsSent += 1;
     // Named after the server it came from, so a client with several behind the gateway can tell them apart.
     const logger = typeof message.logger === "string" ? `${serverId}/${boundedText(message.logger, 100)}` : serverId;
-    this.enqueue({ method: "notifications/message", params: { level: message.level, logger, data: boundedLogData(message.data) } });
+    this.enqueue({
+      method: "notifications/message",
+      params: { level: message.level, logger, data: boundedLogData(message.data) },
+    });
   }
 
   private drop(serverId: string, kind: "progress" | "log"): void {
@@ -173,9 +199,19 @@ export class NotificationRelay {
     const logCount = logsDropped.reduce((sum, [, n]) => sum + n, 0);
     if (logCount > 0) {
       const servers = [...new Set(logsDropped.map(([key]) => key.split("\u0000")[0]!))];
-      this.enqueue({ method: "notifications/message", params: { level: "warning", logger: "toolgate", data: `Toolgate dropped ${logCount} log messages of MCP server ${servers.join(", ")} (more than ${LOG_MAX} per request or ${LOG_PER_SECOND} a second)` } });
+      this.enqueue({
+        method: "notifications/message",
+        params: {
+          level: "warning",
+          logger: "toolgate",
+          data: `Toolgate dropped ${logCount} log messages of MCP server ${servers.join(", ")} (more than ${LOG_MAX} per request or ${LOG_PER_SECOND} a second)`,
+        },
+      });
     }
-    if (this.dropped.size > 0) log("info", "mcp_gateway_relay_dropped", { dropped: Object.fromEntries([...this.dropped].map(([key, n]) => [key.replace("\u0000", ":"), n])) });
+    if (this.dropped.size > 0)
+      log("info", "mcp_gateway_relay_dropped", {
+        dropped: Object.fromEntries([...this.dropped].map(([key, n]) => [key.replace("\u0000", ":"), n])),
+      });
     return this.sending;
   }
 }

@@ -11,8 +11,13 @@ const CHECK_EVERY_MS = 2_000;
 export type PrincipalEnd = "TOKEN_EXPIRED" | "TOKEN_REVOKED";
 
 /** A signal that aborts when the principal ends; `ended()` says why. Call `stop()` when the call is over. */
-export function watchPrincipal(principal: TokenPrincipal | OAuthPrincipal): { signal: AbortSignal; ended: () => PrincipalEnd | null; stop: () => void } {
-  const check = "oauth" in principal ? () => oauthPrincipalEnd(principal) : () => accessTokenEnd({ tokenId: principal.tokenId });
+export function watchPrincipal(principal: TokenPrincipal | OAuthPrincipal): {
+  signal: AbortSignal;
+  ended: () => PrincipalEnd | null;
+  stop: () => void;
+} {
+  const check =
+    "oauth" in principal ? () => oauthPrincipalEnd(principal) : () => accessTokenEnd({ tokenId: principal.tokenId });
   const controller = new AbortController();
   let reason: PrincipalEnd | null = null;
   const end = (why: PrincipalEnd) => {
@@ -27,7 +32,9 @@ export function watchPrincipal(principal: TokenPrincipal | OAuthPrincipal): { si
       .catch(() => undefined);
   }, CHECK_EVERY_MS);
   const expiresAt = principal.expiresAt;
-  const expiry = expiresAt ? setTimeout(() => end("TOKEN_EXPIRED"), Math.min(2 ** 31 - 1, Math.max(0, expiresAt.getTime() - Date.now()))) : null;
+  const expiry = expiresAt
+    ? setTimeout(() => end("TOKEN_EXPIRED"), Math.min(2 ** 31 - 1, Math.max(0, expiresAt.getTime() - Date.now())))
+    : null;
   return {
     signal: controller.signal,
     ended: () => reason,

@@ -30,6 +30,7 @@ export function splitUri(uri: string): { serverId: string; rest: string } | null
 /** A content block's resource URIs namespaced, so what a prompt or tool hands out can be read through /mcp. */
 export function namespaceContent<T extends ContentBlock>(serverId: string, block: T): T {
   if (block.type === "resource_link") return { ...block, uri: namespacedUri(serverId, block.uri) };
-  if (block.type === "resource") return { ...block, resource: { ...block.resource, uri: namespacedUri(serverId, block.resource.uri) } };
+  if (block.type === "resource")
+    return { ...block, resource: { ...block.resource, uri: namespacedUri(serverId, block.resource.uri) } };
   return block;
 }

@@ -7,7 +7,17 @@ import "server-only";
 // a read or get naming it fails with the reason.
 //
 // Names are namespaced by server id as tools are: upstream-names.ts.
-import { ErrorCode, McpError, type CompleteRequest, type CompleteResult, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource, type ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  McpError,
+  type CompleteRequest,
+  type CompleteResult,
+  type GetPromptResult,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplate,
+} from "@modelcontextprotocol/sdk/types.js";
 import { isAppError } from "@/lib/errors";
 import { loadPolicyDocument } from "@/lib/tools/policy-source";
 import { publicErrorMessage } from "@/lib/public-error";
@@ -16,7 +26,14 @@ import { isMcpServerUsable } from "@/lib/policy";
 import { resolveClientPolicy, type ExternalClient } from "@/lib/runs/call-pipeline";
 import type { TurnUser } from "@/lib/runs/turn-setup";
 import { mcpSupervisor } from "@/lib/tools/mcp";
-import { namespaceContent, namespacedName, namespacedUri, splitName, splitUri, UPSTREAM_URI_PREFIX } from "./upstream-names";
+import {
+  namespaceContent,
+  namespacedName,
+  namespacedUri,
+  splitName,
+  splitUri,
+  UPSTREAM_URI_PREFIX,
+} from "./upstream-names";
 
 /** Bounds on what one server may add to one listing (a hostile server could page forever). */
 const MAX_PAGES = 10;
@@ -26,7 +43,11 @@ type Supervisor = NonNullable<ReturnType<typeof mcpSupervisor>>;
 export type UpstreamServers = { servers: ReadonlyMap<string, Supervisor>; maxReadBytes: number };
 
 /** The upstream servers the caller's context may use now, and its read limit. Nothing when the policy is unreadable. */
-export async function usableUpstreams(args: { user: TurnUser; client: ExternalClient; workspaceRoot: string }): Promise<UpstreamServers> {
+export async function usableUpstreams(args: {
+  user: TurnUser;
+  client: ExternalClient;
+  workspaceRoot: string;
+}): Promise<UpstreamServers> {
   const { policy, registry } = await resolveClientPolicy(args);
   const servers = new Map<string, Supervisor>();
   if (!policy) return { servers, maxReadBytes: 0 };
@@ -41,8 +62,16 @@ export async function usableUpstreams(args: { user: TurnUser; client: ExternalCl
 
 function serverOf(upstreams: UpstreamServers, parsed: { serverId: string } | null, what: string): Supervisor {
   const supervisor = parsed ? upstreams.servers.get(parsed.serverId) : undefined;
-  if (!parsed) throw new McpError(ErrorCode.InvalidParams, `unknown ${what}: names here are mcp__<server>__<name>, URIs ${UPSTREAM_URI_PREFIX}<server>/<uri>`);
-  if (!supervisor) throw new McpError(ErrorCode.InvalidParams, `unknown ${what}: no MCP server "${parsed.serverId}" is available to this token's context`);
+  if (!parsed)
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `unknown ${what}: names here are mcp__<server>__<name>, URIs ${UPSTREAM_URI_PREFIX}<server>/<uri>`,
+    );
+  if (!supervisor)
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `unknown ${what}: no MCP server "${parsed.serverId}" is available to this token's context`,
+    );
   return supervisor;
 }
 
@@ -50,13 +79,20 @@ function serverOf(upstreams: UpstreamServers, parsed: { serverId: string } | nul
 function upstreamError(error: unknown): McpError {
   if (error instanceof McpError) return error;
   const { message } = publicErrorMessage(error, { event: "mcp_upstream_failed" });
-  return new McpError(isAppError(error) && error.code === "LIMIT_EXCEEDED" ? ErrorCode.InvalidRequest : ErrorCode.InternalError, message);
+  return new McpError(
+    isAppError(error) && error.code === "LIMIT_EXCEEDED" ? ErrorCode.InvalidRequest : ErrorCode.InternalError,
+    message,
+  );
 }
 
 type Listed = { resources: Resource; resourceTemplates: ResourceTemplate; prompts: Prompt };
 
 /** Every usable server's resources, templates or prompts, namespaced; a server that fails is left out (and logged). */
-export async function listUpstream<K extends keyof Listed>(upstreams: UpstreamServers, kind: K, signal?: AbortSignal): Promise<Listed[K][]> {
+export async function listUpstream<K extends keyof Listed>(
+  upstreams: UpstreamServers,
+  kind: K,
+  signal?: AbortSignal,
+): Promise<Listed[K][]> {
   const perServer = await Promise.all(
     [...upstreams.servers].map(async ([serverId, supervisor]) => {
       try {
@@ -70,7 +106,11 @@ export async function listUpstream<K extends keyof Listed>(upstreams: UpstreamSe
         }
         return items.map((item) => namespaceItem(serverId, item));
       } catch (error) {
-        log("warn", "mcp_gateway_list_failed", { server: serverId, kind, error: error instanceof Error ? error.message : String(error) });
+        log("warn", "mcp_gateway_list_failed", {
+          server: serverId,
+          kind,
+          error: error instanceof Error ? error.message : String(error),
+        });
         return [];
       }
     }),
@@ -85,7 +125,11 @@ function namespaceItem<T extends Listed[keyof Listed]>(serverId: string, item: T
   return named;
 }
 
-export async function readUpstreamResource(upstreams: UpstreamServers, uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
+export async function readUpstreamResource(
+  upstreams: UpstreamServers,
+  uri: string,
+  signal?: AbortSignal,
+): Promise<ReadResourceResult> {
   const parsed = splitUri(uri);
   const supervisor = serverOf(upstreams, parsed, "resource");
   const { serverId, rest } = parsed!;
@@ -96,12 +140,24 @@ export async function readUpstreamResource(upstreams: UpstreamServers, uri: stri
     throw upstreamError(error);
   }
   // Bounded like every read (the fs read limit of the context): refused whole rather than cut, so what passes is faithful.
-  const size = result.contents.reduce((sum, c) => sum + ("text" in c ? Buffer.byteLength(c.text) : Math.floor((c.blob.length * 3) / 4)), 0);
-  if (size > upstreams.maxReadBytes) throw new McpError(ErrorCode.InvalidRequest, `the resource is ${size} bytes, more than the read limit of ${upstreams.maxReadBytes} bytes`);
+  const size = result.contents.reduce(
+    (sum, c) => sum + ("text" in c ? Buffer.byteLength(c.text) : Math.floor((c.blob.length * 3) / 4)),
+    0,
+  );
+  if (size > upstreams.maxReadBytes)
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      `the resource is ${size} bytes, more than the read limit of ${upstreams.maxReadBytes} bytes`,
+    );
   return { ...result, contents: result.contents.map((c) => ({ ...c, uri: namespacedUri(serverId, c.uri) })) };
 }
 
-export async function getUpstreamPrompt(upstreams: UpstreamServers, name: string, args: Record<string, string> | undefined, signal?: AbortSignal): Promise<GetPromptResult> {
+export async function getUpstreamPrompt(
+  upstreams: UpstreamServers,
+  name: string,
+  args: Record<string, string> | undefined,
+  signal?: AbortSignal,
+): Promise<GetPromptResult> {
   const parsed = splitName(name);
   const supervisor = serverOf(upstreams, parsed, "prompt");
   const { serverId, rest } = parsed!;
@@ -111,11 +167,18 @@ export async function getUpstreamPrompt(upstreams: UpstreamServers, name: string
   } catch (error) {
     throw upstreamError(error);
   }
-  return { ...result, messages: result.messages.map((m) => ({ ...m, content: namespaceContent(serverId, m.content) })) };
+  return {
+    ...result,
+    messages: result.messages.map((m) => ({ ...m, content: namespaceContent(serverId, m.content) })),
+  };
 }
 
 /** Argument completion for a prompt or resource template of a usable server, named as the listings name them. */
-export async function completeUpstream(upstreams: UpstreamServers, params: CompleteRequest["params"], signal?: AbortSignal): Promise<CompleteResult> {
+export async function completeUpstream(
+  upstreams: UpstreamServers,
+  params: CompleteRequest["params"],
+  signal?: AbortSignal,
+): Promise<CompleteResult> {
   const { ref } = params;
   const parsed = ref.type === "ref/prompt" ? splitName(ref.name) : splitUri(ref.uri);
   const supervisor = serverOf(upstreams, parsed, ref.type === "ref/prompt" ? "prompt" : "resource");

@@ -4,10 +4,20 @@ import { SessionIdSchema } from "./schemas";
 import { GrantChoiceSchema } from "@/lib/approvals/grant-choice";
 import { FILTERABLE_RISK_KINDS } from "@/lib/exec/risk-kinds";
 
-export const IdSchema = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "not an id");
+export const IdSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, "not an id");
 
 /** A filter value: one line of ordinary text (no control characters). */
-const FilterText = z.string().trim().min(1).max(200).regex(/^[^\p{Cc}]*$/u, "control characters are not allowed");
+const FilterText = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(/^[^\p{Cc}]*$/u, "control characters are not allowed");
 
 /** The inbox list: filters, text search, and a keyset cursor (the last id of the page before) for the next page. */
 export const ListApprovalsQuery = z
@@ -56,7 +66,10 @@ export const DecisionBody = z
     grant: GrantChoiceSchema.optional(),
   })
   .strict()
-  .refine((b) => b.grant === undefined || b.decision === "allow-always", { message: "grant applies to allow-always only", path: ["grant"] });
+  .refine((b) => b.grant === undefined || b.decision === "allow-always", {
+    message: "grant applies to allow-always only",
+    path: ["grant"],
+  });
 
 export const RequestApprovalBody = z
   .object({

@@ -10,16 +10,24 @@ import { requireOwnedSession } from "@/lib/sessions/access";
 import { parseWith } from "./respond";
 import { SessionIdSchema } from "./schemas";
 
-export type StreamTarget = { kind: "approvals" } | { kind: "session"; sessionId: string } | { kind: "tab"; sessionId?: string };
+export type StreamTarget =
+  { kind: "approvals" } | { kind: "session"; sessionId: string } | { kind: "tab"; sessionId?: string };
 
 /** `userId`: whose cap the stream counts against (lib/events/stream-cap.ts). */
 export type AuthorizedStream = { visible: (event: AppEvent) => boolean; check: StreamCheck; userId: string };
 
-export async function authorizeEventStream(claim: SessionClaim | null, target: StreamTarget): Promise<AuthorizedStream> {
+export async function authorizeEventStream(
+  claim: SessionClaim | null,
+  target: StreamTarget,
+): Promise<AuthorizedStream> {
   if (target.kind === "approvals") {
     // The owners' inbox; closes when the owner role is removed or the session is revoked.
     const session = await sessionFromClaim(claim, "owner");
-    return { visible: (event) => event.scope === "approvals", check: stillAuthorized(session.claim, "owner"), userId: session.user.id };
+    return {
+      visible: (event) => event.scope === "approvals",
+      check: stillAuthorized(session.claim, "owner"),
+      userId: session.user.id,
+    };
   }
   const { user, claim: held } = await sessionFromClaim(claim);
   if (target.kind === "tab") return tabStream(user, held, target.sessionId);
@@ -35,12 +43,19 @@ export async function authorizeEventStream(claim: SessionClaim | null, target: S
  * second tab of an owner hold all six, and its next request waited for ever. An owner's stream closes when the
  * owner role goes (the tab reconnects without the inbox).
  */
-async function tabStream(user: CurrentUser, held: SessionClaim, rawSessionId: string | undefined): Promise<AuthorizedStream> {
+async function tabStream(
+  user: CurrentUser,
+  held: SessionClaim,
+  rawSessionId: string | undefined,
+): Promise<AuthorizedStream> {
   const sessionId = rawSessionId === undefined ? null : parseWith(SessionIdSchema, rawSessionId);
   if (sessionId) await requireOwnedSession({ user, sessionId });
   const owner = user.roles.includes("owner");
   return {
-    visible: (event) => isAccountEventFor(event, user.id) || (owner && event.scope === "approvals") || (sessionId !== null && event.sessionId === sessionId),
+    visible: (event) =>
+      isAccountEventFor(event, user.id) ||
+      (owner && event.scope === "approvals") ||
+      (sessionId !== null && event.sessionId === sessionId),
     check: owner ? stillAuthorized(held, "owner") : stillAuthorized(held),
     userId: user.id,
   };

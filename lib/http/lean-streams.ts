@@ -18,7 +18,9 @@ import { COMMON_HEADERS, LOCKED_CSP } from "./security-headers";
 /** A client that reads slower than events arrive is cut off past this much unsent data; it reconnects with Last-Event-ID. */
 const MAX_UNSENT_BYTES = 1024 * 1024;
 
-const SECURITY_HEADERS: Record<string, string> = Object.fromEntries([...COMMON_HEADERS, LOCKED_CSP].map((h) => [h.key.toLowerCase(), h.value]));
+const SECURITY_HEADERS: Record<string, string> = Object.fromEntries(
+  [...COMMON_HEADERS, LOCKED_CSP].map((h) => [h.key.toLowerCase(), h.value]),
+);
 const SESSION_EVENTS = /^\/api\/sessions\/([^/%]+)\/events$/;
 
 /**

@@ -42,9 +42,13 @@ export function hasBody(headers: Headers): boolean {
 /** Throws 403 for a cross-origin state change and 415 for a state change whose body is not typed JSON. */
 export function assertStateChangeAllowed(request: Request): void {
   if (isSafeMethod(request.method)) return;
-  if (!isSameOrigin(request.headers)) throw new AppError("FORBIDDEN", "cross-origin request refused: state changes must come from this site");
+  if (!isSameOrigin(request.headers))
+    throw new AppError("FORBIDDEN", "cross-origin request refused: state changes must come from this site");
   if (hasBody(request.headers) && !isJsonContentType(request.headers))
-    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "state-changing requests must send their body as Content-Type: application/json");
+    throw new AppError(
+      "UNSUPPORTED_MEDIA_TYPE",
+      "state-changing requests must send their body as Content-Type: application/json",
+    );
 }
 
 const LOCAL = "http://toolgate.invalid";

@@ -12,7 +12,14 @@ import { assertStateChangeAllowed } from "./request-guard";
 
 export function jsonError(error: AppError, requestId?: string): NextResponse {
   return NextResponse.json(
-    { error: { code: error.code, message: error.message, ...(error.details !== undefined ? { details: error.details } : {}), ...(requestId ? { requestId } : {}) } },
+    {
+      error: {
+        code: error.code,
+        message: error.message,
+        ...(error.details !== undefined ? { details: error.details } : {}),
+        ...(requestId ? { requestId } : {}),
+      },
+    },
     { status: error.status, headers: error.headers },
   );
 }
@@ -25,12 +32,17 @@ export function errorResponse(error: unknown, requestId = newRequestId()): NextR
   }
   const shown = publicErrorMessage(error, { requestId, event: "route_error" });
   // Out of space: a 503 the client may retry (the instance writes again as soon as space is back), not a 500.
-  if (isStorageFull(error)) return jsonError(new AppError("STORAGE_FULL", shown.message, undefined, { "Retry-After": "5" }), requestId);
+  if (isStorageFull(error))
+    return jsonError(new AppError("STORAGE_FULL", shown.message, undefined, { "Retry-After": "5" }), requestId);
   return jsonError(new AppError("INTERNAL", shown.message), requestId);
 }
 
 /** Reads the body as a capped stream (413 past maxBytes) and validates it. Call after the session check. */
-export async function parseJsonBody<T extends z.ZodType>(request: Request, schema: T, maxBytes: number = BODY_LIMITS.small): Promise<z.infer<T>> {
+export async function parseJsonBody<T extends z.ZodType>(
+  request: Request,
+  schema: T,
+  maxBytes: number = BODY_LIMITS.small,
+): Promise<z.infer<T>> {
   return parseWith(schema, await readJsonBody(request, maxBytes));
 }
 

@@ -1,13 +1,33 @@
 // Request bodies of the chat API, shared by the route handlers and the client.
 import { z } from "zod";
 
-export const SessionIdSchema = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "not a session id");
+export const SessionIdSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, "not a session id");
 
-export const AgentIdSchema = z.string().trim().min(1, "agentId is empty").max(100, "agentId is longer than 100 characters");
+export const AgentIdSchema = z
+  .string()
+  .trim()
+  .min(1, "agentId is empty")
+  .max(100, "agentId is longer than 100 characters");
 /** A configured model's id as MODELS spells it (`provider:model`); whether it is configured is checked after. */
-export const ModelIdSchema = z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/, "a configured model id, provider:model");
+export const ModelIdSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/, "a configured model id, provider:model");
 
-export const CreateSessionBody = z.object({ title: z.string().trim().min(1).max(200).optional(), agentId: AgentIdSchema.optional(), model: ModelIdSchema.optional() }).strict().optional();
+export const CreateSessionBody = z
+  .object({
+    title: z.string().trim().min(1).max(200).optional(),
+    agentId: AgentIdSchema.optional(),
+    model: ModelIdSchema.optional(),
+  })
+  .strict()
+  .optional();
 
 /** A chat's title as people type it: one line, no control characters. */
 export const SessionTitleSchema = z
@@ -30,11 +50,19 @@ export const ChatBody = z
       .object({
         id: z.string().optional(),
         role: z.literal("user"),
-        parts: z.array(z.object({ type: z.string(), text: z.string().optional() }).passthrough()).min(1).max(50),
+        parts: z
+          .array(z.object({ type: z.string(), text: z.string().optional() }).passthrough())
+          .min(1)
+          .max(50),
       })
       .passthrough(),
     /** Edit or regenerate: the id of the user message this one replaces (the transcript is truncated there). */
-    rewindFrom: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "not a message id").optional(),
+    rewindFrom: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z0-9_-]+$/, "not a message id")
+      .optional(),
     /** The ask_user call this message answers. */
     answerTo: z.string().min(1).max(200).optional(),
   })

@@ -25,7 +25,8 @@ export function parseModelList(value: string): { entries: ModelEntry[]; problems
   const entries: ModelEntry[] = [];
   const problems: string[] = [];
   const parts = value.split(",").map((p) => p.trim());
-  if (parts.every((p) => p === "")) return { entries, problems: ["MODELS: lists no model (provider:model, comma-separated)"] };
+  if (parts.every((p) => p === ""))
+    return { entries, problems: ["MODELS: lists no model (provider:model, comma-separated)"] };
   if (parts.length > MAX_MODELS) problems.push(`MODELS: at most ${MAX_MODELS} models`);
   for (const part of parts) {
     if (part === "") {
@@ -68,7 +69,10 @@ export function agentAllowsModel(wanted: string | null | undefined, entry: Model
   if (!w) return true;
   const provider = entry.provider.toLowerCase();
   const model = entry.model?.toLowerCase();
-  return w === provider || (model !== undefined && (w === `${provider}:${model}` || w === `${provider}/${model}` || w === model));
+  return (
+    w === provider ||
+    (model !== undefined && (w === `${provider}:${model}` || w === `${provider}/${model}` || w === model))
+  );
 }
 
 /** The entries an agent may run on, in the configured order (the first is its default). */

@@ -22,7 +22,14 @@ export async function listDeliveryLog({ limit = 100, approvalId }: { limit?: num
     id: r.id,
     approvalId: r.approvalId,
     channel: r.channel,
-    to: r.channel === "email" ? (emails.get(r.target) ?? "(deleted user)") : r.channel === "webhook" ? webhookHost : r.channel === "slack" ? slackHost : r.target,
+    to:
+      r.channel === "email"
+        ? (emails.get(r.target) ?? "(deleted user)")
+        : r.channel === "webhook"
+          ? webhookHost
+          : r.channel === "slack"
+            ? slackHost
+            : r.target,
     status: r.status,
     attempts: r.attempts,
     lastStatus: r.lastStatus,

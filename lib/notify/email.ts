@@ -18,7 +18,8 @@ export function emailConfigured(): boolean {
 const globalForMail = processSlots<{ toolgateMailer?: { url: string; transport: Transporter } }>();
 
 function transport(url: string): Transporter {
-  if (globalForMail.toolgateMailer?.url !== url) globalForMail.toolgateMailer = { url, transport: nodemailer.createTransport(url) };
+  if (globalForMail.toolgateMailer?.url !== url)
+    globalForMail.toolgateMailer = { url, transport: nodemailer.createTransport(url) };
   return globalForMail.toolgateMailer.transport;
 }
 
@@ -27,18 +28,30 @@ const oneLine = (s: string, max: number) => {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 /** The decision page for this request, with the approver's token when one can be made. */
-export function decisionLink(approval: Pick<OutsideApproval, "id" | "argsHash" | "expiresAt">, userId: string): string | null {
-  const token = createLinkToken({ approvalId: approval.id, argsHash: approval.argsHash, userId, expiresAt: new Date(approval.expiresAt) });
+export function decisionLink(
+  approval: Pick<OutsideApproval, "id" | "argsHash" | "expiresAt">,
+  userId: string,
+): string | null {
+  const token = createLinkToken({
+    approvalId: approval.id,
+    argsHash: approval.argsHash,
+    userId,
+    expiresAt: new Date(approval.expiresAt),
+  });
   return publicUrl(`decide/${encodeURIComponent(approval.id)}${token ? `?token=${token}` : ""}`);
 }
 
 export function composeMail(approval: OutsideApproval, link: string | null) {
   const what = approval.command ?? JSON.stringify(approval.args);
   const who = approval.requester.email ?? "a member";
-  const subject = oneLine(`Approval needed: ${approval.toolName} ${approval.command ? oneLine(approval.command, 60) : ""} (from ${who})`, 140);
+  const subject = oneLine(
+    `Approval needed: ${approval.toolName} ${approval.command ? oneLine(approval.command, 60) : ""} (from ${who})`,
+    140,
+  );
   const expires = new Date(approval.expiresAt).toUTCString();
   const risks = approval.risks.map((r) => `${r.label}: ${r.detail}`);
   const inbox = inboxLink(approval.id);
@@ -71,7 +84,8 @@ export async function sendEmail({ userId, approval }: { userId: string; approval
   const { SMTP_URL: url, SMTP_FROM: from } = loadConfig();
   if (!url) return { ok: false, retry: false, status: null, error: "SMTP_URL no longer configured" };
   const owner = await getUserWithRoles({ userId });
-  if (!owner || !owner.roles.includes("owner")) return { ok: false, retry: false, status: null, error: "no longer an owner" };
+  if (!owner || !owner.roles.includes("owner"))
+    return { ok: false, retry: false, status: null, error: "no longer an owner" };
   const mail = composeMail(approval, decisionLink(approval, owner.id));
   try {
     await transport(url).sendMail({ from, to: owner.email, ...mail, headers: { "X-Toolgate-Approval": approval.id } });
@@ -79,6 +93,11 @@ export async function sendEmail({ userId, approval }: { userId: string; approval
   } catch (error) {
     const code = (error as { responseCode?: number }).responseCode;
     // A permanent SMTP refusal (5xx: no such mailbox) stops; a temporary one (4xx) or no connection retries.
-    return { ok: false, retry: !(code && code >= 500), status: code ?? null, error: code ? `SMTP ${code}` : `no answer (${(error as { code?: string }).code ?? "error"})` };
+    return {
+      ok: false,
+      retry: !(code && code >= 500),
+      status: code ?? null,
+      error: code ? `SMTP ${code}` : `no answer (${(error as { code?: string }).code ?? "error"})`,
+    };
   }
 }

@@ -1,6 +1,7 @@
 // One outgoing POST of a notification: a deadline, no redirects followed (a 3xx could send the request's
 // content somewhere the admin never configured), and an outcome the outbox can act on.
-export type Attempt = { ok: true; status: number } | { ok: false; retry: boolean; status: number | null; error: string };
+export type Attempt =
+  { ok: true; status: number } | { ok: false; retry: boolean; status: number | null; error: string };
 
 const TIMEOUT_MS = 10_000;
 
@@ -21,6 +22,10 @@ export async function postJson(url: string, body: string, headers: Record<string
   await response.body?.cancel().catch(() => undefined);
   if (response.ok) return { ok: true, status: response.status };
   // A refusal that another try cannot change (bad secret, gone endpoint) stops at once; overload and outages retry.
-  const retry = response.status >= 500 || response.status === 408 || response.status === 429 || (response.status >= 300 && response.status < 400);
+  const retry =
+    response.status >= 500 ||
+    response.status === 408 ||
+    response.status === 429 ||
+    (response.status >= 300 && response.status < 400);
   return { ok: false, retry, status: response.status, error: `HTTP ${response.status}` };
 }

@@ -16,10 +16,26 @@ function key(): Buffer | null {
 const b64 = (b: Buffer | string) => Buffer.from(b).toString("base64url");
 
 /** null when no AUTH_SECRET is configured: the mail then links to the inbox only (a session decides). */
-export function createLinkToken({ approvalId, argsHash, userId, expiresAt }: { approvalId: string; argsHash: string; userId: string; expiresAt: Date }): string | null {
+export function createLinkToken({
+  approvalId,
+  argsHash,
+  userId,
+  expiresAt,
+}: {
+  approvalId: string;
+  argsHash: string;
+  userId: string;
+  expiresAt: Date;
+}): string | null {
   const k = key();
   if (!k) return null;
-  const claims: LinkClaims = { a: approvalId, h: argsHash, u: userId, e: Math.floor(expiresAt.getTime() / 1000), n: randomBytes(16).toString("base64url") };
+  const claims: LinkClaims = {
+    a: approvalId,
+    h: argsHash,
+    u: userId,
+    e: Math.floor(expiresAt.getTime() / 1000),
+    n: randomBytes(16).toString("base64url"),
+  };
   const body = b64(JSON.stringify(claims));
   return `v1.${body}.${b64(createHmac("sha256", k).update(`v1.${body}`).digest())}`;
 }
@@ -41,7 +57,12 @@ export function readLinkToken(token: string, now = Date.now()): LinkClaims | nul
   } catch {
     return null;
   }
-  const ok = typeof claims?.a === "string" && typeof claims.h === "string" && typeof claims.u === "string" && typeof claims.n === "string" && Number.isInteger(claims.e);
+  const ok =
+    typeof claims?.a === "string" &&
+    typeof claims.h === "string" &&
+    typeof claims.u === "string" &&
+    typeof claims.n === "string" &&
+    Number.isInteger(claims.e);
   if (!ok || claims.e * 1000 <= now) return null;
   return claims;
 }

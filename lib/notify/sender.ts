@@ -16,7 +16,8 @@ import { sendWebhook } from "./webhook";
 import { processSlots } from "@/lib/process-singleton";
 
 const globalForSender = processSlots<{ toolgateNotifyOwner?: string; toolgateNotifySender?: boolean }>();
-const OWNER = (globalForSender.toolgateNotifyOwner ??= `${os.hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`);
+const OWNER =
+  (globalForSender.toolgateNotifyOwner ??= `${os.hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`);
 /** Longer than any one attempt (a 10 s POST): a live sender never loses its claim mid-way. */
 const CLAIM_MS = 60_000;
 const MAX_DELAY_MS = 5 * 60_000;
@@ -26,7 +27,12 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(MAX_DELAY_MS, loadConfig().NOTIFY_RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
 }
 
-async function attempt(channel: string, deliveryId: string, approvalId: string, target: string): Promise<Attempt | "skip"> {
+async function attempt(
+  channel: string,
+  deliveryId: string,
+  approvalId: string,
+  target: string,
+): Promise<Attempt | "skip"> {
   const approval = await outsideApproval(approvalId);
   if (!approval || approval.status !== "pending" || new Date(approval.expiresAt) <= new Date()) return "skip";
   if (channel === "webhook") return sendWebhook({ deliveryId, approval });
@@ -36,7 +42,10 @@ async function attempt(channel: string, deliveryId: string, approvalId: string, 
 }
 
 /** One delivery, if this sender wins its claim. */
-export async function deliverOne(id: string, owner = OWNER): Promise<"sent" | "retry" | "failed" | "skipped" | "not-claimed"> {
+export async function deliverOne(
+  id: string,
+  owner = OWNER,
+): Promise<"sent" | "retry" | "failed" | "skipped" | "not-claimed"> {
   if (!(await claimDelivery({ id, owner, leaseMs: CLAIM_MS }))) return "not-claimed";
   const row = (await findDelivery({ id }))!;
   let result: Attempt | "skip";

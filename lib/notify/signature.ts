@@ -10,7 +10,12 @@ export function signBody(secret: string, body: string, unixSeconds = Math.floor(
 }
 
 /** A receiver's check (documented for integrators, used by the tests): the MAC matches and t is recent. */
-export function verifySignature(secret: string, body: string, header: string, { toleranceSeconds = 300, now = Date.now() } = {}): boolean {
+export function verifySignature(
+  secret: string,
+  body: string,
+  header: string,
+  { toleranceSeconds = 300, now = Date.now() } = {},
+): boolean {
   const parts = Object.fromEntries(header.split(",").map((p) => p.trim().split("=", 2) as [string, string]));
   const t = Number(parts.t);
   const v1 = parts.v1 ?? "";

@@ -26,7 +26,10 @@ const Payload = z.object({
 const DECISIONS = { "toolgate.allow-once": "allow-once", "toolgate.deny": "deny" } as const;
 
 type Reply = { status: number; body: Record<string, unknown> };
-const ephemeral = (text: string): Reply => ({ status: 200, body: { response_type: "ephemeral", replace_original: false, text } });
+const ephemeral = (text: string): Reply => ({
+  status: 200,
+  body: { response_type: "ephemeral", replace_original: false, text },
+});
 
 async function updateMessage(responseUrl: string | undefined, text: string): Promise<void> {
   const hook = loadConfig().SLACK_WEBHOOK_URL;
@@ -35,16 +38,32 @@ async function updateMessage(responseUrl: string | undefined, text: string): Pro
     log("warn", "slack_response_url_refused", { origin: new URL(responseUrl).origin });
     return;
   }
-  const result = await postJson(responseUrl, JSON.stringify({ replace_original: true, text, blocks: [{ type: "section", text: { type: "mrkdwn", text } }] }));
+  const result = await postJson(
+    responseUrl,
+    JSON.stringify({ replace_original: true, text, blocks: [{ type: "section", text: { type: "mrkdwn", text } }] }),
+  );
   if (!result.ok) log("warn", "slack_response_url_failed", { error: result.error });
 }
 
-export async function handleSlackInteraction({ rawBody, timestamp, signature }: { rawBody: string; timestamp: string | null; signature: string | null }): Promise<Reply> {
+export async function handleSlackInteraction({
+  rawBody,
+  timestamp,
+  signature,
+}: {
+  rawBody: string;
+  timestamp: string | null;
+  signature: string | null;
+}): Promise<Reply> {
   const secret = loadConfig().SLACK_SIGNING_SECRET;
   if (!secret) throw new AppError("NOT_FOUND", "Slack is not configured");
   const check = checkSlackSignature({ secret, timestamp, signature, body: rawBody });
   if (!check.ok) throw new AppError("UNAUTHENTICATED", check.problem);
-  if (!(await insertSlackInteractionSeen({ signature: signature!, olderThan: new Date(Date.now() - 2 * SLACK_MAX_AGE_SECONDS * 1000) })))
+  if (
+    !(await insertSlackInteractionSeen({
+      signature: signature!,
+      olderThan: new Date(Date.now() - 2 * SLACK_MAX_AGE_SECONDS * 1000),
+    }))
+  )
     throw new AppError("UNAUTHENTICATED", "this request was already received (a replay)");
   let payload: z.infer<typeof Payload>;
   try {
@@ -60,12 +79,17 @@ export async function handleSlackInteraction({ rawBody, timestamp, signature }: 
   const link = await findSlackUserLink({ slackUserId: payload.user.id });
   const owner = link ? await getUserWithRoles({ userId: link.userId }) : null;
   if (!owner || !owner.roles.includes("owner") || !(await isUserActive({ userId: owner.id })))
-    return ephemeral("Your Slack account is not linked to a Toolgate owner: nothing was decided. An admin links it in Toolgate.");
+    return ephemeral(
+      "Your Slack account is not linked to a Toolgate owner: nothing was decided. An admin links it in Toolgate.",
+    );
   const approvalId = action.value;
   try {
     const outcome = await decideApproval({ approvalId, ownerId: owner.id, decision, via: "slack" });
     // A critical request still waits for a second, different owner: the message stays, with its buttons.
-    if (outcome.quorum) return ephemeral(`Your allow is recorded (${outcome.quorum.given} of ${outcome.quorum.needed}): another approver must allow it too.`);
+    if (outcome.quorum)
+      return ephemeral(
+        `Your allow is recorded (${outcome.quorum.given} of ${outcome.quorum.needed}): another approver must allow it too.`,
+      );
   } catch (error) {
     if (error instanceof AppError && ["CONFLICT", "NOT_FOUND", "FORBIDDEN"].includes(error.code)) {
       const now = await findApproval({ id: approvalId });
@@ -79,11 +103,19 @@ export async function handleSlackInteraction({ rawBody, timestamp, signature }: 
   return { status: 200, body: {} };
 }
 
-async function outcomeText(a: { status: string; resolvedById: string | null; resolvedAt: Date | null; resolveReason: string | null; toolName: string; resolvedVia: string | null }): Promise<string> {
+async function outcomeText(a: {
+  status: string;
+  resolvedById: string | null;
+  resolvedAt: Date | null;
+  resolveReason: string | null;
+  toolName: string;
+  resolvedVia: string | null;
+}): Promise<string> {
   const by = a.resolvedById ? ((await getUserWithRoles({ userId: a.resolvedById }))?.email ?? "an owner") : null;
   const at = a.resolvedAt ? a.resolvedAt.toUTCString() : "";
   const where = a.resolvedVia ? ` (from ${a.resolvedVia})` : "";
   if (a.status === "approved") return slackText(`Allowed by ${by} at ${at}${where}: ${a.toolName}`);
-  if (a.status === "denied") return slackText(`Denied by ${by}${a.resolveReason ? `: ${a.resolveReason}` : ""} at ${at}${where}: ${a.toolName}`);
+  if (a.status === "denied")
+    return slackText(`Denied by ${by}${a.resolveReason ? `: ${a.resolveReason}` : ""} at ${at}${where}: ${a.toolName}`);
   return slackText(`Expired: no owner decided in time (${a.toolName})`);
 }

@@ -10,16 +10,34 @@ import type { CurrentUser } from "@/lib/auth/guards";
 export async function listSlackLinks() {
   const links = await listSlackUserLinks();
   const emails = await findUserEmails({ userIds: links.map((l) => l.userId) });
-  return links.map((l) => ({ slackUserId: l.slackUserId, userId: l.userId, email: emails.get(l.userId) ?? null, createdAt: l.createdAt }));
+  return links.map((l) => ({
+    slackUserId: l.slackUserId,
+    userId: l.userId,
+    email: emails.get(l.userId) ?? null,
+    createdAt: l.createdAt,
+  }));
 }
 
-export async function linkSlackUser({ actor, slackUserId, email }: { actor: CurrentUser; slackUserId: string; email: string }) {
+export async function linkSlackUser({
+  actor,
+  slackUserId,
+  email,
+}: {
+  actor: CurrentUser;
+  slackUserId: string;
+  email: string;
+}) {
   const found = await findUserByEmail({ email: email.toLowerCase() });
   const user = found ? await getUserWithRoles({ userId: found.id }) : null;
   if (!user) throw new AppError("NOT_FOUND", "no user with that e-mail");
   if (!user.roles.includes("owner")) throw new AppError("VALIDATION_FAILED", "only an owner can decide from Slack");
   await upsertSlackUserLink({ slackUserId, userId: user.id, createdById: actor.id });
-  await appendAudit({ action: "slack.user_linked", actorId: actor.id, decision: "allow", details: { slackUserId, userId: user.id, email: user.email } });
+  await appendAudit({
+    action: "slack.user_linked",
+    actorId: actor.id,
+    decision: "allow",
+    details: { slackUserId, userId: user.id, email: user.email },
+  });
   return { slackUserId, userId: user.id, email: user.email };
 }
 

@@ -21,15 +21,48 @@ export function approvalBlocks(approval: OutsideApproval) {
   const what = approval.command ?? JSON.stringify(approval.args);
   const who = approval.requester.email ?? "a member";
   const blocks: unknown[] = [
-    { type: "section", text: { type: "mrkdwn", text: `*${slackText(who, 200)}* asks to run *${slackText(approval.toolName, 200)}*:\n\`\`\`${slackText(what)}\`\`\`\nWhy: ${slackText(approval.reason, 300)}` } },
+    {
+      type: "section",
+      text: {
+        type: "mrkdwn",
+        text: `*${slackText(who, 200)}* asks to run *${slackText(approval.toolName, 200)}*:\n\`\`\`${slackText(what)}\`\`\`\nWhy: ${slackText(approval.reason, 300)}`,
+      },
+    },
   ];
-  if (approval.risks.length) blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: slackText(approval.risks.map((r) => `${r.label}: ${r.detail}`).join(" · "), 1_000) }] });
-  blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: `Expires ${new Date(approval.expiresAt).toUTCString()}` }] });
+  if (approval.risks.length)
+    blocks.push({
+      type: "context",
+      elements: [
+        { type: "mrkdwn", text: slackText(approval.risks.map((r) => `${r.label}: ${r.detail}`).join(" · "), 1_000) },
+      ],
+    });
+  blocks.push({
+    type: "context",
+    elements: [{ type: "mrkdwn", text: `Expires ${new Date(approval.expiresAt).toUTCString()}` }],
+  });
   const buttons: unknown[] = [
-    { type: "button", action_id: "toolgate.allow-once", value: approval.id, style: "primary", text: { type: "plain_text", text: "Allow once" } },
-    { type: "button", action_id: "toolgate.deny", value: approval.id, style: "danger", text: { type: "plain_text", text: "Deny" } },
+    {
+      type: "button",
+      action_id: "toolgate.allow-once",
+      value: approval.id,
+      style: "primary",
+      text: { type: "plain_text", text: "Allow once" },
+    },
+    {
+      type: "button",
+      action_id: "toolgate.deny",
+      value: approval.id,
+      style: "danger",
+      text: { type: "plain_text", text: "Deny" },
+    },
   ];
-  if (approval.link) buttons.push({ type: "button", action_id: "toolgate.open", url: approval.link, text: { type: "plain_text", text: "Open in Toolgate" } });
+  if (approval.link)
+    buttons.push({
+      type: "button",
+      action_id: "toolgate.open",
+      url: approval.link,
+      text: { type: "plain_text", text: "Open in Toolgate" },
+    });
   blocks.push({ type: "actions", block_id: `toolgate.approval.${approval.id}`, elements: buttons });
   return { text: `Approval needed: ${approval.toolName} (from ${who})`, blocks };
 }

@@ -12,7 +12,13 @@ export function webhookConfigured(): boolean {
   return Boolean(c.APPROVAL_WEBHOOK_URL && c.APPROVAL_WEBHOOK_SECRET);
 }
 
-export async function sendWebhook({ deliveryId, approval }: { deliveryId: string; approval: OutsideApproval }): Promise<Attempt> {
+export async function sendWebhook({
+  deliveryId,
+  approval,
+}: {
+  deliveryId: string;
+  approval: OutsideApproval;
+}): Promise<Attempt> {
   const { APPROVAL_WEBHOOK_URL: url, APPROVAL_WEBHOOK_SECRET: secret } = loadConfig();
   if (!url || !secret) return { ok: false, retry: false, status: null, error: "webhook no longer configured" };
   const body = JSON.stringify({ type: "approval.requested", deliveryId, approval });

@@ -2,7 +2,12 @@ import "server-only";
 // The OAuth endpoints' HTTP shape (RFC 6749 section 5.2): errors are {error, error_description} with 400 (401 for
 // invalid_client, 429 with Retry-After past a limit), never a stack or a 500 body with internals; answers are
 // never cached. These endpoints take no cookie, so any origin may call them (browser-based MCP clients do).
-import { InvalidRequestError, OAuthError, ServerError, TooManyRequestsError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import {
+  InvalidRequestError,
+  OAuthError,
+  ServerError,
+  TooManyRequestsError,
+} from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { isAppError } from "@/lib/errors";
 import { readBodyText } from "@/lib/http/body";
 import { publicErrorMessage } from "@/lib/public-error";
@@ -17,7 +22,10 @@ export const CORS_HEADERS = {
 };
 
 export function oauthJson(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", "cache-control": "no-store", ...CORS_HEADERS, ...headers } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", "cache-control": "no-store", ...CORS_HEADERS, ...headers },
+  });
 }
 
 function statusOf(error: OAuthError): number {
@@ -54,7 +62,8 @@ export function oauthRoute(fn: (request: Request) => Promise<Response>) {
 /** application/x-www-form-urlencoded parameters, capped; a parameter given twice is refused (RFC 6749 section 3.1). */
 export async function readFormBody(request: Request): Promise<Record<string, string>> {
   const type = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
-  if (type !== "application/x-www-form-urlencoded") throw new InvalidRequestError("the body must be application/x-www-form-urlencoded");
+  if (type !== "application/x-www-form-urlencoded")
+    throw new InvalidRequestError("the body must be application/x-www-form-urlencoded");
   const params = new URLSearchParams(await readBodyText(request, FORM_MAX_BYTES));
   const out: Record<string, string> = {};
   for (const [key, value] of params) {

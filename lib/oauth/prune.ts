@@ -23,7 +23,9 @@ export function startOAuthPruning(): void {
       .then((removed) => {
         if (removed.codes + removed.tokens + removed.grants > 0) log("info", "oauth_pruned", removed);
       })
-      .catch((error: unknown) => log("warn", "oauth_prune_failed", { error: error instanceof Error ? error.message : String(error) }));
+      .catch((error: unknown) =>
+        log("warn", "oauth_prune_failed", { error: error instanceof Error ? error.message : String(error) }),
+      );
   };
   globalForPrune.toolgateOAuthPruning = setInterval(tick, every);
   globalForPrune.toolgateOAuthPruning.unref();

@@ -6,7 +6,18 @@ import { createHash } from "node:crypto";
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 /** Schemes that would run or read something in the browser instead of handing the code to a client. */
-const REFUSED_SCHEMES = new Set(["javascript:", "data:", "file:", "vbscript:", "about:", "blob:", "filesystem:", "ftp:", "ws:", "wss:"]);
+const REFUSED_SCHEMES = new Set([
+  "javascript:",
+  "data:",
+  "file:",
+  "vbscript:",
+  "about:",
+  "blob:",
+  "filesystem:",
+  "ftp:",
+  "ws:",
+  "wss:",
+]);
 
 function parse(uri: string): URL | null {
   try {

@@ -82,29 +82,53 @@ export function hashSecret(value: string): string {
 /** Registers a public client. Past the hourly global ceiling: 429 with Retry-After (seconds until a place frees). */
 export async function registerClient(raw: unknown, now = new Date()) {
   const parsed = OAuthClientMetadataSchema.safeParse(raw);
-  if (!parsed.success) throw new InvalidClientMetadataError(parsed.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; "));
+  if (!parsed.success)
+    throw new InvalidClientMetadataError(
+      parsed.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; "),
+    );
   const meta = parsed.data;
-  if (meta.redirect_uris.length === 0 || meta.redirect_uris.length > MAX_REDIRECT_URIS) throw new InvalidClientMetadataError(`redirect_uris: 1 to ${MAX_REDIRECT_URIS} URIs`);
+  if (meta.redirect_uris.length === 0 || meta.redirect_uris.length > MAX_REDIRECT_URIS)
+    throw new InvalidClientMetadataError(`redirect_uris: 1 to ${MAX_REDIRECT_URIS} URIs`);
   for (const uri of meta.redirect_uris) {
     const problem = redirectUriProblem(uri);
     if (problem) throw new InvalidClientMetadataError(`redirect_uris: ${uri.slice(0, 200)} ${problem}`);
   }
   const grantTypes = meta.grant_types ?? ["authorization_code", "refresh_token"];
-  if (grantTypes.some((g) => g !== "authorization_code" && g !== "refresh_token")) throw new InvalidClientMetadataError("grant_types: only authorization_code and refresh_token");
-  if ((meta.response_types ?? ["code"]).some((r) => r !== "code")) throw new InvalidClientMetadataError("response_types: only code");
+  if (grantTypes.some((g) => g !== "authorization_code" && g !== "refresh_token"))
+    throw new InvalidClientMetadataError("grant_types: only authorization_code and refresh_token");
+  if ((meta.response_types ?? ["code"]).some((r) => r !== "code"))
+    throw new InvalidClientMetadataError("response_types: only code");
   const windowStart = new Date(now.getTime() - 3600_000);
   const { OAUTH_MAX_REGISTRATIONS_PER_HOUR } = loadConfig();
   if ((await countOAuthClientsSince({ since: windowStart })) >= OAUTH_MAX_REGISTRATIONS_PER_HOUR) {
     const oldest = await findOldestOAuthClientSince({ since: windowStart });
     const seconds = Math.max(1, Math.ceil(((oldest?.getTime() ?? now.getTime()) + 3600_000 - now.getTime()) / 1000));
-    throw Object.assign(new TooManyRequestsError(`too many client registrations; try again in ${seconds} s`), { retryAfterSeconds: seconds });
+    throw Object.assign(new TooManyRequestsError(`too many client registrations; try again in ${seconds} s`), {
+      retryAfterSeconds: seconds,
+    });
   }
   const name = (meta.client_name ?? "MCP client").slice(0, 100);
   // Public clients only: PKCE proves the code's holder, so no secret is issued whatever was asked for (RFC 7591
   // lets the server replace a requested value).
-  const stored = { ...meta, client_name: name, grant_types: grantTypes, response_types: ["code"], token_endpoint_auth_method: "none" };
-  const client = await insertOAuthClient({ clientId: `tgc_${randomBytes(16).toString("base64url")}`, name, redirectUris: meta.redirect_uris, metadata: stored });
-  await appendAudit({ action: "oauth.client_registered", actorId: null, decision: "allow", details: { clientId: client.clientId, name, redirectUris: meta.redirect_uris } });
+  const stored = {
+    ...meta,
+    client_name: name,
+    grant_types: grantTypes,
+    response_types: ["code"],
+    token_endpoint_auth_method: "none",
+  };
+  const client = await insertOAuthClient({
+    clientId: `tgc_${randomBytes(16).toString("base64url")}`,
+    name,
+    redirectUris: meta.redirect_uris,
+    metadata: stored,
+  });
+  await appendAudit({
+    action: "oauth.client_registered",
+    actorId: null,
+    decision: "allow",
+    details: { clientId: client.clientId, name, redirectUris: meta.redirect_uris },
+  });
   return { ...stored, client_id: client.clientId, client_id_issued_at: Math.floor(client.createdAt.getTime() / 1000) };
 }
 
@@ -112,14 +136,22 @@ export async function registerClient(raw: unknown, now = new Date()) {
 
 const AuthorizeParams = z.object({
   response_type: z.literal("code", { error: "response_type must be code" }),
-  code_challenge: z.string().regex(CODE_CHALLENGE_SHAPE, "code_challenge must be an S256 challenge (43 base64url characters)"),
+  code_challenge: z
+    .string()
+    .regex(CODE_CHALLENGE_SHAPE, "code_challenge must be an S256 challenge (43 base64url characters)"),
   code_challenge_method: z.literal("S256", { error: "code_challenge_method must be S256 (plain is not supported)" }),
   state: z.string().max(2000).optional(),
   scope: z.string().max(1000).optional(),
   resource: z.string().max(2000).optional(),
 });
 
-export type AuthorizationRequest = z.infer<typeof AuthorizeParams> & { client_id: string; redirect_uri: string; clientName: string; clientDbId: string; resourceUrl: string };
+export type AuthorizationRequest = z.infer<typeof AuthorizeParams> & {
+  client_id: string;
+  redirect_uri: string;
+  clientName: string;
+  clientDbId: string;
+  resourceUrl: string;
+};
 
 export type AuthorizationCheck =
   | { ok: true; request: AuthorizationRequest }
@@ -143,22 +175,50 @@ export function errorRedirect(redirectUri: string, error: string, description: s
 }
 
 /** Checks an authorization request: the client and exact redirect URI first (never redirect elsewhere), then the rest. */
-export async function checkAuthorizationRequest(params: Record<string, string | string[] | undefined>): Promise<AuthorizationCheck> {
-  for (const [key, value] of Object.entries(params)) if (Array.isArray(value)) return { ok: false, message: `${key} is given more than once` };
+export async function checkAuthorizationRequest(
+  params: Record<string, string | string[] | undefined>,
+): Promise<AuthorizationCheck> {
+  for (const [key, value] of Object.entries(params))
+    if (Array.isArray(value)) return { ok: false, message: `${key} is given more than once` };
   const clientId = single(params, "client_id");
   const redirectUri = single(params, "redirect_uri");
   if (!clientId) return { ok: false, message: "client_id is missing" };
   const client = CLIENT_ID_SHAPE.test(clientId) ? await findOAuthClient({ clientId }) : null;
   if (!client) return { ok: false, message: "this client is not registered" };
-  if (!redirectUri || !redirectUriMatches(client.redirectUris, redirectUri)) return { ok: false, message: "redirect_uri is missing or not one this client registered" };
+  if (!redirectUri || !redirectUriMatches(client.redirectUris, redirectUri))
+    return { ok: false, message: "redirect_uri is missing or not one this client registered" };
   const state = single(params, "state");
   const parsed = AuthorizeParams.safeParse(params);
-  if (!parsed.success) return { ok: false, message: parsed.error.issues[0]?.message ?? "invalid request", redirectTo: errorRedirect(redirectUri, "invalid_request", parsed.error.issues[0]?.message ?? "invalid request", state?.slice(0, 2000)) };
+  if (!parsed.success)
+    return {
+      ok: false,
+      message: parsed.error.issues[0]?.message ?? "invalid request",
+      redirectTo: errorRedirect(
+        redirectUri,
+        "invalid_request",
+        parsed.error.issues[0]?.message ?? "invalid request",
+        state?.slice(0, 2000),
+      ),
+    };
   const resourceUrl = mcpResource();
   if (parsed.data.resource !== undefined && parsed.data.resource !== resourceUrl) {
-    return { ok: false, message: "resource is not this server's", redirectTo: errorRedirect(redirectUri, "invalid_target", `resource must be ${resourceUrl}`, parsed.data.state) };
+    return {
+      ok: false,
+      message: "resource is not this server's",
+      redirectTo: errorRedirect(redirectUri, "invalid_target", `resource must be ${resourceUrl}`, parsed.data.state),
+    };
   }
-  return { ok: true, request: { ...parsed.data, client_id: clientId, redirect_uri: redirectUri, clientName: client.name, clientDbId: client.id, resourceUrl } };
+  return {
+    ok: true,
+    request: {
+      ...parsed.data,
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      clientName: client.name,
+      clientDbId: client.id,
+      resourceUrl,
+    },
+  };
 }
 
 export const ConsentBody = z
@@ -166,7 +226,10 @@ export const ConsentBody = z
     params: z.record(z.string(), z.string().max(4000)),
     decision: z.enum(["approve", "deny"]),
     mode: z.enum(TOOL_MODES).default("chat_safe"),
-    agentId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "letters, digits, '.', '_' or '-', at most 64").optional(),
+    agentId: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "letters, digits, '.', '_' or '-', at most 64")
+      .optional(),
   })
   .strict();
 
@@ -175,7 +238,13 @@ export const ConsentBody = z
  * the client's claim), and the answer is where the browser goes next: the client's redirect URI with a code or an
  * error. Never a redirect to a URI the client did not register.
  */
-export async function decideAuthorization({ user, body }: { user: { id: string }; body: z.infer<typeof ConsentBody> }): Promise<{ redirectTo: string }> {
+export async function decideAuthorization({
+  user,
+  body,
+}: {
+  user: { id: string };
+  body: z.infer<typeof ConsentBody>;
+}): Promise<{ redirectTo: string }> {
   const check = await checkAuthorizationRequest(body.params);
   if (!check.ok) {
     if (check.redirectTo) return { redirectTo: check.redirectTo };
@@ -183,7 +252,12 @@ export async function decideAuthorization({ user, body }: { user: { id: string }
   }
   const { request } = check;
   if (body.decision === "deny") {
-    await appendAudit({ action: "oauth.consent_denied", actorId: user.id, decision: "deny", details: { clientId: request.client_id } });
+    await appendAudit({
+      action: "oauth.consent_denied",
+      actorId: user.id,
+      decision: "deny",
+      details: { clientId: request.client_id },
+    });
     return { redirectTo: errorRedirect(request.redirect_uri, "access_denied", "the user declined", request.state) };
   }
   const code = secret("tgk_");
@@ -193,9 +267,19 @@ export async function decideAuthorization({ user, body }: { user: { id: string }
     resource: request.resourceUrl,
     mode: body.mode,
     agentId: body.agentId ?? null,
-    code: { codeHash: hashSecret(code), redirectUri: request.redirect_uri, codeChallenge: request.code_challenge, expiresAt: new Date(Date.now() + CODE_TTL_MS) },
+    code: {
+      codeHash: hashSecret(code),
+      redirectUri: request.redirect_uri,
+      codeChallenge: request.code_challenge,
+      expiresAt: new Date(Date.now() + CODE_TTL_MS),
+    },
   });
-  await appendAudit({ action: "oauth.consent_granted", actorId: user.id, decision: "allow", details: { grantId, clientId: request.client_id, mode: body.mode, agentId: body.agentId ?? null } });
+  await appendAudit({
+    action: "oauth.consent_granted",
+    actorId: user.id,
+    decision: "allow",
+    details: { grantId, clientId: request.client_id, mode: body.mode, agentId: body.agentId ?? null },
+  });
   const url = new URL(request.redirect_uri);
   url.searchParams.set("code", code);
   if (request.state !== undefined) url.searchParams.set("state", request.state);
@@ -237,7 +321,13 @@ function newPair(now: Date): { access: string; refresh: string; rows: NewOAuthTo
 }
 
 function tokenAnswer(pair: ReturnType<typeof newPair>) {
-  return { access_token: pair.access, token_type: "Bearer", expires_in: pair.expiresIn, refresh_token: pair.refresh, scope: "mcp" };
+  return {
+    access_token: pair.access,
+    token_type: "Bearer",
+    expires_in: pair.expiresIn,
+    refresh_token: pair.refresh,
+    scope: "mcp",
+  };
 }
 
 function firstIssue(error: z.ZodError): string {
@@ -256,14 +346,23 @@ export async function exchangeToken(form: Record<string, string>, now = new Date
     if (code.reused) {
       // A code presented twice leaked somewhere: everything issued under it ends (OAuth 2.1 section 4.1.3).
       await revokeOAuthGrant({ grantId: code.grant.id, at: now });
-      await appendAudit({ action: "oauth.code_replayed", actorId: code.grant.userId, decision: "deny", details: { grantId: code.grant.id } });
+      await appendAudit({
+        action: "oauth.code_replayed",
+        actorId: code.grant.userId,
+        decision: "deny",
+        details: { grantId: code.grant.id },
+      });
       throw new InvalidGrantError("the code was already used");
     }
     if (code.expiresAt <= now || code.grant.revokedAt) throw new InvalidGrantError("the code has expired");
-    if (code.grant.client.clientId !== p.client_id) throw new InvalidGrantError("the code was issued to another client");
-    if (code.redirectUri !== p.redirect_uri) throw new InvalidGrantError("redirect_uri differs from the authorization request's");
-    if (p.resource !== undefined && p.resource !== code.grant.resource) throw new InvalidTargetError("resource differs from the authorization request's");
-    if (!pkceMatches(p.code_verifier, code.codeChallenge)) throw new InvalidGrantError("code_verifier does not match the code_challenge");
+    if (code.grant.client.clientId !== p.client_id)
+      throw new InvalidGrantError("the code was issued to another client");
+    if (code.redirectUri !== p.redirect_uri)
+      throw new InvalidGrantError("redirect_uri differs from the authorization request's");
+    if (p.resource !== undefined && p.resource !== code.grant.resource)
+      throw new InvalidTargetError("resource differs from the authorization request's");
+    if (!pkceMatches(p.code_verifier, code.codeChallenge))
+      throw new InvalidGrantError("code_verifier does not match the code_challenge");
     const pair = newPair(now);
     await insertOAuthTokens({ grantId: code.grant.id, tokens: pair.rows });
     return tokenAnswer(pair);
@@ -273,16 +372,28 @@ export async function exchangeToken(form: Record<string, string>, now = new Date
     if (!parsed.success) throw new InvalidRequestError(firstIssue(parsed.error));
     const p = parsed.data;
     const pair = newPair(now);
-    const rotated = await rotateOAuthRefreshToken({ tokenHash: hashSecret(p.refresh_token), clientId: p.client_id, now, next: () => pair.rows });
+    const rotated = await rotateOAuthRefreshToken({
+      tokenHash: hashSecret(p.refresh_token),
+      clientId: p.client_id,
+      now,
+      next: () => pair.rows,
+    });
     if (!rotated || rotated.wrongClient) throw new InvalidGrantError("the refresh token is not valid");
     if (rotated.reused) {
       // A rotated refresh token came back: one of its two holders is not the client. End the grant for both.
       await revokeOAuthGrant({ grantId: rotated.grant.id, at: now });
-      await appendAudit({ action: "oauth.refresh_replayed", actorId: rotated.grant.userId, decision: "deny", details: { grantId: rotated.grant.id } });
+      await appendAudit({
+        action: "oauth.refresh_replayed",
+        actorId: rotated.grant.userId,
+        decision: "deny",
+        details: { grantId: rotated.grant.id },
+      });
       throw new InvalidGrantError("the refresh token was already used");
     }
-    if (rotated.expiresAt <= now || rotated.grant.revokedAt) throw new InvalidGrantError("the refresh token has expired or was revoked");
-    if (p.resource !== undefined && p.resource !== rotated.grant.resource) throw new InvalidTargetError("resource differs from the grant's");
+    if (rotated.expiresAt <= now || rotated.grant.revokedAt)
+      throw new InvalidGrantError("the refresh token has expired or was revoked");
+    if (p.resource !== undefined && p.resource !== rotated.grant.resource)
+      throw new InvalidTargetError("resource differs from the grant's");
     return tokenAnswer(pair);
   }
   throw new UnsupportedGrantTypeError("grant_type must be authorization_code or refresh_token");
@@ -300,7 +411,9 @@ export async function revokeOAuthTokenRequest(form: Record<string, string>, now 
 
 // ---------------------------------------------------------------------------------------------- bearer
 
-export type OAuthPrincipal = TokenPrincipal & { oauth: { accessTokenId: string; grantId: string; clientId: string; expiresAt: Date } };
+export type OAuthPrincipal = TokenPrincipal & {
+  oauth: { accessTokenId: string; grantId: string; clientId: string; expiresAt: Date };
+};
 
 export function looksLikeOAuthAccessToken(value: string): boolean {
   return ACCESS_SHAPE.test(value);
@@ -310,10 +423,13 @@ export function looksLikeOAuthAccessToken(value: string): boolean {
 export async function authenticateOAuthBearer(value: string, now = new Date()): Promise<OAuthPrincipal | null> {
   if (!ACCESS_SHAPE.test(value)) return null;
   const found = await findOAuthAccessToken({ tokenHash: hashSecret(value) });
-  if (!found || found.userDisabled || found.token.revokedAt || found.token.expiresAt <= now || found.grant.revokedAt) return null;
+  if (!found || found.userDisabled || found.token.revokedAt || found.token.expiresAt <= now || found.grant.revokedAt)
+    return null;
   // Audience: a token minted for another resource (or before PUBLIC_BASE_URL changed) is not for this one.
   if (found.grant.resource !== mcpResource()) return null;
-  const mode = (TOOL_MODES as readonly string[]).includes(found.grant.mode) ? (found.grant.mode as ToolMode) : "chat_safe";
+  const mode = (TOOL_MODES as readonly string[]).includes(found.grant.mode)
+    ? (found.grant.mode as ToolMode)
+    : "chat_safe";
   return {
     tokenId: found.grant.id,
     tokenName: `OAuth: ${found.grant.client.name}`,
@@ -321,12 +437,20 @@ export async function authenticateOAuthBearer(value: string, now = new Date()): 
     mode,
     expiresAt: found.token.expiresAt,
     user: found.user,
-    oauth: { accessTokenId: found.token.id, grantId: found.grant.id, clientId: found.grant.client.clientId, expiresAt: found.token.expiresAt },
+    oauth: {
+      accessTokenId: found.token.id,
+      grantId: found.grant.id,
+      clientId: found.grant.client.clientId,
+      expiresAt: found.token.expiresAt,
+    },
   };
 }
 
 /** Why an OAuth principal's authority has ended, read fresh (token or grant revoked, token expired, user deactivated). */
-export async function oauthPrincipalEnd(principal: OAuthPrincipal, now = new Date()): Promise<"TOKEN_EXPIRED" | "TOKEN_REVOKED" | null> {
+export async function oauthPrincipalEnd(
+  principal: OAuthPrincipal,
+  now = new Date(),
+): Promise<"TOKEN_EXPIRED" | "TOKEN_REVOKED" | null> {
   const state = await findOAuthTokenState({ tokenId: principal.oauth.accessTokenId });
   if (!state || state.revokedAt || state.grant.revokedAt || state.grant.user.disabledAt) return "TOKEN_REVOKED";
   if (state.expiresAt <= now) return "TOKEN_EXPIRED";

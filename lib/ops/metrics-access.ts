@@ -25,8 +25,16 @@ export function metricsAccess(headers: Headers): MetricsAccess {
   if (authorization !== null) {
     const presented = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
     if (token && presented && timingSafeEqual(digest(presented), digest(token))) return { ok: true };
-    return { ok: false, status: 401, message: token ? "the metrics token is not valid" : "no metrics token is configured (METRICS_TOKEN)" };
+    return {
+      ok: false,
+      status: 401,
+      message: token ? "the metrics token is not valid" : "no metrics token is configured (METRICS_TOKEN)",
+    };
   }
   if (globalForServer.toolgateClientAddressDecided && isLoopback(clientAddress(headers))) return { ok: true };
-  return { ok: false, status: 403, message: "metrics are served to this machine only; elsewhere present METRICS_TOKEN as a bearer token" };
+  return {
+    ok: false,
+    status: 403,
+    message: "metrics are served to this machine only; elsewhere present METRICS_TOKEN as a bearer token",
+  };
 }

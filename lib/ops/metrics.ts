@@ -22,14 +22,24 @@ function create() {
   const m = {
     registry,
     sources,
-    turns: new Counter({ name: "toolgate_turns_total", help: "Agent turns by how they ended (completed, failed, aborted, waiting_approval).", labelNames: ["outcome"], registers: [registry] }),
+    turns: new Counter({
+      name: "toolgate_turns_total",
+      help: "Agent turns by how they ended (completed, failed, aborted, waiting_approval).",
+      labelNames: ["outcome"],
+      registers: [registry],
+    }),
     decisions: new Counter({
       name: "toolgate_tool_decisions_total",
       help: "Execution-gate decisions as audited: decision (allow, deny, ask) and the deciding layer.",
       labelNames: ["decision", "layer"],
       registers: [registry],
     }),
-    calls: new Counter({ name: "toolgate_tool_calls_total", help: "Tool calls by the state their outcome moved them to (done, failed, stopped, denied, pending, expired).", labelNames: ["outcome"], registers: [registry] }),
+    calls: new Counter({
+      name: "toolgate_tool_calls_total",
+      help: "Tool calls by the state their outcome moved them to (done, failed, stopped, denied, pending, expired).",
+      labelNames: ["outcome"],
+      registers: [registry],
+    }),
     decisionSeconds: new Histogram({
       name: "toolgate_decision_seconds",
       help: "Latency of a call's stages: gate (request to decision), approval (request to an owner's decision), run (decision to result).",
@@ -37,7 +47,12 @@ function create() {
       buckets: seconds,
       registers: [registry],
     }),
-    approvalsDecided: new Counter({ name: "toolgate_approvals_decided_total", help: "Approval requests settled, by status (approved, denied, expired).", labelNames: ["status"], registers: [registry] }),
+    approvalsDecided: new Counter({
+      name: "toolgate_approvals_decided_total",
+      help: "Approval requests settled, by status (approved, denied, expired).",
+      labelNames: ["status"],
+      registers: [registry],
+    }),
     pending: new Gauge({
       name: "toolgate_approvals_pending",
       help: "Approval requests waiting for an owner (read from the database at scrape time).",
@@ -54,7 +69,12 @@ function create() {
         if (sources.sseConnections) this.set(sources.sseConnections());
       },
     }),
-    fanOut: new Histogram({ name: "toolgate_sse_fanout_seconds", help: "Time from an event's delivery to this instance until every stream it goes to has it queued.", buckets: seconds, registers: [registry] }),
+    fanOut: new Histogram({
+      name: "toolgate_sse_fanout_seconds",
+      help: "Time from an event's delivery to this instance until every stream it goes to has it queued.",
+      buckets: seconds,
+      registers: [registry],
+    }),
     mcp: new Gauge({
       name: "toolgate_mcp_upstream_up",
       help: "MCP upstream servers: 1 for the state each configured server is in (ready, connecting, down, disabled).",
@@ -62,11 +82,22 @@ function create() {
       registers: [registry],
       collect() {
         this.reset();
-        for (const s of sources.mcpServers?.() ?? []) for (const state of MCP_STATES) this.set({ server: s.id, state }, s.state === state ? 1 : 0);
+        for (const s of sources.mcpServers?.() ?? [])
+          for (const state of MCP_STATES) this.set({ server: s.id, state }, s.state === state ? 1 : 0);
       },
     }),
-    sandboxRuns: new Counter({ name: "toolgate_sandbox_runs_total", help: "Commands run by exec: where (sandbox, host) and result (ok, failed, unavailable).", labelNames: ["where", "result"], registers: [registry] }),
-    sandboxLimits: new Counter({ name: "toolgate_sandbox_limit_hits_total", help: "Commands stopped or cut by a limit (time, output, disk, cpu, file_size).", labelNames: ["limit"], registers: [registry] }),
+    sandboxRuns: new Counter({
+      name: "toolgate_sandbox_runs_total",
+      help: "Commands run by exec: where (sandbox, host) and result (ok, failed, unavailable).",
+      labelNames: ["where", "result"],
+      registers: [registry],
+    }),
+    sandboxLimits: new Counter({
+      name: "toolgate_sandbox_limit_hits_total",
+      help: "Commands stopped or cut by a limit (time, output, disk, cpu, file_size).",
+      labelNames: ["limit"],
+      registers: [registry],
+    }),
     dbSeconds: new Histogram({
       name: "toolgate_db_outcome_seconds",
       help: "Database time of a recorded outcome (one transaction), by kind and result (ok, lost, error).",
@@ -74,7 +105,12 @@ function create() {
       buckets: seconds,
       registers: [registry],
     }),
-    rateLimited: new Counter({ name: "toolgate_rate_limited_total", help: "Requests refused by a rate limit, by limiter.", labelNames: ["limiter"], registers: [registry] }),
+    rateLimited: new Counter({
+      name: "toolgate_rate_limited_total",
+      help: "Requests refused by a rate limit, by limiter.",
+      labelNames: ["limiter"],
+      registers: [registry],
+    }),
   };
   return m;
 }
@@ -86,10 +122,33 @@ type Metrics = ReturnType<typeof create>;
 const metrics = (): Metrics => processSingleton("toolgateMetrics", create);
 
 /** A label value from a fixed vocabulary; anything else is counted as "other". */
-const oneOf = (value: string | null | undefined, allowed: ReadonlySet<string>) => (value && allowed.has(value) ? value : "other");
+const oneOf = (value: string | null | undefined, allowed: ReadonlySet<string>) =>
+  value && allowed.has(value) ? value : "other";
 // The policy's layers and the gate's own (lib/runs/gate.ts, lib/runs/calls.ts).
-const LAYERS = new Set<string>([...POLICY_LAYERS, "parent", "allowed", "not_found", "arguments", "exec", "limits", "idempotency", "approval", "hook", "policy"]);
-const CALL_STATES = new Set(["new", "pending", "approved", "running", "done", "failed", "stopped", "denied", "expired"]);
+const LAYERS = new Set<string>([
+  ...POLICY_LAYERS,
+  "parent",
+  "allowed",
+  "not_found",
+  "arguments",
+  "exec",
+  "limits",
+  "idempotency",
+  "approval",
+  "hook",
+  "policy",
+]);
+const CALL_STATES = new Set([
+  "new",
+  "pending",
+  "approved",
+  "running",
+  "done",
+  "failed",
+  "stopped",
+  "denied",
+  "expired",
+]);
 const TURN_OUTCOMES = new Set(["completed", "failed", "aborted", "waiting_approval"]);
 
 export function metricsRegistry(): Registry {
@@ -126,14 +185,22 @@ export function observeFanOut(seconds: number): void {
   metrics().fanOut.observe(seconds);
 }
 
-export function countSandboxRun(where: "sandbox" | "host", result: "ok" | "failed" | "unavailable", limits: readonly string[] = []): void {
+export function countSandboxRun(
+  where: "sandbox" | "host",
+  result: "ok" | "failed" | "unavailable",
+  limits: readonly string[] = [],
+): void {
   const m = metrics();
   m.sandboxRuns.inc({ where, result });
-  for (const limit of limits) m.sandboxLimits.inc({ limit: oneOf(limit, new Set(["time", "output", "disk", "cpu", "file_size"])) });
+  for (const limit of limits)
+    m.sandboxLimits.inc({ limit: oneOf(limit, new Set(["time", "output", "disk", "cpu", "file_size"])) });
 }
 
 /** Which limits a finished command ran into: its timeout, the output cap, the disk quota, the CPU or file-size rlimit. */
-export function limitsHit(result: { timedOut?: boolean; truncated?: boolean; signal?: string | null }, overQuota = false): string[] {
+export function limitsHit(
+  result: { timedOut?: boolean; truncated?: boolean; signal?: string | null },
+  overQuota = false,
+): string[] {
   const hit: string[] = [];
   if (result.timedOut) hit.push("time");
   if (result.truncated) hit.push("output");
@@ -144,11 +211,29 @@ export function limitsHit(result: { timedOut?: boolean; truncated?: boolean; sig
 }
 
 export function observeDbOutcome(kind: string, result: "ok" | "lost" | "error", seconds: number): void {
-  metrics().dbSeconds.observe({ kind: oneOf(kind, new Set(["approval", "claim", "result", "deny", "step", "run", "message", "other"])), result }, seconds);
+  metrics().dbSeconds.observe(
+    { kind: oneOf(kind, new Set(["approval", "claim", "result", "deny", "step", "run", "message", "other"])), result },
+    seconds,
+  );
 }
 
 export function countRateLimited(limiter: string): void {
-  metrics().rateLimited.inc({ limiter: oneOf(limiter, new Set(["chat", "approvals", "signin-account", "signin-account-address", "signin-address", "signin-pace", "signin-recovery", "password-change", "mcp"])) });
+  metrics().rateLimited.inc({
+    limiter: oneOf(
+      limiter,
+      new Set([
+        "chat",
+        "approvals",
+        "signin-account",
+        "signin-account-address",
+        "signin-address",
+        "signin-pace",
+        "signin-recovery",
+        "password-change",
+        "mcp",
+      ]),
+    ),
+  });
 }
 
 /** The exposition text and its content type. */

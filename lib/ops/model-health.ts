@@ -10,11 +10,22 @@ export const CREDENTIALS_REFUSED_ACTION = "model.credentials_refused";
 export const REFUSALS_WINDOW_MS = 24 * 60 * 60 * 1000;
 const MAX_ROWS_READ = 200;
 
-export type ProviderRefusal = { provider: string; model: string | null; status: number | null; lastAt: Date; count: number };
+export type ProviderRefusal = {
+  provider: string;
+  model: string | null;
+  status: number | null;
+  lastAt: Date;
+  count: number;
+};
 
 /** One line per provider and model refused since `since` (newest first), with how many turns it failed. */
-export async function listRecentCredentialRefusals({ now = new Date() }: { now?: Date } = {}): Promise<ProviderRefusal[]> {
-  const { entries } = await listAuditEntries({ filter: { action: CREDENTIALS_REFUSED_ACTION, from: new Date(now.getTime() - REFUSALS_WINDOW_MS) }, limit: MAX_ROWS_READ });
+export async function listRecentCredentialRefusals({ now = new Date() }: { now?: Date } = {}): Promise<
+  ProviderRefusal[]
+> {
+  const { entries } = await listAuditEntries({
+    filter: { action: CREDENTIALS_REFUSED_ACTION, from: new Date(now.getTime() - REFUSALS_WINDOW_MS) },
+    limit: MAX_ROWS_READ,
+  });
   const byKey = new Map<string, ProviderRefusal>();
   for (const entry of entries) {
     const details = (entry.details ?? {}) as { provider?: unknown; model?: unknown; status?: unknown };
@@ -23,7 +34,14 @@ export async function listRecentCredentialRefusals({ now = new Date() }: { now?:
     const key = `${provider}\n${model ?? ""}`;
     const seen = byKey.get(key);
     if (seen) seen.count += 1;
-    else byKey.set(key, { provider, model, status: typeof details.status === "number" ? details.status : null, lastAt: entry.at, count: 1 });
+    else
+      byKey.set(key, {
+        provider,
+        model,
+        status: typeof details.status === "number" ? details.status : null,
+        lastAt: entry.at,
+        count: 1,
+      });
   }
   return [...byKey.values()];
 }

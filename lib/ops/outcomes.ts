@@ -16,7 +16,8 @@ type OutcomeShape = {
 function kindOf(o: OutcomeShape): string {
   if (o.approval) return "approval";
   if (o.call?.to === "running") return "claim";
-  if (o.call && ["done", "failed", "stopped"].includes(o.call.to) && o.call.from.every((s) => s === "running")) return "result";
+  if (o.call && ["done", "failed", "stopped"].includes(o.call.to) && o.call.from.every((s) => s === "running"))
+    return "result";
   if (o.call && ["denied", "expired"].includes(o.call.to)) return "deny";
   if (o.run) return o.run.to === "running" ? "step" : "run";
   return o.call ? "other" : "message";

@@ -16,17 +16,26 @@ import { processSlots } from "@/lib/process-singleton";
 const CHECK_TIMEOUT_MS = 2_000;
 
 export type CheckResult = { ok: boolean; reason?: string };
-export type Readiness = { ready: boolean; checks: Record<"database" | "migrations" | "shellParser" | "sandbox" | "eventBus", CheckResult> };
+export type Readiness = {
+  ready: boolean;
+  checks: Record<"database" | "migrations" | "shellParser" | "sandbox" | "eventBus", CheckResult>;
+};
 
 /** Probes within this long share one answer: a flood of unauthenticated /readyz costs one database round trip a second. */
 const SHARED_MS = 1_000;
 
-const globalForReady = processSlots<{ toolgateMigrationsApplied?: boolean; toolgateReadiness?: { at: number; answer: Promise<Readiness> } }>();
+const globalForReady = processSlots<{
+  toolgateMigrationsApplied?: boolean;
+  toolgateReadiness?: { at: number; answer: Promise<Readiness> };
+}>();
 
 function within<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)),
+      CHECK_TIMEOUT_MS,
+    );
     timer.unref();
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
@@ -46,7 +55,8 @@ async function migrationsApplied(): Promise<CheckResult> {
   if (globalForReady.toolgateMigrationsApplied) return { ok: true };
   const applied = new Set(await listAppliedMigrations());
   const missing = listShippedMigrations().filter((name) => !applied.has(name));
-  if (missing.length) return { ok: false, reason: `${missing.length} migration(s) not applied (run node scripts/db.mjs migrate)` };
+  if (missing.length)
+    return { ok: false, reason: `${missing.length} migration(s) not applied (run node scripts/db.mjs migrate)` };
   globalForReady.toolgateMigrationsApplied = true;
   return { ok: true };
 }
@@ -60,12 +70,28 @@ export function checkReadiness(): Promise<Readiness> {
 }
 
 async function readinessNow(): Promise<Readiness> {
-  const database = await check("the database", async () => (await pingDatabase(), { ok: true }), "the database is unreachable");
+  const database = await check(
+    "the database",
+    async () => (await pingDatabase(), { ok: true }),
+    "the database is unreachable",
+  );
   const [migrations, shellParser, sandbox, eventBus] = await Promise.all([
-    database.ok ? check("the migrations table", migrationsApplied, "the migrations could not be read") : Promise.resolve({ ok: false, reason: "the database is unreachable" }),
-    check("the shell parser", async () => (await loadShellParser(), { ok: true }), "the shell parser could not be loaded"),
-    check("the sandbox", async () => ((await probeSandbox()).ok ? { ok: true } : { ok: false, reason: "bubblewrap cannot start here" }), "the sandbox probe failed"),
-    database.ok ? check("the event bus", eventBusStatus, "the event bus cannot start") : Promise.resolve({ ok: false, reason: "the database is unreachable" }),
+    database.ok
+      ? check("the migrations table", migrationsApplied, "the migrations could not be read")
+      : Promise.resolve({ ok: false, reason: "the database is unreachable" }),
+    check(
+      "the shell parser",
+      async () => (await loadShellParser(), { ok: true }),
+      "the shell parser could not be loaded",
+    ),
+    check(
+      "the sandbox",
+      async () => ((await probeSandbox()).ok ? { ok: true } : { ok: false, reason: "bubblewrap cannot start here" }),
+      "the sandbox probe failed",
+    ),
+    database.ok
+      ? check("the event bus", eventBusStatus, "the event bus cannot start")
+      : Promise.resolve({ ok: false, reason: "the database is unreachable" }),
   ]);
   const checks = { database, migrations, shellParser, sandbox, eventBus };
   return { ready: Object.values(checks).every((c) => c.ok), checks };
@@ -74,5 +100,7 @@ async function readinessNow(): Promise<Readiness> {
 /** The metrics read at scrape time (pending approvals from the database, MCP upstreams from their supervisors). */
 export function registerScrapeSources(): void {
   provideMetricSource("pendingApprovals", () => within(countPendingApprovals(), "the database"));
-  provideMetricSource("mcpServers", () => listMcpServerStatus(getToolRegistry()).map((s) => ({ id: s.id, state: s.state })));
+  provideMetricSource("mcpServers", () =>
+    listMcpServerStatus(getToolRegistry()).map((s) => ({ id: s.id, state: s.state })),
+  );
 }

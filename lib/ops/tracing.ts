@@ -16,7 +16,10 @@ import { looksInternal, redactHostPaths } from "@/lib/redact";
 import { processSlots } from "@/lib/process-singleton";
 
 const MAX_ATTRIBUTE_CHARS = 256;
-const globalForTracing = processSlots<{ toolgateTracing?: { provider: BasicTracerProvider } | null; toolgatePolicyVersions?: WeakMap<object, number> }>();
+const globalForTracing = processSlots<{
+  toolgateTracing?: { provider: BasicTracerProvider } | null;
+  toolgatePolicyVersions?: WeakMap<object, number>;
+}>();
 
 /** Starts the SDK once per process when an endpoint is configured (instrumentation.ts). */
 export function startTracing(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -27,7 +30,10 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): boolean {
     return false;
   }
   const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME?.trim() || "toolgate", "service.instance.id": `${process.pid}` }),
+    resource: resourceFromAttributes({
+      "service.name": env.OTEL_SERVICE_NAME?.trim() || "toolgate",
+      "service.instance.id": `${process.pid}`,
+    }),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -70,7 +76,10 @@ function safeAttributes(attributes: Record<string, unknown>): Attributes {
 }
 
 function failed(span: Span, error: unknown): void {
-  span.setStatus({ code: SpanStatusCode.ERROR, message: String(safeAttribute(error instanceof Error ? error.message : String(error)) ?? "") });
+  span.setStatus({
+    code: SpanStatusCode.ERROR,
+    message: String(safeAttribute(error instanceof Error ? error.message : String(error)) ?? ""),
+  });
 }
 
 /**
@@ -78,7 +87,12 @@ function failed(span: Span, error: unknown): void {
  * trace of its own: work woken by a timer or the event bus runs in whatever context scheduled it, often a span of
  * an earlier turn, and must not join that trace.
  */
-export async function inSpan<T>(name: string, attributes: Record<string, unknown>, fn: (span: Span) => Promise<T>, { root = false } = {}): Promise<T> {
+export async function inSpan<T>(
+  name: string,
+  attributes: Record<string, unknown>,
+  fn: (span: Span) => Promise<T>,
+  { root = false } = {},
+): Promise<T> {
   return tracer().startActiveSpan(name, { attributes: safeAttributes(attributes), root }, async (span) => {
     try {
       return await fn(span);
@@ -112,13 +126,23 @@ export function policyVersionOf(policy: object | null | undefined): number | und
 }
 
 /** What the gate's verdict looks like from here (lib/runs/gate.ts; structural, so lib/ops imports no run engine). */
-type GateOutcome = { verdict: string; layer?: string; rule?: string; decision?: { layer: unknown; rule?: string }; grantIds?: string[] };
+type GateOutcome = {
+  verdict: string;
+  layer?: string;
+  rule?: string;
+  decision?: { layer: unknown; rule?: string };
+  grantIds?: string[];
+};
 
 /**
  * The execution gate's decision, traced and timed: a span with the tool, the decision, the deciding layer and rule,
  * the policy version and the grants used, and the gate stage of toolgate_decision_seconds.
  */
-export function observeGate<V extends GateOutcome>(toolName: string, policyVersion: number | undefined, decide: () => V): V {
+export function observeGate<V extends GateOutcome>(
+  toolName: string,
+  policyVersion: number | undefined,
+  decide: () => V,
+): V {
   const started = performance.now();
   const span = tracer().startSpan("toolgate.gate", { attributes: safeAttributes({ "toolgate.tool": toolName }) });
   try {
@@ -143,10 +167,20 @@ export function observeGate<V extends GateOutcome>(toolName: string, policyVersi
 }
 
 /** The wait for an owner, as a span from the request to its decision (known once the run resumes). */
-export function recordApprovalWait(approval: { id: string; status: string; decision: string | null; createdAt?: Date; resolvedAt?: Date | null }): void {
+export function recordApprovalWait(approval: {
+  id: string;
+  status: string;
+  decision: string | null;
+  createdAt?: Date;
+  resolvedAt?: Date | null;
+}): void {
   const span = tracer().startSpan("toolgate.approval_wait", {
     startTime: approval.createdAt ?? new Date(),
-    attributes: safeAttributes({ "toolgate.approval_id": approval.id, "toolgate.approval_status": approval.status, "toolgate.approval_decision": approval.decision }),
+    attributes: safeAttributes({
+      "toolgate.approval_id": approval.id,
+      "toolgate.approval_status": approval.status,
+      "toolgate.approval_decision": approval.decision,
+    }),
   });
   span.end(approval.resolvedAt ?? new Date());
 }

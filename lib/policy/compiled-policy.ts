@@ -7,7 +7,15 @@ import { resolveSandboxToolPolicy, SUBAGENT_TOOL_DENY_ALWAYS, SUBAGENT_TOOL_DENY
 import { buildPluginToolGroups, CORE_TOOL_NAMES, isOwnerOnlyTool, normalizeToolName } from "./names";
 import { hasOwnKey, ownValue } from "./own";
 import { ProviderChooser, type ProviderChoice } from "./provider-choice";
-import { compact, makeUnit, policyUnit, profileUnit, type LayerUnit, type PolicyTool, type UnitContext } from "./layer-units";
+import {
+  compact,
+  makeUnit,
+  policyUnit,
+  profileUnit,
+  type LayerUnit,
+  type PolicyTool,
+  type UnitContext,
+} from "./layer-units";
 import { capabilityOfTool, mergeToolPolicies, systemSettingsRule, type SystemToolSettings } from "./system-settings";
 import { type PolicyWarning, type ToolMeta, type ToolMode } from "./types";
 
@@ -50,13 +58,19 @@ export class PolicyCompilation {
     readonly document: PolicyDocument,
     toolMetas: readonly ToolMeta[],
   ) {
-    const overrides = new Map(Object.entries(document.modeOverrides).map(([name, modes]) => [normalizeToolName(name), modes]));
+    const overrides = new Map(
+      Object.entries(document.modeOverrides).map(([name, modes]) => [normalizeToolName(name), modes]),
+    );
     const tools: PolicyTool[] = [];
     const indexByName = new Map<string, number>();
     for (const meta of toolMetas) {
       const name = normalizeToolName(meta.name);
       if (indexByName.has(name)) {
-        this.staticWarnings.push({ code: "duplicate_tool", entries: [name], message: `Tool "${name}" is listed twice; the first one counts` });
+        this.staticWarnings.push({
+          code: "duplicate_tool",
+          entries: [name],
+          message: `Tool "${name}" is listed twice; the first one counts`,
+        });
         continue;
       }
       const override = overrides.get(name);
@@ -77,12 +91,20 @@ export class PolicyCompilation {
         ownerOnly: isOwnerOnlyTool({ name, ownerOnly: meta.ownerOnly }),
         requiresApproval: meta.requiresApproval === true,
         declaredModes: meta.allowedModes,
-        effectiveModes: override ? Object.freeze(computeEffectiveModes(meta.allowedModes, override)) : sharedModes(meta.allowedModes),
+        effectiveModes: override
+          ? Object.freeze(computeEffectiveModes(meta.allowedModes, override))
+          : sharedModes(meta.allowedModes),
       });
     }
     for (const name of overrides.keys()) {
       if (!indexByName.has(name)) {
-        this.staticWarnings.push({ code: "unknown_entry", layer: "mode", source: `modeOverrides.${name}`, entries: [name], message: `modeOverrides names unknown tool "${name}"` });
+        this.staticWarnings.push({
+          code: "unknown_entry",
+          layer: "mode",
+          source: `modeOverrides.${name}`,
+          entries: [name],
+          message: `modeOverrides names unknown tool "${name}"`,
+        });
       }
     }
     this.tools = tools;
@@ -110,15 +132,23 @@ export class PolicyCompilation {
 
   modeUnit(mode: ToolMode): LayerUnit {
     return this.unit(`mode:${mode}`, () =>
-      makeUnit(this.ctx, "mode", "allowedModes", (tool) => {
-        if (tool.effectiveModes.includes(mode)) return undefined;
-        const declaredHere = tool.declaredModes?.includes(mode) === true;
-        const rule = declaredHere
-          ? `modeOverrides.${tool.name}: [${tool.effectiveModes.join(", ")}]`
-          : `allowedModes: [${tool.effectiveModes.join(", ") || "none"}]`;
-        const where = tool.effectiveModes.length > 0 ? `only in ${tool.effectiveModes.join(", ")}` : "in no mode (fail closed)";
-        return { rule, reason: `${tool.name} is not allowed in ${mode} mode; it is available ${where}.` };
-      }, [], (tool) => !tool.effectiveModes.includes(mode)),
+      makeUnit(
+        this.ctx,
+        "mode",
+        "allowedModes",
+        (tool) => {
+          if (tool.effectiveModes.includes(mode)) return undefined;
+          const declaredHere = tool.declaredModes?.includes(mode) === true;
+          const rule = declaredHere
+            ? `modeOverrides.${tool.name}: [${tool.effectiveModes.join(", ")}]`
+            : `allowedModes: [${tool.effectiveModes.join(", ") || "none"}]`;
+          const where =
+            tool.effectiveModes.length > 0 ? `only in ${tool.effectiveModes.join(", ")}` : "in no mode (fail closed)";
+          return { rule, reason: `${tool.name} is not allowed in ${mode} mode; it is available ${where}.` };
+        },
+        [],
+        (tool) => !tool.effectiveModes.includes(mode),
+      ),
     ) as LayerUnit;
   }
 
@@ -132,7 +162,11 @@ export class PolicyCompilation {
 
   profileUnits(): LayerUnit[] {
     const { tools, profiles } = this.document;
-    return compact([this.unit("profile", () => profileUnit(this.ctx, "profile", "tools.profile", tools.profile, tools.alsoAllow, profiles))]);
+    return compact([
+      this.unit("profile", () =>
+        profileUnit(this.ctx, "profile", "tools.profile", tools.profile, tools.alsoAllow, profiles),
+      ),
+    ]);
   }
 
   providerChoice(agentId: string | undefined, provider?: string, model?: string): ProviderChoice {
@@ -143,7 +177,11 @@ export class PolicyCompilation {
     if (toolsKey === undefined) return [];
     const entry = ownValue(this.document.tools.byProvider, toolsKey) as ScopedToolPolicy;
     const source = `tools.byProvider.${toolsKey}.profile`;
-    return compact([this.unit(`pp:${toolsKey}`, () => profileUnit(this.ctx, "provider_profile", source, entry.profile, entry.alsoAllow, this.document.profiles))]);
+    return compact([
+      this.unit(`pp:${toolsKey}`, () =>
+        profileUnit(this.ctx, "provider_profile", source, entry.profile, entry.alsoAllow, this.document.profiles),
+      ),
+    ]);
   }
 
   globalUnits(): LayerUnit[] {
@@ -151,8 +189,11 @@ export class PolicyCompilation {
   }
 
   globalProviderUnits({ toolsKey, applyPatchListed }: ProviderChoice): LayerUnit[] {
-    const entry = toolsKey === undefined ? undefined : (ownValue(this.document.tools.byProvider, toolsKey) as ScopedToolPolicy);
-    const entryUnit = entry && this.unit(`gp:${toolsKey}`, () => policyUnit(this.ctx, "global_provider", `tools.byProvider.${toolsKey}`, entry));
+    const entry =
+      toolsKey === undefined ? undefined : (ownValue(this.document.tools.byProvider, toolsKey) as ScopedToolPolicy);
+    const entryUnit =
+      entry &&
+      this.unit(`gp:${toolsKey}`, () => policyUnit(this.ctx, "global_provider", `tools.byProvider.${toolsKey}`, entry));
     return compact([entryUnit, applyPatchListed ? undefined : this.applyPatchUnit()]);
   }
 
@@ -161,7 +202,12 @@ export class PolicyCompilation {
     return this.unit("apply_patch_provider", () => {
       const rule = `exec.applyPatchProviders: [${this.document.exec.applyPatchProviders.join(", ")}]`;
       return makeUnit(this.ctx, "global_provider", "exec.applyPatchProviders", (tool) =>
-        tool.name === "apply_patch" ? { rule, reason: `apply_patch is enabled only for the providers ${this.document.exec.applyPatchProviders.join(", ") || "(none)"}.` } : undefined,
+        tool.name === "apply_patch"
+          ? {
+              rule,
+              reason: `apply_patch is enabled only for the providers ${this.document.exec.applyPatchProviders.join(", ") || "(none)"}.`,
+            }
+          : undefined,
       );
     });
   }
@@ -171,7 +217,16 @@ export class PolicyCompilation {
     if (!agent) return [];
     const base = `agents.${agentId}.tools`;
     return compact([
-      this.unit(`ap:${agentId}`, () => profileUnit(this.ctx, "agent", `${base}.profile`, agent.tools.profile, agent.tools.alsoAllow, this.document.profiles)),
+      this.unit(`ap:${agentId}`, () =>
+        profileUnit(
+          this.ctx,
+          "agent",
+          `${base}.profile`,
+          agent.tools.profile,
+          agent.tools.alsoAllow,
+          this.document.profiles,
+        ),
+      ),
       this.unit(`a:${agentId}`, () => policyUnit(this.ctx, "agent", base, agent.tools)),
     ]);
   }
@@ -184,7 +239,16 @@ export class PolicyCompilation {
     // The agent id's length keeps agent "a:b" with key "c" apart from agent "a" with key "b:c".
     const key = `${agentId!.length}:${agentId}:${agentKey}`;
     return compact([
-      this.unit(`app:${key}`, () => profileUnit(this.ctx, "agent_provider", `${source}.profile`, entry.profile, entry.alsoAllow, this.document.profiles)),
+      this.unit(`app:${key}`, () =>
+        profileUnit(
+          this.ctx,
+          "agent_provider",
+          `${source}.profile`,
+          entry.profile,
+          entry.alsoAllow,
+          this.document.profiles,
+        ),
+      ),
       this.unit(`apo:${key}`, () => policyUnit(this.ctx, "agent_provider", source, entry)),
     ]);
   }
@@ -192,10 +256,17 @@ export class PolicyCompilation {
   groupUnits(teamIds: readonly string[], senderId?: string): LayerUnit[] {
     const teams = teamIds.map((id) => {
       const policy = ownValue(this.document.teams, id);
-      return policy && this.unit(`t:${id}`, () => policyUnit(this.ctx, "group", `teams.${id}`, policy, { flagPluginOnly: true }));
+      return (
+        policy &&
+        this.unit(`t:${id}`, () => policyUnit(this.ctx, "group", `teams.${id}`, policy, { flagPluginOnly: true }))
+      );
     });
     const sender = ownValue(this.document.senders, senderId);
-    const senderUnit = sender && this.unit(`s:${senderId}`, () => policyUnit(this.ctx, "group", `senders.${senderId}`, sender, { flagPluginOnly: true }));
+    const senderUnit =
+      sender &&
+      this.unit(`s:${senderId}`, () =>
+        policyUnit(this.ctx, "group", `senders.${senderId}`, sender, { flagPluginOnly: true }),
+      );
     return compact([...teams, senderUnit]);
   }
 
@@ -203,14 +274,24 @@ export class PolicyCompilation {
     const configured = this.document.sandbox.tools;
     const isDefault = !configured.allow && !configured.alsoAllow && !configured.deny;
     const source = isDefault ? "sandbox.tools (default)" : "sandbox.tools";
-    return compact([this.unit("sandbox", () => policyUnit(this.ctx, "sandbox", source, resolveSandboxToolPolicy(configured), { builtin: isDefault }))]);
+    return compact([
+      this.unit("sandbox", () =>
+        policyUnit(this.ctx, "sandbox", source, resolveSandboxToolPolicy(configured), { builtin: isDefault }),
+      ),
+    ]);
   }
 
   /** Hard denies first (no admin setting lifts them), then the leaf set at the depth limit, then subagents.tools. */
   subagentUnits(depth: number): LayerUnit[] {
     const { tools, maxSpawnDepth } = this.document.subagents;
     const always = this.unit("sub:always", () =>
-      policyUnit(this.ctx, "subagent", "SUBAGENT_TOOL_DENY_ALWAYS", { deny: [...SUBAGENT_TOOL_DENY_ALWAYS] }, { builtin: true }),
+      policyUnit(
+        this.ctx,
+        "subagent",
+        "SUBAGENT_TOOL_DENY_ALWAYS",
+        { deny: [...SUBAGENT_TOOL_DENY_ALWAYS] },
+        { builtin: true },
+      ),
     );
     // A run at depth d may manage children only while d < maxSpawnDepth: its children would otherwise exceed the limit.
     const leaf =
@@ -218,7 +299,10 @@ export class PolicyCompilation {
         ? this.unit("sub:leaf", () =>
             makeUnit(this.ctx, "subagent", "subagents.maxSpawnDepth", (tool) =>
               SUBAGENT_TOOL_DENY_LEAF.includes(tool.name)
-                ? { rule: `maxSpawnDepth: ${maxSpawnDepth}`, reason: `${tool.name} is removed: a subagent at maxSpawnDepth (${maxSpawnDepth}) may not start or manage children.` }
+                ? {
+                    rule: `maxSpawnDepth: ${maxSpawnDepth}`,
+                    reason: `${tool.name} is removed: a subagent at maxSpawnDepth (${maxSpawnDepth}) may not start or manage children.`,
+                  }
                 : undefined,
             ),
           )
@@ -230,7 +314,9 @@ export class PolicyCompilation {
   limitsFor(agentId: string | undefined): SystemToolSettings {
     const agent = ownValue(this.document.agents, agentId);
     const key = agent ? (agentId as string) : "";
-    return memo(this.limitsByAgent, key, () => Object.freeze(mergeToolPolicies({ system: this.document.system, agent: agent?.system })));
+    return memo(this.limitsByAgent, key, () =>
+      Object.freeze(mergeToolPolicies({ system: this.document.system, agent: agent?.system })),
+    );
   }
 
   systemUnits(agentId: string | undefined): LayerUnit[] {

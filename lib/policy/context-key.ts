@@ -8,8 +8,16 @@ import type { PolicyContext } from "./types";
 // Every field of PolicyContext must be read into the key below, or two contexts that differ only in it would share
 // a result. A field added to the type and not listed here fails to compile.
 const _KEYED_FIELDS = {
-  mode: true, senderIsOwner: true, provider: true, model: true, agentId: true, sandboxed: true, subagentDepth: true,
-  senderId: true, roles: true, teamIds: true,
+  mode: true,
+  senderIsOwner: true,
+  provider: true,
+  model: true,
+  agentId: true,
+  sandboxed: true,
+  subagentDepth: true,
+  senderId: true,
+  roles: true,
+  teamIds: true,
 } as const satisfies Record<keyof PolicyContext, true>;
 
 /** Every field of PolicyContext, present: the engine's copies of a context are written as this, so a field added to
@@ -46,7 +54,8 @@ export class ContextKey {
    */
   read(context: PolicyContext): boolean {
     // Field by field, not a loop over names: a property read by a computed name is several times slower here.
-    if (!this.put(0, context.mode) || !this.put(1, context.senderIsOwner) || !this.put(2, context.provider)) return false;
+    if (!this.put(0, context.mode) || !this.put(1, context.senderIsOwner) || !this.put(2, context.provider))
+      return false;
     if (!this.put(3, context.model) || !this.put(4, context.agentId) || !this.put(5, context.sandboxed)) return false;
     if (!this.put(6, context.subagentDepth) || !this.put(PRINCIPAL_AT, context.senderId)) return false;
     this.listedLength = 0;
@@ -172,7 +181,8 @@ function hashString(text: string): number {
   let hash = Math.imul(text.length, 0x9e3779b1);
   const head = Math.min(text.length, 32);
   for (let i = 0; i < head; i += 1) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  for (let i = Math.max(head, text.length - 32); i < text.length; i += 1) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  for (let i = Math.max(head, text.length - 32); i < text.length; i += 1)
+    hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
   return hash;
 }
 

@@ -35,7 +35,10 @@ export type ProviderPart = {
   agentProviderUnits: readonly LayerUnit[];
 };
 
-export function principalPart(c: PolicyCompilation, context: Pick<PolicyContext, "roles" | "teamIds" | "senderId">): PrincipalPart {
+export function principalPart(
+  c: PolicyCompilation,
+  context: Pick<PolicyContext, "roles" | "teamIds" | "senderId">,
+): PrincipalPart {
   const teamIds = [...(context.teamIds ?? [])].sort();
   return {
     roles: Object.freeze([...context.roles]) as PolicyContext["roles"],
@@ -49,7 +52,14 @@ export function principalPart(c: PolicyCompilation, context: Pick<PolicyContext,
 export function agentPart(c: PolicyCompilation, agentId: string | undefined): AgentPart {
   const known = agentId === undefined || hasOwnKey(c.document.agents, agentId);
   return {
-    warning: known ? undefined : { code: "unknown_agent", layer: "agent", source: `agents.${agentId}`, message: `Unknown agent "${agentId}"; agent layers skipped` },
+    warning: known
+      ? undefined
+      : {
+          code: "unknown_agent",
+          layer: "agent",
+          source: `agents.${agentId}`,
+          message: `Unknown agent "${agentId}"; agent layers skipped`,
+        },
     agentUnits: c.agentUnits(agentId),
     systemUnits: c.systemUnits(agentId),
     limits: c.limitsFor(agentId),
@@ -78,13 +88,26 @@ export type Selection = {
   provider: ProviderPart;
 };
 
-export function select(context: PolicyContext, principal: PrincipalPart, agent: AgentPart, provider: ProviderPart): Selection {
+export function select(
+  context: PolicyContext,
+  principal: PrincipalPart,
+  agent: AgentPart,
+  provider: ProviderPart,
+): Selection {
   let mode: ToolMode = "chat_safe";
   let modeWarning: PolicyWarning | undefined;
   if (!isToolMode(context.mode)) {
-    modeWarning = { code: "invalid_mode", layer: "mode", message: `Invalid mode "${String(context.mode)}"; evaluated as chat_safe` };
+    modeWarning = {
+      code: "invalid_mode",
+      layer: "mode",
+      message: `Invalid mode "${String(context.mode)}"; evaluated as chat_safe`,
+    };
   } else if (!principal.grantedModes.includes(context.mode)) {
-    modeWarning = { code: "mode_not_granted", layer: "mode", message: `Mode ${context.mode} is not granted to this sender; evaluated as chat_safe` };
+    modeWarning = {
+      code: "mode_not_granted",
+      layer: "mode",
+      message: `Mode ${context.mode} is not granted to this sender; evaluated as chat_safe`,
+    };
   } else {
     mode = context.mode;
   }

@@ -16,8 +16,12 @@ export type Decisions = {
 /** The units a context selects, one list per layer in POLICY_LAYERS order (empty: the layer does not apply). */
 export type Layers = ReadonlyArray<readonly LayerUnit[]>;
 
-const KEPT = Object.fromEntries(POLICY_LAYERS.map((layer) => [layer, Object.freeze({ layer, outcome: "kept" })])) as Record<LayerId, ChainEntry>;
-const SKIPPED = Object.fromEntries(POLICY_LAYERS.map((layer) => [layer, Object.freeze({ layer, outcome: "skipped" })])) as Record<LayerId, ChainEntry>;
+const KEPT = Object.fromEntries(
+  POLICY_LAYERS.map((layer) => [layer, Object.freeze({ layer, outcome: "kept" })]),
+) as Record<LayerId, ChainEntry>;
+const SKIPPED = Object.fromEntries(
+  POLICY_LAYERS.map((layer) => [layer, Object.freeze({ layer, outcome: "skipped" })]),
+) as Record<LayerId, ChainEntry>;
 
 function notFound(name: string): ToolDecision {
   return Object.freeze({
@@ -33,7 +37,10 @@ function notFound(name: string): ToolDecision {
 }
 
 export class DecisionBuilder {
-  private readonly keptCache = new Map<string, { chain: readonly ChainEntry[]; decisions: Array<ToolDecision | undefined> }>();
+  private readonly keptCache = new Map<
+    string,
+    { chain: readonly ChainEntry[]; decisions: Array<ToolDecision | undefined> }
+  >();
 
   constructor(private readonly compilation: PolicyCompilation) {}
 
@@ -42,7 +49,8 @@ export class DecisionBuilder {
     const count = c.tools.length;
     const kept = this.keptDecisions(mode, layers);
     const removed = new Uint32Array(bitWords(count));
-    for (const units of layers) for (const unit of units) for (let w = 0; w < removed.length; w += 1) removed[w]! |= unit.removed[w]!;
+    for (const units of layers)
+      for (const unit of units) for (let w = 0; w < removed.length; w += 1) removed[w]! |= unit.removed[w]!;
     const allowedTools: string[] = [];
     for (let i = 0; i < count; i += 1) if (!hasBit(removed, i)) allowedTools.push(c.tools[i]!.name);
     const decisions: Array<ToolDecision | undefined> = new Array(count);

@@ -29,12 +29,21 @@ function modeNextAction(decision: ToolDecision, mode: ToolMode, grantedModes?: r
 }
 
 /** Throws for an allowed decision: a denial for a permitted call would be a bug upstream. */
-export function buildDenial(decision: ToolDecision, mode: ToolMode, options: { grantedModes?: readonly ToolMode[] } = {}): ToolDenial {
-  if (decision.allowed || !decision.errorCode) throw new Error(`buildDenial called for allowed tool "${decision.name}"`);
+export function buildDenial(
+  decision: ToolDecision,
+  mode: ToolMode,
+  options: { grantedModes?: readonly ToolMode[] } = {},
+): ToolDenial {
+  if (decision.allowed || !decision.errorCode)
+    throw new Error(`buildDenial called for allowed tool "${decision.name}"`);
   const base = { ok: false as const, error_code: decision.errorCode, tool_name: decision.name, mode };
   switch (decision.errorCode) {
     case "MODE_DENIED":
-      return { ...base, message: `${decision.name} is not allowed in ${mode} mode.`, next_action: modeNextAction(decision, mode, options.grantedModes) };
+      return {
+        ...base,
+        message: `${decision.name} is not allowed in ${mode} mode.`,
+        next_action: modeNextAction(decision, mode, options.grantedModes),
+      };
     case "TOOL_NOT_AVAILABLE": {
       const capability = decision.capability ?? "this capability";
       const label = CAPABILITY_NAMES[capability] ?? capability;
@@ -48,7 +57,11 @@ export function buildDenial(decision: ToolDecision, mode: ToolMode, options: { g
       };
     }
     case "TOOL_NOT_FOUND":
-      return { ...base, message: `There is no tool named "${decision.name}".`, next_action: "Use only the tools listed for this session." };
+      return {
+        ...base,
+        message: `There is no tool named "${decision.name}".`,
+        next_action: "Use only the tools listed for this session.",
+      };
     default: {
       const layer =
         decision.layer === "allowed" || decision.layer === "not_found"

@@ -17,12 +17,16 @@ export const ToolPolicySchema = z
   .strict();
 
 /** A scope that may also narrow by a profile (tools.byProvider entries, agents, ...). */
-export const ScopedToolPolicySchema = ToolPolicySchema.extend({ profile: z.string().trim().min(1).optional() }).strict();
+export const ScopedToolPolicySchema = ToolPolicySchema.extend({
+  profile: z.string().trim().min(1).optional(),
+}).strict();
 
 /** Keys are a provider ("openai") or provider/model ("openai/gpt-4o"); the more specific key wins. */
 export const ProviderPoliciesSchema = z.record(z.string().trim().min(1), ScopedToolPolicySchema);
 
-export const ToolsSectionSchema = ScopedToolPolicySchema.extend({ byProvider: ProviderPoliciesSchema.optional() }).strict();
+export const ToolsSectionSchema = ScopedToolPolicySchema.extend({
+  byProvider: ProviderPoliciesSchema.optional(),
+}).strict();
 
 export const AgentConfigSchema = z
   .object({
@@ -97,7 +101,11 @@ export const PolicyDocumentSchema = z
   .superRefine((doc, ctx) => {
     for (const id of Object.keys(doc.profiles)) {
       if ((BUILTIN_PROFILE_IDS as readonly string[]).includes(id)) {
-        ctx.addIssue({ code: "custom", path: ["profiles", id], message: `"${id}" is a built-in profile and cannot be redefined` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["profiles", id],
+          message: `"${id}" is a built-in profile and cannot be redefined`,
+        });
       }
     }
     const checkProfile = (profile: string | undefined, path: (string | number)[]) => {
@@ -107,7 +115,8 @@ export const PolicyDocumentSchema = z
     };
     const checkScope = (scope: z.output<typeof ToolsSectionSchema>, path: string[]) => {
       checkProfile(scope.profile, [...path, "profile"]);
-      for (const [key, entry] of Object.entries(scope.byProvider ?? {})) checkProfile(entry.profile, [...path, "byProvider", key, "profile"]);
+      for (const [key, entry] of Object.entries(scope.byProvider ?? {}))
+        checkProfile(entry.profile, [...path, "byProvider", key, "profile"]);
     };
     checkScope(doc.tools, ["tools"]);
     for (const [id, agent] of Object.entries(doc.agents)) checkScope(agent.tools, ["agents", id, "tools"]);
@@ -123,8 +132,7 @@ export const DEFAULT_POLICY_DOCUMENT: PolicyDocument = deepFreeze(PolicyDocument
 
 export type PolicyDocumentIssue = { path: string; message: string };
 export type ParsePolicyDocumentResult =
-  | { ok: true; document: PolicyDocument }
-  | { ok: false; issues: PolicyDocumentIssue[] };
+  { ok: true; document: PolicyDocument } | { ok: false; issues: PolicyDocumentIssue[] };
 
 export function formatIssuePath(path: ReadonlyArray<PropertyKey>): string {
   return path.map((part) => String(part)).join(".") || "(root)";
@@ -160,7 +168,14 @@ export function upgradePolicyInput(input: unknown): unknown {
 
 export function parsePolicyDocument(input: unknown): ParsePolicyDocumentResult {
   const proto = protoKeyPaths(input);
-  if (proto.length) return { ok: false, issues: proto.map((path) => ({ path: formatIssuePath(path), message: '"__proto__" cannot be a key here: rename it' })) };
+  if (proto.length)
+    return {
+      ok: false,
+      issues: proto.map((path) => ({
+        path: formatIssuePath(path),
+        message: '"__proto__" cannot be a key here: rename it',
+      })),
+    };
   const result = PolicyDocumentSchema.safeParse(upgradePolicyInput(input ?? {}));
   if (result.success) return { ok: true, document: result.data };
   const issues = result.error.issues.map((issue) => {

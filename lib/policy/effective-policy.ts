@@ -2,14 +2,33 @@
 // matrix call, so what is declared is what is enforced.
 import { PolicyCompilation } from "./compiled-policy";
 import { ContextKey, KeyedCache, PRINCIPAL_AT, type ContextCopy } from "./context-key";
-import { agentPart, depthClass, layersOf, principalPart, providerPart, select, warningsOf, type AgentPart, type PrincipalPart, type ProviderPart, type Selection } from "./context-parts";
+import {
+  agentPart,
+  depthClass,
+  layersOf,
+  principalPart,
+  providerPart,
+  select,
+  warningsOf,
+  type AgentPart,
+  type PrincipalPart,
+  type ProviderPart,
+  type Selection,
+} from "./context-parts";
 import { DecisionBuilder, type Decisions, type Layers } from "./decisions";
 import type { PolicyDocument } from "./document";
 import type { ExecSettings } from "./exec-approvals";
 import type { LayerUnit } from "./layer-units";
 import { LruMap } from "./lru";
 import type { SystemToolSettings } from "./system-settings";
-import { TOOL_MODES, type PolicyContext, type PolicyWarning, type ToolDecision, type ToolMeta, type ToolMode } from "./types";
+import {
+  TOOL_MODES,
+  type PolicyContext,
+  type PolicyWarning,
+  type ToolDecision,
+  type ToolMeta,
+  type ToolMode,
+} from "./types";
 
 export type EffectiveToolPolicy = {
   context: PolicyContext;
@@ -103,7 +122,12 @@ export class CompiledPolicy {
   private selectUncached(context: PolicyContext): Selection {
     const c = this.compilation;
     const { agentId, provider, model } = context;
-    return select(context, principalPart(c, context), agentPart(c, agentId), providerPart(c, agentId, c.providerChoice(agentId, provider, model)));
+    return select(
+      context,
+      principalPart(c, context),
+      agentPart(c, agentId),
+      providerPart(c, agentId, c.providerChoice(agentId, provider, model)),
+    );
   }
 
   /** The selection from cached parts, and the key of what it shares with every context selecting the same units. */
@@ -127,11 +151,21 @@ export class CompiledPolicy {
     let byProvider = agent.providers.get(choice.id);
     if (!byProvider) {
       const part = providerPart(c, agentId, choice);
-      byProvider = { ...part, listId: this.listId([agent.agentUnits, agent.systemUnits, part.providerProfileUnits, part.globalProviderUnits, part.agentProviderUnits]) };
+      byProvider = {
+        ...part,
+        listId: this.listId([
+          agent.agentUnits,
+          agent.systemUnits,
+          part.providerProfileUnits,
+          part.globalProviderUnits,
+          part.agentProviderUnits,
+        ]),
+      };
       agent.providers.set(choice.id, byProvider);
     }
     const s = select(context, principal, agent, byProvider);
-    const flags = ((TOOL_MODES.indexOf(s.mode) * 2 + (s.owner ? 1 : 0)) * 2 + (s.sandboxed ? 1 : 0)) * 3 + depthClass(c, s.depth);
+    const flags =
+      ((TOOL_MODES.indexOf(s.mode) * 2 + (s.owner ? 1 : 0)) * 2 + (s.sandboxed ? 1 : 0)) * 3 + depthClass(c, s.depth);
     // One exact number while the ids fit (2^21 distinct unit lists is far beyond any document); past that, no sharing.
     const exact = byProvider.listId < 2 ** 21 && principal.listId < 2 ** 21 && flags < 64;
     return [s, exact ? (byProvider.listId * 2 ** 21 + principal.listId) * 64 + flags : undefined];
@@ -153,13 +187,17 @@ export class CompiledPolicy {
     let layers: Layers | undefined;
     if (!shared) {
       layers = layersOf(c, s);
-      shared = { decisions: this.decisionBuilder.build(s.mode, layers), warnings: Object.freeze(warningsOf(c, layers)) };
+      shared = {
+        decisions: this.decisionBuilder.build(s.mode, layers),
+        warnings: Object.freeze(warningsOf(c, layers)),
+      };
       if (sharedKey !== undefined) this.shared.set(sharedKey, shared);
     }
     // Only a context that adds a warning of its own pays for a new list.
     let warnings = shared.warnings;
     if (s.modeWarning || s.agent.warning) {
-      const own = s.modeWarning && s.agent.warning ? [s.modeWarning, s.agent.warning] : [(s.modeWarning ?? s.agent.warning)!];
+      const own =
+        s.modeWarning && s.agent.warning ? [s.modeWarning, s.agent.warning] : [(s.modeWarning ?? s.agent.warning)!];
       warnings = Object.freeze(warningsOf(c, layers ?? layersOf(c, s), own));
     }
     return newPolicy(frozenCopy(context, s.principal), s, shared.decisions, warnings, c.document.exec);
@@ -227,7 +265,13 @@ const TOOLS: PropertyDescriptor = {
   enumerable: true,
 };
 
-function newPolicy(context: PolicyContext, s: Selection, decisions: Decisions, warnings: readonly PolicyWarning[], exec: ExecSettings): EffectiveToolPolicy {
+function newPolicy(
+  context: PolicyContext,
+  s: Selection,
+  decisions: Decisions,
+  warnings: readonly PolicyWarning[],
+  exec: ExecSettings,
+): EffectiveToolPolicy {
   const policy = { context, mode: s.mode, grantedModes: s.principal.grantedModes, sandboxed: s.sandboxed } as Building;
   policy[DECISIONS] = decisions;
   // The fields in the order they always had (tools after sandboxed), so the result reads and serializes as before.

@@ -22,10 +22,11 @@ export const EgressRuleSchema = z
       // The proxy never connects to an address by rule (normalizeHost refuses them): a listed one would only mislead.
       .refine((d) => !/^[0-9.]+$/.test(d.replace(/^\*\./, "")), "an address is not a domain name"),
     /** Methods plain HTTP may use; CONNECT (HTTPS) is reachable or not and carries whatever the client sends. */
-    methods: z
-      .array(z.string().trim().toUpperCase().regex(HTTP_METHOD))
-      .default(() => [...READ_ONLY_METHODS]),
-    ports: z.array(z.number().int().min(1).max(65_535)).min(1).default(() => [...DEFAULT_EGRESS_PORTS]),
+    methods: z.array(z.string().trim().toUpperCase().regex(HTTP_METHOD)).default(() => [...READ_ONLY_METHODS]),
+    ports: z
+      .array(z.number().int().min(1).max(65_535))
+      .min(1)
+      .default(() => [...DEFAULT_EGRESS_PORTS]),
   })
   .strict();
 export type EgressRule = z.output<typeof EgressRuleSchema>;
@@ -33,9 +34,16 @@ export type EgressRule = z.output<typeof EgressRuleSchema>;
 export const NetworkSettingsSchema = z
   .object({
     /** Domains any command in the sandbox may reach without an owner (e.g. registry.npmjs.org for npm install). */
-    allow: z.array(EgressRuleSchema).max(500).default(() => []),
+    allow: z
+      .array(EgressRuleSchema)
+      .max(500)
+      .default(() => []),
     /** Bytes one command may send out in total (request bodies and tunnelled bytes, all connections together). */
-    uploadBytes: z.number().int().min(0).default(1024 * 1024),
+    uploadBytes: z
+      .number()
+      .int()
+      .min(0)
+      .default(1024 * 1024),
     /** An unlisted domain becomes an approval naming it; off: it is only refused. */
     askUnlisted: z.boolean().default(true),
     /** At most this many domain approvals one command may ask for; the rest are refused without asking. */
@@ -94,24 +102,52 @@ export type EgressVerdict =
 /** An unlisted domain a command tried: what its approval names and its grant would store (`pattern`). */
 export type AskedDomain = EgressRequest & { pattern: string };
 
-export function decideEgress({ settings, grants, request }: { settings: Pick<NetworkSettings, "allow" | "askUnlisted">; grants: EgressGrants; request: EgressRequest }): EgressVerdict {
+export function decideEgress({
+  settings,
+  grants,
+  request,
+}: {
+  settings: Pick<NetworkSettings, "allow" | "askUnlisted">;
+  grants: EgressGrants;
+  request: EgressRequest;
+}): EgressVerdict {
   const host = normalizeHost(request.host);
-  if (!host) return { action: "deny", reason: `"${request.host.slice(0, 100)}" is not a domain name (addresses are never reachable by name rules)` };
+  if (!host)
+    return {
+      action: "deny",
+      reason: `"${request.host.slice(0, 100)}" is not a domain name (addresses are never reachable by name rules)`,
+    };
   const method = request.method.toUpperCase();
   const rule = settings.allow.find((r) => domainMatches(r.domain, host));
   if (rule) {
-    if (!rule.ports.includes(request.port)) return { action: "deny", reason: `${host}: port ${request.port} is not among the rule's ports (${rule.ports.join(", ")})` };
-    if (method !== "CONNECT" && !rule.methods.includes(method)) return { action: "deny", reason: `${host}: plain HTTP ${method} is not allowed (the rule allows ${rule.methods.join(", ")})` };
+    if (!rule.ports.includes(request.port))
+      return {
+        action: "deny",
+        reason: `${host}: port ${request.port} is not among the rule's ports (${rule.ports.join(", ")})`,
+      };
+    if (method !== "CONNECT" && !rule.methods.includes(method))
+      return {
+        action: "deny",
+        reason: `${host}: plain HTTP ${method} is not allowed (the rule allows ${rule.methods.join(", ")})`,
+      };
     return { action: "allow", via: "allowlist", rule: rule.domain };
   }
   const granted = grants.patterns.find((p) => grantCovers(p, host, request.port));
   if (granted) {
     // A grant is what an owner saw on the card: the domain (on the port it named), read-only over plain HTTP.
-    if (method !== "CONNECT" && !READ_ONLY_METHODS.includes(method)) return { action: "deny", reason: `${host}: a granted domain is read-only over plain HTTP (GET, HEAD)` };
+    if (method !== "CONNECT" && !READ_ONLY_METHODS.includes(method))
+      return { action: "deny", reason: `${host}: a granted domain is read-only over plain HTTP (GET, HEAD)` };
     return { action: "allow", via: "grant", rule: granted };
   }
   const named = domainGrantPattern(host, request.port);
-  if (grants.patterns.some((p) => domainMatches(p.split(":")[0] ?? "", host))) return { action: "deny", reason: `${host}: its grant covers other ports, not ${request.port}` };
-  if (!settings.askUnlisted) return { action: "deny", reason: `${host} is not on the network allowlist (exec.network.allow)` };
-  return { action: "ask", domain: host, pattern: named, reason: `the command tried to reach ${named}, which is not on the network allowlist` };
+  if (grants.patterns.some((p) => domainMatches(p.split(":")[0] ?? "", host)))
+    return { action: "deny", reason: `${host}: its grant covers other ports, not ${request.port}` };
+  if (!settings.askUnlisted)
+    return { action: "deny", reason: `${host} is not on the network allowlist (exec.network.allow)` };
+  return {
+    action: "ask",
+    domain: host,
+    pattern: named,
+    reason: `the command tried to reach ${named}, which is not on the network allowlist`,
+  };
 }

@@ -82,26 +82,44 @@ export const ExecSettingsSchema = z
      * analysis cannot split waits too while any ask rule exists (it might hide a match).
      */
     askRules: z.array(z.string().trim().min(1)).default(() => []),
-    safeBins: z.array(z.string().trim().min(1)).transform(normalizeSafeBins).default(() => [...DEFAULT_SAFE_BINS]),
+    safeBins: z
+      .array(z.string().trim().min(1))
+      .transform(normalizeSafeBins)
+      .default(() => [...DEFAULT_SAFE_BINS]),
     timeoutMs: z.number().int().positive().default(30_000),
     maxOutputBytes: z.number().int().positive().default(200_000),
     /** Per-workspace disk quota, checked before every command and file write. */
-    workspaceQuotaBytes: z.number().int().positive().default(512 * 1024 * 1024),
+    workspaceQuotaBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(512 * 1024 * 1024),
     /**
      * Per member (all of one member's commands together, a control group: lib/tools/cgroups.ts): memory, processes
      * and CPU (percent of one core). Where no control group can be made, the per-process rlimits alone apply.
      */
-    memberMemoryBytes: z.number().int().min(16 * 1024 * 1024).default(2 * 1024 * 1024 * 1024),
+    memberMemoryBytes: z
+      .number()
+      .int()
+      .min(16 * 1024 * 1024)
+      .default(2 * 1024 * 1024 * 1024),
     memberProcesses: z.number().int().min(8).max(100_000).default(128),
     memberCpuPercent: z.number().int().min(5).max(10_000).default(100),
     /** Largest file one command may write (RLIMIT_FSIZE inside the sandbox). */
-    maxFileBytes: z.number().int().positive().default(64 * 1024 * 1024),
+    maxFileBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(64 * 1024 * 1024),
     /**
      * Host execution ("elevated"): commands of these agents and teams run outside the sandbox (still never as root,
      * with a clean environment, in the workspace). Off by default; saving it is audited like every policy change.
      */
     host: z
-      .object({ agents: z.array(z.string().trim().min(1)).default(() => []), teams: z.array(z.string().trim().min(1)).default(() => []) })
+      .object({
+        agents: z.array(z.string().trim().min(1)).default(() => []),
+        teams: z.array(z.string().trim().min(1)).default(() => []),
+      })
       .strict()
       .prefault({}),
     /** Regular expressions (case-insensitive) whose matches are replaced by [redacted] in tool-call audit rows. */
@@ -120,9 +138,16 @@ export type ExecSettings = z.output<typeof ExecSettingsSchema>;
 export const DEFAULT_EXEC_SETTINGS: ExecSettings = Object.freeze(ExecSettingsSchema.parse({}));
 
 /** The reference rule. A grant or an allowlist rule covering every part counts as allowlistSatisfied; `always` still asks. */
-export function requiresExecApproval(params: { ask: ExecAsk; security: ExecSecurity; analysisOk: boolean; allowlistSatisfied: boolean }): boolean {
+export function requiresExecApproval(params: {
+  ask: ExecAsk;
+  security: ExecSecurity;
+  analysisOk: boolean;
+  allowlistSatisfied: boolean;
+}): boolean {
   if (params.ask === "always") return true;
-  return params.ask === "on-miss" && params.security === "allowlist" && (!params.analysisOk || !params.allowlistSatisfied);
+  return (
+    params.ask === "on-miss" && params.security === "allowlist" && (!params.analysisOk || !params.allowlistSatisfied)
+  );
 }
 
 /** Which security mode decided, named in every reason (the approval card and the audit row show it). */
@@ -139,14 +164,22 @@ export function decideExec(params: {
   escalations?: ExecEscalations;
 }): ExecVerdict {
   const { security, ask } = params.settings;
-  const verdict = (action: ExecVerdict["action"], reason: string, mode: ExecSecurity = security): ExecVerdict => ({ action, reason: `${mode} mode: ${reason}`, mode });
+  const verdict = (action: ExecVerdict["action"], reason: string, mode: ExecSecurity = security): ExecVerdict => ({
+    action,
+    reason: `${mode} mode: ${reason}`,
+    mode,
+  });
   if (security === "deny") return verdict("deny", "exec is disabled (security: deny)");
   if (security === "sandbox") {
     const host = params.escalations?.host;
     // Host execution leaves the sandbox: there the allowlist rules apply, exactly as in allowlist mode.
     if (host) {
       const onHost = decideExec({ ...params, settings: { security: "allowlist", ask }, escalations: {} });
-      return { action: onHost.action, reason: `sandbox mode: the command would run on the host (${host}), where the allowlist decides: ${onHost.reason}`, mode: "sandbox" };
+      return {
+        action: onHost.action,
+        reason: `sandbox mode: the command would run on the host (${host}), where the allowlist decides: ${onHost.reason}`,
+        mode: "sandbox",
+      };
     }
     if (ask === "always") return verdict("ask", "every command needs approval (ask: always)");
     const rule = params.escalations?.askRule;
@@ -157,19 +190,31 @@ export function decideExec(params: {
   const allowlistSatisfied = params.coverage.satisfied;
   const uncovered = params.coverage.reason ?? "a part of the command is not covered by a rule, a grant or a safe bin";
   if (requiresExecApproval({ ask, security, analysisOk, allowlistSatisfied })) {
-    const why = ask === "always" ? "every command needs approval (ask: always)" : analysisOk ? uncovered : `the command is not plain: ${params.analysis.reason}`;
+    const why =
+      ask === "always"
+        ? "every command needs approval (ask: always)"
+        : analysisOk
+          ? uncovered
+          : `the command is not plain: ${params.analysis.reason}`;
     return verdict("ask", why);
   }
   if (security === "full") return verdict("allow", "security: full");
-  if (analysisOk && allowlistSatisfied) return verdict("allow", "every part is covered by a rule, a grant or a safe bin");
-  return verdict("deny", analysisOk ? `${uncovered} (ask: off)` : `the command is not plain (ask: off): ${params.analysis.reason}`);
+  if (analysisOk && allowlistSatisfied)
+    return verdict("allow", "every part is covered by a rule, a grant or a safe bin");
+  return verdict(
+    "deny",
+    analysisOk ? `${uncovered} (ask: off)` : `the command is not plain (ask: off): ${params.analysis.reason}`,
+  );
 }
 
 /**
  * When an approval cannot be obtained (expired, no owner): askFallback decides, never more than it allows. In
  * sandbox mode every request is an escalation, and an escalation no owner saw is denied, whatever askFallback says.
  */
-export function resolveAskFallback(askFallback: ExecFallback, params: { security?: ExecSecurity; analysisOk: boolean; allowlistSatisfied: boolean }): "allow" | "deny" {
+export function resolveAskFallback(
+  askFallback: ExecFallback,
+  params: { security?: ExecSecurity; analysisOk: boolean; allowlistSatisfied: boolean },
+): "allow" | "deny" {
   if (params.security === "sandbox") return "deny";
   if (askFallback === "full") return "allow";
   if (askFallback === "allowlist") return params.analysisOk && params.allowlistSatisfied ? "allow" : "deny";

@@ -33,7 +33,12 @@ export {
   type PolicyVerdict,
 } from "./matching";
 export { computeEffectiveModes, isToolMode } from "./modes";
-export { applyToolPolicyPipeline, type PipelineRemoval, type ToolPolicyPipelineResult, type ToolPolicyPipelineStep } from "./pipeline";
+export {
+  applyToolPolicyPipeline,
+  type PipelineRemoval,
+  type ToolPolicyPipelineResult,
+  type ToolPolicyPipelineStep,
+} from "./pipeline";
 export { ToolRegistry, type AllowedToolList, type RegistryLogger, type ToolSchema } from "./registry";
 export {
   cleanSchemaForGemini,
@@ -131,5 +136,20 @@ export { compilePolicy, resolveEffectiveToolPolicy } from "./resolve";
 export { errorCodeForLayer, isSandboxed, resolveGrantedModes } from "./policy-context";
 export { PARENT_RULE, restrictToParent } from "./parent-limit";
 export { buildDenial, type ToolDenial } from "./denial";
-export { agentAccessReason, agentsUsableBy, AgentUsableBySchema, isAgentUsableBy, type AgentUsableBy, type AgentUser } from "./agent-access";
-export { matchRoutingRule, routingPlan, ROUTING_MAX_MINUTES, RoutingSchema, type Routing, type RoutingRule, type RoutingSubject } from "./routing";
+export {
+  agentAccessReason,
+  agentsUsableBy,
+  AgentUsableBySchema,
+  isAgentUsableBy,
+  type AgentUsableBy,
+  type AgentUser,
+} from "./agent-access";
+export {
+  matchRoutingRule,
+  routingPlan,
+  ROUTING_MAX_MINUTES,
+  RoutingSchema,
+  type Routing,
+  type RoutingRule,
+  type RoutingSubject,
+} from "./routing";

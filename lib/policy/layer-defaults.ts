@@ -5,19 +5,20 @@ import type { ToolPolicy } from "./types";
 
 /** The reference's default sandbox policy (its channel tools have no counterpart here), plus Toolgate's harmless
  * built-ins `current_time` and `ask_user`. */
-export const DEFAULT_SANDBOX_TOOL_POLICY: Readonly<{ allow: readonly string[]; deny: readonly string[] }> = Object.freeze({
-  allow: Object.freeze([
-    "group:fs",
-    "group:runtime",
-    "image",
-    // sessions_list, sessions_history, sessions_send, sessions_spawn, subagents, session_status
-    "group:sessions",
-    "message",
-    "current_time",
-    "ask_user",
-  ]),
-  deny: Object.freeze(["browser", "canvas", "nodes", "cron", "gateway"]),
-});
+export const DEFAULT_SANDBOX_TOOL_POLICY: Readonly<{ allow: readonly string[]; deny: readonly string[] }> =
+  Object.freeze({
+    allow: Object.freeze([
+      "group:fs",
+      "group:runtime",
+      "image",
+      // sessions_list, sessions_history, sessions_send, sessions_spawn, subagents, session_status
+      "group:sessions",
+      "message",
+      "current_time",
+      "ask_user",
+    ]),
+    deny: Object.freeze(["browser", "canvas", "nodes", "cron", "gateway"]),
+  });
 
 /**
  * The sandbox policy in force. `allow` replaces the default allow list (`[]` = everything); `alsoAllow` widens the
@@ -45,4 +46,9 @@ export const SUBAGENT_TOOL_DENY_ALWAYS: readonly string[] = Object.freeze([
 ]);
 
 /** Also removed once a subagent is at `maxSpawnDepth` (a leaf): the tools that manage or start children. */
-export const SUBAGENT_TOOL_DENY_LEAF: readonly string[] = Object.freeze(["sessions_spawn", "subagents", "sessions_list", "sessions_history"]);
+export const SUBAGENT_TOOL_DENY_LEAF: readonly string[] = Object.freeze([
+  "sessions_spawn",
+  "subagents",
+  "sessions_list",
+  "sessions_history",
+]);

@@ -1,6 +1,13 @@
 // Building blocks of the compiled effective policy. A unit is one rule source inside a layer (e.g. the team "ops"
 // inside the group layer) with its verdict for every tool precomputed, so resolving a context only walks arrays.
-import { analyzeAllowlist, compiledPolicyAllows, compileToolPolicy, evaluateCompiledPolicy, findUnknownEntries, type CompiledToolPolicy } from "./matching";
+import {
+  analyzeAllowlist,
+  compiledPolicyAllows,
+  compileToolPolicy,
+  evaluateCompiledPolicy,
+  findUnknownEntries,
+  type CompiledToolPolicy,
+} from "./matching";
 import { isKnownProfile, resolveToolProfilePolicy, type PluginToolGroups } from "./names";
 import type { ChainEntry, LayerId, PolicyWarning, ToolMode, ToolPolicy } from "./types";
 
@@ -63,7 +70,14 @@ type RuleFor = (tool: PolicyTool) => { rule: string; reason?: string; capability
  * no objects), `ruleFor` says why, only for a removed tool and only when its decision is read. Without `removes`
  * the rule itself is asked for every tool (units whose rule is cheap and rarely removes anything).
  */
-export function makeUnit(ctx: UnitContext, layer: LayerId, source: string, ruleFor: RuleFor, warnings: readonly PolicyWarning[] = [], removes?: (tool: PolicyTool) => boolean): LayerUnit {
+export function makeUnit(
+  ctx: UnitContext,
+  layer: LayerId,
+  source: string,
+  ruleFor: RuleFor,
+  warnings: readonly PolicyWarning[] = [],
+  removes?: (tool: PolicyTool) => boolean,
+): LayerUnit {
   const { tools } = ctx;
   const removed = new Uint32Array(bitWords(tools.length));
   const test = removes ?? ((tool: PolicyTool) => ruleFor(tool) !== undefined);
@@ -79,7 +93,12 @@ export function makeUnit(ctx: UnitContext, layer: LayerId, source: string, ruleF
       const rule = hit?.rule ?? "removed";
       const reason = hit?.reason ?? `${tool.name} is removed by ${LAYER_LABELS[layer]} (${source}: ${rule}).`;
       const entry: ChainEntry = Object.freeze({ layer, outcome: "removed", rule, source });
-      removals[index] = removal = Object.freeze({ rule, reason, entry, ...(hit?.capability ? { capability: hit.capability } : {}) });
+      removals[index] = removal = Object.freeze({
+        rule,
+        reason,
+        entry,
+        ...(hit?.capability ? { capability: hit.capability } : {}),
+      });
     }
     return removal;
   };
@@ -96,7 +115,13 @@ function policyWarnings(
   const warnings: PolicyWarning[] = [];
   const unknown = findUnknownEntries([...compiled.deny, ...(compiled.allow ?? [])], ctx.knownNames);
   if (unknown.length > 0) {
-    warnings.push({ code: "unknown_entry", layer, source, entries: unknown, message: `${source} names no known tool: ${unknown.join(", ")}` });
+    warnings.push({
+      code: "unknown_entry",
+      layer,
+      source,
+      entries: unknown,
+      message: `${source} names no known tool: ${unknown.join(", ")}`,
+    });
   }
   const analysis = flagPluginOnly ? analyzeAllowlist(compiled.allow, ctx.pluginGroups, ctx.coreNames) : undefined;
   if (analysis?.pluginOnly) {
@@ -148,12 +173,22 @@ export function profileUnit(
 ): LayerUnit | undefined {
   if (!profile) return undefined;
   if (!isKnownProfile(profile, customProfiles)) {
-    const warning: PolicyWarning = { code: "unknown_profile", layer, source, entries: [profile], message: `${source} names unknown profile "${profile}"; every tool is removed` };
+    const warning: PolicyWarning = {
+      code: "unknown_profile",
+      layer,
+      source,
+      entries: [profile],
+      message: `${source} names unknown profile "${profile}"; every tool is removed`,
+    };
     return makeUnit(ctx, layer, source, () => ({ rule: `unknown profile "${profile}"` }), [warning]);
   }
   const resolved = resolveToolProfilePolicy(profile, customProfiles);
   if (!resolved) return undefined;
-  const merged: ToolPolicy = { allow: resolved.allow, alsoAllow: [...(resolved.alsoAllow ?? []), ...(alsoAllow ?? [])], deny: resolved.deny };
+  const merged: ToolPolicy = {
+    allow: resolved.allow,
+    alsoAllow: [...(resolved.alsoAllow ?? []), ...(alsoAllow ?? [])],
+    deny: resolved.deny,
+  };
   return policyUnit(ctx, layer, `${source} (${profile})`, merged, { flagPluginOnly: true });
 }
 

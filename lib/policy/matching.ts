@@ -1,5 +1,11 @@
 // Compiling allow/deny lists into matchers that also say which entry decided.
-import { CORE_TOOL_NAMES, expandToolGroupEntry, isOwnerOnlyTool, normalizeToolName, type PluginToolGroups } from "./names";
+import {
+  CORE_TOOL_NAMES,
+  expandToolGroupEntry,
+  isOwnerOnlyTool,
+  normalizeToolName,
+  type PluginToolGroups,
+} from "./names";
 import type { ToolPolicy } from "./types";
 
 /** One list entry as written (e.g. "group:fs", "web_*"), compiled once. */
@@ -162,7 +168,10 @@ export function filterToolsByPolicy<T extends { name: string }>(
 }
 
 /** Opt-in: only a sender explicitly flagged as owner keeps owner-only tools (flagged, or owner-only by name). */
-export function applyOwnerOnlyToolPolicy<T extends { name: string; ownerOnly?: boolean }>(tools: readonly T[], senderIsOwner: boolean): T[] {
+export function applyOwnerOnlyToolPolicy<T extends { name: string; ownerOnly?: boolean }>(
+  tools: readonly T[],
+  senderIsOwner: boolean,
+): T[] {
   if (senderIsOwner === true) return [...tools];
   return tools.filter((tool) => !isOwnerOnlyTool(tool));
 }
@@ -179,7 +188,9 @@ function matchesAnyName(entry: CompiledEntry, names: ReadonlySet<string>): boole
 
 /** Entries that name nothing: not "*", not a group, no tool matches. Usually a typo worth a warning. */
 export function findUnknownEntries(entries: readonly CompiledEntry[], knownNames: ReadonlySet<string>): string[] {
-  return entries.filter((entry) => !entry.all && !entry.group && !matchesAnyName(entry, knownNames)).map((entry) => entry.entry);
+  return entries
+    .filter((entry) => !entry.all && !entry.group && !matchesAnyName(entry, knownNames))
+    .map((entry) => entry.entry);
 }
 
 export type AllowlistAnalysis = {
@@ -216,7 +227,8 @@ export function analyzeAllowlist(
   let core = false;
   for (const entry of allow ?? []) {
     if (entry.all) core = true;
-    else if (entry.entry === "group:plugins" || pluginGroups?.byPlugin.has(entry.entry)) pluginEntries.push(entry.entry);
+    else if (entry.entry === "group:plugins" || pluginGroups?.byPlugin.has(entry.entry))
+      pluginEntries.push(entry.entry);
     else if (entry.group || matchesAnyName(entry, coreNames)) core = true;
     else if (matchesAnyName(entry, pluginNames)) pluginEntries.push(entry.entry);
     else unknown.push(entry.entry);
@@ -225,6 +237,9 @@ export function analyzeAllowlist(
 }
 
 /** An allow list with no core entry: it would silently remove every core tool (the reference stripped it). */
-export function isPluginOnlyAllowlist(allow: readonly CompiledEntry[] | null, pluginGroups?: PluginToolGroups): boolean {
+export function isPluginOnlyAllowlist(
+  allow: readonly CompiledEntry[] | null,
+  pluginGroups?: PluginToolGroups,
+): boolean {
   return analyzeAllowlist(allow, pluginGroups).pluginOnly;
 }

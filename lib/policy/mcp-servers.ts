@@ -12,7 +12,8 @@ const modeList = z.array(z.enum(TOOL_MODES));
  * `vic_` + `out` and `vic` + `_out` both became `mcp__vic___out`, and one server's links were served by the other.
  */
 export const MCP_SERVER_ID_PATTERN = /^[a-z0-9](?:[a-z0-9-]|_(?=[a-z0-9-]))*$/;
-export const MCP_SERVER_ID_RULE = "lower-case letters, digits, '-' and '_', where '_' is never doubled, first or last (the id must split back out of mcp__<id>__<tool>)";
+export const MCP_SERVER_ID_RULE =
+  "lower-case letters, digits, '-' and '_', where '_' is never doubled, first or last (the id must split back out of mcp__<id>__<tool>)";
 export const DEFAULT_MCP_TIMEOUT_MS = 15_000;
 /**
  * What the API shows instead of a stored header or env value (they are write-only, lib/tools/mcp/secrets.ts);
@@ -37,9 +38,15 @@ export const McpStdioTransportSchema = z
         /** Network access (a shared network namespace). Off by default. */
         network: z.boolean().default(false),
         /** Absolute paths bound read-only besides the command, its script and that script's node_modules. */
-        readOnlyPaths: z.array(z.string().trim().startsWith("/")).max(32).default(() => []),
+        readOnlyPaths: z
+          .array(z.string().trim().startsWith("/"))
+          .max(32)
+          .default(() => []),
         /** Absolute paths bound writable (a filesystem server's root, a memory file's directory). */
-        writablePaths: z.array(z.string().trim().startsWith("/")).max(32).default(() => []),
+        writablePaths: z
+          .array(z.string().trim().startsWith("/"))
+          .max(32)
+          .default(() => []),
       })
       .strict()
       .default(() => ({ network: false, readOnlyPaths: [], writablePaths: [] })),
@@ -61,7 +68,12 @@ export const McpToolOverrideSchema = z
   .object({
     allowedModes: modeList.optional(),
     ownerOnly: z.boolean().optional(),
-    maxOutputBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
+    maxOutputBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .optional(),
     /** Every call asks for an owner's approval, whatever the server's annotations say (readOnlyHint cannot lift it). */
     requireApproval: z.boolean().optional(),
   })
@@ -80,14 +92,20 @@ export const McpServerConfigSchema = z
     /** Tools the server does not mark read-only / non-destructive need an owner's approval for every call. */
     requireApprovalForDestructive: z.boolean().default(false),
     /** Cap on what one call returns to the model (text and decoded images); unset = the fs read limit. */
-    maxOutputBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
+    maxOutputBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .optional(),
   })
   .strict();
 
 export const McpServersSchema = z.array(McpServerConfigSchema).superRefine((servers, ctx) => {
   const seen = new Set<string>();
   servers.forEach((server, index) => {
-    if (seen.has(server.id)) ctx.addIssue({ code: "custom", path: [index, "id"], message: `duplicate MCP server id "${server.id}"` });
+    if (seen.has(server.id))
+      ctx.addIssue({ code: "custom", path: [index, "id"], message: `duplicate MCP server id "${server.id}"` });
     seen.add(server.id);
   });
 });
@@ -102,7 +120,10 @@ export type McpTransportConfig = McpServerConfig["transport"];
  * force for the context (system.mcp, tightened by the agent's), the server's own modes (server-wide; a per-tool
  * mode opens that tool only) and its owner-only flag. Fail closed: a server without modes is usable by nobody.
  */
-export function isMcpServerUsable(server: Pick<McpServerConfig, "id" | "allowedModes" | "ownerOnly">, context: { settings: SystemToolSettings; mode: ToolMode; senderIsOwner: boolean }): boolean {
+export function isMcpServerUsable(
+  server: Pick<McpServerConfig, "id" | "allowedModes" | "ownerOnly">,
+  context: { settings: SystemToolSettings; mode: ToolMode; senderIsOwner: boolean },
+): boolean {
   const { enabled, allowedServers } = context.settings.mcp;
   if (!enabled || !allowedServers.some((id) => id.trim().toLowerCase() === server.id)) return false;
   if (server.ownerOnly && !context.senderIsOwner) return false;

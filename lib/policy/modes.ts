@@ -16,6 +16,9 @@ export function computeEffectiveModes(
 }
 
 /** Modes an override names that the tool never declared: an attempt to loosen. */
-export function findLoosenedModes(allowedModes: readonly ToolMode[] | undefined, override: readonly ToolMode[]): ToolMode[] {
+export function findLoosenedModes(
+  allowedModes: readonly ToolMode[] | undefined,
+  override: readonly ToolMode[],
+): ToolMode[] {
   return override.filter((mode) => allowedModes?.includes(mode) !== true);
 }

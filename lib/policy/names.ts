@@ -89,7 +89,9 @@ export type BuiltinProfileId = (typeof BUILTIN_PROFILE_IDS)[number];
 // asks for structured input, so the conversational profiles keep it.
 export const TOOL_PROFILES: Readonly<Record<BuiltinProfileId, ToolPolicy>> = Object.freeze({
   minimal: { allow: ["session_status", "current_time"] },
-  coding: { allow: ["group:fs", "group:runtime", "group:sessions", "group:memory", "image", "current_time", "ask_user"] },
+  coding: {
+    allow: ["group:fs", "group:runtime", "group:sessions", "group:memory", "image", "current_time", "ask_user"],
+  },
   messaging: {
     allow: [
       "group:messaging",
@@ -118,7 +120,9 @@ export function resolveToolProfilePolicy(
 }
 
 export function isKnownProfile(profile: string, customProfiles?: Readonly<Record<string, ToolPolicy>>): boolean {
-  return (BUILTIN_PROFILE_IDS as readonly string[]).includes(profile) || ownValue(customProfiles, profile) !== undefined;
+  return (
+    (BUILTIN_PROFILE_IDS as readonly string[]).includes(profile) || ownValue(customProfiles, profile) !== undefined
+  );
 }
 
 /** `group:plugins` = every plugin tool; `<pluginId>` = one MCP server's tools. */

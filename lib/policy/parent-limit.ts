@@ -34,7 +34,9 @@ export function restrictToParent(policy: EffectiveToolPolicy, parentAllowed: Ite
   return Object.freeze({
     ...policy,
     get tools() {
-      tools ??= Object.freeze(Object.fromEntries(Object.entries(policy.tools).map(([name, d]) => [name, denied.get(name) ?? d])));
+      tools ??= Object.freeze(
+        Object.fromEntries(Object.entries(policy.tools).map(([name, d]) => [name, denied.get(name) ?? d])),
+      );
       return tools;
     },
     allowedTools,

@@ -20,7 +20,10 @@ export function applyToolPolicyPipeline<T extends { name: string; pluginId?: str
 ): ToolPolicyPipelineResult<T> {
   const pluginGroups = buildPluginToolGroups(tools);
   const knownNames = new Set([...CORE_TOOL_NAMES, ...tools.map((tool) => normalizeToolName(tool.name))]);
-  const coreNames = new Set([...CORE_TOOL_NAMES, ...tools.filter((tool) => !tool.pluginId).map((tool) => normalizeToolName(tool.name))]);
+  const coreNames = new Set([
+    ...CORE_TOOL_NAMES,
+    ...tools.filter((tool) => !tool.pluginId).map((tool) => normalizeToolName(tool.name)),
+  ]);
   const warnings: PolicyWarning[] = [];
   const removed: PipelineRemoval[] = [];
   let current = [...tools];
@@ -29,9 +32,16 @@ export function applyToolPolicyPipeline<T extends { name: string; pluginId?: str
     const compiled = compileToolPolicy(step.policy, pluginGroups);
     const unknown = findUnknownEntries([...compiled.deny, ...(compiled.allow ?? [])], knownNames);
     if (unknown.length > 0) {
-      warnings.push({ code: "unknown_entry", source: step.label, entries: unknown, message: `${step.label} names no known tool: ${unknown.join(", ")}` });
+      warnings.push({
+        code: "unknown_entry",
+        source: step.label,
+        entries: unknown,
+        message: `${step.label} names no known tool: ${unknown.join(", ")}`,
+      });
     }
-    const analysis = step.stripPluginOnlyAllowlist ? analyzeAllowlist(compiled.allow, pluginGroups, coreNames) : undefined;
+    const analysis = step.stripPluginOnlyAllowlist
+      ? analyzeAllowlist(compiled.allow, pluginGroups, coreNames)
+      : undefined;
     if (analysis?.pluginOnly) {
       warnings.push({
         code: "plugin_only_allowlist",

@@ -10,7 +10,10 @@ export function errorCodeForLayer(layer: LayerId): PolicyErrorCode {
 }
 
 /** Modes the sender may run a session in: union of role, team and user grants. chat_safe is always reachable. */
-export function resolveGrantedModes(context: Pick<PolicyContext, "roles" | "teamIds" | "senderId">, document: PolicyDocument): ToolMode[] {
+export function resolveGrantedModes(
+  context: Pick<PolicyContext, "roles" | "teamIds" | "senderId">,
+  document: PolicyDocument,
+): ToolMode[] {
   const { roles, teams, users } = document.modeGrants;
   const granted = new Set<ToolMode>(["chat_safe"]);
   for (const role of context.roles) for (const mode of ownValue(roles, role) ?? []) granted.add(mode);
@@ -20,9 +23,15 @@ export function resolveGrantedModes(context: Pick<PolicyContext, "roles" | "team
 }
 
 /** The sender or one of their teams is listed in `sandbox.sandboxed` (the part of isSandboxed that needs no agent). */
-export function isMemberSandboxed(context: Pick<PolicyContext, "teamIds" | "senderId">, document: PolicyDocument): boolean {
+export function isMemberSandboxed(
+  context: Pick<PolicyContext, "teamIds" | "senderId">,
+  document: PolicyDocument,
+): boolean {
   const { teams, users } = document.sandbox.sandboxed;
-  return (context.senderId !== undefined && users.includes(context.senderId)) || (context.teamIds ?? []).some((team) => teams.includes(team));
+  return (
+    (context.senderId !== undefined && users.includes(context.senderId)) ||
+    (context.teamIds ?? []).some((team) => teams.includes(team))
+  );
 }
 
 export function isAgentSandboxed(agentId: string | undefined, document: PolicyDocument): boolean {
@@ -30,5 +39,7 @@ export function isAgentSandboxed(agentId: string | undefined, document: PolicyDo
 }
 
 export function isSandboxed(context: PolicyContext, document: PolicyDocument): boolean {
-  return context.sandboxed === true || isAgentSandboxed(context.agentId, document) || isMemberSandboxed(context, document);
+  return (
+    context.sandboxed === true || isAgentSandboxed(context.agentId, document) || isMemberSandboxed(context, document)
+  );
 }

@@ -34,7 +34,11 @@ export type ProviderChoice = {
 };
 
 /** A byProvider table's keys; each lower-case key's first position; the lower-case keys naming a model ("p/m"). */
-type ProviderIndex = { keys: readonly string[]; byLowerCase: ReadonlyMap<string, number>; modelKeys: ReadonlyArray<readonly [string, number]> };
+type ProviderIndex = {
+  keys: readonly string[];
+  byLowerCase: ReadonlyMap<string, number>;
+  modelKeys: ReadonlyArray<readonly [string, number]>;
+};
 
 const SLASH = 47;
 const NONE = Symbol("none");
@@ -108,5 +112,10 @@ function position(index: ProviderIndex | undefined, p: string | undefined, m: st
 function isFullName(lower: string, p: string, m: string): boolean {
   const qualified = m.length > p.length && m.charCodeAt(p.length) === SLASH && m.startsWith(p);
   if (qualified) return lower === m;
-  return lower.length === p.length + 1 + m.length && lower.charCodeAt(p.length) === SLASH && lower.startsWith(p) && lower.endsWith(m);
+  return (
+    lower.length === p.length + 1 + m.length &&
+    lower.charCodeAt(p.length) === SLASH &&
+    lower.startsWith(p) &&
+    lower.endsWith(m)
+  );
 }

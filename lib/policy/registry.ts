@@ -136,7 +136,10 @@ export class ToolRegistry<T extends ToolDefinition = ToolDefinition> {
     const key = `${profile}:${name}`;
     let schema = this.schemaCache.get(key);
     if (!schema) {
-      const parameters = normalizeToolParameters(z.toJSONSchema(tool.inputSchema, { io: "input", unrepresentable: "any" }), { profile });
+      const parameters = normalizeToolParameters(
+        z.toJSONSchema(tool.inputSchema, { io: "input", unrepresentable: "any" }),
+        { profile },
+      );
       schema = { type: "function", function: { name, description: tool.description, parameters } };
       this.schemaCache.set(key, schema);
     }

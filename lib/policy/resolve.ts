@@ -35,6 +35,9 @@ function compileByKey(key: string, document: PolicyDocument, tools: readonly Too
 }
 
 export function resolveEffectiveToolPolicy(context: PolicyContext, config: PolicyConfig): EffectiveToolPolicy {
-  const compiled = config.cacheKey === undefined ? compilePolicy(config.document, config.tools) : compileByKey(config.cacheKey, config.document, config.tools);
+  const compiled =
+    config.cacheKey === undefined
+      ? compilePolicy(config.document, config.tools)
+      : compileByKey(config.cacheKey, config.document, config.tools);
   return compiled.resolve(context);
 }

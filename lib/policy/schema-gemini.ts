@@ -1,6 +1,16 @@
 // Gemini's schema subset: the keywords it rejects, null-branch and literal-union flattening, string-only enums,
 // `required` limited to declared own properties. Applied node by node by the normalizer's walk (schema-normalize.ts).
-import { hasType, isObject, MAX_DEPTH, SCHEMA_ARRAYS, SCHEMA_MAPS, SCHEMA_VALUED, setOwn, uniqueStrings, type JsonObject } from "./schema-json";
+import {
+  hasType,
+  isObject,
+  MAX_DEPTH,
+  SCHEMA_ARRAYS,
+  SCHEMA_MAPS,
+  SCHEMA_VALUED,
+  setOwn,
+  uniqueStrings,
+  type JsonObject,
+} from "./schema-json";
 
 export const GEMINI_UNSUPPORTED_KEYWORDS = new Set([
   "patternProperties",
@@ -56,13 +66,18 @@ export function foldGeminiConditionals(node: JsonObject): JsonObject {
   if (![...FOLDED].some((key) => Object.hasOwn(node, key))) return node;
   const out: JsonObject = {};
   for (const key of Object.keys(node)) if (!FOLDED.has(key)) setOwn(out, key, node[key]);
-  const added = branches.flatMap((branch) => (isObject(branch) && isObject(branch.properties) ? [branch.properties] : []));
+  const added = branches.flatMap((branch) =>
+    isObject(branch) && isObject(branch.properties) ? [branch.properties] : [],
+  );
   if (added.length > 0) {
     const properties: JsonObject = isObject(out.properties) ? { ...out.properties } : {};
-    for (const props of added) for (const name of Object.keys(props)) if (!Object.hasOwn(properties, name)) setOwn(properties, name, props[name]);
+    for (const props of added)
+      for (const name of Object.keys(props))
+        if (!Object.hasOwn(properties, name)) setOwn(properties, name, props[name]);
     out.properties = properties;
   }
-  if (prefix && prefix.length > 0 && (!Object.hasOwn(out, "items") || out.items === false)) out.items = prefix.length === 1 ? prefix[0] : { anyOf: prefix };
+  if (prefix && prefix.length > 0 && (!Object.hasOwn(out, "items") || out.items === false))
+    out.items = prefix.length === 1 ? prefix[0] : { anyOf: prefix };
   return out;
 }
 
@@ -95,7 +110,6 @@ function peelOnce(current: JsonObject): JsonObject {
   for (const name of Object.keys(inner)) setOwn(merged, name, inner[name]);
   return merged;
 }
-
 
 function literalOf(variant: unknown): { value: unknown } | undefined {
   if (!isObject(variant)) return undefined;
@@ -131,12 +145,15 @@ export function stringifyGeminiEnums(node: unknown): unknown {
   for (const key of Object.keys(node)) {
     const value = node[key];
     if (key === "enum") {
-      const kept = (Array.isArray(value) ? value : []).filter((v) => typeof v === "string" || typeof v === "number" || typeof v === "boolean");
+      const kept = (Array.isArray(value) ? value : []).filter(
+        (v) => typeof v === "string" || typeof v === "number" || typeof v === "boolean",
+      );
       const values = [...new Set(kept.map(String))];
       if (values.length > 0) node.enum = values;
       else delete node.enum;
     } else if (key === "properties" || SCHEMA_MAPS.has(key)) {
-      if (isObject(value)) for (const name of Object.keys(value)) setOwn(value, name, stringifyGeminiEnums(value[name]));
+      if (isObject(value))
+        for (const name of Object.keys(value)) setOwn(value, name, stringifyGeminiEnums(value[name]));
     } else if (key === "items" || SCHEMA_ARRAYS.has(key) || SCHEMA_VALUED.has(key)) {
       setOwn(node, key, stringifyGeminiEnums(value));
     }
@@ -164,4 +181,3 @@ export function geminiFixups(schema: JsonObject): JsonObject {
   const variants = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
   return variants ? simplifyUnion(variants, out) : out;
 }
-

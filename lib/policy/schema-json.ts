@@ -3,7 +3,18 @@ export type JsonObject = Record<string, unknown>;
 
 /** Definition containers: only read through `$ref`, never walked as schemas themselves. */
 export const DEFINITION_KEYS = new Set(["$defs", "definitions", "components"]);
-export const SCHEMA_VALUED = new Set(["additionalProperties", "not", "contains", "propertyNames", "if", "then", "else", "unevaluatedItems", "unevaluatedProperties", "additionalItems"]);
+export const SCHEMA_VALUED = new Set([
+  "additionalProperties",
+  "not",
+  "contains",
+  "propertyNames",
+  "if",
+  "then",
+  "else",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "additionalItems",
+]);
 export const SCHEMA_ARRAYS = new Set(["anyOf", "oneOf", "allOf", "prefixItems"]);
 export const SCHEMA_MAPS = new Set(["patternProperties", "dependentSchemas"]);
 /** Far deeper than any real tool schema, shallow enough for the stack; deeper parts become open schemas. */
@@ -22,8 +33,6 @@ export function uniqueStrings(value: unknown): string[] {
   return Array.isArray(value) ? [...new Set(value.filter((item): item is string => typeof item === "string"))] : [];
 }
 
-
 export function hasType(schema: JsonObject, type: string): boolean {
   return schema.type === type || (Array.isArray(schema.type) && schema.type.includes(type));
 }
-

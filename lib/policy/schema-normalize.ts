@@ -1,8 +1,25 @@
 // Provider-safe tool parameter schemas. Every provider needs a root `type: "object"` schema without root unions,
 // local `$ref`s inlined and arrays with `items`; only Gemini needs its keyword strip, union flattening and a pruned
 // `required` (other providers keep constraints such as minimum, maxItems and format, which guide the model).
-import { foldGeminiConditionals, geminiFixups, GEMINI_UNSUPPORTED_KEYWORDS, peelNullableWrappers, stringifyGeminiEnums } from "./schema-gemini";
-import { DEFINITION_KEYS, hasType, isObject, MAX_DEPTH, SCHEMA_ARRAYS, SCHEMA_MAPS, SCHEMA_VALUED, setOwn, uniqueStrings, type JsonObject } from "./schema-json";
+import {
+  foldGeminiConditionals,
+  geminiFixups,
+  GEMINI_UNSUPPORTED_KEYWORDS,
+  peelNullableWrappers,
+  stringifyGeminiEnums,
+} from "./schema-gemini";
+import {
+  DEFINITION_KEYS,
+  hasType,
+  isObject,
+  MAX_DEPTH,
+  SCHEMA_ARRAYS,
+  SCHEMA_MAPS,
+  SCHEMA_VALUED,
+  setOwn,
+  uniqueStrings,
+  type JsonObject,
+} from "./schema-json";
 
 /** `gemini` = Google's OpenAPI subset; `default` = OpenAI, Anthropic, the offline model and the rest. */
 export type SchemaProfile = "default" | "gemini";
@@ -122,7 +139,17 @@ function walkSchema(raw: JsonObject, ctx: WalkContext, refs: ReadonlySet<string>
     if (DEFINITION_KEYS.has(key) || (ctx.profile === "gemini" && GEMINI_UNSUPPORTED_KEYWORDS.has(key))) continue;
     if (key === "dependencies") {
       // Draft 7: each entry is either the names another property needs (kept) or a schema (walked like any other).
-      if (isObject(value)) setOwn(out, key, Object.fromEntries(Object.keys(value).map((name) => [name, Array.isArray(value[name]) ? uniqueStrings(value[name]) : walk(value[name], ctx, refs, depth + 1)])));
+      if (isObject(value))
+        setOwn(
+          out,
+          key,
+          Object.fromEntries(
+            Object.keys(value).map((name) => [
+              name,
+              Array.isArray(value[name]) ? uniqueStrings(value[name]) : walk(value[name], ctx, refs, depth + 1),
+            ]),
+          ),
+        );
       continue;
     }
     if (key === "properties") {
@@ -153,7 +180,9 @@ function walkSchema(raw: JsonObject, ctx: WalkContext, refs: ReadonlySet<string>
 export function cleanSchemaForGemini(schema: unknown): unknown {
   const root = isObject(schema) ? schema : {};
   try {
-    return stringifyGeminiEnums(walk(schema, { root, profile: "gemini", keepDefinitions: false, path: new Set() }, new Set(), 0));
+    return stringifyGeminiEnums(
+      walk(schema, { root, profile: "gemini", keepDefinitions: false, path: new Set() }, new Set(), 0),
+    );
   } catch {
     return {};
   }
@@ -161,7 +190,8 @@ export function cleanSchemaForGemini(schema: unknown): unknown {
 
 function mergePropertySchemas(existing: unknown, incoming: unknown): unknown {
   if (!isObject(existing) || !isObject(incoming)) return existing ?? incoming;
-  const valuesOf = (schema: JsonObject) => (Array.isArray(schema.enum) ? schema.enum : Object.hasOwn(schema, "const") ? [schema.const] : undefined);
+  const valuesOf = (schema: JsonObject) =>
+    Array.isArray(schema.enum) ? schema.enum : Object.hasOwn(schema, "const") ? [schema.const] : undefined;
   const existingValues = valuesOf(existing);
   const incomingValues = valuesOf(incoming);
   if (!existingValues || !incomingValues) return existing;
@@ -180,13 +210,18 @@ function flattenRootUnion(root: JsonObject): JsonObject {
     return { ...(resolvePointer(root, $ref) ?? {}), ...siblings };
   });
   const properties: JsonObject = {};
-  if (isObject(root.properties)) for (const name of Object.keys(root.properties)) setOwn(properties, name, root.properties[name]);
+  if (isObject(root.properties))
+    for (const name of Object.keys(root.properties)) setOwn(properties, name, root.properties[name]);
   let variantRequired: string[] | undefined;
   for (const variant of variants) {
     if (!isObject(variant)) continue;
     const props = isObject(variant.properties) ? variant.properties : {};
     for (const name of Object.keys(props)) {
-      setOwn(properties, name, Object.hasOwn(properties, name) ? mergePropertySchemas(properties[name], props[name]) : props[name]);
+      setOwn(
+        properties,
+        name,
+        Object.hasOwn(properties, name) ? mergePropertySchemas(properties[name], props[name]) : props[name],
+      );
     }
     const own = uniqueStrings(variant.required);
     if (key === "allOf") variantRequired = [...(variantRequired ?? []), ...own];
@@ -195,7 +230,15 @@ function flattenRootUnion(root: JsonObject): JsonObject {
   const required = [...new Set([...uniqueStrings(root.required), ...(variantRequired ?? [])])];
   const out: JsonObject = {};
   for (const name of Object.keys(root)) {
-    if (name !== "anyOf" && name !== "oneOf" && name !== "allOf" && name !== "type" && name !== "properties" && name !== "required") setOwn(out, name, root[name]);
+    if (
+      name !== "anyOf" &&
+      name !== "oneOf" &&
+      name !== "allOf" &&
+      name !== "type" &&
+      name !== "properties" &&
+      name !== "required"
+    )
+      setOwn(out, name, root[name]);
   }
   return { ...out, type: "object", properties, ...(required.length > 0 ? { required } : {}) };
 }
@@ -216,7 +259,8 @@ function normalizeRoot(schema: unknown, profile: SchemaProfile): JsonObject {
   for (const key of Object.keys(root)) if (!ROOT_ANNOTATIONS.has(key)) setOwn(trimmed, key, root[key]);
   const walked = walk(trimmed, ctx, new Set(), 0) as JsonObject;
   const type = walked.type;
-  if (type !== undefined && type !== "object" && !(Array.isArray(type) && type.includes("object"))) return emptyParameters();
+  if (type !== undefined && type !== "object" && !(Array.isArray(type) && type.includes("object")))
+    return emptyParameters();
   const out: JsonObject = { ...walked, type: "object" };
   if (!isObject(out.properties)) out.properties = {};
   if (ctx.keepDefinitions) for (const key of DEFINITION_KEYS) if (Object.hasOwn(root, key)) setOwn(out, key, root[key]);

@@ -20,8 +20,14 @@ export const SystemToolSettingsSchema = z
       })
       .strict()
       .prefault({}),
-    exec: z.object({ enabled: z.boolean().default(true) }).strict().prefault({}),
-    web: z.object({ enabled: z.boolean().default(true) }).strict().prefault({}),
+    exec: z
+      .object({ enabled: z.boolean().default(true) })
+      .strict()
+      .prefault({}),
+    web: z
+      .object({ enabled: z.boolean().default(true) })
+      .strict()
+      .prefault({}),
     // Empty allowedServers = no server: enabling MCP alone exposes nothing.
     mcp: z
       .object({ enabled: z.boolean().default(false), allowedServers: serverList.default(() => []) })
@@ -34,7 +40,11 @@ export const SystemToolSettingsSchema = z
 export const SystemToolSettingsPatchSchema = z
   .object({
     fs: z
-      .object({ enabled: z.boolean().optional(), maxReadBytes: byteLimit.optional(), maxWriteBytes: byteLimit.optional() })
+      .object({
+        enabled: z.boolean().optional(),
+        maxReadBytes: byteLimit.optional(),
+        maxWriteBytes: byteLimit.optional(),
+      })
       .strict()
       .optional(),
     exec: z.object({ enabled: z.boolean().optional() }).strict().optional(),
@@ -157,6 +167,7 @@ export function parseByteSize(text: string): { ok: true; bytes: number } | { ok:
   const unit = m[2]?.toLowerCase();
   const size = BYTE_UNITS.find(([name]) => name.toLowerCase() === unit)?.[1] ?? 1;
   const bytes = Number(m[1]) * size;
-  if (!Number.isSafeInteger(bytes) || bytes <= 0) return { ok: false, reason: "a limit needs a positive whole number of bytes" };
+  if (!Number.isSafeInteger(bytes) || bytes <= 0)
+    return { ok: false, reason: "a limit needs a positive whole number of bytes" };
   return { ok: true, bytes };
 }

@@ -36,12 +36,21 @@ export type ToolDefinition<Input = any, Output = unknown> = {
   /** Every call needs an owner's approval, as if an askRules entry matched (e.g. destructive plugin tools). */
   requiresApproval?: boolean;
   /** Hints a plugin's server declared (MCP tool annotations). Untrusted: policy reads them only via requiresApproval. */
-  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean; title?: string };
+  annotations?: {
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+    title?: string;
+  };
   execute: (input: Input, options: ToolExecuteOptions) => Promise<Output> | Output;
 };
 
 /** What the policy engine needs to know of a tool (no execute, no zod). */
-export type ToolMeta = Pick<ToolDefinition, "name" | "group" | "allowedModes" | "ownerOnly" | "pluginId" | "requiresApproval">;
+export type ToolMeta = Pick<
+  ToolDefinition,
+  "name" | "group" | "allowedModes" | "ownerOnly" | "pluginId" | "requiresApproval"
+>;
 
 export const DENIAL_CODES = [
   "MODE_DENIED",

@@ -6,7 +6,13 @@ import { AppError } from "@/lib/errors";
 import type { CurrentUser } from "@/lib/auth/guards";
 import { loadPolicyDocument } from "@/lib/tools/policy-source";
 
-export type AgentSummary = { id: string; name: string; description: string | null; model: string | null; starters: string[] };
+export type AgentSummary = {
+  id: string;
+  name: string;
+  description: string | null;
+  model: string | null;
+  starters: string[];
+};
 
 export function agentOf(document: PolicyDocument, agentId: string): (AgentConfig & { id: string }) | null {
   if (!Object.prototype.hasOwnProperty.call(document.agents, agentId)) return null;
@@ -16,8 +22,18 @@ export function agentOf(document: PolicyDocument, agentId: string): (AgentConfig
 
 function summary(agent: AgentConfig & { id: string }): AgentSummary {
   // The persona's first line says what the agent is for; the rest stays server-side (it is the prompt).
-  const first = agent.persona?.split("\n").find((l) => l.trim() !== "")?.trim() ?? null;
-  return { id: agent.id, name: agent.name, description: first && first.length > 160 ? `${first.slice(0, 159)}…` : first, model: agent.model ?? null, starters: agent.starters ?? [] };
+  const first =
+    agent.persona
+      ?.split("\n")
+      .find((l) => l.trim() !== "")
+      ?.trim() ?? null;
+  return {
+    id: agent.id,
+    name: agent.name,
+    description: first && first.length > 160 ? `${first.slice(0, 159)}…` : first,
+    model: agent.model ?? null,
+    starters: agent.starters ?? [],
+  };
 }
 
 export async function listUsableAgents({ user }: { user: CurrentUser }): Promise<AgentSummary[]> {
@@ -29,16 +45,27 @@ export async function listUsableAgents({ user }: { user: CurrentUser }): Promise
 }
 
 /** The agent a new session is created as: unknown → 404, not usable by this user → 403. */
-export async function requireUsableAgent({ user, agentId }: { user: CurrentUser; agentId: string }): Promise<AgentSummary> {
+export async function requireUsableAgent({
+  user,
+  agentId,
+}: {
+  user: CurrentUser;
+  agentId: string;
+}): Promise<AgentSummary> {
   const { document } = await loadPolicyDocument();
   const agent = agentOf(document, agentId);
   if (!agent) throw new AppError("NOT_FOUND", `no agent "${agentId}"`, { agentId });
-  if (agentAccessReason(agent.usableBy, user) === null) throw new AppError("FORBIDDEN", `you may not use the agent "${agentId}"; ask an admin to add you to its usableBy`, { agentId });
+  if (agentAccessReason(agent.usableBy, user) === null)
+    throw new AppError("FORBIDDEN", `you may not use the agent "${agentId}"; ask an admin to add you to its usableBy`, {
+      agentId,
+    });
   return summary(agent);
 }
 
 /** For a session's JSON: the agent as the document defines it now (null when it is gone from the document). */
-export async function describeSessionAgent(agentId: string | null): Promise<(AgentSummary & { available: boolean }) | null> {
+export async function describeSessionAgent(
+  agentId: string | null,
+): Promise<(AgentSummary & { available: boolean }) | null> {
   if (!agentId) return null;
   try {
     const { document } = await loadPolicyDocument();

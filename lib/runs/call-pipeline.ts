@@ -40,22 +40,42 @@ export type ExternalClient = {
   agentId?: string | null;
 };
 
-export type ExternalCallResult = CallOutcome & { sessionId: string; runId: string; callId: string; approvalId?: string };
+export type ExternalCallResult = CallOutcome & {
+  sessionId: string;
+  runId: string;
+  callId: string;
+  approvalId?: string;
+};
 
 /** A model that is never called: an outside client's call has no model, but the turn's context names one. */
 function noModel(client: ExternalClient): LanguageModelV3 {
   const refuse = () => Promise.reject(new Error("an outside client's call has no model"));
-  return { specificationVersion: "v3", provider: EXTERNAL_PROVIDER, modelId: client.name, supportedUrls: {}, doGenerate: refuse, doStream: refuse };
+  return {
+    specificationVersion: "v3",
+    provider: EXTERNAL_PROVIDER,
+    modelId: client.name,
+    supportedUrls: {},
+    doGenerate: refuse,
+    doStream: refuse,
+  };
 }
 
 /**
  * The approval's decision, once made (approved, denied or expired), or null when `waitMs` passed or `signal` aborted
  * first. Woken by the approval's events (from any instance); read again every second for a wake that was missed.
  */
-async function waitForDecision(approvalId: string, waitMs: number, signal: AbortSignal): Promise<SettledApproval | null> {
+async function waitForDecision(
+  approvalId: string,
+  waitMs: number,
+  signal: AbortSignal,
+): Promise<SettledApproval | null> {
   let wake = () => undefined as void;
   const unsubscribe = await subscribeEvents((event) => {
-    if ((event.type === "approval.resolved" || event.type === "approval.expired") && (event.payload as { id?: string } | null)?.id === approvalId) wake();
+    if (
+      (event.type === "approval.resolved" || event.type === "approval.expired") &&
+      (event.payload as { id?: string } | null)?.id === approvalId
+    )
+      wake();
   });
   const onAbort = () => wake();
   signal.addEventListener("abort", onAbort);
@@ -88,11 +108,16 @@ async function waitForDecision(approvalId: string, waitMs: number, signal: Abort
 export function callTool(args: CallToolArgs): Promise<ExternalCallResult> {
   // One trace per outside call, a root of its own (the request may run inside another's context): the gate, the
   // approval wait, the run and the records are its spans, as a chat turn's are under toolgate.turn.
-  return inSpan("toolgate.mcp_call", { "toolgate.client": args.client.name, "toolgate.tool": args.call.toolName }, async () => {
-    const result = await callToolNow(args);
-    annotateSpan({ "toolgate.outcome": result.status });
-    return result;
-  }, { root: true });
+  return inSpan(
+    "toolgate.mcp_call",
+    { "toolgate.client": args.client.name, "toolgate.tool": args.call.toolName },
+    async () => {
+      const result = await callToolNow(args);
+      annotateSpan({ "toolgate.outcome": result.status });
+      return result;
+    },
+    { root: true },
+  );
 }
 
 type CallToolArgs = {
@@ -110,9 +135,29 @@ type CallToolArgs = {
   abortSignal?: AbortSignal;
 };
 
-async function callToolNow({ user, client, call: asked, settlesRepeat, workspaceRoot, approvalWaitMs, abortSignal }: CallToolArgs): Promise<ExternalCallResult> {
-  const session = await upsertClientSession({ ownerId: user.id, clientKey: client.key, title: client.name, mode: client.mode, agentId: client.agentId ?? null });
-  const resume = settlesRepeat ? await findRepeatedCall({ sessionId: session.id, toolName: asked.toolName, argsHash: hashArguments(asked.toolName, asked.input ?? null) }) : null;
+async function callToolNow({
+  user,
+  client,
+  call: asked,
+  settlesRepeat,
+  workspaceRoot,
+  approvalWaitMs,
+  abortSignal,
+}: CallToolArgs): Promise<ExternalCallResult> {
+  const session = await upsertClientSession({
+    ownerId: user.id,
+    clientKey: client.key,
+    title: client.name,
+    mode: client.mode,
+    agentId: client.agentId ?? null,
+  });
+  const resume = settlesRepeat
+    ? await findRepeatedCall({
+        sessionId: session.id,
+        toolName: asked.toolName,
+        argsHash: hashArguments(asked.toolName, asked.input ?? null),
+      })
+    : null;
   const call = resume ? { ...asked, toolCallId: resume.callId } : asked;
   const begun = await runStore().begin({ sessionId: session.id, owner: INSTANCE_ID, leaseMs: leaseMs(), shared: true });
   if (!begun.ok) throw new AppError("CONFLICT", "the call could not start");
@@ -123,9 +168,18 @@ async function callToolNow({ user, client, call: asked, settlesRepeat, workspace
   if (abortSignal?.aborted) controller.abort();
   const release = holdRun(ids.runId, controller);
   try {
-    const env = { user, model: { model: noModel(client), info: { provider: EXTERNAL_PROVIDER, model: client.name } }, emit: () => undefined, workspaceRoot, abortSignal: controller.signal, sharedRun: true };
+    const env = {
+      user,
+      model: { model: noModel(client), info: { provider: EXTERNAL_PROVIDER, model: client.name } },
+      emit: () => undefined,
+      workspaceRoot,
+      abortSignal: controller.signal,
+      sharedRun: true,
+    };
     const turn = await prepareTurn(env, session.id, ids.runId, session);
-    let outcome: CallOutcome = resume ? { status: "pending", output: { approvalId: resume.approvalId } } : await handleCall(turn, call, 0);
+    let outcome: CallOutcome = resume
+      ? { status: "pending", output: { approvalId: resume.approvalId } }
+      : await handleCall(turn, call, 0);
     let approvalId: string | undefined;
     if (outcome.status === "pending") {
       approvalId = (outcome.output as { approvalId?: string }).approvalId;
@@ -136,7 +190,11 @@ async function callToolNow({ user, client, call: asked, settlesRepeat, workspace
     await recordOutcome({ ...ids, run: { from: ["running"], to, owner: INSTANCE_ID }, shared: true });
     return { ...outcome, ...ids, callId: call.toolCallId, ...(approvalId ? { approvalId } : {}) };
   } catch (error) {
-    await recordOutcome({ ...ids, run: { from: ["running"], to: "failed", error: String(error), owner: INSTANCE_ID, required: false }, shared: true }).catch(() => undefined);
+    await recordOutcome({
+      ...ids,
+      run: { from: ["running"], to: "failed", error: String(error), owner: INSTANCE_ID, required: false },
+      shared: true,
+    }).catch(() => undefined);
     throw error;
   } finally {
     release();
@@ -151,13 +209,26 @@ export type ClientTool = { name: string; description?: string; inputSchema: Reco
  * The exposure gate for an outside client: exactly the tools the policy in force gives its context (user, mode
  * read fail-closed against the user's grants, agent), the same list a chat's prompt would carry. No policy, no tools.
  */
-export async function listClientTools({ user, client, workspaceRoot }: { user: TurnUser; client: ExternalClient; workspaceRoot: string }): Promise<ClientTool[]> {
+export async function listClientTools({
+  user,
+  client,
+  workspaceRoot,
+}: {
+  user: TurnUser;
+  client: ExternalClient;
+  workspaceRoot: string;
+}): Promise<ClientTool[]> {
   const turn = await clientTurn({ user, client, workspaceRoot }, "tools-list");
   if (!turn.policy) return [];
   return turn.registry.getToolsSchemaFor(turn.policy).map(({ function: f }) => {
     // A plugin tool keeps its server's own schema ($schema, $defs and all): outside clients are not model providers.
-    const declared = (turn.registry.get(f.name) as { serverInputSchema?: Record<string, unknown> } | undefined)?.serverInputSchema;
-    return { name: f.name, ...(f.description ? { description: f.description } : {}), inputSchema: declared ?? (f.parameters as Record<string, unknown>) };
+    const declared = (turn.registry.get(f.name) as { serverInputSchema?: Record<string, unknown> } | undefined)
+      ?.serverInputSchema;
+    return {
+      name: f.name,
+      ...(f.description ? { description: f.description } : {}),
+      inputSchema: declared ?? (f.parameters as Record<string, unknown>),
+    };
   });
 }
 
@@ -165,14 +236,32 @@ export async function listClientTools({ user, client, workspaceRoot }: { user: T
  * The policy in force for an outside client's context (null when it cannot be read: fail closed) and the registry
  * its MCP servers are supervised in: what the gateway's resources and prompts are decided by.
  */
-export async function resolveClientPolicy(args: { user: TurnUser; client: ExternalClient; workspaceRoot: string }): Promise<Pick<Turn, "policy" | "registry">> {
+export async function resolveClientPolicy(args: {
+  user: TurnUser;
+  client: ExternalClient;
+  workspaceRoot: string;
+}): Promise<Pick<Turn, "policy" | "registry">> {
   const { policy, registry } = await clientTurn(args, "upstream-list");
   return { policy, registry };
 }
 
 /** The client's session (made on first use) and the turn context it resolves to; no run is begun (`runId` only names the request). */
-async function clientTurn({ user, client, workspaceRoot }: { user: TurnUser; client: ExternalClient; workspaceRoot: string }, runId: string): Promise<Turn> {
-  const session = await upsertClientSession({ ownerId: user.id, clientKey: client.key, title: client.name, mode: client.mode, agentId: client.agentId ?? null });
-  const env = { user, model: { model: noModel(client), info: { provider: EXTERNAL_PROVIDER, model: client.name } }, emit: () => undefined, workspaceRoot };
+async function clientTurn(
+  { user, client, workspaceRoot }: { user: TurnUser; client: ExternalClient; workspaceRoot: string },
+  runId: string,
+): Promise<Turn> {
+  const session = await upsertClientSession({
+    ownerId: user.id,
+    clientKey: client.key,
+    title: client.name,
+    mode: client.mode,
+    agentId: client.agentId ?? null,
+  });
+  const env = {
+    user,
+    model: { model: noModel(client), info: { provider: EXTERNAL_PROVIDER, model: client.name } },
+    emit: () => undefined,
+    workspaceRoot,
+  };
   return prepareTurn(env, session.id, runId, session);
 }

@@ -16,7 +16,17 @@ import { eventsCommitted } from "@/lib/events/bus";
 import { toolParts } from "./transcript";
 
 /** What the model (and the card) get for a call whose request is still open when its turn ends. */
-export function deferredOutput({ toolName, approvalId, reason, expiresAt }: { toolName: string; approvalId: string; reason?: string | null; expiresAt?: Date | null }) {
+export function deferredOutput({
+  toolName,
+  approvalId,
+  reason,
+  expiresAt,
+}: {
+  toolName: string;
+  approvalId: string;
+  reason?: string | null;
+  expiresAt?: Date | null;
+}) {
   return {
     ok: false,
     pending: true,
@@ -27,7 +37,8 @@ export function deferredOutput({ toolName, approvalId, reason, expiresAt }: { to
     reason: reason ?? undefined,
     expiresAt: expiresAt?.toISOString(),
     message: `approval ${approvalId} is still pending: no owner has decided yet, and this turn stopped waiting`,
-    next_action: "Make the same call again (same tool, same arguments) after an owner decides: it runs once then, or is refused with the owner's reason.",
+    next_action:
+      "Make the same call again (same tool, same arguments) after an owner decides: it runs once then, or is refused with the owner's reason.",
   };
 }
 
@@ -46,10 +57,20 @@ export async function deferOverdueRuns(now = new Date()): Promise<number> {
  * One run, in one transaction. The move from waiting_approval is conditional: a decision's resume (which claims
  * the run from the same state) or a Stop got there first, or this wins and they find nothing to do.
  */
-async function deferRun({ runId, sessionId, waitingSince }: { runId: string; sessionId: string; waitingSince: Date }): Promise<boolean> {
+async function deferRun({
+  runId,
+  sessionId,
+  waitingSince,
+}: {
+  runId: string;
+  sessionId: string;
+  waitingSince: Date;
+}): Promise<boolean> {
   return transact(async (tx) => {
     if (!(await moveRun({ tx, runId, sessionId, from: ["waiting_approval"], to: "completed" }))) return false;
-    const events: NewEvent[] = [{ type: "run.updated", scope: "session", sessionId, payload: { runId, status: "completed", deferred: true } }];
+    const events: NewEvent[] = [
+      { type: "run.updated", scope: "session", sessionId, payload: { runId, status: "completed", deferred: true } },
+    ];
     // A call of the run whose outcome the run already told the model (an owner's denial settled before the run
     // paused again on another call) keeps it: only those whose line still says pending are deferred.
     const open = await listRunCallsOnApproval({ tx, runId });
@@ -58,15 +79,35 @@ async function deferRun({ runId, sessionId, waitingSince }: { runId: string; ses
     await markCallsDeferred({ tx, ids: calls.map((c) => c.id), at: new Date() });
     for (const call of calls) {
       const approval = await findApproval({ id: call.approvalId!, tx });
-      const output = deferredOutput({ toolName: call.toolName, approvalId: call.approvalId!, reason: approval?.reason, expiresAt: approval?.expiresAt });
-      await updateToolMessage({ tx, sessionId, toolCallId: call.callId, content: JSON.stringify(output), parts: toolParts("pending", output) });
-      events.push({ type: "call.updated", scope: "session", sessionId, payload: { runId, callId: call.callId, toolName: call.toolName, status: call.status, deferred: true } });
+      const output = deferredOutput({
+        toolName: call.toolName,
+        approvalId: call.approvalId!,
+        reason: approval?.reason,
+        expiresAt: approval?.expiresAt,
+      });
+      await updateToolMessage({
+        tx,
+        sessionId,
+        toolCallId: call.callId,
+        content: JSON.stringify(output),
+        parts: toolParts("pending", output),
+      });
+      events.push({
+        type: "call.updated",
+        scope: "session",
+        sessionId,
+        payload: { runId, callId: call.callId, toolName: call.toolName, status: call.status, deferred: true },
+      });
     }
     for (const event of events) await insertEvent({ ...event, tx });
     await insertAuditRow(tx, {
       action: "run.deferred",
       sessionId,
-      details: { runId, approvalIds: calls.map((c) => c.approvalId), waitedSeconds: Math.round((Date.now() - waitingSince.getTime()) / 1000) },
+      details: {
+        runId,
+        approvalIds: calls.map((c) => c.approvalId),
+        waitedSeconds: Math.round((Date.now() - waitingSince.getTime()) / 1000),
+      },
     });
     return true;
   });

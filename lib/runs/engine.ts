@@ -22,7 +22,14 @@ import { recordOutcome } from "./recorder";
 import { runStore, type TurnKind } from "./store";
 import { subagentServices } from "./subagents";
 import { MAX_TURN_STEPS, prepareTurn, type Turn, type TurnEnv } from "./turn-setup";
-import { assistantParts, modelToolCall, takesImagesInToolResults, toModelMessages, toolResultOutput, type StoredToolCall } from "./transcript";
+import {
+  assistantParts,
+  modelToolCall,
+  takesImagesInToolResults,
+  toModelMessages,
+  toolResultOutput,
+  type StoredToolCall,
+} from "./transcript";
 import { publicErrorMessage } from "@/lib/public-error";
 import { countTurn } from "@/lib/ops/metrics";
 import { annotateSpan, inSpan } from "@/lib/ops/tracing";
@@ -32,7 +39,10 @@ export type { TurnEnv, TurnUser } from "./turn-setup";
 
 export const MAX_STEPS = MAX_TURN_STEPS;
 
-export type TurnOptions = TurnEnv & { sessionId: string; /** the user's message; without it, the newest stored user message starts the turn */ text?: string };
+export type TurnOptions = TurnEnv & {
+  sessionId: string;
+  /** the user's message; without it, the newest stored user message starts the turn */ text?: string;
+};
 export type TurnResult = { runId: string; status: Exclude<RunStatus, "running">; steps: number; error?: string };
 
 /**
@@ -40,14 +50,31 @@ export type TurnResult = { runId: string; status: Exclude<RunStatus, "running">;
  * user's message. Refused with CONFLICT while another run is active in the session (see README, "A run owns
  * its turn": later messages are refused, not queued).
  */
-export async function beginTurn({ sessionId, text, title, turn }: { sessionId: string; text?: string; title?: string; turn?: TurnKind }): Promise<{ runId: string }> {
+export async function beginTurn({
+  sessionId,
+  text,
+  title,
+  turn,
+}: {
+  sessionId: string;
+  text?: string;
+  title?: string;
+  turn?: TurnKind;
+}): Promise<{ runId: string }> {
   const begun = await runStore().begin({ sessionId, text, title, owner: INSTANCE_ID, leaseMs: leaseMs(), turn });
   if (begun.ok) return { runId: begun.runId };
   const active = await findActiveRun({ sessionId });
   if (active?.status === "waiting_approval") {
-    throw new AppError("CONFLICT", "this session is waiting for an owner's approval; send your next message once it is decided, or press Stop", { runStatus: "waiting_approval", runId: active.id });
+    throw new AppError(
+      "CONFLICT",
+      "this session is waiting for an owner's approval; send your next message once it is decided, or press Stop",
+      { runStatus: "waiting_approval", runId: active.id },
+    );
   }
-  throw new AppError("CONFLICT", "a turn is already running in this session; wait for it or stop it", { runStatus: active?.status ?? "running", runId: active?.id });
+  throw new AppError("CONFLICT", "a turn is already running in this session; wait for it or stop it", {
+    runStatus: active?.status ?? "running",
+    runId: active?.id,
+  });
 }
 
 /**
@@ -70,10 +97,16 @@ export async function runTurn(opts: TurnOptions & { runId?: string; session?: Se
     try {
       turn = await prepareRun({ ...env, abortSignal: controller.signal }, sessionId, runId, session);
     } catch (error) {
-      await recordOutcome({ sessionId, runId, run: { from: ["running"], to: "failed", error: String(error), required: false } });
+      await recordOutcome({
+        sessionId,
+        runId,
+        run: { from: ["running"], to: "failed", error: String(error), required: false },
+      });
       throw error;
     }
-    return await inSpan("toolgate.turn", { "toolgate.session_id": sessionId, "toolgate.run_id": runId }, () => runSteps(turn, 0, run));
+    return await inSpan("toolgate.turn", { "toolgate.session_id": sessionId, "toolgate.run_id": runId }, () =>
+      runSteps(turn, 0, run),
+    );
   } finally {
     release();
     env.abortSignal?.removeEventListener("abort", onAbort);
@@ -99,7 +132,10 @@ export async function runSteps(turn: Turn, stepsSoFar: number, known?: RunRow | 
   // Only userSeq is read here, and it never changes once the run exists: a row the caller read serves.
   const run = known ?? (await findRun({ runId }));
   const resultOptions = { imagesInToolResults: takesImagesInToolResults(env.model.info.provider) };
-  const messages: ModelMessage[] = toModelMessages(ownHistory(await listMessages({ sessionId: session.id }), { id: runId, userSeq: run?.userSeq ?? null }), resultOptions);
+  const messages: ModelMessage[] = toModelMessages(
+    ownHistory(await listMessages({ sessionId: session.id }), { id: runId, userSeq: run?.userSeq ?? null }),
+    resultOptions,
+  );
   let steps = stepsSoFar;
   let status: TurnResult["status"] = "completed";
   let failure: string | undefined;
@@ -112,7 +148,11 @@ export async function runSteps(turn: Turn, stepsSoFar: number, known?: RunRow | 
       }
       steps += 1;
       env.emit({ type: "start-step" });
-      const step = await inSpan("toolgate.model_step", { "toolgate.step": steps, "toolgate.provider": env.model.info.provider }, () => streamStep(turn, messages, steps));
+      const step = await inSpan(
+        "toolgate.model_step",
+        { "toolgate.step": steps, "toolgate.provider": env.model.info.provider },
+        () => streamStep(turn, messages, steps),
+      );
       const line: NewMessage = { role: "assistant", content: step.text, parts: assistantParts(step.calls), runId };
       // The last answer and the run's end are one outcome: whoever sees the answer sees the run completed.
       if (step.calls.length === 0 && !step.aborted) {
@@ -121,7 +161,12 @@ export async function runSteps(turn: Turn, stepsSoFar: number, known?: RunRow | 
       }
       // The model's step (its text and the calls it asks for) is written only while this instance still holds
       // the run: after a takeover or an expired lease, nothing more of this turn reaches the transcript or runs.
-      const kept = await recordOutcome({ sessionId: session.id, runId, message: { append: line }, run: { from: ["running"], to: "running", owner: INSTANCE_ID } });
+      const kept = await recordOutcome({
+        sessionId: session.id,
+        runId,
+        message: { append: line },
+        run: { from: ["running"], to: "running", owner: INSTANCE_ID },
+      });
       if (!kept.ok) {
         log("warn", "run_step_dropped", { runId, reason: "the run is no longer held by this instance" });
         status = "aborted";
@@ -146,7 +191,18 @@ export async function runSteps(turn: Turn, stepsSoFar: number, known?: RunRow | 
         }
         const outcome = await handleCall(turn, call, index);
         if (outcome.status === "pending") pending = true;
-        else messages.push({ role: "tool", content: [{ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output: toolResultOutput(outcome.output, resultOptions) }] });
+        else
+          messages.push({
+            role: "tool",
+            content: [
+              {
+                type: "tool-result",
+                toolCallId: call.toolCallId,
+                toolName: call.toolName,
+                output: toolResultOutput(outcome.output, resultOptions),
+              },
+            ],
+          });
         if (outcome.status === "aborted") {
           // Stopped (here or from another instance) or the run is no longer this instance's: the rest of the step
           // never runs, and each of its calls gets its line now.
@@ -169,14 +225,24 @@ export async function runSteps(turn: Turn, stepsSoFar: number, known?: RunRow | 
       const refused = refusedCredentialsStatus(error);
       if (refused !== null) {
         failure = refusedCredentialsMessage(env.model.info.provider);
-        await noteRefusedCredentials({ ...env.model.info, status: refused, userId: env.user.id, sessionId: session.id, runId });
+        await noteRefusedCredentials({
+          ...env.model.info,
+          status: refused,
+          userId: env.user.id,
+          sessionId: session.id,
+          runId,
+        });
       } else failure = publicErrorMessage(error, { event: "turn_failed" }).message;
       log("error", "turn_failed", { sessionId: session.id, runId, error: failure });
       env.emit({ type: "error", errorText: `The turn failed: ${failure}` });
     }
   }
   await finishRun(turn, status, failure, finalLine);
-  env.emit(status === "aborted" ? { type: "abort", reason: "stopped" } : { type: "finish", finishReason: status === "failed" ? "error" : "stop" });
+  env.emit(
+    status === "aborted"
+      ? { type: "abort", reason: "stopped" }
+      : { type: "finish", finishReason: status === "failed" ? "error" : "stop" },
+  );
   return { runId, status, steps, error: failure };
 }
 
@@ -190,12 +256,24 @@ async function finishRun(turn: Turn, status: TurnResult["status"], failure?: str
     ...(finalLine ? { message: { append: finalLine } } : {}),
     run: { from: ["running"], to: status, error: failure ?? null, owner: INSTANCE_ID },
   });
-  if (!recorded.ok) log("warn", "run_end_dropped", { runId: turn.runId, status, reason: "the run is no longer held by this instance" });
+  if (!recorded.ok)
+    log("warn", "run_end_dropped", { runId: turn.runId, status, reason: "the run is no longer held by this instance" });
 }
 
-async function streamStep(turn: Turn, messages: ModelMessage[], stepIndex: number): Promise<{ text: string; calls: StoredToolCall[]; aborted: boolean }> {
+async function streamStep(
+  turn: Turn,
+  messages: ModelMessage[],
+  stepIndex: number,
+): Promise<{ text: string; calls: StoredToolCall[]; aborted: boolean }> {
   const { env } = turn;
-  const result = streamText({ model: guardModel(env.model.model), system: turn.system, messages, tools: turn.sdkTools, abortSignal: env.abortSignal, maxRetries: 0 });
+  const result = streamText({
+    model: guardModel(env.model.model),
+    system: turn.system,
+    messages,
+    tools: turn.sdkTools,
+    abortSignal: env.abortSignal,
+    maxRetries: 0,
+  });
   let text = "";
   const calls: StoredToolCall[] = [];
   let aborted = false;
@@ -215,7 +293,9 @@ async function streamStep(turn: Turn, messages: ModelMessage[], stepIndex: numbe
       } else if (part.type === "abort") {
         aborted = true;
       } else if (part.type === "error") {
-        throw part.error instanceof Error ? part.error : new Error(String((part.error as { message?: string })?.message ?? part.error));
+        throw part.error instanceof Error
+          ? part.error
+          : new Error(String((part.error as { message?: string })?.message ?? part.error));
       }
     }
   } catch (error) {

@@ -11,9 +11,20 @@ import {
 } from "@/lib/policy";
 import { log } from "@/lib/log";
 
-export type ToolCallInfo = { callId: string; toolName: string; params: Record<string, unknown>; sessionId: string; userId: string; mode: ToolMode };
-export type BeforeToolCallHook = (call: ToolCallInfo) => BeforeToolCallHookResult | void | Promise<BeforeToolCallHookResult | void>;
-export type AfterToolCallHook = (call: ToolCallInfo & { ok: boolean; result?: unknown; error?: string; durationMs: number }) => void | Promise<void>;
+export type ToolCallInfo = {
+  callId: string;
+  toolName: string;
+  params: Record<string, unknown>;
+  sessionId: string;
+  userId: string;
+  mode: ToolMode;
+};
+export type BeforeToolCallHook = (
+  call: ToolCallInfo,
+) => BeforeToolCallHookResult | void | Promise<BeforeToolCallHookResult | void>;
+export type AfterToolCallHook = (
+  call: ToolCallInfo & { ok: boolean; result?: unknown; error?: string; durationMs: number },
+) => void | Promise<void>;
 
 export type BeforeOutcome = { blocked: true; reason: string } | { blocked: false; params: Record<string, unknown> };
 
@@ -43,7 +54,10 @@ export class ToolHooks {
         // First block wins: later hooks cannot undo it, so they do not run.
         if (isBlockingHookResult(result)) break;
       } catch (error) {
-        return { blocked: true, reason: `a beforeToolCall hook failed: ${error instanceof Error ? error.message : String(error)}` };
+        return {
+          blocked: true,
+          reason: `a beforeToolCall hook failed: ${error instanceof Error ? error.message : String(error)}`,
+        };
       }
     }
     const merged = mergeBeforeToolCallHookResults(results);

@@ -33,7 +33,8 @@ export async function startChatTurn({
   answerTo?: string;
 }): Promise<{ stream: ReadableStream<UIMessageChunk>; done: Promise<TurnResult>; runId: string }> {
   const config = loadConfig();
-  if (text.length > config.MAX_MESSAGE_CHARS) throw new AppError("PAYLOAD_TOO_LARGE", `message is longer than ${config.MAX_MESSAGE_CHARS} characters`);
+  if (text.length > config.MAX_MESSAGE_CHARS)
+    throw new AppError("PAYLOAD_TOO_LARGE", `message is longer than ${config.MAX_MESSAGE_CHARS} characters`);
   if (text.trim() === "") throw new AppError("VALIDATION_FAILED", "message text is empty");
   const session = await requireOwnedSession({ user, sessionId });
   // The session's own model, resolved before the run is claimed: one no longer configured refuses the turn cleanly.
@@ -67,7 +68,15 @@ export async function startChatTurn({
 
   const done = (async () => {
     try {
-      const result = await runTurn({ runId, sessionId, session, user, model: chosen, emit, workspaceRoot: config.workspaceRoot });
+      const result = await runTurn({
+        runId,
+        sessionId,
+        session,
+        user,
+        model: chosen,
+        emit,
+        workspaceRoot: config.workspaceRoot,
+      });
       if (result.status === "waiting_approval") void resumeWhenReady(runId, model);
       return result;
     } catch (error) {
@@ -86,7 +95,13 @@ export async function startChatTurn({
 }
 
 /** Stop: aborts the model stream and every running tool wherever the run is held; a paused run ends here. */
-export async function stopChatTurn({ user, sessionId }: { user: CurrentUser; sessionId: string }): Promise<{ stopped: boolean }> {
+export async function stopChatTurn({
+  user,
+  sessionId,
+}: {
+  user: CurrentUser;
+  sessionId: string;
+}): Promise<{ stopped: boolean }> {
   await requireOwnedSession({ user, sessionId });
   const { stopped } = await requestStop({ sessionId, by: user.id });
   return { stopped };

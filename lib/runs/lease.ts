@@ -23,7 +23,8 @@ const globalForLease = processSlots<{
  * globalThis like the held runs: Next.js bundles this module into several chunks (routes, instrumentation), and a
  * name per copy made the shared heartbeat take a run claimed by another copy for lost, and abort it.
  */
-export const INSTANCE_ID = (globalForLease.toolgateInstanceId ??= `${os.hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`);
+export const INSTANCE_ID =
+  (globalForLease.toolgateInstanceId ??= `${os.hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`);
 
 export function leaseMs(): number {
   return loadConfig().RUN_LEASE_SECONDS * 1000;

@@ -38,14 +38,32 @@ export function defaultModelId(): string {
  * The model id to store on a new session: unknown → 400, configured but not this agent's → 403. Null when nothing
  * was asked for and the agent runs on the default model (such sessions follow the default, as before there was a list).
  */
-export function chooseSessionModel({ requested, agentId, agentModel }: { requested?: string; agentId?: string; agentModel?: string | null }): string | null {
+export function chooseSessionModel({
+  requested,
+  agentId,
+  agentModel,
+}: {
+  requested?: string;
+  agentId?: string;
+  agentModel?: string | null;
+}): string | null {
   const options = modelOptionsFor({ agentModel });
   if (requested !== undefined) {
     if (!findModel(loadConfig().models, requested)) {
-      throw new AppError("BAD_REQUEST", `model "${requested}" is not configured; choose one of ${loadConfig().models.map((m) => m.id).join(", ")}`, { field: "model", model: requested });
+      throw new AppError(
+        "BAD_REQUEST",
+        `model "${requested}" is not configured; choose one of ${loadConfig()
+          .models.map((m) => m.id)
+          .join(", ")}`,
+        { field: "model", model: requested },
+      );
     }
     if (!options.some((o) => o.id === requested)) {
-      throw new AppError("FORBIDDEN", `the agent "${agentId}" does not run on the model "${requested}"; choose one of ${options.map((o) => o.id).join(", ")}`, { field: "model", model: requested, agentId });
+      throw new AppError(
+        "FORBIDDEN",
+        `the agent "${agentId}" does not run on the model "${requested}"; choose one of ${options.map((o) => o.id).join(", ")}`,
+        { field: "model", model: requested, agentId },
+      );
     }
     return requested;
   }

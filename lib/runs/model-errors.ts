@@ -13,7 +13,8 @@ export function refusedCredentialsStatus(error: unknown): number | null {
   // Walks `cause` a few levels: the SDK or a wrapper may put the provider's answer underneath.
   let current: unknown = error;
   for (let depth = 0; depth < 4 && current; depth++) {
-    if (APICallError.isInstance(current)) return current.statusCode === 401 || current.statusCode === 403 ? current.statusCode : null;
+    if (APICallError.isInstance(current))
+      return current.statusCode === 401 || current.statusCode === 403 ? current.statusCode : null;
     current = current instanceof Error ? current.cause : undefined;
   }
   return null;
@@ -25,9 +26,32 @@ export function refusedCredentialsMessage(provider: string): string {
 }
 
 /** Audited (and logged) for the admins; a failure to audit is logged, never thrown over the turn's own failure. */
-export async function noteRefusedCredentials({ provider, model, status, userId, sessionId, runId }: { provider: string; model?: string; status: number; userId: string; sessionId: string; runId: string }): Promise<void> {
+export async function noteRefusedCredentials({
+  provider,
+  model,
+  status,
+  userId,
+  sessionId,
+  runId,
+}: {
+  provider: string;
+  model?: string;
+  status: number;
+  userId: string;
+  sessionId: string;
+  runId: string;
+}): Promise<void> {
   log("error", "model_credentials_refused", { provider, model, status, sessionId, runId });
-  await appendAudit({ action: CREDENTIALS_REFUSED_ACTION, actorId: userId, sessionId, decision: "failed", details: { provider, model: model ?? null, status, runId } }).catch((error: unknown) =>
-    log("error", "audit_failed", { action: CREDENTIALS_REFUSED_ACTION, error: error instanceof Error ? error.message : String(error) }),
+  await appendAudit({
+    action: CREDENTIALS_REFUSED_ACTION,
+    actorId: userId,
+    sessionId,
+    decision: "failed",
+    details: { provider, model: model ?? null, status, runId },
+  }).catch((error: unknown) =>
+    log("error", "audit_failed", {
+      action: CREDENTIALS_REFUSED_ACTION,
+      error: error instanceof Error ? error.message : String(error),
+    }),
   );
 }

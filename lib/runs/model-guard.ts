@@ -13,7 +13,10 @@ import { jsonDepthExceeds, MAX_JSON_DEPTH } from "@/lib/json-depth";
  */
 function guardPart(part: LanguageModelV3StreamPart): LanguageModelV3StreamPart {
   if (part.type !== "tool-call" || !jsonDepthExceeds(part.input)) return part;
-  return { ...part, input: JSON.stringify(`Toolgate refused these arguments: nested deeper than ${MAX_JSON_DEPTH} levels`) };
+  return {
+    ...part,
+    input: JSON.stringify(`Toolgate refused these arguments: nested deeper than ${MAX_JSON_DEPTH} levels`),
+  };
 }
 
 export function guardModel(model: LanguageModelV3): LanguageModelV3 {
@@ -23,7 +26,14 @@ export function guardModel(model: LanguageModelV3): LanguageModelV3 {
       specificationVersion: "v3",
       wrapStream: async ({ doStream }) => {
         const { stream, ...rest } = await doStream();
-        return { ...rest, stream: stream.pipeThrough(new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({ transform: (part, controller) => controller.enqueue(guardPart(part)) })) };
+        return {
+          ...rest,
+          stream: stream.pipeThrough(
+            new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+              transform: (part, controller) => controller.enqueue(guardPart(part)),
+            }),
+          ),
+        };
       },
     },
   });

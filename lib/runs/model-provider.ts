@@ -36,10 +36,16 @@ function checkedBaseUrl(value: string | undefined, provider: string, envHint: st
   try {
     url = new URL(value);
   } catch {
-    throw new AppError("VALIDATION_FAILED", `model provider "${provider}": base URL "${value}" is not a URL (${envHint})`);
+    throw new AppError(
+      "VALIDATION_FAILED",
+      `model provider "${provider}": base URL "${value}" is not a URL (${envHint})`,
+    );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new AppError("VALIDATION_FAILED", `model provider "${provider}": base URL must be http or https (${envHint})`);
+    throw new AppError(
+      "VALIDATION_FAILED",
+      `model provider "${provider}": base URL must be http or https (${envHint})`,
+    );
   }
   return value.replace(/\/+$/, "");
 }
@@ -56,9 +62,10 @@ export function createLanguageModel(config: ModelConfig): LanguageModelV3 {
     case "anthropic": {
       const apiKey = required(config.apiKey, "anthropic", "an API key", "ANTHROPIC_API_KEY");
       const model = required(config.model, "anthropic", "a model name", "MODEL_NAME");
-      return createAnthropic({ apiKey, baseURL: checkedBaseUrl(config.baseUrl, "anthropic", "the base URL") }).languageModel(
-        model,
-      );
+      return createAnthropic({
+        apiKey,
+        baseURL: checkedBaseUrl(config.baseUrl, "anthropic", "the base URL"),
+      }).languageModel(model);
     }
     case "openai-compatible": {
       const baseURL = checkedBaseUrl(
@@ -68,13 +75,18 @@ export function createLanguageModel(config: ModelConfig): LanguageModelV3 {
       )!;
       const model = required(config.model, "openai-compatible", "a model name", "MODEL_NAME");
       // Servers such as Ollama or vLLM often need no key; send one only when configured.
-      return createOpenAICompatible({ name: "openai-compatible", baseURL, apiKey: config.apiKey?.trim() || undefined }).chatModel(
-        model,
-      );
+      return createOpenAICompatible({
+        name: "openai-compatible",
+        baseURL,
+        apiKey: config.apiKey?.trim() || undefined,
+      }).chatModel(model);
     }
     default: {
       const provider: never = config.provider;
-      throw new AppError("VALIDATION_FAILED", `unknown model provider "${String(provider)}"; use one of ${MODEL_PROVIDER_NAMES.join(", ")}`);
+      throw new AppError(
+        "VALIDATION_FAILED",
+        `unknown model provider "${String(provider)}"; use one of ${MODEL_PROVIDER_NAMES.join(", ")}`,
+      );
     }
   }
 }

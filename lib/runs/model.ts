@@ -10,8 +10,21 @@ export type ConfiguredModel = { model: LanguageModelV3; info: { provider: string
 function build(entry: ModelEntry): ConfiguredModel {
   const c = loadConfig();
   // Each provider's key and base URL go only to that provider's requests.
-  const apiKey = entry.provider === "openai" ? c.OPENAI_API_KEY : entry.provider === "anthropic" ? c.ANTHROPIC_API_KEY : entry.provider === "openai-compatible" ? c.OPENAI_COMPATIBLE_API_KEY : undefined;
-  const model = createLanguageModel({ provider: entry.provider, model: entry.model, baseUrl: modelBaseUrlOf(c, entry.provider), apiKey, offline: { chunkDelayMs: c.OFFLINE_MODEL_CHUNK_DELAY_MS } });
+  const apiKey =
+    entry.provider === "openai"
+      ? c.OPENAI_API_KEY
+      : entry.provider === "anthropic"
+        ? c.ANTHROPIC_API_KEY
+        : entry.provider === "openai-compatible"
+          ? c.OPENAI_COMPATIBLE_API_KEY
+          : undefined;
+  const model = createLanguageModel({
+    provider: entry.provider,
+    model: entry.model,
+    baseUrl: modelBaseUrlOf(c, entry.provider),
+    apiKey,
+    offline: { chunkDelayMs: c.OFFLINE_MODEL_CHUNK_DELAY_MS },
+  });
   return { model, info: { provider: entry.provider, model: entry.model ?? model.modelId } };
 }
 
@@ -23,6 +36,9 @@ function build(entry: ModelEntry): ConfiguredModel {
 export function getConfiguredModel({ id }: { id?: string | null } = {}): ConfiguredModel {
   const { models } = loadConfig();
   const entry = id ? findModel(models, id) : models[0];
-  if (!entry) throw new AppError("CONFLICT", `the model "${id}" of this chat is no longer configured; start a new chat`, { model: id });
+  if (!entry)
+    throw new AppError("CONFLICT", `the model "${id}" of this chat is no longer configured; start a new chat`, {
+      model: id,
+    });
   return build(entry);
 }

@@ -123,7 +123,12 @@ export function planOfflineReply(options: Pick<LanguageModelV3CallOptions, "prom
 
   if (/^who are you\??$/i.test(text)) {
     const persona = personaOf(prompt);
-    return { text: persona ? `I am ${persona.name}, answering as the offline model. My persona: ${clip(persona.text, 300)}` : "I am the Toolgate assistant (the offline model), with no agent persona.", calls: [] };
+    return {
+      text: persona
+        ? `I am ${persona.name}, answering as the offline model. My persona: ${clip(persona.text, 300)}`
+        : "I am the Toolgate assistant (the offline model), with no agent persona.",
+      calls: [],
+    };
   }
 
   const offered = new Set((options.tools ?? []).map((t) => t.name));

@@ -2,7 +2,13 @@
 // card under the call already shows the whole result), and for a refused call never the denial card's own
 // message or next step (the card shows those; repeating them word for word is noise).
 import type { LanguageModelV3Prompt, LanguageModelV3ToolResultPart } from "@ai-sdk/provider";
-import { asExecResult as asExec, asToolError as asError, failureWords, parsedResult as parsed, type ExecResult } from "@/lib/tools/result-shapes";
+import {
+  asExecResult as asExec,
+  asToolError as asError,
+  failureWords,
+  parsedResult as parsed,
+  type ExecResult,
+} from "@/lib/tools/result-shapes";
 
 /** The codes of the execution gate's refusals (lib/runs/gate.ts), each worded by what it means to the user. */
 const REFUSALS: Record<string, string> = {
@@ -43,9 +49,12 @@ function describeExec(name: string, r: ExecResult, command: string | undefined):
   const what = command ? ` for ${code(command)}` : "";
   const printed = `${plural(lineCount(r.stdout), "line")} of output${r.stderr.trim() ? ` and ${plural(lineCount(r.stderr), "line")} of error output` : ""}`;
   const cut = r.truncated ? " The output was cut at the size limit." : "";
-  if (r.timedOut) return `The tool "${name}" returned no exit status${what}: the command ran out of time and was stopped.${cut}`;
-  if (r.exitCode === 0) return `The tool "${name}" returned exit status 0${what}: the command succeeded with ${printed} (shown in the card).${cut}`;
-  const status = r.exitCode === null ? `no exit status (ended by ${r.signal ?? "a signal"})` : `exit status ${r.exitCode}`;
+  if (r.timedOut)
+    return `The tool "${name}" returned no exit status${what}: the command ran out of time and was stopped.${cut}`;
+  if (r.exitCode === 0)
+    return `The tool "${name}" returned exit status 0${what}: the command succeeded with ${printed} (shown in the card).${cut}`;
+  const status =
+    r.exitCode === null ? `no exit status (ended by ${r.signal ?? "a signal"})` : `exit status ${r.exitCode}`;
   const why = lastLine(r.stderr) || lastLine(r.stdout);
   return `The tool "${name}" returned ${status}${what}: the command failed.${why ? ` Its last line of output was “${clip(why, 160)}”.` : ""}${cut}`;
 }
@@ -55,14 +64,17 @@ function describeObject(name: string, value: Record<string, unknown>): string {
     const first = value.content.split("\n").find((l) => l.trim() !== "") ?? "";
     return `The tool "${name}" returned ${code(value.path)}: ${plural(lineCount(value.content), "line")}${first ? `, starting with “${clip(first.trim(), 120)}”` : ""}.`;
   }
-  if (typeof value.iso === "string" && typeof value.timezone === "string") return `The tool "${name}" returned the time: ${value.iso} (${value.timezone}).`;
+  if (typeof value.iso === "string" && typeof value.timezone === "string")
+    return `The tool "${name}" returned the time: ${value.iso} (${value.timezone}).`;
   const lists = Object.entries(value).filter(([, v]) => Array.isArray(v)) as Array<[string, unknown[]]>;
   const scalars = Object.entries(value).filter(([, v]) => ["string", "number", "boolean"].includes(typeof v));
   const said = [
     ...lists.map(([k, v]) => `${plural(v.length, "item")} in ${k}`),
     ...scalars.slice(0, 4).map(([k, v]) => `${k} ${typeof v === "string" ? `“${clip(v, 80)}”` : String(v)}`),
   ];
-  return said.length > 0 ? `The tool "${name}" returned ${said.join(", ")} (the card shows all of it).` : `The tool "${name}" returned a result (the card shows it).`;
+  return said.length > 0
+    ? `The tool "${name}" returned ${said.join(", ")} (the card shows all of it).`
+    : `The tool "${name}" returned a result (the card shows it).`;
 }
 
 /** The call's input, found by its id in the assistant turn that made it (the result does not repeat it). */
@@ -105,7 +117,8 @@ export function describeResult(part: LanguageModelV3ToolResultPart, input?: Reco
   if (exec) return describeExec(name, exec, typeof input?.command === "string" ? input.command : undefined);
   if (typeof value === "string") return `The tool "${name}" returned: ${clip(value, 300)}`;
   if (typeof value === "number" || typeof value === "boolean") return `The tool "${name}" returned: ${String(value)}`;
-  if (value && typeof value === "object" && !Array.isArray(value)) return describeObject(name, value as Record<string, unknown>);
+  if (value && typeof value === "object" && !Array.isArray(value))
+    return describeObject(name, value as Record<string, unknown>);
   if (Array.isArray(value)) return `The tool "${name}" returned ${plural(value.length, "item")} (the card shows them).`;
   return `The tool "${name}" returned nothing.`;
 }

@@ -25,11 +25,17 @@ export async function limitToAncestors({
   let limited = policy;
   let parentId = session.parentId;
   for (let hops = 0; parentId; hops += 1) {
-    const parent = hops < MAX_ANCESTORS ? await findOwnedSession({ sessionId: parentId, ownerId: session.ownerId }) : null;
+    const parent =
+      hops < MAX_ANCESTORS ? await findOwnedSession({ sessionId: parentId, ownerId: session.ownerId }) : null;
     // A missing ancestor (deleted, another owner) leaves nothing to inherit: fail closed.
     if (!parent) return restrictToParent(limited, []);
     const { mode } = await getSessionMode({ sessionId: parent.id, grantedModes });
-    const parentPolicy = resolve({ ...context, mode, agentId: parent.agentId ?? undefined, subagentDepth: parent.depth });
+    const parentPolicy = resolve({
+      ...context,
+      mode,
+      agentId: parent.agentId ?? undefined,
+      subagentDepth: parent.depth,
+    });
     limited = restrictToParent(limited, parentPolicy.allowedTools);
     parentId = parent.parentId;
   }

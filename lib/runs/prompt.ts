@@ -29,12 +29,18 @@ const FILE_WRITERS = new Set(["write", "edit", "apply_patch"]);
 export function layerLimits(tools: ToolDefinition[], limits: PromptLimits): string {
   const names = new Set(tools.map((t) => t.name));
   const lines = ["## Limits", `A turn has at most ${limits.maxSteps} model steps; finish or ask before you run out.`];
-  if ([...FILE_READERS].some((n) => names.has(n)) && limits.maxReadBytes > 0) lines.push(`- read: files up to ${limits.maxReadBytes} bytes; larger files are refused.`);
-  if ([...FILE_WRITERS].some((n) => names.has(n)) && limits.maxWriteBytes > 0) lines.push(`- write/edit/apply_patch: at most ${limits.maxWriteBytes} bytes of content per call.`);
+  if ([...FILE_READERS].some((n) => names.has(n)) && limits.maxReadBytes > 0)
+    lines.push(`- read: files up to ${limits.maxReadBytes} bytes; larger files are refused.`);
+  if ([...FILE_WRITERS].some((n) => names.has(n)) && limits.maxWriteBytes > 0)
+    lines.push(`- write/edit/apply_patch: at most ${limits.maxWriteBytes} bytes of content per call.`);
   if (names.has("exec")) {
-    lines.push(`- exec: each command is stopped after ${Math.round(limits.exec.timeoutMs / 1000)} s; output beyond ${limits.exec.maxOutputBytes} bytes is cut.`);
-    if (limits.disk.workspaceQuotaBytes > 0) lines.push(`- exec: the workspace holds at most ${limits.disk.workspaceQuotaBytes} bytes on disk.`);
-    if (limits.disk.maxFileBytes > 0) lines.push(`- exec: a command may write files of at most ${limits.disk.maxFileBytes} bytes each.`);
+    lines.push(
+      `- exec: each command is stopped after ${Math.round(limits.exec.timeoutMs / 1000)} s; output beyond ${limits.exec.maxOutputBytes} bytes is cut.`,
+    );
+    if (limits.disk.workspaceQuotaBytes > 0)
+      lines.push(`- exec: the workspace holds at most ${limits.disk.workspaceQuotaBytes} bytes on disk.`);
+    if (limits.disk.maxFileBytes > 0)
+      lines.push(`- exec: a command may write files of at most ${limits.disk.maxFileBytes} bytes each.`);
   }
   return lines.join("\n");
 }
@@ -58,7 +64,9 @@ export function layerPersona(agent?: PromptInput["agent"]): string | null {
 
 export function layerTooling(tools: ToolDefinition[]): string {
   if (tools.length === 0) return "## Tools\nNo tools are available in this session.";
-  return ["## Tools", "You can call exactly these tools:", ...tools.map((t) => `- ${t.name}: ${t.description}`)].join("\n");
+  return ["## Tools", "You can call exactly these tools:", ...tools.map((t) => `- ${t.name}: ${t.description}`)].join(
+    "\n",
+  );
 }
 
 export function layerSafety(mode: ToolMode, policy: EffectiveToolPolicy): string {
@@ -70,7 +78,9 @@ export function layerSafety(mode: ToolMode, policy: EffectiveToolPolicy): string
   if (unavailable.length > 0) {
     lines.push("These tools are unavailable here; do not try to call them:");
     for (const d of unavailable) lines.push(`- ${d.name}: ${d.errorCode ?? "DENIED"} (${d.reason})`);
-    lines.push("If the person needs one of them, explain that it is not available in this session and why, and what they can do.");
+    lines.push(
+      "If the person needs one of them, explain that it is not available in this session and why, and what they can do.",
+    );
   }
   lines.push("Tool calls that are denied return a structured error with a next_action; relay it plainly.");
   return lines.join("\n");
@@ -78,6 +88,12 @@ export function layerSafety(mode: ToolMode, policy: EffectiveToolPolicy): string
 
 export function buildSystemPrompt(input: PromptInput): { system: string; tools: ToolDefinition[] } {
   const tools = exposedTools(input.policy, input.registry);
-  const layers = [layerIdentity(), layerPersona(input.agent), layerTooling(tools), input.limits ? layerLimits(tools, input.limits) : null, layerSafety(input.mode, input.policy)];
+  const layers = [
+    layerIdentity(),
+    layerPersona(input.agent),
+    layerTooling(tools),
+    input.limits ? layerLimits(tools, input.limits) : null,
+    layerSafety(input.mode, input.policy),
+  ];
   return { system: layers.filter((l): l is string => l !== null).join("\n\n"), tools };
 }

@@ -20,7 +20,15 @@ export type Outcome = {
    * The call's state change; `required` (the default) makes a lost conditional update roll everything back.
    * From ["new"] the row is inserted: a call id seen before (any instance) loses, always rolling back.
    */
-  call?: { callId: string; toolName: string; argsHash?: string; from: CallStatus[]; to: CallStatus; data?: CallData; required?: boolean };
+  call?: {
+    callId: string;
+    toolName: string;
+    argsHash?: string;
+    from: CallStatus[];
+    to: CallStatus;
+    data?: CallData;
+    required?: boolean;
+  };
   /** An allow-once approval consumed by this execution (exactly once). */
   consume?: { approvalId: string };
   approval?: ApprovalRequest;
@@ -32,7 +40,8 @@ export type Outcome = {
   shared?: boolean;
 };
 
-export type Recorded = { ok: true; approval?: Approval; message?: MessageRow } | { ok: false; lost: "call" | "consume" | "run" };
+export type Recorded =
+  { ok: true; approval?: Approval; message?: MessageRow } | { ok: false; lost: "call" | "consume" | "run" };
 
 /** The store's verb for this outcome. */
 function commit(o: Outcome): Promise<Stored<{ approval?: Approval; message?: MessageRow }>> {
@@ -42,16 +51,37 @@ function commit(o: Outcome): Promise<Stored<{ approval?: Approval; message?: Mes
   if (o.approval) {
     if (!o.call) throw new Error("an approval request needs its call");
     const lineFor = o.message;
-    return store.askApproval({ ...ids, call: o.call, approval: o.approval, line: (a) => (typeof lineFor === "function" ? lineFor(a) : lineFor!) });
+    return store.askApproval({
+      ...ids,
+      call: o.call,
+      approval: o.approval,
+      line: (a) => (typeof lineFor === "function" ? lineFor(a) : lineFor!),
+    });
   }
-  if (o.call?.to === "running") return store.claimCall({ ...ids, call: o.call, consume: o.consume?.approvalId, audit: o.audit ?? [], shared: o.shared });
+  if (o.call?.to === "running")
+    return store.claimCall({
+      ...ids,
+      call: o.call,
+      consume: o.consume?.approvalId,
+      audit: o.audit ?? [],
+      shared: o.shared,
+    });
   if (o.run?.to === "running") {
-    if (!o.run.owner || !line || !("append" in line)) throw new Error("a model step is a new line in a run this instance holds");
+    if (!o.run.owner || !line || !("append" in line))
+      throw new Error("a model step is a new line in a run this instance holds");
     return store.recordStep({ ...ids, owner: o.run.owner, line: line.append });
   }
   if (o.run) {
-    if (o.run.to === "failed" && o.run.required === false) return store.fail({ ...ids, owner: o.run.owner, error: o.run.error ?? "failed", shared: o.shared });
-    return store.finish({ ...ids, owner: o.run.owner, to: o.run.to, error: o.run.error, line: line && "append" in line ? line.append : undefined, shared: o.shared });
+    if (o.run.to === "failed" && o.run.required === false)
+      return store.fail({ ...ids, owner: o.run.owner, error: o.run.error ?? "failed", shared: o.shared });
+    return store.finish({
+      ...ids,
+      owner: o.run.owner,
+      to: o.run.to,
+      error: o.run.error,
+      line: line && "append" in line ? line.append : undefined,
+      shared: o.shared,
+    });
   }
   return store.settleCall({ ...ids, call: o.call, line, audit: o.audit });
 }
@@ -68,7 +98,13 @@ async function recordNow(o: Outcome): Promise<Recorded> {
     // crash of this server would be ended, one transaction with a line for each unfinished call. The callers see
     // the run as lost. Its command finished long ago: the pid its row names may be another command's by now, so
     // nothing is killed.
-    await failRun({ runId: o.runId, sessionId: o.sessionId, owner: INSTANCE_ID, reason: "a call's recorded result was lost by the database", kill: false });
+    await failRun({
+      runId: o.runId,
+      sessionId: o.sessionId,
+      owner: INSTANCE_ID,
+      reason: "a call's recorded result was lost by the database",
+      kill: false,
+    });
     return { ok: false, lost: "run" };
   }
   if (stored.lost === "session") throw new Error("an outcome of a run never begins a turn");

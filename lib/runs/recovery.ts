@@ -49,35 +49,126 @@ export async function failAbandonedRuns({ now = new Date() }: { now?: Date } = {
     if (mine.has(run.id)) continue;
     const lapsed = !run.leaseExpiresAt || run.leaseExpiresAt < now;
     if (!lapsed && !ownerIsDeadHere(run.leaseOwner)) continue;
-    if (await failRun({ runId: run.id, sessionId: run.sessionId, owner: run.leaseOwner, reason: lapsed ? "its lease lapsed" : "its server process is gone" })) failed.push(run.id);
+    if (
+      await failRun({
+        runId: run.id,
+        sessionId: run.sessionId,
+        owner: run.leaseOwner,
+        reason: lapsed ? "its lease lapsed" : "its server process is gone",
+      })
+    )
+      failed.push(run.id);
   }
   return failed;
 }
 
 /** Fails a running run held by `owner` (null: held by nobody) in one transaction; false when it is not (any more). */
-export async function failRun({ runId, sessionId, owner, reason, kill = true }: { runId: string; sessionId: string; owner: string | null; reason: string; kill?: boolean }): Promise<boolean> {
+export async function failRun({
+  runId,
+  sessionId,
+  owner,
+  reason,
+  kill = true,
+}: {
+  runId: string;
+  sessionId: string;
+  owner: string | null;
+  reason: string;
+  kill?: boolean;
+}): Promise<boolean> {
   const calls = kill ? await listOpenRunCalls({ runId }) : [];
   // Kill first: a command still running must not outlive its run (only process groups started on this host).
   for (const call of calls) {
-    if (call.status === "running" && call.pid && call.host === os.hostname() && killGroup(call.pid)) log("warn", "abandoned_command_killed", { runId, callId: call.callId, pid: call.pid });
+    if (call.status === "running" && call.pid && call.host === os.hostname() && killGroup(call.pid))
+      log("warn", "abandoned_command_killed", { runId, callId: call.callId, pid: call.pid });
   }
   const done = await transact(async (tx) => {
     // Conditional on the same owner: an instance that renewed in the meantime keeps its run.
-    if (!(await moveRun({ tx, runId, sessionId, from: ["running"], to: "failed", error: `abandoned: ${reason}`, owner: owner ?? undefined }))) return false;
-    const events: NewEvent[] = [{ type: "run.updated", scope: "session", sessionId, payload: { runId, status: "failed" } }];
+    if (
+      !(await moveRun({
+        tx,
+        runId,
+        sessionId,
+        from: ["running"],
+        to: "failed",
+        error: `abandoned: ${reason}`,
+        owner: owner ?? undefined,
+      }))
+    )
+      return false;
+    const events: NewEvent[] = [
+      { type: "run.updated", scope: "session", sessionId, payload: { runId, status: "failed" } },
+    ];
     for (const call of await listOpenRunCalls({ runId, tx })) {
       const to = call.status === "running" ? "failed" : "stopped";
-      if (!(await moveToolCall({ tx, sessionId, callId: call.callId, from: ["new", "pending", "approved", "running"], to, data: { finishedAt: new Date() } }))) continue;
-      const output = { ok: false, error_code: "INTERRUPTED", tool_name: call.toolName, message: call.status === "running" ? "the server stopped while this call ran; it was ended" : "the server stopped before this call ran" };
+      if (
+        !(await moveToolCall({
+          tx,
+          sessionId,
+          callId: call.callId,
+          from: ["new", "pending", "approved", "running"],
+          to,
+          data: { finishedAt: new Date() },
+        }))
+      )
+        continue;
+      const output = {
+        ok: false,
+        error_code: "INTERRUPTED",
+        tool_name: call.toolName,
+        message:
+          call.status === "running"
+            ? "the server stopped while this call ran; it was ended"
+            : "the server stopped before this call ran",
+      };
       const content = JSON.stringify(output);
-      if ((await updateToolMessage({ tx, sessionId, toolCallId: call.callId, content, parts: toolParts("error", output) })) === 0) {
-        await appendMessageTx({ tx, sessionId, message: { role: "tool", content, parts: toolParts("error", output), toolCallId: call.callId, toolName: call.toolName, runId } });
+      if (
+        (await updateToolMessage({
+          tx,
+          sessionId,
+          toolCallId: call.callId,
+          content,
+          parts: toolParts("error", output),
+        })) === 0
+      ) {
+        await appendMessageTx({
+          tx,
+          sessionId,
+          message: {
+            role: "tool",
+            content,
+            parts: toolParts("error", output),
+            toolCallId: call.callId,
+            toolName: call.toolName,
+            runId,
+          },
+        });
       }
-      events.push({ type: "call.updated", scope: "session", sessionId, payload: { runId, callId: call.callId, toolName: call.toolName, status: to } });
+      events.push({
+        type: "call.updated",
+        scope: "session",
+        sessionId,
+        payload: { runId, callId: call.callId, toolName: call.toolName, status: to },
+      });
     }
-    await appendMessageTx({ tx, sessionId, message: { role: "system", content: "This turn was interrupted: the server running it stopped. Nothing more of it will run; send your message again to continue.", parts: { notice: "interrupted" }, runId } });
+    await appendMessageTx({
+      tx,
+      sessionId,
+      message: {
+        role: "system",
+        content:
+          "This turn was interrupted: the server running it stopped. Nothing more of it will run; send your message again to continue.",
+        parts: { notice: "interrupted" },
+        runId,
+      },
+    });
     for (const event of events) await insertEvent({ ...event, tx });
-    await insertAuditRow(tx, { action: "run.abandoned", sessionId, decision: "failed", details: { runId, owner, reason } });
+    await insertAuditRow(tx, {
+      action: "run.abandoned",
+      sessionId,
+      decision: "failed",
+      details: { runId, owner, reason },
+    });
     return true;
   });
   if (done) {

@@ -23,7 +23,11 @@ import type { StoredToolCall } from "./transcript";
  * whatever request or trace woke it (the event bus delivers in the context of the publisher).
  */
 export function resumeRun(opts: { runId: string; model?: ModelChoice }): Promise<TurnResult | null> {
-  return detached(() => inSpan("toolgate.turn", { "toolgate.run_id": opts.runId, "toolgate.resumed": true }, () => resumeNow(opts), { root: true }));
+  return detached(() =>
+    inSpan("toolgate.turn", { "toolgate.run_id": opts.runId, "toolgate.resumed": true }, () => resumeNow(opts), {
+      root: true,
+    }),
+  );
 }
 
 async function resumeNow({ runId, model }: { runId: string; model?: ModelChoice }): Promise<TurnResult | null> {
@@ -39,14 +43,24 @@ async function resumeNow({ runId, model }: { runId: string; model?: ModelChoice 
     const session = await findSessionById({ sessionId: run.sessionId });
     const owner = session ? await getUserWithRoles({ userId: session.ownerId }) : null;
     if (!session || !owner) {
-      await recordOutcome({ sessionId: run.sessionId, runId, run: { from: ["running"], to: "failed", error: "the session or its owner no longer exists", required: false } });
+      await recordOutcome({
+        sessionId: run.sessionId,
+        runId,
+        run: { from: ["running"], to: "failed", error: "the session or its owner no longer exists", required: false },
+      });
       return null;
     }
     let result: TurnResult;
     try {
       const turn = await prepareRun(
         // Nobody reads a stream for a resumed run: the chat page follows the session's events instead.
-        { user: { id: owner.id, email: owner.email, roles: owner.roles, teamIds: owner.teamIds }, model: model ?? getConfiguredModel({ id: session.model }), emit: () => undefined, workspaceRoot: loadConfig().workspaceRoot, abortSignal: controller.signal },
+        {
+          user: { id: owner.id, email: owner.email, roles: owner.roles, teamIds: owner.teamIds },
+          model: model ?? getConfiguredModel({ id: session.model }),
+          emit: () => undefined,
+          workspaceRoot: loadConfig().workspaceRoot,
+          abortSignal: controller.signal,
+        },
         session.id,
         runId,
       );
@@ -57,7 +71,8 @@ async function resumeNow({ runId, model }: { runId: string; model?: ModelChoice 
       for (const m of rows) {
         if (m.role !== "assistant") continue;
         steps += 1;
-        for (const c of (m.parts as { toolCalls?: StoredToolCall[] } | null)?.toolCalls ?? []) calls.set(c.toolCallId, c);
+        for (const c of (m.parts as { toolCalls?: StoredToolCall[] } | null)?.toolCalls ?? [])
+          calls.set(c.toolCallId, c);
       }
       for (const m of rows) {
         if (m.role !== "tool" || (m.parts as { status?: string } | null)?.status !== "pending") continue;
@@ -69,7 +84,11 @@ async function resumeNow({ runId, model }: { runId: string; model?: ModelChoice 
       result = await runSteps(turn, steps);
     } catch (error) {
       log("error", "resume_failed", { runId, error: String(error) });
-      await recordOutcome({ sessionId: session.id, runId, run: { from: ["running"], to: "failed", error: String(error), owner: INSTANCE_ID, required: false } });
+      await recordOutcome({
+        sessionId: session.id,
+        runId,
+        run: { from: ["running"], to: "failed", error: String(error), owner: INSTANCE_ID, required: false },
+      });
       return null;
     }
     if (result.status === "waiting_approval") void resumeWhenReady(runId, model);

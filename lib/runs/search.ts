@@ -15,5 +15,12 @@ function snippetAround(content: string, query: string): string {
 
 export async function searchChats({ user, query }: { user: CurrentUser; query: string }) {
   const hits = await searchOwnMessages({ ownerId: user.id, query, limit: SEARCH_LIMIT });
-  return hits.map((h) => ({ sessionId: h.sessionId, title: h.session.title, messageId: h.id, role: h.role, snippet: snippetAround(h.content, query), createdAt: h.createdAt.toISOString() }));
+  return hits.map((h) => ({
+    sessionId: h.sessionId,
+    title: h.session.title,
+    messageId: h.id,
+    role: h.role,
+    snippet: snippetAround(h.content, query),
+    createdAt: h.createdAt.toISOString(),
+  }));
 }

@@ -11,8 +11,18 @@ export function createToolServices({ userId }: { userId: string }): ToolServices
       const notes = await searchNotes({ userId, query, limit });
       const messages = await searchOwnTranscripts({ ownerId: userId, query, limit: Math.max(0, limit - notes.length) });
       return [
-        ...notes.map((n) => ({ id: `note:${n.id}`, title: n.title, snippet: n.content.slice(0, 200), source: "note" as const })),
-        ...messages.map((m) => ({ id: `message:${m.id}`, title: m.session.title, snippet: m.content.slice(0, 200), source: "transcript" as const })),
+        ...notes.map((n) => ({
+          id: `note:${n.id}`,
+          title: n.title,
+          snippet: n.content.slice(0, 200),
+          source: "note" as const,
+        })),
+        ...messages.map((m) => ({
+          id: `message:${m.id}`,
+          title: m.session.title,
+          snippet: m.content.slice(0, 200),
+          source: "transcript" as const,
+        })),
       ];
     },
     async getMemory({ id }) {

@@ -9,7 +9,15 @@ import { readSessionMode } from "@/lib/db/sessions";
 export type ModeResolution = { mode: ToolMode; downgraded?: "missing" | "invalid" | "not_permitted" | "read_error" };
 
 /** Pure: decides the effective mode from the stored raw value and the modes the user is granted. */
-export function resolveSessionMode({ raw, grantedModes, sessionId }: { raw: unknown; grantedModes: readonly ToolMode[]; sessionId: string }): ModeResolution {
+export function resolveSessionMode({
+  raw,
+  grantedModes,
+  sessionId,
+}: {
+  raw: unknown;
+  grantedModes: readonly ToolMode[];
+  sessionId: string;
+}): ModeResolution {
   if (raw === null || raw === undefined || raw === "") {
     log("warn", "mode_downgraded", { reason: "missing", raw: raw ?? null, sessionId, mode: "chat_safe" });
     return { mode: "chat_safe", downgraded: "missing" };
@@ -38,7 +46,11 @@ export async function getSessionMode({
   try {
     raw = await read({ sessionId });
   } catch (error) {
-    log("warn", "mode_read_error", { sessionId, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error), mode: "chat_safe" });
+    log("warn", "mode_read_error", {
+      sessionId,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      mode: "chat_safe",
+    });
     return { mode: "chat_safe", downgraded: "read_error" };
   }
   return resolveSessionMode({ raw, grantedModes, sessionId });

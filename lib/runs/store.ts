@@ -12,7 +12,15 @@ import { insertAuditRows, type AuditEntry } from "@/lib/db/audit";
 import { consumeApproval } from "@/lib/db/approvals";
 import { transact, type Tx } from "@/lib/db/client";
 import { insertEvents, type EventRow, type NewEvent } from "@/lib/db/events";
-import { appendMessageTx, findLastUserSeq, findToolLineState, supersedeFromMessage, updateToolMessage, type MessageRow, type NewMessage } from "@/lib/db/messages";
+import {
+  appendMessageTx,
+  findLastUserSeq,
+  findToolLineState,
+  supersedeFromMessage,
+  updateToolMessage,
+  type MessageRow,
+  type NewMessage,
+} from "@/lib/db/messages";
 import { AppError } from "@/lib/errors";
 import { claimSessionForRun, holdRunForCall, insertLeasedRun, moveRun, type RunStatus } from "@/lib/db/runs";
 import { CallIdTaken, findUnsettledCall, insertToolCall, moveToolCall, type CallStatus } from "@/lib/db/tool-calls";
@@ -48,27 +56,58 @@ export interface RunStore {
    * beside others in its session (one call of an outside client, lib/runs/call-pipeline.ts): no claim, no line.
    * `title`: the session's first turn names it. The session's open tabs hear of the message (and the title).
    */
-  begin(input: { sessionId: string; text?: string; title?: string; owner: string; leaseMs: number; shared?: boolean; turn?: TurnKind }): Promise<Stored<{ runId: string }>>;
+  begin(input: {
+    sessionId: string;
+    text?: string;
+    title?: string;
+    owner: string;
+    leaseMs: number;
+    shared?: boolean;
+    turn?: TurnKind;
+  }): Promise<Stored<{ runId: string }>>;
   /** A model step's line, only while `owner` still holds the run. */
   recordStep(input: Ids & { owner: string; line: NewMessage }): Promise<Stored<{ message: MessageRow }>>;
   /**
    * The claim: the call moves to running (from "new": its id is inserted), an allow-once approval consumed, the allow
    * audit row. `shared`: the run is an outside client's run of this one call, so no other call of it can be unsettled.
    */
-  claimCall(input: Ids & { call: CallRef & { from: CallStatus[]; data?: CallData }; consume?: string; audit: AuditEntry[]; shared?: boolean }): Promise<Stored>;
+  claimCall(
+    input: Ids & {
+      call: CallRef & { from: CallStatus[]; data?: CallData };
+      consume?: string;
+      audit: AuditEntry[];
+      shared?: boolean;
+    },
+  ): Promise<Stored>;
   /**
    * A call's end (a result, a denial, a stop, an expiry) with its line and audit rows. `required: false` keeps the
    * line and the audit rows when the call's move loses; a move "from new" (the id's claim) always loses whole. No
    * call: only the line (a call id used before still gets its line).
    */
-  settleCall(input: Ids & { call?: CallRef & { from: CallStatus[]; to: CallStatus; data?: CallData; required?: boolean }; line?: LineWrite; audit?: AuditEntry[] }): Promise<Stored<{ message?: MessageRow }>>;
+  settleCall(
+    input: Ids & {
+      call?: CallRef & { from: CallStatus[]; to: CallStatus; data?: CallData; required?: boolean };
+      line?: LineWrite;
+      audit?: AuditEntry[];
+    },
+  ): Promise<Stored<{ message?: MessageRow }>>;
   /** The call waits for an owner: the approval request, the call's id claimed as pending, its pending line, all together. */
-  askApproval(input: Ids & { call: CallRef; approval: ApprovalRequest; line: (approval: Approval) => LineWrite }): Promise<Stored<{ approval: Approval; message?: MessageRow }>>;
+  askApproval(
+    input: Ids & { call: CallRef; approval: ApprovalRequest; line: (approval: Approval) => LineWrite },
+  ): Promise<Stored<{ approval: Approval; message?: MessageRow }>>;
   /**
    * The run moves on from running (paused for an approval, completed, aborted), with its last line; only while
    * `owner` holds it. `shared` (begun so): the session was never claimed, so there is no claim to release.
    */
-  finish(input: Ids & { owner?: string; to: Exclude<RunStatus, "running">; error?: string | null; line?: NewMessage; shared?: boolean }): Promise<Stored>;
+  finish(
+    input: Ids & {
+      owner?: string;
+      to: Exclude<RunStatus, "running">;
+      error?: string | null;
+      line?: NewMessage;
+      shared?: boolean;
+    },
+  ): Promise<Stored>;
   /** The run failed: moved to failed if it still runs (a run already ended is left as it is, and still answers ok). */
   fail(input: Ids & { owner?: string; error: string; shared?: boolean }): Promise<Stored>;
 }
@@ -82,8 +121,18 @@ class LostOutcome extends Error {
 /** What one outcome writes besides its steps: its events and audit rows, written last (see the top of this file). */
 type Tell = { events: NewEvent[]; audit: AuditEntry[] };
 
-const callEvent = (ids: Ids, call: CallRef, status: CallStatus): NewEvent => ({ type: "call.updated", scope: "session", sessionId: ids.sessionId, payload: { runId: ids.runId, callId: call.callId, toolName: call.toolName, status } });
-const runEvent = (ids: Ids, status: RunStatus): NewEvent => ({ type: "run.updated", scope: "session", sessionId: ids.sessionId, payload: { runId: ids.runId, status } });
+const callEvent = (ids: Ids, call: CallRef, status: CallStatus): NewEvent => ({
+  type: "call.updated",
+  scope: "session",
+  sessionId: ids.sessionId,
+  payload: { runId: ids.runId, callId: call.callId, toolName: call.toolName, status },
+});
+const runEvent = (ids: Ids, status: RunStatus): NewEvent => ({
+  type: "run.updated",
+  scope: "session",
+  sessionId: ids.sessionId,
+  payload: { runId: ids.runId, status },
+});
 
 /** A new row id in the shape of Prisma's cuid(): "c", the time in base 36, random digits. Unique and URL-safe. */
 function newId(): string {
@@ -123,17 +172,43 @@ async function outcome<T extends object>(fn: (tx: Tx, tell: Tell) => Promise<T>)
  * of it may still be `running` (its result was lost): read after the lock, so an instance failing the run meanwhile
  * either waited for this transaction or finished first. Either loss rolls the move back; "unsettled" is told first.
  */
-async function endRun(tx: Tx, ids: Ids, move: Omit<Parameters<typeof moveRun>[0], "tx" | keyof Ids | "from">): Promise<boolean> {
+async function endRun(
+  tx: Tx,
+  ids: Ids,
+  move: Omit<Parameters<typeof moveRun>[0], "tx" | keyof Ids | "from">,
+): Promise<boolean> {
   const moved = await moveRun({ tx, ...ids, from: ["running"], ...move });
   if (await findUnsettledCall({ tx, ...ids })) throw new LostOutcome("unsettled");
   return moved;
 }
 
 /** The call's state move with its event; from "new" the row is inserted (the claim of the call id). False: it lost. */
-async function moveCall(tx: Tx, ids: Ids, tell: Tell, call: CallRef & { from: CallStatus[]; to: CallStatus; data?: CallData }): Promise<boolean> {
+async function moveCall(
+  tx: Tx,
+  ids: Ids,
+  tell: Tell,
+  call: CallRef & { from: CallStatus[]; to: CallStatus; data?: CallData },
+): Promise<boolean> {
   if (call.from.length === 1 && call.from[0] === "new") {
-    await insertToolCall({ tx, ...ids, callId: call.callId, toolName: call.toolName, argsHash: call.argsHash ?? "", status: call.to, data: call.data });
-  } else if (!(await moveToolCall({ tx, sessionId: ids.sessionId, callId: call.callId, from: call.from, to: call.to, data: call.data }))) {
+    await insertToolCall({
+      tx,
+      ...ids,
+      callId: call.callId,
+      toolName: call.toolName,
+      argsHash: call.argsHash ?? "",
+      status: call.to,
+      data: call.data,
+    });
+  } else if (
+    !(await moveToolCall({
+      tx,
+      sessionId: ids.sessionId,
+      callId: call.callId,
+      from: call.from,
+      to: call.to,
+      data: call.data,
+    }))
+  ) {
     return false;
   }
   tell.events.push(callEvent(ids, call, call.to));
@@ -146,24 +221,41 @@ async function writeLine(tx: Tx, ids: Ids, line: LineWrite | undefined): Promise
   const { toolCallId, content, parts } = line.settle;
   // Settling a line that was never written (the server died before it) appends it instead.
   if ((await updateToolMessage({ tx, sessionId: ids.sessionId, toolCallId, content, parts })) > 0) return undefined;
-  return appendMessageTx({ tx, sessionId: ids.sessionId, message: { role: "tool", content, parts, toolCallId, runId: ids.runId } });
+  return appendMessageTx({
+    tx,
+    sessionId: ids.sessionId,
+    message: { role: "tool", content, parts, toolCallId, runId: ids.runId },
+  });
 }
 
 /** An edit's truncation (audited) or an answer's check; an AppError rolls the whole begin back. */
-async function checkTurnKind(tx: Tx, tell: Tell, { sessionId, text, turn }: { sessionId: string; text: string; turn: TurnKind }) {
+async function checkTurnKind(
+  tx: Tx,
+  tell: Tell,
+  { sessionId, text, turn }: { sessionId: string; text: string; turn: TurnKind },
+) {
   if (turn.answerTo) {
     const line = await findToolLineState({ tx, sessionId, toolCallId: turn.answerTo });
-    if (!line || line.toolName !== "ask_user" || (line.parts as { status?: unknown } | null)?.status !== "ok") throw new AppError("NOT_FOUND", "no such question in this chat");
+    if (!line || line.toolName !== "ask_user" || (line.parts as { status?: unknown } | null)?.status !== "ok")
+      throw new AppError("NOT_FOUND", "no such question in this chat");
     if (line.answered) throw new AppError("CONFLICT", "this question has been answered already");
     const choices = askedChoices(line.parts);
-    if (choices.length > 0 && !choices.includes(text)) throw new AppError("VALIDATION_FAILED", "the answer is not one of the choices offered", { choices });
+    if (choices.length > 0 && !choices.includes(text))
+      throw new AppError("VALIDATION_FAILED", "the answer is not one of the choices offered", { choices });
   }
   if (turn.rewindFrom) {
     const at = new Date();
     const cut = await supersedeFromMessage({ tx, sessionId, messageId: turn.rewindFrom, at });
     if (cut === "unknown") throw new AppError("NOT_FOUND", "no such message of yours in this chat");
-    if (cut === "superseded") throw new AppError("CONFLICT", "this message was edited or regenerated already; reload the chat");
-    tell.audit.push({ action: "chat.rewound", actorId: turn.actorId, sessionId, decision: "allow", details: { messageId: turn.rewindFrom, fromSeq: cut.seq, superseded: cut.count } });
+    if (cut === "superseded")
+      throw new AppError("CONFLICT", "this message was edited or regenerated already; reload the chat");
+    tell.audit.push({
+      action: "chat.rewound",
+      actorId: turn.actorId,
+      sessionId,
+      decision: "allow",
+      details: { messageId: turn.rewindFrom, fromSeq: cut.seq, superseded: cut.count },
+    });
   }
 }
 
@@ -185,11 +277,21 @@ export const prismaRunStore: RunStore = {
       const seq = await claimSessionForRun({ tx, sessionId, runId, title, takeSeq: text !== undefined });
       if (seq === null) throw new LostOutcome("session");
       if (turn && text !== undefined) await checkTurnKind(tx, tell, { sessionId, text, turn });
-      const userSeq = text !== undefined ? (await appendMessageTx({ tx, sessionId, message: { role: "user", content: text, runId }, seq })).seq : await findLastUserSeq({ tx, sessionId });
+      const userSeq =
+        text !== undefined
+          ? (await appendMessageTx({ tx, sessionId, message: { role: "user", content: text, runId }, seq })).seq
+          : await findLastUserSeq({ tx, sessionId });
       await insertLeasedRun({ tx, runId, sessionId, owner, leaseMs, userSeq });
       // The session's other open tabs show the user's message (and the new title) now, not only when the turn ends.
-      if (text !== undefined) tell.events.push({ type: "session.updated", scope: "session", sessionId, payload: { change: "message", runId } });
-      if (title !== undefined) tell.events.push({ type: "session.updated", scope: "session", sessionId, payload: { change: "title", title } });
+      if (text !== undefined)
+        tell.events.push({
+          type: "session.updated",
+          scope: "session",
+          sessionId,
+          payload: { change: "message", runId },
+        });
+      if (title !== undefined)
+        tell.events.push({ type: "session.updated", scope: "session", sessionId, payload: { change: "title", title } });
       return { runId };
     }),
 
@@ -224,7 +326,12 @@ export const prismaRunStore: RunStore = {
       const registered = await registerApprovalInTx(tx, request);
       tell.audit.push(...registered.audit);
       tell.events.push(...registered.events);
-      await moveCall(tx, ids, tell, { ...call, from: ["new"], to: "pending", data: { approvalId: registered.approval.id } });
+      await moveCall(tx, ids, tell, {
+        ...call,
+        from: ["new"],
+        to: "pending",
+        data: { approvalId: registered.approval.id },
+      });
       const message = await writeLine(tx, ids, line(registered.approval));
       return { approval: registered.approval, ...(message ? { message } : {}) };
     }),
@@ -234,14 +341,21 @@ export const prismaRunStore: RunStore = {
       // A turn that ends with a line frees its session in the line's write (appendMessageTx's `releasing`).
       const releasing = !shared && line !== undefined && to !== "waiting_approval";
       if (!(await endRun(tx, ids, { to, error, owner, claimed: !shared && !releasing }))) throw new LostOutcome("run");
-      if (line) await appendMessageTx({ tx, sessionId: ids.sessionId, message: line, ...(releasing ? { releasing: ids.runId } : {}) });
+      if (line)
+        await appendMessageTx({
+          tx,
+          sessionId: ids.sessionId,
+          message: line,
+          ...(releasing ? { releasing: ids.runId } : {}),
+        });
       tell.events.push(runEvent(ids, to));
       return {};
     }),
 
   fail: ({ owner, error, shared, ...ids }) =>
     outcome(async (tx, tell) => {
-      if (await endRun(tx, ids, { to: "failed", error, owner, claimed: !shared })) tell.events.push(runEvent(ids, "failed"));
+      if (await endRun(tx, ids, { to: "failed", error, owner, claimed: !shared }))
+        tell.events.push(runEvent(ids, "failed"));
       return {};
     }),
 };

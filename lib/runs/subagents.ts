@@ -22,9 +22,14 @@ const TITLE_CHARS = 60;
 
 type RunChild = (opts: TurnEnv & { sessionId: string; text?: string }) => Promise<{ status: string; error?: string }>;
 
-export async function spawnSubagent(parent: Turn, runChild: RunChild, { task, label }: { task: string; label?: string }): Promise<SubagentResult> {
+export async function spawnSubagent(
+  parent: Turn,
+  runChild: RunChild,
+  { task, label }: { task: string; label?: string },
+): Promise<SubagentResult> {
   const depth = parent.session.depth + 1;
-  if (depth > HARD_DEPTH_LIMIT) throw new AppError("LIMIT_EXCEEDED", `subagents may not nest deeper than ${HARD_DEPTH_LIMIT}`);
+  if (depth > HARD_DEPTH_LIMIT)
+    throw new AppError("LIMIT_EXCEEDED", `subagents may not nest deeper than ${HARD_DEPTH_LIMIT}`);
   const { env } = parent;
   const child = await createSession({
     ownerId: parent.session.ownerId,
@@ -35,7 +40,12 @@ export async function spawnSubagent(parent: Turn, runChild: RunChild, { task, la
     parentId: parent.session.id,
     depth,
   });
-  await appendAudit({ action: "subagent.spawned", actorId: env.user.id, sessionId: parent.session.id, details: { childSessionId: child.id, depth, mode: parent.mode, runId: parent.runId } });
+  await appendAudit({
+    action: "subagent.spawned",
+    actorId: env.user.id,
+    sessionId: parent.session.id,
+    details: { childSessionId: child.id, depth, mode: parent.mode, runId: parent.runId },
+  });
   try {
     // Stopping the parent stops the child (its abort signal); `subagents stop` stops only the child.
     const result = await runChild({
@@ -53,29 +63,66 @@ export async function spawnSubagent(parent: Turn, runChild: RunChild, { task, la
     });
     const rows = await listMessages({ sessionId: child.id });
     const answer = [...rows].reverse().find((m) => m.role === "assistant" && m.content.trim() !== "")?.content ?? null;
-    await appendAudit({ action: "subagent.finished", actorId: env.user.id, sessionId: parent.session.id, details: { childSessionId: child.id, status: result.status } });
-    return { ok: result.status === "completed", sessionId: child.id, status: result.status, answer: result.status === "completed" ? answer : null, ...(result.error ? { error: result.error } : {}) };
+    await appendAudit({
+      action: "subagent.finished",
+      actorId: env.user.id,
+      sessionId: parent.session.id,
+      details: { childSessionId: child.id, status: result.status },
+    });
+    return {
+      ok: result.status === "completed",
+      sessionId: child.id,
+      status: result.status,
+      answer: result.status === "completed" ? answer : null,
+      ...(result.error ? { error: result.error } : {}),
+    };
   } catch (error) {
-    log("error", "subagent_failed", { parentSessionId: parent.session.id, childSessionId: child.id, error: String(error) });
-    return { ok: false, sessionId: child.id, status: "failed", answer: null, error: publicErrorMessage(error, { event: "subagent_failed" }).message };
+    log("error", "subagent_failed", {
+      parentSessionId: parent.session.id,
+      childSessionId: child.id,
+      error: String(error),
+    });
+    return {
+      ok: false,
+      sessionId: child.id,
+      status: "failed",
+      answer: null,
+      error: publicErrorMessage(error, { event: "subagent_failed" }).message,
+    };
   }
 }
 
 /** The subagent services a run's tools get: bound to that run, so a run only sees and stops its own children. */
-export function subagentServices(parent: Turn, runChild: RunChild): Required<Pick<ToolServices, "spawnSubagent" | "listSubagents" | "stopSubagent">> {
+export function subagentServices(
+  parent: Turn,
+  runChild: RunChild,
+): Required<Pick<ToolServices, "spawnSubagent" | "listSubagents" | "stopSubagent">> {
   return {
     spawnSubagent: (input) => spawnSubagent(parent, runChild, input),
     async listSubagents() {
       const children = await listChildSessions({ parentId: parent.session.id, ownerId: parent.session.ownerId });
       return Promise.all(
-        children.map(async (c) => ({ sessionId: c.id, title: c.title, depth: c.depth, running: (await findActiveRun({ sessionId: c.id }))?.status === "running", createdAt: c.createdAt.toISOString() })),
+        children.map(async (c) => ({
+          sessionId: c.id,
+          title: c.title,
+          depth: c.depth,
+          running: (await findActiveRun({ sessionId: c.id }))?.status === "running",
+          createdAt: c.createdAt.toISOString(),
+        })),
       );
     },
     async stopSubagent({ sessionId }) {
       const child = await findOwnedSession({ sessionId, ownerId: parent.session.ownerId });
-      if (!child || child.parentId !== parent.session.id) throw new AppError("NOT_FOUND", "no such subagent of this session");
+      if (!child || child.parentId !== parent.session.id)
+        throw new AppError("NOT_FOUND", "no such subagent of this session");
       const { stopped } = await requestStop({ sessionId, by: parent.env.user.id });
-      if (stopped) await appendAudit({ action: "subagent.stopped", actorId: parent.env.user.id, sessionId: parent.session.id, details: { childSessionId: sessionId } });
+      if (stopped)
+        await appendAudit({
+          action: "subagent.stopped",
+          actorId: parent.env.user.id,
+          sessionId: parent.session.id,
+          details: { childSessionId: sessionId },
+        });
       return { stopped };
     },
   };

@@ -9,7 +9,16 @@ import { isMcpContentOutput, mcpOutputToModelContent } from "@/lib/tools/mcp/out
 
 export type ToolStatus = "ok" | "error" | "denied" | "aborted" | "pending";
 export type StoredToolCall = { toolCallId: string; toolName: string; input: unknown };
-export type StoredMessage = { id: string; seq: number; role: string; content: string; parts: unknown; toolCallId: string | null; toolName: string | null; createdAt: Date };
+export type StoredMessage = {
+  id: string;
+  seq: number;
+  role: string;
+  content: string;
+  parts: unknown;
+  toolCallId: string | null;
+  toolName: string | null;
+  createdAt: Date;
+};
 
 export function assistantParts(toolCalls: StoredToolCall[]) {
   return { toolCalls };
@@ -19,15 +28,26 @@ export function toolParts(status: ToolStatus, output: unknown) {
   return { status, output };
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * A call as the model is shown it again. A provider takes a call's input only as an object (Anthropic answers 400
  * to anything else, for the whole request): arguments the gate refused as text or an array go back as {}, and the
  * call's result says what they were.
  */
-export function modelToolCall(c: StoredToolCall): { type: "tool-call"; toolCallId: string; toolName: string; input: unknown } {
-  return { type: "tool-call", toolCallId: c.toolCallId, toolName: c.toolName, input: isPlainObject(c.input) ? c.input : {} };
+export function modelToolCall(c: StoredToolCall): {
+  type: "tool-call";
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+} {
+  return {
+    type: "tool-call",
+    toolCallId: c.toolCallId,
+    toolName: c.toolName,
+    input: isPlainObject(c.input) ? c.input : {},
+  };
 }
 
 function toolCallsOf(m: StoredMessage): StoredToolCall[] {
@@ -53,7 +73,9 @@ export function toModelMessages(rows: StoredMessage[], options: ToolResultOption
     if (m.role === "user") out.push({ role: "user", content: m.content });
     else if (m.role === "assistant") {
       const calls = toolCallsOf(m);
-      const content: Array<{ type: "text"; text: string } | { type: "tool-call"; toolCallId: string; toolName: string; input: unknown }> = [];
+      const content: Array<
+        { type: "text"; text: string } | { type: "tool-call"; toolCallId: string; toolName: string; input: unknown }
+      > = [];
       if (m.content) content.push({ type: "text", text: m.content });
       for (const c of calls) content.push(modelToolCall(c));
       if (content.length) out.push({ role: "assistant", content });
@@ -73,21 +95,47 @@ export function toModelMessages(rows: StoredMessage[], options: ToolResultOption
       const { output } = toolOutputOf(m);
       out.push({
         role: "tool",
-        content: [{ type: "tool-result", toolCallId: m.toolCallId, toolName: m.toolName ?? "unknown", output: toolResultOutput(output, options) }],
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: m.toolCallId,
+            toolName: m.toolName ?? "unknown",
+            output: toolResultOutput(output, options),
+          },
+        ],
       });
     }
   }
   return out;
 }
 
-export type ToolDeniedData = { callId: string; toolName: string; mode: string; errorCode: string; message: string; nextAction: string };
+export type ToolDeniedData = {
+  callId: string;
+  toolName: string;
+  mode: string;
+  errorCode: string;
+  message: string;
+  nextAction: string;
+};
 
 export function toolDeniedData(callId: string, d: DenialResult): ToolDeniedData {
-  return { callId, toolName: d.tool_name, mode: d.mode, errorCode: d.error_code, message: d.message, nextAction: d.next_action };
+  return {
+    callId,
+    toolName: d.tool_name,
+    mode: d.mode,
+    errorCode: d.error_code,
+    message: d.message,
+    nextAction: d.next_action,
+  };
 }
 
 /** A call's live state (lib/db/tool-calls.ts) as its card shows it: who approved it and when, running, stopped. */
-export type CallState = { status: string; decidedBy: string | null; decidedAt: Date | string | null; decisionReason?: string | null };
+export type CallState = {
+  status: string;
+  decidedBy: string | null;
+  decidedAt: Date | string | null;
+  decisionReason?: string | null;
+};
 
 /**
  * UI messages for the chat page: assistant text, each tool call with its result, denials and stops as data
@@ -96,7 +144,9 @@ export type CallState = { status: string; decidedBy: string | null; decidedAt: D
  */
 export function toUIMessages(rows: StoredMessage[], calls: ReadonlyMap<string, CallState> = new Map()): UIMessage[] {
   const out: UIMessage[] = [];
-  const results = new Map(rows.filter((r) => r.role === "tool" && r.toolCallId).map((r) => [r.toolCallId!, toolOutputOf(r)]));
+  const results = new Map(
+    rows.filter((r) => r.role === "tool" && r.toolCallId).map((r) => [r.toolCallId!, toolOutputOf(r)]),
+  );
   let current: UIMessage | null = null;
   for (const m of rows) {
     if (m.role === "user" || m.role === "system") {
@@ -104,7 +154,12 @@ export function toUIMessages(rows: StoredMessage[], calls: ReadonlyMap<string, C
       // A system line's parts say what kind of notice it is (a mode switch's marker carries from and to).
       const kind = m.role === "system" ? (m.parts as { kind?: unknown } | null)?.kind : undefined;
       const notice = typeof kind === "string" ? (m.parts as Record<string, unknown>) : {};
-      out.push({ id: m.id, role: m.role, parts: [{ type: "text", text: m.content }], metadata: { ...notice, createdAt: m.createdAt.toISOString() } });
+      out.push({
+        id: m.id,
+        role: m.role,
+        parts: [{ type: "text", text: m.content }],
+        metadata: { ...notice, createdAt: m.createdAt.toISOString() },
+      });
       continue;
     }
     if (m.role !== "assistant") continue;
@@ -118,34 +173,82 @@ export function toUIMessages(rows: StoredMessage[], calls: ReadonlyMap<string, C
       const state = calls.get(call.toolCallId);
       const decidedAt = state?.decidedAt ? new Date(state.decidedAt).toISOString() : null;
       if (result?.status === "pending") {
-        const pending = result.output as { approvalId?: string; reason?: string; expiresAt?: string; deferred?: unknown };
+        const pending = result.output as {
+          approvalId?: string;
+          reason?: string;
+          expiresAt?: string;
+          deferred?: unknown;
+        };
         current.parts.push({
           type: "data-approval_pending",
           id: call.toolCallId,
-          data: { approvalId: pending.approvalId, callId: call.toolCallId, toolName: call.toolName, input: call.input, reason: pending.reason, expiresAt: pending.expiresAt, status: state?.status ?? "pending", decidedBy: state?.decidedBy ?? null, decidedAt, decisionReason: state?.decisionReason ?? null, ...(pending.deferred === true ? { deferred: true } : {}) },
+          data: {
+            approvalId: pending.approvalId,
+            callId: call.toolCallId,
+            toolName: call.toolName,
+            input: call.input,
+            reason: pending.reason,
+            expiresAt: pending.expiresAt,
+            status: state?.status ?? "pending",
+            decidedBy: state?.decidedBy ?? null,
+            decidedAt,
+            decisionReason: state?.decisionReason ?? null,
+            ...(pending.deferred === true ? { deferred: true } : {}),
+          },
         } as never);
         continue;
       }
       if (result?.status === "aborted") {
-        current.parts.push({ type: "data-tool_stopped", id: call.toolCallId, data: { callId: call.toolCallId, toolName: call.toolName, input: call.input } } as never);
+        current.parts.push({
+          type: "data-tool_stopped",
+          id: call.toolCallId,
+          data: { callId: call.toolCallId, toolName: call.toolName, input: call.input },
+        } as never);
         continue;
       }
       if (result?.status === "denied") {
         const data = toolDeniedData(call.toolCallId, result.output as DenialResult);
         // An owner's denial says who and why ("Denied by owner@…: not on a Friday"), whichever channel it came from.
-        const byOwner = data.errorCode === "APPROVAL_DENIED" && state?.decidedBy ? { decidedBy: state.decidedBy, decidedAt, decisionReason: state.decisionReason ?? null } : {};
+        const byOwner =
+          data.errorCode === "APPROVAL_DENIED" && state?.decidedBy
+            ? { decidedBy: state.decidedBy, decidedAt, decisionReason: state.decisionReason ?? null }
+            : {};
         current.parts.push({ type: "data-tool_denied", id: call.toolCallId, data: { ...data, ...byOwner } } as never);
         continue;
       }
       // A call that ran after an owner allowed it says who allowed it and when.
       if (result?.status === "ok" && state?.decidedBy && decidedAt)
-        current.parts.push({ type: "data-approval_decided", id: `${call.toolCallId}:decided`, data: { callId: call.toolCallId, decidedBy: state.decidedBy, decidedAt } } as never);
+        current.parts.push({
+          type: "data-approval_decided",
+          id: `${call.toolCallId}:decided`,
+          data: { callId: call.toolCallId, decidedBy: state.decidedBy, decidedAt },
+        } as never);
       current.parts.push(
         result
           ? result.status === "ok"
-            ? { type: "dynamic-tool", toolName: call.toolName, toolCallId: call.toolCallId, state: "output-available", input: call.input, output: result.output }
-            : { type: "dynamic-tool", toolName: call.toolName, toolCallId: call.toolCallId, state: "output-error", input: call.input, errorText: JSON.stringify(result.output) }
-          : { type: "dynamic-tool", toolName: call.toolName, toolCallId: call.toolCallId, state: "input-available", input: call.input },
+            ? {
+                type: "dynamic-tool",
+                toolName: call.toolName,
+                toolCallId: call.toolCallId,
+                state: "output-available",
+                input: call.input,
+                output: result.output,
+              }
+            : {
+                type: "dynamic-tool",
+                toolName: call.toolName,
+                toolCallId: call.toolCallId,
+                state: "output-error",
+                input: call.input,
+                errorText: JSON.stringify(result.output),
+              }
+          : {
+              type: "dynamic-tool",
+              toolName: call.toolName,
+              toolCallId: call.toolCallId,
+              state: "input-available",
+              input: call.input,
+            },
       );
     }
   }
@@ -172,7 +275,11 @@ export function toolResultOutput(output: unknown, { imagesInToolResults = true }
   if (isMcpContentOutput(output)) {
     const parts = mcpOutputToModelContent(output);
     if (imagesInToolResults) return { type: "content" as const, value: parts };
-    const text = parts.map((p) => (p.type === "text" ? p.text : `[image ${p.mediaType}, ${Math.floor((p.data.length * 3) / 4)} bytes: shown to the user; this model does not take images in tool results]`));
+    const text = parts.map((p) =>
+      p.type === "text"
+        ? p.text
+        : `[image ${p.mediaType}, ${Math.floor((p.data.length * 3) / 4)} bytes: shown to the user; this model does not take images in tool results]`,
+    );
     return { type: "text" as const, value: text.join("\n") };
   }
   return { type: "json" as const, value: (output ?? null) as never };

@@ -4,7 +4,18 @@ import "server-only";
 import path from "node:path";
 import { jsonSchema, tool as aiTool, type ToolSet, type UIMessageChunk } from "ai";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import { agentAccessReason, isSandboxed, resolveEffectiveToolPolicy, type AgentConfig, resolveGrantedModes, type EffectiveToolPolicy, type PolicyContext, type Role, type ToolMode, type ToolSchema } from "@/lib/policy";
+import {
+  agentAccessReason,
+  isSandboxed,
+  resolveEffectiveToolPolicy,
+  type AgentConfig,
+  resolveGrantedModes,
+  type EffectiveToolPolicy,
+  type PolicyContext,
+  type Role,
+  type ToolMode,
+  type ToolSchema,
+} from "@/lib/policy";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { listActiveGrants } from "@/lib/db/allowlist";
@@ -71,11 +82,20 @@ export type Turn = {
 function toSdkTools(schemas: ToolSchema[]): ToolSet {
   // No execute: the SDK only reports calls; the loop runs them after the execution gate. The schemas are the
   // registry's (normalised once per tool and cached), for exactly the tools the prompt lists.
-  return Object.fromEntries(schemas.map(({ function: f }) => [f.name, aiTool({ description: f.description, inputSchema: jsonSchema(f.parameters as never) })]));
+  return Object.fromEntries(
+    schemas.map(({ function: f }) => [
+      f.name,
+      aiTool({ description: f.description, inputSchema: jsonSchema(f.parameters as never) }),
+    ]),
+  );
 }
 
 /** Host execution is an admin's explicit per-agent or per-team setting; the reason is audited with each command. */
-function hostExecution(host: { agents: string[]; teams: string[] }, agentId: string | null, teamIds: readonly string[]) {
+function hostExecution(
+  host: { agents: string[]; teams: string[] },
+  agentId: string | null,
+  teamIds: readonly string[],
+) {
   if (agentId && host.agents.includes(agentId)) return { reason: `exec.host.agents: ${agentId}` };
   const team = teamIds.find((t) => host.teams.includes(t));
   return team ? { reason: `exec.host.teams: ${team}` } : null;
@@ -97,8 +117,13 @@ export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string
     if (session.agentId) {
       // Checked on every turn, not only at creation: an admin who takes an agent away takes it away now.
       agent = agentOf(document, session.agentId);
-      if (!agent) throw new AppError("FORBIDDEN", `the agent "${session.agentId}" of this chat no longer exists; start a new chat`);
-      if (agentAccessReason(agent.usableBy, env.user) === null) throw new AppError("FORBIDDEN", `you may no longer use the agent "${session.agentId}"; start a new chat`);
+      if (!agent)
+        throw new AppError(
+          "FORBIDDEN",
+          `the agent "${session.agentId}" of this chat no longer exists; start a new chat`,
+        );
+      if (agentAccessReason(agent.usableBy, env.user) === null)
+        throw new AppError("FORBIDDEN", `you may no longer use the agent "${session.agentId}"; start a new chat`);
     }
     refreshMcpTools(document, registry); // never waits on a server: discovery and health run in the background
     const base = { roles: env.user.roles, teamIds: env.user.teamIds, senderId: env.user.id };
@@ -121,7 +146,10 @@ export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string
     // A subagent never has more tools than its ancestors (a parent-denied tool is denied with layer "parent").
     if (session.parentId) policy = await limitToAncestors({ session, policy, context, grantedModes, resolve });
     // Grants in force for this requester only (their own, their teams', this agent's, everyone's), not expired.
-    const [grants] = await Promise.all([listActiveGrants({ userId: env.user.id, teamIds: env.user.teamIds, agentId: session.agentId }), loadShellParser()]);
+    const [grants] = await Promise.all([
+      listActiveGrants({ userId: env.user.id, teamIds: env.user.teamIds, agentId: session.agentId }),
+      loadShellParser(),
+    ]);
     rememberPolicyVersion(policy, version);
     durable = {
       execRules: [...compileAllowlist(policy.exec.allowlist), ...grantRules(grants.filter((g) => g.kind === "exec"))],
@@ -134,12 +162,27 @@ export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string
     log("error", "policy_unavailable", { sessionId, error: policyError });
   }
   const mode = policy?.mode ?? "chat_safe";
-  const limits = { maxReadBytes: policy?.limits.fs.maxReadBytes ?? 0, maxWriteBytes: policy?.limits.fs.maxWriteBytes ?? 0 };
-  const exec = env.execLimits ?? { timeoutMs: policy?.exec.timeoutMs ?? 30_000, maxOutputBytes: policy?.exec.maxOutputBytes ?? 200_000 };
-  const disk = { workspaceQuotaBytes: policy?.exec.workspaceQuotaBytes ?? 0, maxFileBytes: policy?.exec.maxFileBytes ?? 0 };
+  const limits = {
+    maxReadBytes: policy?.limits.fs.maxReadBytes ?? 0,
+    maxWriteBytes: policy?.limits.fs.maxWriteBytes ?? 0,
+  };
+  const exec = env.execLimits ?? {
+    timeoutMs: policy?.exec.timeoutMs ?? 30_000,
+    maxOutputBytes: policy?.exec.maxOutputBytes ?? 200_000,
+  };
+  const disk = {
+    workspaceQuotaBytes: policy?.exec.workspaceQuotaBytes ?? 0,
+    maxFileBytes: policy?.exec.maxFileBytes ?? 0,
+  };
   // The prompt states the very limits the tool context enforces (one source for both).
   const prompt = policy
-    ? buildSystemPrompt({ mode, policy, registry, agent: agent ?? undefined, limits: { ...limits, exec, disk, maxSteps: MAX_TURN_STEPS } })
+    ? buildSystemPrompt({
+        mode,
+        policy,
+        registry,
+        agent: agent ?? undefined,
+        limits: { ...limits, exec, disk, maxSteps: MAX_TURN_STEPS },
+      })
     : { system: "No tools are available: the tool policy could not be read.", tools: [] };
   const turn: Turn = {
     env,
@@ -168,9 +211,28 @@ export async function prepareTurn(env: TurnEnv, sessionId: string, runId: string
       sandbox: env.sandbox,
       execHost: policy ? hostExecution(policy.exec.host, session.agentId, env.user.teamIds) : null,
       disk,
-      ...(policy ? { budget: { memoryBytes: policy.exec.memberMemoryBytes, processes: policy.exec.memberProcesses, cpuPercent: policy.exec.memberCpuPercent } } : {}),
+      ...(policy
+        ? {
+            budget: {
+              memoryBytes: policy.exec.memberMemoryBytes,
+              processes: policy.exec.memberProcesses,
+              cpuPercent: policy.exec.memberCpuPercent,
+            },
+          }
+        : {}),
       // Network by domain: this member's grants and domain approvals (no run id: the refused call is never resumed).
-      ...(policy ? { egress: createEgressServices({ userId: env.user.id, teamIds: env.user.teamIds, agentId: session.agentId ?? null, sessionId, runId: null, settings: policy.exec.network }) } : {}),
+      ...(policy
+        ? {
+            egress: createEgressServices({
+              userId: env.user.id,
+              teamIds: env.user.teamIds,
+              agentId: session.agentId ?? null,
+              sessionId,
+              runId: null,
+              settings: policy.exec.network,
+            }),
+          }
+        : {}),
     },
   };
   return turn;

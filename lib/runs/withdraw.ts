@@ -13,25 +13,62 @@ import { findToolCall } from "@/lib/db/tool-calls";
 import { eventsCommitted } from "@/lib/events/bus";
 import { endOpenRequestsInTx } from "./stop";
 
-
-export async function withdrawApproval({ approvalId, userId }: { approvalId: string; userId: string }): Promise<{ id: string; status: "expired" }> {
+export async function withdrawApproval({
+  approvalId,
+  userId,
+}: {
+  approvalId: string;
+  userId: string;
+}): Promise<{ id: string; status: "expired" }> {
   const approval = await findApproval({ id: approvalId });
   const session = approval ? await findSessionById({ sessionId: approval.sessionId }) : null;
   // Only the requester, in their own (not deleted) chat: anyone else, an owner too, learns nothing of it here. An
   // outside client's calls never defer (their wait is the request's), so their requests are refused below.
-  if (!approval || !session || approval.requesterId !== userId || session.ownerId !== userId || session.deletedAt !== null) {
+  if (
+    !approval ||
+    !session ||
+    approval.requesterId !== userId ||
+    session.ownerId !== userId ||
+    session.deletedAt !== null
+  ) {
     throw new AppError("NOT_FOUND", "no such request of yours");
   }
-  if (approval.status !== "pending") throw new AppError("CONFLICT", `this request is already ${approval.status}`, { status: approval.status });
+  if (approval.status !== "pending")
+    throw new AppError("CONFLICT", `this request is already ${approval.status}`, { status: approval.status });
   const call = await findToolCall({ sessionId: session.id, callId: approval.callId });
-  if (!call?.deferredAt) throw new AppError("CONFLICT", "the chat still waits on this request: press Stop to end it", { status: approval.status });
+  if (!call?.deferredAt)
+    throw new AppError("CONFLICT", "the chat still waits on this request: press Stop to end it", {
+      status: approval.status,
+    });
   const withdrawn = await transact(async (tx) => {
-    const ended = await endOpenRequestsInTx(tx, { sessionId: session.id, runId: call.runId, approvals: [approval], calls: [], by: userId, reason: WITHDRAWN_REASON });
+    const ended = await endOpenRequestsInTx(tx, {
+      sessionId: session.id,
+      runId: call.runId,
+      approvals: [approval],
+      calls: [],
+      by: userId,
+      reason: WITHDRAWN_REASON,
+    });
     // An owner decided (or it expired) first: nothing is withdrawn, and the call keeps that outcome.
     if (!ended.withdrawn.length) return false;
-    const stopped = await endOpenRequestsInTx(tx, { sessionId: session.id, runId: call.runId, approvals: [], calls: [call], by: userId, reason: WITHDRAWN_REASON });
+    const stopped = await endOpenRequestsInTx(tx, {
+      sessionId: session.id,
+      runId: call.runId,
+      approvals: [],
+      calls: [call],
+      by: userId,
+      reason: WITHDRAWN_REASON,
+    });
     for (const event of [...ended.events, ...stopped.events]) await insertEvent({ ...event, tx });
-    await insertAuditRow(tx, { action: "approval.withdrawn", actorId: userId, sessionId: session.id, toolName: approval.toolName, callId: approval.callId, decision: "expired", details: { approvalId, reason: WITHDRAWN_REASON } });
+    await insertAuditRow(tx, {
+      action: "approval.withdrawn",
+      actorId: userId,
+      sessionId: session.id,
+      toolName: approval.toolName,
+      callId: approval.callId,
+      decision: "expired",
+      details: { approvalId, reason: WITHDRAWN_REASON },
+    });
     return true;
   });
   if (!withdrawn) {

@@ -25,17 +25,21 @@ export async function startRunWorker(): Promise<void> {
   });
   // At start-up: runs this host's previous process left running are failed now, before anything resumes.
   await failAbandonedRuns().catch((error) => log("warn", "run_recovery_failed", { error: String(error) }));
-  const recover = () => resumeReadyRuns().catch((error) => log("warn", "run_recovery_failed", { error: String(error) }));
+  const recover = () =>
+    resumeReadyRuns().catch((error) => log("warn", "run_recovery_failed", { error: String(error) }));
   void recover();
   setInterval(recover, RECOVER_MS).unref();
   let sweeping = false;
-  setInterval(() => {
-    if (sweeping) return;
-    sweeping = true;
-    failAbandonedRuns()
-      .catch((error) => log("warn", "abandoned_sweep_failed", { error: String(error) }))
-      .finally(() => (sweeping = false));
-  }, Math.max(1_000, Math.floor(leaseMs() / 3))).unref();
+  setInterval(
+    () => {
+      if (sweeping) return;
+      sweeping = true;
+      failAbandonedRuns()
+        .catch((error) => log("warn", "abandoned_sweep_failed", { error: String(error) }))
+        .finally(() => (sweeping = false));
+    },
+    Math.max(1_000, Math.floor(leaseMs() / 3)),
+  ).unref();
   // Turns that waited for an owner longer than APPROVAL_TURN_WAIT_SECONDS end pending (lib/runs/deferred.ts).
   let deferring = false;
   setInterval(() => {

@@ -14,7 +14,10 @@ export type CgroupMechanism = { kind: "cgroup-v1" | "cgroup-v2" | "rlimits"; det
 const ROOT = "/sys/fs/cgroup";
 const PARENT = "toolgate";
 
-type Layout = { kind: "cgroup-v1"; dirs: { memory: string; cpu: string; pids: string } } | { kind: "cgroup-v2"; dir: string } | { kind: "rlimits"; why: string };
+type Layout =
+  | { kind: "cgroup-v1"; dirs: { memory: string; cpu: string; pids: string } }
+  | { kind: "cgroup-v2"; dir: string }
+  | { kind: "rlimits"; why: string };
 
 async function ownPaths(): Promise<Map<string, string>> {
   const text = await readFile("/proc/self/cgroup", "utf8").catch(() => "");
@@ -27,7 +30,11 @@ async function ownPaths(): Promise<Map<string, string>> {
   return map;
 }
 
-const writable = (p: string) => access(p, 2).then(() => true, () => false);
+const writable = (p: string) =>
+  access(p, 2).then(
+    () => true,
+    () => false,
+  );
 
 let layout: Promise<Layout> | undefined;
 function detect(): Promise<Layout> {
@@ -40,7 +47,13 @@ function detect(): Promise<Layout> {
     for (const [key, controller] of Object.entries(v1) as Array<[keyof typeof v1, string]>) {
       const mount = path.join(ROOT, controller);
       const base = path.join(mount, own.get(controller) ?? "/", PARENT);
-      if (!(await writable(mount)) || !(await access(path.join(mount, "cgroup.procs")).then(() => true, () => false))) {
+      if (
+        !(await writable(mount)) ||
+        !(await access(path.join(mount, "cgroup.procs")).then(
+          () => true,
+          () => false,
+        ))
+      ) {
         v1ok = false;
         break;
       }
@@ -73,8 +86,16 @@ function detect(): Promise<Layout> {
 
 export async function limitMechanism(): Promise<CgroupMechanism> {
   const l = await detect();
-  if (l.kind === "cgroup-v1") return { kind: l.kind, detail: `a control group per member in cgroup v1 (memory, cpu, pids) under ${path.dirname(l.dirs.pids)}; rlimits per process as well` };
-  if (l.kind === "cgroup-v2") return { kind: l.kind, detail: `a control group per member in cgroup v2 (memory, cpu, pids) under ${l.dir}; rlimits per process as well` };
+  if (l.kind === "cgroup-v1")
+    return {
+      kind: l.kind,
+      detail: `a control group per member in cgroup v1 (memory, cpu, pids) under ${path.dirname(l.dirs.pids)}; rlimits per process as well`,
+    };
+  if (l.kind === "cgroup-v2")
+    return {
+      kind: l.kind,
+      detail: `a control group per member in cgroup v2 (memory, cpu, pids) under ${l.dir}; rlimits per process as well`,
+    };
   return { kind: "rlimits", detail: `rlimits per process only (${l.why})` };
 }
 
@@ -96,7 +117,9 @@ export async function memberGroups(member: string, budget: MemberBudget): Promis
       for (const dir of [memory, cpu, pids]) await mkdir(dir, { recursive: true });
       await writeFile(path.join(memory, "memory.limit_in_bytes"), String(budget.memoryBytes));
       // Swap counts too where the kernel accounts it, or a hog would page out instead of stopping.
-      await writeFile(path.join(memory, "memory.memsw.limit_in_bytes"), String(budget.memoryBytes)).catch(() => undefined);
+      await writeFile(path.join(memory, "memory.memsw.limit_in_bytes"), String(budget.memoryBytes)).catch(
+        () => undefined,
+      );
       await writeFile(path.join(cpu, "cpu.cfs_period_us"), String(CPU_PERIOD_US));
       await writeFile(path.join(cpu, "cpu.cfs_quota_us"), quota);
       await writeFile(path.join(pids, "pids.max"), String(budget.processes));
@@ -123,6 +146,7 @@ export async function memberGroups(member: string, budget: MemberBudget): Promis
  */
 export function cgroupJoinArgv(groups: readonly string[], argv: readonly string[]): string[] {
   if (groups.length === 0) return [...argv];
-  const script = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1/cgroup.procs" || exit 125; shift; n=$((n-1)); done; exec "$@"';
+  const script =
+    'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1/cgroup.procs" || exit 125; shift; n=$((n-1)); done; exec "$@"';
   return ["/bin/sh", "-c", script, "sh", String(groups.length), ...groups, ...argv];
 }

@@ -18,13 +18,23 @@ export type ExecLimits = {
 
 /** Data services the memory and sessions tools need; implemented over lib/db by the agent loop. */
 export type ToolServices = {
-  searchMemory(input: { query: string; limit: number }): Promise<Array<{ id: string; title: string; snippet: string; source: "note" | "transcript" }>>;
+  searchMemory(input: {
+    query: string;
+    limit: number;
+  }): Promise<Array<{ id: string; title: string; snippet: string; source: "note" | "transcript" }>>;
   getMemory(input: { id: string }): Promise<{ id: string; title: string; content: string } | null>;
-  listSessions(input: { limit: number }): Promise<Array<{ id: string; title: string; mode: string; updatedAt: string }>>;
-  getSessionHistory(input: { sessionId: string; limit: number }): Promise<Array<{ role: string; content: string; createdAt: string }> | null>;
+  listSessions(input: {
+    limit: number;
+  }): Promise<Array<{ id: string; title: string; mode: string; updatedAt: string }>>;
+  getSessionHistory(input: {
+    sessionId: string;
+    limit: number;
+  }): Promise<Array<{ role: string; content: string; createdAt: string }> | null>;
   /** Subagents (lib/runs/subagents.ts): only present inside an agent run, which owns the parent session. */
   spawnSubagent?(input: { task: string; label?: string }): Promise<SubagentResult>;
-  listSubagents?(): Promise<Array<{ sessionId: string; title: string; depth: number; running: boolean; createdAt: string }>>;
+  listSubagents?(): Promise<
+    Array<{ sessionId: string; title: string; depth: number; running: boolean; createdAt: string }>
+  >;
   stopSubagent?(input: { sessionId: string }): Promise<{ stopped: boolean }>;
 };
 
@@ -48,7 +58,10 @@ export type EgressServices = {
   /** This member's domain grants, plus the allow-once domain approvals this command claims (each used once). */
   grantsForCommand(): Promise<EgressGrants>;
   /** One approval per unlisted domain (within the member's approval budget); null where none was made, with why. */
-  requestDomainApprovals(input: { callId: string; asked: readonly AskedDomain[] }): Promise<Array<{ domain: string; approvalId: string | null; note?: string }>>;
+  requestDomainApprovals(input: {
+    callId: string;
+    asked: readonly AskedDomain[];
+  }): Promise<Array<{ domain: string; approvalId: string | null; note?: string }>>;
 };
 
 export type ToolRunContext = {

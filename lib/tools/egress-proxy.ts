@@ -15,7 +15,13 @@ import type { EgressHostTarget } from "@/lib/config";
 import { egressDirPrefix } from "./sandbox-reaper";
 import { normalizeHost, type AskedDomain, type EgressRequest, type EgressVerdict } from "@/lib/policy/egress";
 
-export type EgressEvent = { host: string; port: number; method: string; action: EgressVerdict["action"]; reason?: string };
+export type EgressEvent = {
+  host: string;
+  port: number;
+  method: string;
+  action: EgressVerdict["action"];
+  reason?: string;
+};
 
 export type EgressProxyOptions = {
   decide: (request: EgressRequest) => EgressVerdict;
@@ -42,10 +48,30 @@ const CONNECT_TIMEOUT_MS = 15_000;
 
 // Addresses a name may never resolve to unless EGRESS_HOSTS maps it: the host itself, its networks, metadata services.
 const PRIVATE = new BlockList();
-for (const [net, bits] of [["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12], ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 4], ["240.0.0.0", 4]] as const) {
+for (const [net, bits] of [
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
+] as const) {
   PRIVATE.addSubnet(net, bits, "ipv4");
 }
-for (const [net, bits] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["64:ff9b::", 96]] as const) PRIVATE.addSubnet(net, bits, "ipv6");
+for (const [net, bits] of [
+  ["::", 128],
+  ["::1", 128],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["ff00::", 8],
+  ["64:ff9b::", 96],
+] as const)
+  PRIVATE.addSubnet(net, bits, "ipv6");
 
 export function isPrivateAddress(address: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
@@ -56,7 +82,10 @@ export function isPrivateAddress(address: string): boolean {
 }
 
 /** The one address this connection goes to, checked once (a second lookup could answer differently). */
-async function resolveTarget(host: string, hosts: ReadonlyMap<string, EgressHostTarget>): Promise<{ address: string; port?: number } | { refused: string }> {
+async function resolveTarget(
+  host: string,
+  hosts: ReadonlyMap<string, EgressHostTarget>,
+): Promise<{ address: string; port?: number } | { refused: string }> {
   const fixed = hosts.get(host);
   if (fixed) return fixed;
   let answers: Array<{ address: string }>;
@@ -66,13 +95,16 @@ async function resolveTarget(host: string, hosts: ReadonlyMap<string, EgressHost
     return { refused: `${host} does not resolve` };
   }
   // Every answer must be public: a name with one private answer is someone pointing a listed domain inward.
-  if (answers.length === 0 || answers.some((a) => isPrivateAddress(a.address))) return { refused: `${host} resolves to a private address` };
+  if (answers.length === 0 || answers.some((a) => isPrivateAddress(a.address)))
+    return { refused: `${host} resolves to a private address` };
   return { address: answers[0]!.address };
 }
 
 function refuseSocket(socket: Duplex, status: string, reason: string) {
   const body = `toolgate egress: ${reason}\n`;
-  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
@@ -92,7 +124,13 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     from.on("data", (chunk: Buffer) => {
       sent += chunk.length;
       if (sent > options.uploadBytes) {
-        note({ host: "-", port: 0, method: "-", action: "deny", reason: `upload cap reached (${options.uploadBytes} bytes per command)` });
+        note({
+          host: "-",
+          port: 0,
+          method: "-",
+          action: "deny",
+          reason: `upload cap reached (${options.uploadBytes} bytes per command)`,
+        });
         from.destroy();
         to.destroy();
         return;
@@ -112,7 +150,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   const decided = (request: EgressRequest): EgressVerdict => {
     const verdict = options.decide(request);
     note({ ...request, action: verdict.action, ...(verdict.action === "allow" ? {} : { reason: verdict.reason }) });
-    if (verdict.action === "ask" && !asked.has(verdict.pattern)) asked.set(verdict.pattern, { ...request, host: verdict.domain, pattern: verdict.pattern });
+    if (verdict.action === "ask" && !asked.has(verdict.pattern))
+      asked.set(verdict.pattern, { ...request, host: verdict.domain, pattern: verdict.pattern });
     return verdict;
   };
 
@@ -122,17 +161,26 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     try {
       url = new URL(req.url ?? "");
     } catch {
-      res.writeHead(400, { "content-type": "text/plain" }).end("toolgate egress: a proxy request needs an absolute http:// URL\n");
+      res
+        .writeHead(400, { "content-type": "text/plain" })
+        .end("toolgate egress: a proxy request needs an absolute http:// URL\n");
       return;
     }
     if (url.protocol !== "http:") {
-      res.writeHead(400, { "content-type": "text/plain" }).end("toolgate egress: plain requests must be http://; use CONNECT for https\n");
+      res
+        .writeHead(400, { "content-type": "text/plain" })
+        .end("toolgate egress: plain requests must be http://; use CONNECT for https\n");
       return;
     }
     const port = url.port ? Number(url.port) : 80;
     const verdict = decided({ host: url.hostname, port, method: req.method ?? "GET" });
     if (verdict.action !== "allow") {
-      res.writeHead(403, { "content-type": "text/plain", "x-toolgate-egress": verdict.action === "ask" ? "approval-requested" : "refused" }).end(`toolgate egress: ${verdict.reason}\n`);
+      res
+        .writeHead(403, {
+          "content-type": "text/plain",
+          "x-toolgate-egress": verdict.action === "ask" ? "approval-requested" : "refused",
+        })
+        .end(`toolgate egress: ${verdict.reason}\n`);
       return;
     }
     void resolveTarget(normalizeHost(url.hostname)!, options.hosts).then((target) => {
@@ -142,12 +190,24 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         return;
       }
       const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !k.startsWith("proxy-")));
-      const upstream = httpRequest({ host: target.address, port: target.port ?? port, method: req.method, path: `${url.pathname}${url.search}`, headers: { ...headers, host: url.host }, setHost: false, timeout: CONNECT_TIMEOUT_MS });
+      const upstream = httpRequest({
+        host: target.address,
+        port: target.port ?? port,
+        method: req.method,
+        path: `${url.pathname}${url.search}`,
+        headers: { ...headers, host: url.host },
+        setHost: false,
+        timeout: CONNECT_TIMEOUT_MS,
+      });
       upstream.on("response", (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       });
-      upstream.on("error", () => (res.headersSent ? res.destroy() : res.writeHead(502, { "content-type": "text/plain" }).end("toolgate egress: upstream failed\n")));
+      upstream.on("error", () =>
+        res.headersSent
+          ? res.destroy()
+          : res.writeHead(502, { "content-type": "text/plain" }).end("toolgate egress: upstream failed\n"),
+      );
       upstream.on("timeout", () => upstream.destroy());
       outbound(req, upstream);
     });
@@ -166,7 +226,11 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         note({ host: match[1]!, port, method: "CONNECT", action: "deny", reason: target.refused });
         return refuseSocket(client, "403 Forbidden", target.refused);
       }
-      const upstream: Socket = tcpConnect({ host: target.address, port: target.port ?? port, timeout: CONNECT_TIMEOUT_MS });
+      const upstream: Socket = tcpConnect({
+        host: target.address,
+        port: target.port ?? port,
+        timeout: CONNECT_TIMEOUT_MS,
+      });
       track(upstream);
       upstream.once("connect", () => {
         upstream.setTimeout(0);
@@ -179,7 +243,9 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         upstream.pipe(client);
       });
       upstream.once("timeout", () => upstream.destroy());
-      upstream.once("error", () => (client.writable ? refuseSocket(client, "502 Bad Gateway", `${match[1]} did not answer`) : client.destroy()));
+      upstream.once("error", () =>
+        client.writable ? refuseSocket(client, "502 Bad Gateway", `${match[1]} did not answer`) : client.destroy(),
+      );
     });
   });
 

@@ -26,7 +26,9 @@ const NONE: CommandEgress = { finish: async () => undefined };
 
 function summarise(events: readonly EgressEvent[]) {
   const reached = [...new Set(events.filter((e) => e.action === "allow").map((e) => e.host))];
-  const refused = events.filter((e) => e.action !== "allow").map((e) => ({ host: e.host, reason: e.reason ?? "refused" }));
+  const refused = events
+    .filter((e) => e.action !== "allow")
+    .map((e) => ({ host: e.host, reason: e.reason ?? "refused" }));
   return { reached, refused: refused.slice(0, 20) };
 }
 
@@ -35,7 +37,15 @@ export async function openCommandEgress(ctx: ToolRunContext, uid: number | undef
   if (!services) return NONE;
   // Fail closed: without socat inside, the sandbox stays without any network, as before this feature.
   if (!existsSync(/*turbopackIgnore: true*/ SOCAT_PATH)) {
-    return { finish: async () => ({ reached: [], refused: [], approvals: [], uploadedBytes: 0, note: "no network: socat is not installed on the server" }) };
+    return {
+      finish: async () => ({
+        reached: [],
+        refused: [],
+        approvals: [],
+        uploadedBytes: 0,
+        note: "no network: socat is not installed on the server",
+      }),
+    };
   }
   const grants = await services.grantsForCommand();
   const proxy = await startEgressProxy({
@@ -52,13 +62,17 @@ export async function openCommandEgress(ctx: ToolRunContext, uid: number | undef
         await proxy.close();
         const asked = [...proxy.asked.values()];
         const approvals = callId && asked.length > 0 ? await services.requestDomainApprovals({ callId, asked }) : [];
-        const pending = approvals.filter((a) => a.approvalId !== null).map((a) => `${a.domain} (approval ${a.approvalId})`);
+        const pending = approvals
+          .filter((a) => a.approvalId !== null)
+          .map((a) => `${a.domain} (approval ${a.approvalId})`);
         return {
           ...summarise(proxy.events),
           approvals,
           uploadedBytes: proxy.uploaded(),
           ...(pending.length > 0
-            ? { note: `network refused for ${pending.join(", ")}: an owner decides; this call is not re-run, run the command again after the decision` }
+            ? {
+                note: `network refused for ${pending.join(", ")}: an owner decides; this call is not re-run, run the command again after the decision`,
+              }
             : {}),
         };
       })();

@@ -92,10 +92,13 @@ export function runCommand(options: RunCommandOptions): Promise<RunCommandResult
     });
     if (child.pid !== undefined) options.onSpawn?.(child.pid);
 
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child.pid);
-    }, Math.max(1, options.timeoutMs));
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        killGroup(child.pid);
+      },
+      Math.max(1, options.timeoutMs),
+    );
     const onAbort = () => {
       aborted = true;
       killGroup(child.pid);

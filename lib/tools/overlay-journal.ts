@@ -15,10 +15,20 @@ import { z } from "zod";
 const LAYER_RECORD = "layer.json";
 const APPLY_JOURNAL = "apply.json";
 
-const ownerSchema = z.object({ host: z.string(), pid: z.number().int().positive(), startTime: z.string(), workspace: z.string() });
+const ownerSchema = z.object({
+  host: z.string(),
+  pid: z.number().int().positive(),
+  startTime: z.string(),
+  workspace: z.string(),
+});
 export type LayerOwner = z.infer<typeof ownerSchema>;
 
-const entrySchema = z.object({ path: z.string(), kind: z.enum(["file", "directory", "symlink", "other"]), size: z.number(), previousSize: z.number().optional() });
+const entrySchema = z.object({
+  path: z.string(),
+  kind: z.enum(["file", "directory", "symlink", "other"]),
+  size: z.number(),
+  previousSize: z.number().optional(),
+});
 const journalSchema = z.object({
   trashId: z.string().regex(/^[A-Za-z0-9_-]+$/),
   manifest: z.object({ deleted: z.array(entrySchema), changed: z.array(entrySchema), created: z.array(entrySchema) }),
@@ -40,7 +50,12 @@ export function processStartTime(pid: number): string | null {
 
 let self: LayerOwner | undefined;
 function selfOwner(workspace: string): LayerOwner {
-  self ??= { host: os.hostname(), pid: process.pid, startTime: processStartTime(process.pid) ?? "unknown", workspace: "" };
+  self ??= {
+    host: os.hostname(),
+    pid: process.pid,
+    startTime: processStartTime(process.pid) ?? "unknown",
+    workspace: "",
+  };
   return { ...self, workspace };
 }
 
@@ -99,7 +114,11 @@ export type ApplyRoots = { workspace: string; upper: string; trash: string };
  * Makes the journal's moves, each only if it is still to be made. `beforeMove` lets the crash tests stop the apply
  * before any one move, as a server killed at that moment would.
  */
-export async function replayMoves(journal: ApplyJournal, roots: ApplyRoots, beforeMove?: (index: number) => void): Promise<void> {
+export async function replayMoves(
+  journal: ApplyJournal,
+  roots: ApplyRoots,
+  beforeMove?: (index: number) => void,
+): Promise<void> {
   for (const [index, move] of journal.moves.entries()) {
     beforeMove?.(index);
     const inTrash = inside(path.join(roots.trash, "files"), move.path);

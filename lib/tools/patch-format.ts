@@ -25,7 +25,10 @@ const MOVE = "*** Move to: ";
 const END_OF_FILE = "*** End of File";
 
 function patchError(message: string, line?: number): AppError {
-  return new AppError("INVALID_ARGUMENTS", line === undefined ? `invalid patch: ${message}` : `invalid patch (line ${line}): ${message}`);
+  return new AppError(
+    "INVALID_ARGUMENTS",
+    line === undefined ? `invalid patch: ${message}` : `invalid patch (line ${line}): ${message}`,
+  );
 }
 
 function newHunk(anchor: string | null): PatchHunk {

@@ -10,7 +10,10 @@ import { getLatestPolicyVersion, getPolicyVersionNumber } from "@/lib/db/policie
 let cache: { version: number; document: PolicyDocument } | undefined;
 
 /** `tx`: read inside the caller's transaction, which must not wait for a second pooled connection (a full pool deadlocks). */
-export async function loadPolicyDocument({ tx }: { tx?: Tx } = {}): Promise<{ version: number; document: PolicyDocument }> {
+export async function loadPolicyDocument({ tx }: { tx?: Tx } = {}): Promise<{
+  version: number;
+  document: PolicyDocument;
+}> {
   const version = await getPolicyVersionNumber({ tx });
   if (version === 0) return { version: 0, document: DEFAULT_POLICY_DOCUMENT };
   if (cache?.version === version) return cache;
@@ -18,7 +21,10 @@ export async function loadPolicyDocument({ tx }: { tx?: Tx } = {}): Promise<{ ve
   if (!row) return { version: 0, document: DEFAULT_POLICY_DOCUMENT };
   const parsed = parsePolicyDocument(row.document);
   if (!parsed.ok) {
-    throw new AppError("INTERNAL", `stored policy version ${row.version} is invalid: ${parsed.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`);
+    throw new AppError(
+      "INTERNAL",
+      `stored policy version ${row.version} is invalid: ${parsed.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+    );
   }
   cache = { version: row.version, document: parsed.document };
   return cache;

@@ -1,8 +1,24 @@
 // The shapes tool results come in, shared by the chat's tool cards and the offline model's prose: a command's
 // run (exit status, output, cut or timed out) and a failed call's structured error, with its code in words.
 
-export type ExecResult = { exitCode: number | null; signal?: string | null; stdout: string; stderr: string; timedOut?: boolean; aborted?: boolean; truncated?: boolean; durationMs?: number };
-export type ToolErrorResult = { ok: false; error_code: string; tool_name?: string; mode?: string; message?: string; next_action?: string };
+export type ExecResult = {
+  exitCode: number | null;
+  signal?: string | null;
+  stdout: string;
+  stderr: string;
+  timedOut?: boolean;
+  aborted?: boolean;
+  truncated?: boolean;
+  durationMs?: number;
+};
+export type ToolErrorResult = {
+  ok: false;
+  error_code: string;
+  tool_name?: string;
+  mode?: string;
+  message?: string;
+  next_action?: string;
+};
 
 /** A failed call's error code as a reader says it: NOT_FOUND is "not found", never a refusal. */
 const FAILURE_WORDS: Record<string, string> = {
@@ -33,12 +49,16 @@ export function parsedResult(value: unknown): unknown {
 
 export function asToolError(value: unknown): ToolErrorResult | null {
   const v = parsedResult(value) as Partial<ToolErrorResult> | null;
-  return v && typeof v === "object" && v.ok === false && typeof v.error_code === "string" ? (v as ToolErrorResult) : null;
+  return v && typeof v === "object" && v.ok === false && typeof v.error_code === "string"
+    ? (v as ToolErrorResult)
+    : null;
 }
 
 export function asExecResult(value: unknown): ExecResult | null {
   const v = value as Partial<ExecResult> | null;
-  return v && typeof v === "object" && "exitCode" in v && typeof v.stdout === "string" && typeof v.stderr === "string" ? (v as ExecResult) : null;
+  return v && typeof v === "object" && "exitCode" in v && typeof v.stdout === "string" && typeof v.stderr === "string"
+    ? (v as ExecResult)
+    : null;
 }
 
 /** A command that ran but did not succeed: a non-zero exit, a signal or a timeout is a failure, not "done". */

@@ -48,12 +48,18 @@ function tagOf(server: ServerIdentity, scope: string): string {
 }
 
 /** The bwrap arguments that tag a sandbox as this server's (or, for tests, as `server`'s in `scope`). */
-export function sandboxTagArgs({ server = self(), scope = globalForReaper.toolgateSandboxScope ?? sandboxScope("") }: { server?: ServerIdentity; scope?: string } = {}): string[] {
+export function sandboxTagArgs({
+  server = self(),
+  scope = globalForReaper.toolgateSandboxScope ?? sandboxScope(""),
+}: { server?: ServerIdentity; scope?: string } = {}): string[] {
   return ["--unsetenv", `toolgate-sandbox-${tagOf(server, scope)}`];
 }
 
 /** The name prefix of this server's egress socket directories under the temporary directory. */
-export function egressDirPrefix({ server = self(), scope = globalForReaper.toolgateSandboxScope ?? sandboxScope("") }: { server?: ServerIdentity; scope?: string } = {}): string {
+export function egressDirPrefix({
+  server = self(),
+  scope = globalForReaper.toolgateSandboxScope ?? sandboxScope(""),
+}: { server?: ServerIdentity; scope?: string } = {}): string {
   return `toolgate-egress-${tagOf(server, scope)}-`;
 }
 
@@ -90,7 +96,10 @@ export type Reaped = { sandboxes: number; egressDirs: number };
  * with it) and removes the egress directories that a gone server of this root left; waits until the killed ones
  * are gone, so the layer recovery that follows finds their overlays no longer busy.
  */
-export async function reapOrphanedSandboxes(workspaceRoot: string, { deadlineMs = 5_000 }: { deadlineMs?: number } = {}): Promise<Reaped> {
+export async function reapOrphanedSandboxes(
+  workspaceRoot: string,
+  { deadlineMs = 5_000 }: { deadlineMs?: number } = {},
+): Promise<Reaped> {
   const scope = sandboxScope(workspaceRoot);
   const pids = await taggedSandboxes(scope);
   for (const pid of pids) {
@@ -100,7 +109,11 @@ export async function reapOrphanedSandboxes(workspaceRoot: string, { deadlineMs 
       // gone already
     }
   }
-  for (const deadline = Date.now() + deadlineMs; (await Promise.all(pids.map(running))).some(Boolean) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+  for (
+    const deadline = Date.now() + deadlineMs;
+    (await Promise.all(pids.map(running))).some(Boolean) && Date.now() < deadline;
+  )
+    await new Promise((r) => setTimeout(r, 50));
   let egressDirs = 0;
   for (const name of await readdir(os.tmpdir()).catch(() => [] as string[])) {
     const match = EGRESS_DIR.exec(name);

@@ -69,10 +69,20 @@ export const DEFAULT_SANDBOX_LIMITS: Readonly<SandboxLimits> = Object.freeze({
   tmpBytes: 64 * 1024 * 1024,
 });
 
-export const INSTALL_BUBBLEWRAP = "ask an admin to install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)";
+export const INSTALL_BUBBLEWRAP =
+  "ask an admin to install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)";
 
 // The files under /etc that ordinary programs read (dynamic linker, alternatives symlinks, names, time zone).
-const ETC_FILES = ["alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "passwd", "group", "nsswitch.conf"];
+const ETC_FILES = [
+  "alternatives",
+  "ld.so.cache",
+  "ld.so.conf",
+  "ld.so.conf.d",
+  "localtime",
+  "passwd",
+  "group",
+  "nsswitch.conf",
+];
 // Merged-/usr systems have these as symlinks into /usr; older ones as real directories.
 const TOP_LEVEL = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
 
@@ -107,7 +117,10 @@ const GIT_NEUTRALISED: ReadonlyArray<[string, string]> = [
  * is switched off only where a program the member named must not run unseen (on the host, or for a command no
  * owner approved in allowlist mode); in the sandbox otherwise it runs there like any of the member's code.
  */
-export function commandEnvironment(workspaceDir: string, { externalDiff = false }: { externalDiff?: boolean } = {}): Record<string, string> {
+export function commandEnvironment(
+  workspaceDir: string,
+  { externalDiff = false }: { externalDiff?: boolean } = {},
+): Record<string, string> {
   const neutralised = externalDiff ? GIT_NEUTRALISED.filter(([key]) => key !== "diff.external") : GIT_NEUTRALISED;
   const env: Record<string, string> = {
     PATH: EXEC_PATH,
@@ -135,7 +148,14 @@ function limitsOf(config: SandboxConfig): SandboxLimits {
 }
 
 function prlimitArgs(limits: SandboxLimits): string[] {
-  return ["/usr/bin/prlimit", `--cpu=${limits.cpuSeconds}`, `--as=${limits.memoryBytes}`, `--nproc=${limits.maxProcesses}`, `--fsize=${limits.fileBytes}`, "--"];
+  return [
+    "/usr/bin/prlimit",
+    `--cpu=${limits.cpuSeconds}`,
+    `--as=${limits.memoryBytes}`,
+    `--nproc=${limits.maxProcesses}`,
+    `--fsize=${limits.fileBytes}`,
+    "--",
+  ];
 }
 
 /** The read-only system part of a sandbox (also used by stdio MCP servers, lib/tools/mcp/stdio-sandbox.ts). */
@@ -154,10 +174,23 @@ export function systemViewArgs(): string[] {
 }
 
 /** The full argv: [setpriv ...] bwrap <namespaces and mounts> prlimit <limits> /bin/sh -c <command>. */
-export function buildSandboxArgv({ command, workspaceDir, config = {}, uid }: { command: string; workspaceDir: string; config?: SandboxConfig; uid?: number }): string[] {
+export function buildSandboxArgv({
+  command,
+  workspaceDir,
+  config = {},
+  uid,
+}: {
+  command: string;
+  workspaceDir: string;
+  config?: SandboxConfig;
+  uid?: number;
+}): string[] {
   const limits = limitsOf(config);
   const egress = config.egress;
-  const variables = { ...commandEnvironment(workspaceDir, { externalDiff: config.externalDiff === true }), ...(egress ? egressEnv() : {}) };
+  const variables = {
+    ...commandEnvironment(workspaceDir, { externalDiff: config.externalDiff === true }),
+    ...(egress ? egressEnv() : {}),
+  };
   const env = Object.entries(variables).flatMap(([k, v]) => ["--setenv", k, v]);
   return [
     ...runAsPrefix(uid),
@@ -222,24 +255,66 @@ export function probeSandbox(config: SandboxConfig = {}): Promise<{ ok: true } |
   const bwrap = config.bwrapPath ?? "bwrap";
   let probe = probes.get(bwrap);
   if (!probe) {
-    const argv = [...runAsPrefix(), bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--ro-bind", "/", "/", "/usr/bin/prlimit", "--nproc=8", "true"];
-    probe = runCommand({ command: "true", cwd: "/", timeoutMs: 10_000, maxOutputBytes: 4096, argv, env: { PATH: EXEC_PATH } })
-      .then((r) => (r.exitCode === 0 ? { ok: true as const } : { ok: false as const, reason: (r.stderr || `exit ${r.exitCode ?? r.signal}`).trim() }))
-      .catch((error: unknown) => ({ ok: false as const, reason: error instanceof Error ? error.message : String(error) }));
+    const argv = [
+      ...runAsPrefix(),
+      bwrap,
+      "--unshare-all",
+      "--unshare-user",
+      "--disable-userns",
+      "--die-with-parent",
+      "--ro-bind",
+      "/",
+      "/",
+      "/usr/bin/prlimit",
+      "--nproc=8",
+      "true",
+    ];
+    probe = runCommand({
+      command: "true",
+      cwd: "/",
+      timeoutMs: 10_000,
+      maxOutputBytes: 4096,
+      argv,
+      env: { PATH: EXEC_PATH },
+    })
+      .then((r) =>
+        r.exitCode === 0
+          ? { ok: true as const }
+          : { ok: false as const, reason: (r.stderr || `exit ${r.exitCode ?? r.signal}`).trim() },
+      )
+      .catch((error: unknown) => ({
+        ok: false as const,
+        reason: error instanceof Error ? error.message : String(error),
+      }));
     probes.set(bwrap, probe);
   }
   return probe;
 }
 
 /** Runs one command in the sandbox, or refuses with TOOL_NOT_AVAILABLE when bwrap cannot start. */
-export async function runSandboxedCommand(options: Omit<RunCommandOptions, "argv" | "env">, config: SandboxConfig = {}): Promise<RunCommandResult> {
+export async function runSandboxedCommand(
+  options: Omit<RunCommandOptions, "argv" | "env">,
+  config: SandboxConfig = {},
+): Promise<RunCommandResult> {
   const probe = await probeSandbox(config);
   if (!probe.ok) {
-    throw new AppError("TOOL_NOT_AVAILABLE", `exec refused: the sandbox (bubblewrap) cannot start, and commands never run unsandboxed; ${INSTALL_BUBBLEWRAP}.`, {
-      probe: probe.reason.slice(0, 200),
-    });
+    throw new AppError(
+      "TOOL_NOT_AVAILABLE",
+      `exec refused: the sandbox (bubblewrap) cannot start, and commands never run unsandboxed; ${INSTALL_BUBBLEWRAP}.`,
+      {
+        probe: probe.reason.slice(0, 200),
+      },
+    );
   }
-  const argv = cgroupJoinArgv(config.cgroups ?? [], buildSandboxArgv({ command: options.command, workspaceDir: options.cwd, config, uid: await workspaceUid(options.cwd) }));
+  const argv = cgroupJoinArgv(
+    config.cgroups ?? [],
+    buildSandboxArgv({
+      command: options.command,
+      workspaceDir: options.cwd,
+      config,
+      uid: await workspaceUid(options.cwd),
+    }),
+  );
   const result = await runCommand({ ...options, argv, env: { PATH: EXEC_PATH, LANG: "C.UTF-8" } });
   if (result.exitCode === 1 && /^bwrap: Can't find source path .*Permission denied/m.test(result.stderr)) {
     throw new AppError(
@@ -251,7 +326,16 @@ export async function runSandboxedCommand(options: Omit<RunCommandOptions, "argv
 }
 
 /** Host execution (an admin's exec.host setting): no namespaces, but the same uid, limits and clean environment. */
-export async function runHostCommand(options: Omit<RunCommandOptions, "argv" | "env">, config: SandboxConfig = {}): Promise<RunCommandResult> {
-  const argv = cgroupJoinArgv(config.cgroups ?? [], [...runAsPrefix(await workspaceUid(options.cwd)), ...prlimitArgs(limitsOf(config)), "/bin/sh", "-c", options.command]);
+export async function runHostCommand(
+  options: Omit<RunCommandOptions, "argv" | "env">,
+  config: SandboxConfig = {},
+): Promise<RunCommandResult> {
+  const argv = cgroupJoinArgv(config.cgroups ?? [], [
+    ...runAsPrefix(await workspaceUid(options.cwd)),
+    ...prlimitArgs(limitsOf(config)),
+    "/bin/sh",
+    "-c",
+    options.command,
+  ]);
   return runCommand({ ...options, argv, env: commandEnvironment(options.cwd) });
 }

@@ -19,7 +19,12 @@ export const TRASH_KEEP = 20;
 /** Entries a tool result lists per kind; the counts are always complete. */
 const LISTED = 100;
 
-export type ChangedEntry = { path: string; kind: "file" | "directory" | "symlink" | "other"; size: number; previousSize?: number };
+export type ChangedEntry = {
+  path: string;
+  kind: "file" | "directory" | "symlink" | "other";
+  size: number;
+  previousSize?: number;
+};
 export type CommandChanges = {
   created: ChangedEntry[];
   changed: ChangedEntry[];
@@ -43,7 +48,8 @@ export function inWorkspaceTurn<T>(dir: string, fn: () => Promise<T>): Promise<T
 let overlaySupport: Promise<boolean> | undefined;
 /** overlayfs needs a root server (it mounts on the host) and the kernel's overlay file system. */
 export function overlaySupported(): Promise<boolean> {
-  overlaySupport ??= (async () => runningAsRoot() && /\boverlay\b/.test(await readFile("/proc/filesystems", "utf8").catch(() => "")))();
+  overlaySupport ??= (async () =>
+    runningAsRoot() && /\boverlay\b/.test(await readFile("/proc/filesystems", "utf8").catch(() => "")))();
   return overlaySupport;
 }
 
@@ -78,7 +84,14 @@ export async function mountOverlay(workspace: string, callId: string): Promise<O
   await chown(upper, ws.uid, ws.gid);
   await chmod(upper, ws.mode & 0o7777);
   try {
-    await run("mount", ["-t", "overlay", "overlay", "-o", `lowerdir=${workspace},upperdir=${upper},workdir=${work}`, merged]);
+    await run("mount", [
+      "-t",
+      "overlay",
+      "overlay",
+      "-o",
+      `lowerdir=${workspace},upperdir=${upper},workdir=${work}`,
+      merged,
+    ]);
   } catch {
     await rm(dir, { recursive: true, force: true });
     return null;
@@ -143,7 +156,13 @@ export async function diffOverlay(overlay: Overlay): Promise<Plan> {
       const size = st.isDirectory() ? await treeBytes(path.join(overlay.upper, p)) : st.size;
       plan.writtenBytes += size;
       if (!before) plan.created.push({ path: p, kind: kindOf(st), size });
-      else plan.changed.push({ path: p, kind: kindOf(st), size, previousSize: before.isDirectory() ? await treeBytes(path.join(overlay.lower, p)) : before.size });
+      else
+        plan.changed.push({
+          path: p,
+          kind: kindOf(st),
+          size,
+          previousSize: before.isDirectory() ? await treeBytes(path.join(overlay.lower, p)) : before.size,
+        });
     }
   }
   await walk("");
@@ -166,12 +185,19 @@ async function moveInto(from: string, to: string): Promise<void> {
  * layer that recovery finishes (overlay-recovery.ts). Returns the listing for the tool result. `beforeMove` is the
  * crash tests' way to stop before a given move.
  */
-export async function applyOverlay(overlay: Overlay, plan: Plan, options: { beforeMove?: (index: number) => void } = {}): Promise<CommandChanges> {
+export async function applyOverlay(
+  overlay: Overlay,
+  plan: Plan,
+  options: { beforeMove?: (index: number) => void } = {},
+): Promise<CommandChanges> {
   const replaced = [...plan.deleted, ...plan.changed];
   const journal: ApplyJournal = {
     trashId: overlay.id,
     manifest: { deleted: plan.deleted, changed: plan.changed, created: plan.created },
-    moves: [...replaced.map((e) => ({ kind: "to-trash" as const, path: e.path })), ...[...plan.changed, ...plan.created].map((e) => ({ kind: "from-upper" as const, path: e.path }))],
+    moves: [
+      ...replaced.map((e) => ({ kind: "to-trash" as const, path: e.path })),
+      ...[...plan.changed, ...plan.created].map((e) => ({ kind: "from-upper" as const, path: e.path })),
+    ],
   };
   await writeApplyJournal(overlay.dir, journal);
   await finishApply(overlay.lower, overlay.dir, journal, options.beforeMove);
@@ -187,7 +213,12 @@ export async function applyOverlay(overlay: Overlay, plan: Plan, options: { befo
 }
 
 /** Makes (or finishes) a journaled apply, then drops the layer. Each step may run again after a crash. */
-export async function finishApply(workspace: string, layerDir: string, journal: ApplyJournal, beforeMove?: (index: number) => void): Promise<void> {
+export async function finishApply(
+  workspace: string,
+  layerDir: string,
+  journal: ApplyJournal,
+  beforeMove?: (index: number) => void,
+): Promise<void> {
   const trash = path.join(stateDir(workspace), "trash", journal.trashId);
   if (journal.manifest.deleted.length + journal.manifest.changed.length > 0) {
     await mkdir(trash, { recursive: true, mode: 0o700 });
@@ -207,15 +238,21 @@ export async function discardOverlay(overlay: Overlay): Promise<void> {
 async function pruneTrash(workspace: string): Promise<void> {
   const dir = path.join(stateDir(workspace), "trash");
   const ids = [...(await names(dir))].sort();
-  for (const id of ids.slice(0, Math.max(0, ids.length - TRASH_KEEP))) await rm(path.join(dir, id), { recursive: true, force: true });
+  for (const id of ids.slice(0, Math.max(0, ids.length - TRASH_KEEP)))
+    await rm(path.join(dir, id), { recursive: true, force: true });
 }
 
 /** The commands whose trash is kept, newest first, with what each replaced or deleted. */
-export async function listRestorable(workspace: string): Promise<Array<{ restoreId: string; deleted: ChangedEntry[]; changed: ChangedEntry[] }>> {
+export async function listRestorable(
+  workspace: string,
+): Promise<Array<{ restoreId: string; deleted: ChangedEntry[]; changed: ChangedEntry[] }>> {
   const dir = path.join(stateDir(workspace), "trash");
   const out = [];
   for (const id of [...(await names(dir))].sort().reverse()) {
-    const manifest = JSON.parse(await readFile(path.join(dir, id, ".manifest.json"), "utf8").catch(() => "{}")) as { deleted?: ChangedEntry[]; changed?: ChangedEntry[] };
+    const manifest = JSON.parse(await readFile(path.join(dir, id, ".manifest.json"), "utf8").catch(() => "{}")) as {
+      deleted?: ChangedEntry[];
+      changed?: ChangedEntry[];
+    };
     out.push({ restoreId: id, deleted: manifest.deleted ?? [], changed: manifest.changed ?? [] });
   }
   return out;
@@ -229,7 +266,10 @@ export async function listRestorable(workspace: string): Promise<Array<{ restore
 async function realParents(workspace: string, rel: string): Promise<boolean> {
   const owner = await stat(workspace);
   let dir = workspace;
-  for (const part of path.dirname(rel).split(path.sep).filter((p) => p !== "" && p !== ".")) {
+  for (const part of path
+    .dirname(rel)
+    .split(path.sep)
+    .filter((p) => p !== "" && p !== ".")) {
     if (part === "..") return false;
     dir = path.join(dir, part);
     const st = await lstat(dir).catch(() => null);
@@ -245,10 +285,16 @@ async function realParents(workspace: string, rel: string): Promise<boolean> {
  * Puts back what one command deleted or replaced. A path that exists again is first moved into a trash of its own
  * (so a restore loses nothing either, and can itself be undone). Returns the restored paths.
  */
-export async function restoreCommand(workspace: string, restoreId: string): Promise<{ restored: string[]; skipped: string[]; restoreId: string | null }> {
+export async function restoreCommand(
+  workspace: string,
+  restoreId: string,
+): Promise<{ restored: string[]; skipped: string[]; restoreId: string | null }> {
   if (!/^[A-Za-z0-9_-]+$/.test(restoreId)) throw new Error("not a restore id");
   const trash = path.join(stateDir(workspace), "trash", restoreId);
-  const manifest = JSON.parse(await readFile(path.join(trash, ".manifest.json"), "utf8")) as { deleted: ChangedEntry[]; changed: ChangedEntry[] };
+  const manifest = JSON.parse(await readFile(path.join(trash, ".manifest.json"), "utf8")) as {
+    deleted: ChangedEntry[];
+    changed: ChangedEntry[];
+  };
   const entries = [...manifest.deleted, ...manifest.changed];
   const undoId = `${Date.now().toString(36)}-restore-${restoreId}`.slice(0, 120);
   const undo = path.join(stateDir(workspace), "trash", undoId);
@@ -267,13 +313,21 @@ export async function restoreCommand(workspace: string, restoreId: string): Prom
     }
     const current = await lstat(target).catch(() => null);
     if (current) {
-      displaced.push({ path: entry.path, kind: kindOf(current), size: current.isDirectory() ? await treeBytes(target) : current.size });
+      displaced.push({
+        path: entry.path,
+        kind: kindOf(current),
+        size: current.isDirectory() ? await treeBytes(target) : current.size,
+      });
       await moveInto(target, path.join(undo, "files", entry.path));
     }
     await moveInto(source, target);
     restored.push(entry.path);
   }
-  if (displaced.length > 0) await writeFile(path.join(undo, ".manifest.json"), JSON.stringify({ deleted: [], changed: displaced, created: [] }));
+  if (displaced.length > 0)
+    await writeFile(
+      path.join(undo, ".manifest.json"),
+      JSON.stringify({ deleted: [], changed: displaced, created: [] }),
+    );
   // What could not go back stays in the trash (a later restore, once the path is a directory again, finds it).
   if (skipped.length === 0) await rm(trash, { recursive: true, force: true });
   return { restored, skipped, restoreId: displaced.length > 0 ? undoId : null };

@@ -25,11 +25,16 @@ export function fsError(err: unknown, relativePath: string): AppError {
   }
   if (code === "ELOOP") {
     // The path was swapped for a symlink after it was checked; O_NOFOLLOW refused to follow it.
-    return new AppError("INVALID_ARGUMENTS", `${relativePath} is a symlink; it was not followed`, { path: relativePath });
+    return new AppError("INVALID_ARGUMENTS", `${relativePath} is a symlink; it was not followed`, {
+      path: relativePath,
+    });
   }
   if (code === "EACCES" || code === "EPERM") return new AppError("FORBIDDEN", `permission denied: ${relativePath}`);
   // Node's message names the absolute host path; the model and the user only see the workspace path.
-  return new AppError("TOOL_FAILED", `file operation failed on ${relativePath}: ${redactHostPaths((err as Error).message)}`);
+  return new AppError(
+    "TOOL_FAILED",
+    `file operation failed on ${relativePath}: ${redactHostPaths((err as Error).message)}`,
+  );
 }
 
 function readLimitError(ctx: FileContext, relativePath: string, size: number): AppError {
@@ -47,7 +52,11 @@ function readLimitError(ctx: FileContext, relativePath: string, size: number): A
 async function assertSingleLink(handle: FileHandle, relativePath: string): Promise<void> {
   const { nlink, isFile } = await handle.stat().then((s) => ({ nlink: s.nlink, isFile: s.isFile() }));
   if (isFile && nlink > 1) {
-    throw new AppError("INVALID_ARGUMENTS", `${relativePath} is a hard link (${nlink} names for one file); file tools do not follow hard links`, { path: relativePath });
+    throw new AppError(
+      "INVALID_ARGUMENTS",
+      `${relativePath} is a hard link (${nlink} names for one file); file tools do not follow hard links`,
+      { path: relativePath },
+    );
   }
 }
 
@@ -77,7 +86,10 @@ export async function readResolvedText(ctx: FileContext, file: ResolvedWorkspace
     const handle = await openBelow(file.root, file.absolutePath, constants.O_RDONLY);
     const buffer = await readLimited(handle, ctx, file.relativePath).finally(() => handle.close());
     if (buffer.includes(0)) {
-      throw new AppError("INVALID_ARGUMENTS", `${file.relativePath} looks like a binary file; only text files can be read`);
+      throw new AppError(
+        "INVALID_ARGUMENTS",
+        `${file.relativePath} looks like a binary file; only text files can be read`,
+      );
     }
     return { file, content: buffer.toString("utf8"), bytes: buffer.length };
   } catch (err) {
@@ -106,7 +118,11 @@ export function assertWritable(ctx: FileContext, relativePath: string, content: 
  */
 export function assertNotRepositoryMetadata(file: ResolvedWorkspacePath): void {
   if (file.relativePath.split("/").includes(".git")) {
-    throw new AppError("INVALID_ARGUMENTS", `${file.relativePath} is inside a repository's metadata (.git); file tools do not change it, an approved command can`, { path: file.relativePath });
+    throw new AppError(
+      "INVALID_ARGUMENTS",
+      `${file.relativePath} is inside a repository's metadata (.git); file tools do not change it, an approved command can`,
+      { path: file.relativePath },
+    );
   }
 }
 
@@ -117,7 +133,10 @@ export async function writeResolvedText(file: ResolvedWorkspacePath, content: st
     // No O_TRUNC: the link count is checked on the descriptor before anything of the file changes. Missing
     // parent directories are created on the way, each handed to the sandbox uid as it is made.
     const flags = constants.O_WRONLY | constants.O_CREAT;
-    const handle = await openBelow(file.root, file.absolutePath, flags, 0o644, { createMissing: true, onCreated: (at) => adoptCreatedDir(at, file.root) });
+    const handle = await openBelow(file.root, file.absolutePath, flags, 0o644, {
+      createMissing: true,
+      onCreated: (at) => adoptCreatedDir(at, file.root),
+    });
     try {
       await assertSingleLink(handle, file.relativePath);
       await adoptCreatedFile(handle, file.root);

@@ -13,7 +13,8 @@ const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOL
 
 function segmentsBelow(root: string, target: string): string[] {
   const rel = path.relative(root, target);
-  if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) throw new AppError("INVALID_ARGUMENTS", "the path is not inside the workspace");
+  if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel))
+    throw new AppError("INVALID_ARGUMENTS", "the path is not inside the workspace");
   return rel.split(path.sep);
 }
 
@@ -24,7 +25,11 @@ function at(dir: FileHandle, name: string): string {
 export type DirWalk = { createMissing?: boolean; onCreated?: (createdAt: string) => Promise<void> };
 
 /** Opens the directory holding `target` (below `root`), component by component, never following a link. */
-async function openParent(root: string, target: string, walk: DirWalk = {}): Promise<{ dir: FileHandle; name: string }> {
+async function openParent(
+  root: string,
+  target: string,
+  walk: DirWalk = {},
+): Promise<{ dir: FileHandle; name: string }> {
   const segments = segmentsBelow(root, target);
   const name = segments.pop()!;
   let dir = await open(root, DIR_FLAGS);
@@ -56,14 +61,22 @@ async function openParent(root: string, target: string, walk: DirWalk = {}): Pro
  * asked. O_NONBLOCK: a FIFO without a writer (or reader) would otherwise block a libuv thread for ever; anything
  * but a regular file is refused once opened.
  */
-export async function openBelow(root: string, target: string, flags: number, mode?: number, walk?: DirWalk): Promise<FileHandle> {
+export async function openBelow(
+  root: string,
+  target: string,
+  flags: number,
+  mode?: number,
+  walk?: DirWalk,
+): Promise<FileHandle> {
   const { dir, name } = await openParent(root, target, walk);
   let handle: FileHandle;
   try {
-    handle = await open(at(dir, name), flags | constants.O_NOFOLLOW | constants.O_NONBLOCK, mode).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === "ENXIO") throw notRegular(root, target);
-      throw error;
-    });
+    handle = await open(at(dir, name), flags | constants.O_NOFOLLOW | constants.O_NONBLOCK, mode).catch(
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === "ENXIO") throw notRegular(root, target);
+        throw error;
+      },
+    );
   } finally {
     await dir.close();
   }
@@ -76,7 +89,11 @@ export async function openBelow(root: string, target: string, flags: number, mod
 
 function notRegular(root: string, target: string): AppError {
   const rel = path.relative(root, target).split(path.sep).join("/");
-  return new AppError("INVALID_ARGUMENTS", `${rel} is not a regular file (a FIFO, socket or device); file tools read and write regular files only`, { path: rel });
+  return new AppError(
+    "INVALID_ARGUMENTS",
+    `${rel} is not a regular file (a FIFO, socket or device); file tools read and write regular files only`,
+    { path: rel },
+  );
 }
 
 /** unlink(2) of a file below root, reached without following any link. */

@@ -27,7 +27,9 @@ function isWorkspaceUid(uid: number): boolean {
 
 /** setpriv in front of the command when the server is root; nothing otherwise. */
 export function runAsPrefix(uid: number = SANDBOX_UID): string[] {
-  return runningAsRoot() ? ["setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--no-new-privs", "--"] : [];
+  return runningAsRoot()
+    ? ["setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--no-new-privs", "--"]
+    : [];
 }
 
 /** The uid commands of this (already adopted) workspace run as; refuses a workspace nobody adopted. */

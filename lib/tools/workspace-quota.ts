@@ -62,10 +62,14 @@ export async function workspaceUsage(dir: string, stopAfter: number): Promise<nu
 }
 
 function overQuota(quotaBytes: number): AppError {
-  return new AppError("LIMIT_EXCEEDED", `the workspace is over its disk quota (${quotaBytes} bytes, or more than ${MAX_ENTRIES} files); delete files before running more`, {
-    limit: "workspaceQuotaBytes",
-    workspaceQuotaBytes: quotaBytes,
-  });
+  return new AppError(
+    "LIMIT_EXCEEDED",
+    `the workspace is over its disk quota (${quotaBytes} bytes, or more than ${MAX_ENTRIES} files); delete files before running more`,
+    {
+      limit: "workspaceQuotaBytes",
+      workspaceQuotaBytes: quotaBytes,
+    },
+  );
 }
 
 export async function assertWithinQuota(dir: string, quotaBytes: number | undefined): Promise<void> {
@@ -126,7 +130,10 @@ async function storeUsage(dir: string, bytes: number): Promise<void> {
 /** The kept estimate, measured (and kept) when there is none yet; Infinity past the quota or the entry budget. */
 export function estimatedUsage(dir: string, quotaBytes: number): Promise<number> {
   return serialised(dir, async () => {
-    const kept = await readFile(usageFile(dir), "utf8").then((t) => (JSON.parse(t) as { bytes?: unknown }).bytes, () => undefined);
+    const kept = await readFile(usageFile(dir), "utf8").then(
+      (t) => (JSON.parse(t) as { bytes?: unknown }).bytes,
+      () => undefined,
+    );
     if (typeof kept === "number" && Number.isFinite(kept)) return kept;
     const measured = await workspaceUsage(dir, quotaBytes);
     if (Number.isFinite(measured)) await storeUsage(dir, measured);
@@ -137,7 +144,10 @@ export function estimatedUsage(dir: string, quotaBytes: number): Promise<number>
 /** Adds a change (negative when space was freed) to the kept estimate; nothing when none is kept yet. */
 export function addUsage(dir: string, delta: number): Promise<void> {
   return serialised(dir, async () => {
-    const kept = await readFile(usageFile(dir), "utf8").then((t) => (JSON.parse(t) as { bytes?: unknown }).bytes, () => undefined);
+    const kept = await readFile(usageFile(dir), "utf8").then(
+      (t) => (JSON.parse(t) as { bytes?: unknown }).bytes,
+      () => undefined,
+    );
     if (typeof kept === "number" && Number.isFinite(kept)) await storeUsage(dir, kept + delta);
   });
 }
@@ -148,7 +158,11 @@ export function forgetUsage(dir: string): Promise<void> {
 }
 
 /** assertWithinQuota on the kept estimate: a walk only when the estimate says the workspace is over. */
-export async function assertWithinQuotaEstimated(dir: string, quotaBytes: number | undefined, adding = 0): Promise<number> {
+export async function assertWithinQuotaEstimated(
+  dir: string,
+  quotaBytes: number | undefined,
+  adding = 0,
+): Promise<number> {
   if (!quotaBytes) return 0;
   const estimate = await estimatedUsage(dir, quotaBytes);
   if (estimate + adding <= quotaBytes) return estimate;

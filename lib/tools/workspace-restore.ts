@@ -17,6 +17,10 @@ export async function listOwnRestorable({ userId }: { userId: string }) {
 export async function restoreOwnCommand({ userId, restoreId }: { userId: string; restoreId: string }) {
   const workspace = await ownWorkspace(userId);
   const known = (await listRestorable(workspace)).some((r) => r.restoreId === restoreId);
-  if (!known) throw new AppError("NOT_FOUND", "there is no kept trash with this restore id (only the last 20 commands' trash is kept)");
+  if (!known)
+    throw new AppError(
+      "NOT_FOUND",
+      "there is no kept trash with this restore id (only the last 20 commands' trash is kept)",
+    );
   return inWorkspaceTurn(workspace, () => restoreCommand(workspace, restoreId));
 }

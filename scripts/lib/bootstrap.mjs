@@ -4,7 +4,15 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { BUILD_HASH_FILE, CLIENT_HASH_FILE, buildHash, buildIsCurrent, clientHash, clientsAreCurrent, recordHash } from "./source-hash.mjs";
+import {
+  BUILD_HASH_FILE,
+  CLIENT_HASH_FILE,
+  buildHash,
+  buildIsCurrent,
+  clientHash,
+  clientsAreCurrent,
+  recordHash,
+} from "./source-hash.mjs";
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -31,7 +39,9 @@ const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 export function phase(name, fn) {
   const t0 = Date.now();
   log(`▶ ${name}`);
-  const heartbeat = process.stdout.isTTY ? null : setInterval(() => log(`  … ${name}: ${seconds(Date.now() - t0)}`), 20_000);
+  const heartbeat = process.stdout.isTTY
+    ? null
+    : setInterval(() => log(`  … ${name}: ${seconds(Date.now() - t0)}`), 20_000);
   const done = (suffix) => {
     if (heartbeat) clearInterval(heartbeat);
     log(`${suffix} ${name} (${seconds(Date.now() - t0)}, ${seconds(Date.now() - started)} in all)`);
@@ -58,14 +68,20 @@ export function phase(name, fn) {
 /** Runs a tool, its output kept (`capture`) or passed through; resolves its exit code (1 for a signal) and the output. */
 function spawnTool(cmd, args, { env, cwd, capture }) {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: capture ? ["ignore", "pipe", "pipe"] : "inherit" });
+    const child = spawn(cmd, args, {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: capture ? ["ignore", "pipe", "pipe"] : "inherit",
+    });
     const chunks = [];
     if (capture) {
       child.stdout.on("data", (c) => chunks.push(c));
       child.stderr.on("data", (c) => chunks.push(c));
     }
     child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output: Buffer.concat(chunks).toString() }));
+    child.on("close", (code, signal) =>
+      resolve({ code: code ?? (signal ? 1 : 0), output: Buffer.concat(chunks).toString() }),
+    );
   });
 }
 
@@ -87,7 +103,8 @@ export async function runAsync(cmd, args, { env = {}, cwd = root, allowFail = fa
  * TOOLGATE_VERBOSE=1 shows everything as it comes.
  */
 export async function runQuiet(cmd, args, { env = {}, cwd = root } = {}) {
-  if (process.env.TOOLGATE_VERBOSE === "1") return { code: await runAsync(cmd, args, { env, cwd, allowFail: true }), output: "" };
+  if (process.env.TOOLGATE_VERBOSE === "1")
+    return { code: await runAsync(cmd, args, { env, cwd, allowFail: true }), output: "" };
   const { code, output } = await spawnTool(cmd, args, { env, cwd, capture: true });
   if (code !== 0) process.stdout.write(output);
   return { code, output };
@@ -96,7 +113,12 @@ export async function runQuiet(cmd, args, { env = {}, cwd = root } = {}) {
 /** runQuiet for the synchronous steps; throws (after showing the output) when the tool fails. */
 export function runQuietSync(cmd, args, { env = {}, cwd = root } = {}) {
   if (process.env.TOOLGATE_VERBOSE === "1") return (run(cmd, args, { env, cwd }), "");
-  const result = spawnSync(cmd, args, { cwd, env: { ...process.env, ...env }, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync(cmd, args, {
+    cwd,
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const output = `${result.stdout ?? ""}${result.stderr ?? ""}`;
   if (result.status !== 0) {
     process.stdout.write(output);
@@ -108,7 +130,10 @@ export function runQuietSync(cmd, args, { env = {}, cwd = root } = {}) {
 const LOCK_HASH_FILE = "node_modules/.toolgate-lock-hash";
 
 function lockHash() {
-  return crypto.createHash("sha256").update(fs.readFileSync(path.join(root, "package-lock.json"))).digest("hex");
+  return crypto
+    .createHash("sha256")
+    .update(fs.readFileSync(path.join(root, "package-lock.json")))
+    .digest("hex");
 }
 
 /** True when node_modules holds what package-lock.json describes (recorded after the last npm ci). */
@@ -135,7 +160,8 @@ export async function ensureDependencies() {
   // is what the registry would send; asking the registry about each of ~800 packages took most of the install.
   // A cache too old to know a newly locked version fails that install (npm does not re-ask): then once online.
   await phase("install dependencies (npm ci)", async () => {
-    const summary = (output) => output.split("\n").findLast((line) => /\b(added|removed|changed) \d+ packages?\b/.test(line));
+    const summary = (output) =>
+      output.split("\n").findLast((line) => /\b(added|removed|changed) \d+ packages?\b/.test(line));
     const cached = await runQuiet("npm", ["ci", "--no-audit", "--no-fund", "--prefer-offline"]);
     if (cached.code === 0) return void log(`  ${summary(cached.output) ?? "installed"}`);
     log("npm ci from the cache failed: installing again, asking the registry");
@@ -163,7 +189,11 @@ function cacheNativeBuild(pkg, binary) {
     const script = `const req = require("module").createRequire(process.cwd() + "/package.json");
       const util = req("prebuild-install/util"), pkg = require(process.cwd() + "/package.json");
       process.stdout.write(util.cachedPrebuild(util.getDownloadUrl({ ...req("prebuild-install/rc")(pkg), pkg })));`;
-    const cached = execFileSync(process.execPath, ["-e", script], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const cached = execFileSync(process.execPath, ["-e", script], {
+      cwd: dir,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
     if (!cached || fs.existsSync(cached)) return;
     fs.mkdirSync(path.dirname(cached), { recursive: true });
     // Written aside and renamed into place: a concurrent install sees no entry or a whole one.
@@ -210,7 +240,10 @@ export async function ensureBuild({ allowFail = false, env = {} } = {}) {
     if (code !== 0 && !allowFail) throw new Error(`next build exited with ${code}`);
     // What the build warns about is worth reading (it is fixed at the source, not hidden): shown when there is any.
     const warnings = output.split("\n").filter((line) => /^\s*(⚠|Warning:)|encountered \d+ warnings?/.test(line));
-    if (code === 0 && warnings.length > 0) log(`  next build warned (npm run build shows the details):\n${warnings.map((w) => `    ${w.trim()}`).join("\n")}`);
+    if (code === 0 && warnings.length > 0)
+      log(
+        `  next build warned (npm run build shows the details):\n${warnings.map((w) => `    ${w.trim()}`).join("\n")}`,
+      );
     return code;
   });
   if (status === 0) recordHash(root, BUILD_HASH_FILE, hash);
@@ -253,7 +286,10 @@ export function ensureBubblewrap() {
     log("installing bubblewrap for sandboxed sessions (apt-get)…");
     try {
       run("apt-get", ["update", "-qq"], { allowFail: true });
-      run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "bubblewrap"], { env: { DEBIAN_FRONTEND: "noninteractive" }, allowFail: true });
+      run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "bubblewrap"], {
+        env: { DEBIAN_FRONTEND: "noninteractive" },
+        allowFail: true,
+      });
     } catch (error) {
       log(`could not run apt-get: ${error.message}`);
     }
@@ -278,7 +314,10 @@ export function ensureNginx() {
     log("installing nginx for the deployment test (apt-get install nginx-light)…");
     try {
       run("apt-get", ["update", "-qq"], { allowFail: true });
-      run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "nginx-light"], { env: { DEBIAN_FRONTEND: "noninteractive" }, allowFail: true });
+      run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "nginx-light"], {
+        env: { DEBIAN_FRONTEND: "noninteractive" },
+        allowFail: true,
+      });
     } catch (error) {
       log(`could not run apt-get: ${error.message}`);
     }

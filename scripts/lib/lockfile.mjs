@@ -97,7 +97,8 @@ export function rootDrift(pkg, lock) {
     const want = pkg[field] ?? {};
     const have = root[field] ?? {};
     for (const name of new Set([...Object.keys(want), ...Object.keys(have)])) {
-      if (want[name] !== have[name]) drift.push(`${field}.${name}: package.json ${want[name] ?? "(none)"}, lock ${have[name] ?? "(none)"}`);
+      if (want[name] !== have[name])
+        drift.push(`${field}.${name}: package.json ${want[name] ?? "(none)"}, lock ${have[name] ?? "(none)"}`);
     }
   }
   return drift;
@@ -105,6 +106,8 @@ export function rootDrift(pkg, lock) {
 
 /** Sorted keys, as npm writes them, so a refreshed lock diffs cleanly. */
 export function sortPackages(packages) {
-  const [rootKey, ...rest] = Object.keys(packages).sort((a, b) => (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b, "en")));
+  const [rootKey, ...rest] = Object.keys(packages).sort((a, b) =>
+    a === "" ? -1 : b === "" ? 1 : a.localeCompare(b, "en"),
+  );
   return Object.fromEntries([[rootKey, packages[rootKey]], ...rest.map((k) => [k, packages[k]])]);
 }

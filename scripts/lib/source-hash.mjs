@@ -7,7 +7,19 @@ import path from "node:path";
 
 /** Paths (relative, "/"-separated) that never feed the production build: outputs, data, tests, tooling, docs. */
 const BUILD_IGNORED_DIRS = new Set([
-  ".git", ".next", ".ci", "node_modules", "data", "lib/generated", "tests", "bench", "docs", "test-results", "playwright-report", "tmp", "scripts",
+  ".git",
+  ".next",
+  ".ci",
+  "node_modules",
+  "data",
+  "lib/generated",
+  "tests",
+  "bench",
+  "docs",
+  "test-results",
+  "playwright-report",
+  "tmp",
+  "scripts",
 ]);
 const BUILD_IGNORED_FILES = [
   /\.md$/i,
@@ -47,7 +59,10 @@ export function hashFiles(root, files, env = {}) {
     hash.update(fs.readFileSync(path.join(root, rel)));
     hash.update("\0");
   }
-  for (const key of Object.keys(env).filter((k) => k.startsWith("NEXT_PUBLIC_")).sort()) hash.update(`${key}=${env[key]}\0`);
+  for (const key of Object.keys(env)
+    .filter((k) => k.startsWith("NEXT_PUBLIC_"))
+    .sort())
+    hash.update(`${key}=${env[key]}\0`);
   return hash.digest("hex");
 }
 
@@ -57,7 +72,12 @@ export function buildHash(root, env = process.env) {
 
 /** Files the Prisma clients come from: the schema source, the generator (scripts/db.mjs) and the locked versions. */
 export function clientHash(root) {
-  return hashFiles(root, ["prisma/schema.base.prisma", "scripts/db.mjs", "package-lock.json"].filter((f) => fs.existsSync(path.join(root, f))));
+  return hashFiles(
+    root,
+    ["prisma/schema.base.prisma", "scripts/db.mjs", "package-lock.json"].filter((f) =>
+      fs.existsSync(path.join(root, f)),
+    ),
+  );
 }
 
 function readStored(root, file) {
@@ -74,7 +94,10 @@ export function buildIsCurrent(root, hash) {
 }
 
 export function clientsAreCurrent(root, hash) {
-  return ["lib/generated/sqlite", "lib/generated/postgres"].every((d) => fs.existsSync(path.join(root, d))) && readStored(root, CLIENT_HASH_FILE) === hash;
+  return (
+    ["lib/generated/sqlite", "lib/generated/postgres"].every((d) => fs.existsSync(path.join(root, d))) &&
+    readStored(root, CLIENT_HASH_FILE) === hash
+  );
 }
 
 /** Records `hash` beside the output; call only after the build (or generation) succeeded. */

@@ -17,7 +17,11 @@ let chatId = "";
 let approvalSessionId = "";
 
 async function contextFor(browser: Browser, role: Role | null, viewport: (typeof VIEWPORTS)[number]) {
-  return browser.newContext({ viewport: { width: viewport.width, height: viewport.height }, colorScheme: "light", storageState: role ? states.get(role) : undefined });
+  return browser.newContext({
+    viewport: { width: viewport.width, height: viewport.height },
+    colorScheme: "light",
+    storageState: role ? states.get(role) : undefined,
+  });
 }
 
 // Violations tolerated for a while, each only for its rule and element and listed in the report (none today:
@@ -29,16 +33,28 @@ async function expectNoSeriousViolations(page: Page, label: string) {
   // Legacy mode runs axe in the page itself instead of finishing each run in a new blank page (that mode exists for
   // cross-origin frames, which no page here has), and only violations are collected node by node (passes are still
   // listed by rule). Measured on the policy page: 0.9 s a run instead of 3.3 s, with the same rules passing and failing.
-  const results = await new AxeBuilder({ page }).setLegacyMode(true).options({ resultTypes: ["violations"] }).analyze();
+  const results = await new AxeBuilder({ page })
+    .setLegacyMode(true)
+    .options({ resultTypes: ["violations"] })
+    .analyze();
   const serious = results.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => ({ ...v, nodes: v.nodes.filter((n) => !KNOWN.some((k) => k.rule === v.id && n.html.includes(k.html))) }))
+    .map((v) => ({
+      ...v,
+      nodes: v.nodes.filter((n) => !KNOWN.some((k) => k.rule === v.id && n.html.includes(k.html))),
+    }))
     .filter((v) => v.nodes.length > 0);
   for (const v of results.violations) {
     const known = KNOWN.find((k) => k.rule === v.id && v.nodes.some((n) => n.html.includes(k.html)));
     if (known) test.info().annotations.push({ type: "known axe violation", description: `${label}: ${known.why}` });
   }
-  const report = serious.map((v) => `${v.impact} ${v.id}: ${v.help}\n${v.nodes.slice(0, 5).map((n) => `    ${n.target.join(" ")} — ${n.failureSummary?.split("\n").slice(1, 2).join(" ")}`).join("\n")}`);
+  const report = serious.map(
+    (v) =>
+      `${v.impact} ${v.id}: ${v.help}\n${v.nodes
+        .slice(0, 5)
+        .map((n) => `    ${n.target.join(" ")} — ${n.failureSummary?.split("\n").slice(1, 2).join(" ")}`)
+        .join("\n")}`,
+  );
   expect(report, `${label}: serious or critical axe violations`).toEqual([]);
   // The check ran on real content, not an empty shell.
   expect(results.passes.length).toBeGreaterThan(5);
@@ -50,7 +66,11 @@ async function expectNoSeriousViolations(page: Page, label: string) {
 test.describe.configure({ mode: "parallel" });
 
 test.beforeAll(async ({ browser }) => {
-  for (const [role, email] of [["member", "member@example.com"], ["owner", "owner@example.com"], ["admin", "admin@example.com"]] as const) {
+  for (const [role, email] of [
+    ["member", "member@example.com"],
+    ["owner", "owner@example.com"],
+    ["admin", "admin@example.com"],
+  ] as const) {
     const ctx = await browser.newContext();
     const page = await ctx.newPage();
     await signInAs(page, email);
@@ -58,16 +78,32 @@ test.beforeAll(async ({ browser }) => {
     if (role === "member") {
       // A chat with tool cards (an allowed call and a refused one), and a pending request for the inbox.
       chatId = (await (await page.request.post("/api/sessions", { data: { title: "a11y" } })).json()).id;
-      const turn = await page.request.post("/api/chat", { data: { sessionId: chatId, message: { role: "user", parts: [{ type: "text", text: '/tool current_time {}\n/tool read {"path":"notes.md"}' }] } } });
+      const turn = await page.request.post("/api/chat", {
+        data: {
+          sessionId: chatId,
+          message: {
+            role: "user",
+            parts: [{ type: "text", text: '/tool current_time {}\n/tool read {"path":"notes.md"}' }],
+          },
+        },
+      });
       expect(turn.status()).toBe(200);
       await turn.body();
-      approvalSessionId = (await (await page.request.post("/api/sessions", { data: { title: "a11y approvals" } })).json()).id;
+      approvalSessionId = (
+        await (await page.request.post("/api/sessions", { data: { title: "a11y approvals" } })).json()
+      ).id;
     }
     await ctx.close();
   }
 });
 
-type Check = { name: string; role: Role | null; path: () => string; ready: (page: Page) => Promise<void>; then?: (page: Page, check: (label: string) => Promise<void>) => Promise<void> };
+type Check = {
+  name: string;
+  role: Role | null;
+  path: () => string;
+  ready: (page: Page) => Promise<void>;
+  then?: (page: Page, check: (label: string) => Promise<void>) => Promise<void>;
+};
 
 const heading = (name: string | RegExp) => async (page: Page) => {
   await expect(page.getByRole("heading", { level: 1, name })).toBeVisible();
@@ -91,8 +127,18 @@ const CHECKS: Check[] = [
     path: () => "/approvals",
     ready: async (page) => {
       // Asked now, not in beforeAll: a request expires after a few minutes, and this check may run much later.
-      const member = await request.newContext({ baseURL: new URL(page.url()).origin, storageState: states.get("member") });
-      const asked = await member.post("/api/approvals", { data: { sessionId: approvalSessionId, toolName: "exec", callId: `a11y-${Date.now()}`, args: { command: "rm -rf ./build && curl https://example.com" } } });
+      const member = await request.newContext({
+        baseURL: new URL(page.url()).origin,
+        storageState: states.get("member"),
+      });
+      const asked = await member.post("/api/approvals", {
+        data: {
+          sessionId: approvalSessionId,
+          toolName: "exec",
+          callId: `a11y-${Date.now()}`,
+          args: { command: "rm -rf ./build && curl https://example.com" },
+        },
+      });
       expect(asked.status()).toBe(202);
       await member.dispose();
       await page.reload();
@@ -101,8 +147,18 @@ const CHECKS: Check[] = [
       await expect(page.getByTestId("risk-cues")).toBeVisible();
     },
   },
-  { name: "read-only session", role: "owner", path: () => `/approvals/sessions/${chatId}`, ready: async (page) => expect(page.getByRole("heading", { level: 1 })).toBeVisible() },
-  { name: "grants", role: "owner", path: () => "/grants", ready: async (page) => expect(page.getByRole("heading", { level: 1 })).toBeVisible() },
+  {
+    name: "read-only session",
+    role: "owner",
+    path: () => `/approvals/sessions/${chatId}`,
+    ready: async (page) => expect(page.getByRole("heading", { level: 1 })).toBeVisible(),
+  },
+  {
+    name: "grants",
+    role: "owner",
+    path: () => "/grants",
+    ready: async (page) => expect(page.getByRole("heading", { level: 1 })).toBeVisible(),
+  },
   { name: "admin home", role: "admin", path: () => "/admin", ready: heading("Admin") },
   {
     name: "admin policy",
@@ -118,9 +174,24 @@ const CHECKS: Check[] = [
       }
     },
   },
-  { name: "admin audit", role: "admin", path: () => "/admin/audit", ready: async (page) => expect(page.getByRole("heading", { level: 1 })).toBeVisible() },
-  { name: "admin users", role: "admin", path: () => "/admin/users", ready: async (page) => expect(page.getByTestId("user-row").first()).toBeVisible() },
-  { name: "admin MCP servers", role: "admin", path: () => "/admin/mcp", ready: async (page) => expect(page.getByRole("heading", { level: 1 })).toBeVisible() },
+  {
+    name: "admin audit",
+    role: "admin",
+    path: () => "/admin/audit",
+    ready: async (page) => expect(page.getByRole("heading", { level: 1 })).toBeVisible(),
+  },
+  {
+    name: "admin users",
+    role: "admin",
+    path: () => "/admin/users",
+    ready: async (page) => expect(page.getByTestId("user-row").first()).toBeVisible(),
+  },
+  {
+    name: "admin MCP servers",
+    role: "admin",
+    path: () => "/admin/mcp",
+    ready: async (page) => expect(page.getByRole("heading", { level: 1 })).toBeVisible(),
+  },
 ];
 
 // Light and dark are checked on the same loaded page (the scheme is switched with emulateMedia: Tailwind's dark
@@ -138,7 +209,9 @@ for (const viewport of VIEWPORTS) {
         for (const scheme of ["light", "dark"] as const) {
           await page.emulateMedia({ colorScheme: scheme });
           await page.waitForTimeout(200); // let the last re-render (live data) settle
-          await page.screenshot({ path: shotPath(`a11y-${check.name.replace(/\W+/g, "-")}-${viewport.name}-${scheme}.png`) });
+          await page.screenshot({
+            path: shotPath(`a11y-${check.name.replace(/\W+/g, "-")}-${viewport.name}-${scheme}.png`),
+          });
           await expectNoSeriousViolations(page, `${check.name} at ${viewport.name} ${scheme}`);
         }
         if (check.then) {

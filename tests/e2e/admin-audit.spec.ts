@@ -11,16 +11,23 @@ const SIZES = [
 
 for (const scheme of ["light", "dark"] as const) {
   for (const size of SIZES) {
-    test(`audit at ${size.name} width in ${scheme} mode: URL filters, partial e-mail, read-only session link, export`, async ({ browser }) => {
+    test(`audit at ${size.name} width in ${scheme} mode: URL filters, partial e-mail, read-only session link, export`, async ({
+      browser,
+    }) => {
       const memberCtx = await browser.newContext();
       const member = await memberCtx.newPage();
       await signInAs(member, "member@example.com");
-      const created = await member.request.post("/api/sessions", { data: { title: `audit e2e ${scheme} ${size.name}` } });
+      const created = await member.request.post("/api/sessions", {
+        data: { title: `audit e2e ${scheme} ${size.name}` },
+      });
       expect(created.status()).toBe(201);
       const sessionId = (await created.json()).id as string;
       await memberCtx.close();
 
-      const ctx = await browser.newContext({ viewport: { width: size.width, height: size.height }, colorScheme: scheme });
+      const ctx = await browser.newContext({
+        viewport: { width: size.width, height: size.height },
+        colorScheme: scheme,
+      });
       const page = await ctx.newPage();
       await signInAs(page, "admin@example.com");
       await page.goto("/admin/audit");
@@ -49,7 +56,10 @@ for (const scheme of ["light", "dark"] as const) {
       const download = await page.request.get((await csv.getAttribute("href"))!);
       expect(download.status()).toBe(200);
       expect(await download.text()).toContain(sessionId);
-      await page.screenshot({ path: `playwright-report/screens/audit-filtered-${size.name}-${scheme}.png`, fullPage: false });
+      await page.screenshot({
+        path: `playwright-report/screens/audit-filtered-${size.name}-${scheme}.png`,
+        fullPage: false,
+      });
 
       await table.getByRole("link", { name: sessionId }).click();
       await expect(page).toHaveURL(new RegExp(`/approvals/sessions/${sessionId}$`));

@@ -13,9 +13,20 @@ test.beforeAll(async ({ browser }) => {
   expect(made.status()).toBe(201);
   const token = (await made.json()).token as string;
   const rpc = (body: unknown) =>
-    page.request.post("/mcp", { data: body, headers: { authorization: `Bearer ${token}`, accept: "application/json, text/event-stream", "content-type": "application/json" } });
+    page.request.post("/mcp", {
+      data: body,
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: "application/json, text/event-stream",
+        "content-type": "application/json",
+      },
+    });
   expect((await rpc({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })).status()).toBe(200);
-  expect((await rpc({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "current_time", arguments: {} } })).status()).toBe(200);
+  expect(
+    (
+      await rpc({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "current_time", arguments: {} } })
+    ).status(),
+  ).toBe(200);
   await page.close();
 });
 
@@ -33,8 +44,13 @@ for (const screen of SCREENS) {
     await expect(client.getByRole("cell", { name: "done" })).toBeVisible();
     await section.scrollIntoViewIfNeeded();
     await page.screenshot({ path: shotPath(`admin-mcp-clients-${screen.name}.png`), fullPage: true });
-    const results = await new AxeBuilder({ page }).setLegacyMode(true).options({ resultTypes: ["violations"] }).analyze();
-    const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+    const results = await new AxeBuilder({ page })
+      .setLegacyMode(true)
+      .options({ resultTypes: ["violations"] })
+      .analyze();
+    const serious = results.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
     expect(serious).toEqual([]);
   });
 }

@@ -13,7 +13,16 @@ test.afterAll(async ({ browser }) => {
   const page = await browser.newPage();
   await signInAs(page, "admin@example.com");
   const current = await (await page.request.get("/api/policy")).json();
-  await page.request.put("/api/policy", { data: { baseVersion: current.version, document: { ...current.document, mcpServers: [], system: { ...current.document.system, mcp: { enabled: false, allowedServers: [] } } } } });
+  await page.request.put("/api/policy", {
+    data: {
+      baseVersion: current.version,
+      document: {
+        ...current.document,
+        mcpServers: [],
+        system: { ...current.document.system, mcp: { enabled: false, allowedServers: [] } },
+      },
+    },
+  });
   await page.close();
 });
 
@@ -24,11 +33,26 @@ test("the MCP servers view shows state, tools, the stderr tail and reconnects", 
     ...current.document,
     system: { ...current.document.system, mcp: { enabled: true, allowedServers: ["fx", "crashy"] } },
     mcpServers: [
-      { id: "fx", transport: { type: "stdio", command: process.execPath, args: [FIXTURE] }, allowedModes: ["coding"], timeoutMs: 10_000 },
-      { id: "crashy", transport: { type: "stdio", command: process.execPath, args: ["-e", 'console.error("boom: missing API key"); process.exit(1)'] }, allowedModes: ["coding"] },
+      {
+        id: "fx",
+        transport: { type: "stdio", command: process.execPath, args: [FIXTURE] },
+        allowedModes: ["coding"],
+        timeoutMs: 10_000,
+      },
+      {
+        id: "crashy",
+        transport: {
+          type: "stdio",
+          command: process.execPath,
+          args: ["-e", 'console.error("boom: missing API key"); process.exit(1)'],
+        },
+        allowedModes: ["coding"],
+      },
     ],
   };
-  expect((await page.request.put("/api/policy", { data: { baseVersion: current.version, document } })).status()).toBe(200);
+  expect((await page.request.put("/api/policy", { data: { baseVersion: current.version, document } })).status()).toBe(
+    200,
+  );
   await page.goto("/admin/mcp");
   const fx = page.getByTestId("mcp-server-fx");
   await expect(fx.getByTestId("mcp-state")).toHaveText("ready");
@@ -52,9 +76,19 @@ test("a tool definition the server changed is held, shown as a diff and accepted
     const document = {
       ...current.document,
       system: { ...current.document.system, mcp: { enabled: true, allowedServers: ["rug"] } },
-      mcpServers: [{ id: "rug", transport: { type: "stdio", command: process.execPath, args: [HOSTILE], env }, allowedModes: ["coding"], timeoutMs: 10_000, requireApprovalForDestructive: true }],
+      mcpServers: [
+        {
+          id: "rug",
+          transport: { type: "stdio", command: process.execPath, args: [HOSTILE], env },
+          allowedModes: ["coding"],
+          timeoutMs: 10_000,
+          requireApprovalForDestructive: true,
+        },
+      ],
     };
-    expect((await page.request.put("/api/policy", { data: { baseVersion: current.version, document } })).status()).toBe(200);
+    expect((await page.request.put("/api/policy", { data: { baseVersion: current.version, document } })).status()).toBe(
+      200,
+    );
   };
   await save({ HOSTILE_MODE: "default" });
   await page.goto("/admin/mcp");
@@ -76,20 +110,34 @@ test("a tool definition the server changed is held, shown as a diff and accepted
 
 // Issue 14: a plugin's image is shown in the chat as an image (allowed by the page's CSP, actually decoded), its
 // resource link opens through the server, and neither the card nor the model's answer prints the base64.
-test("a plugin tool's image renders inline in the chat and its resource link goes through the server", async ({ page }) => {
+test("a plugin tool's image renders inline in the chat and its resource link goes through the server", async ({
+  page,
+}) => {
   await signInAs(page, "admin@example.com");
   const current = await (await page.request.get("/api/policy")).json();
   const document = {
     ...current.document,
     system: { ...current.document.system, mcp: { enabled: true, allowedServers: ["fx"] } },
-    mcpServers: [{ id: "fx", transport: { type: "stdio", command: process.execPath, args: [FIXTURE] }, allowedModes: ["coding"], timeoutMs: 10_000 }],
+    mcpServers: [
+      {
+        id: "fx",
+        transport: { type: "stdio", command: process.execPath, args: [FIXTURE] },
+        allowedModes: ["coding"],
+        timeoutMs: 10_000,
+      },
+    ],
   };
-  expect((await page.request.put("/api/policy", { data: { baseVersion: current.version, document } })).status()).toBe(200);
+  expect((await page.request.put("/api/policy", { data: { baseVersion: current.version, document } })).status()).toBe(
+    200,
+  );
   await page.goto("/admin/mcp");
   await expect(page.getByTestId("mcp-server-fx")).toContainText("mcp__fx__picture");
 
   await page.goto("/chat");
-  await page.getByRole("button", { name: /new chat/i }).first().click();
+  await page
+    .getByRole("button", { name: /new chat/i })
+    .first()
+    .click();
   await expect(page).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
   await page.getByLabel("Mode").selectOption("coding");
   await expect(page.getByLabel("Mode")).toHaveValue("coding");
@@ -99,10 +147,13 @@ test("a plugin tool's image renders inline in the chat and its resource link goe
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   const transcript = /\/api\/sessions\/[A-Za-z0-9_-]+$/;
-  await page.route((url) => transcript.test(url.pathname), async (route) => {
-    if (route.request().method() === "GET") await held;
-    await route.fallback();
-  });
+  await page.route(
+    (url) => transcript.test(url.pathname),
+    async (route) => {
+      if (route.request().method() === "GET") await held;
+      await route.fallback();
+    },
+  );
   await page.getByLabel("Message").fill("/tool mcp__fx__picture {}");
   await page.getByLabel("Message").press("Enter");
   const card = page.getByTestId("tool-call").filter({ hasText: "mcp__fx__picture" }).last();
@@ -117,7 +168,10 @@ test("a plugin tool's image renders inline in the chat and its resource link goe
   await expect(card).toHaveAttribute("open", "");
   await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(8);
   const link = card.getByRole("link", { name: "readme.txt" });
-  await expect(link).toHaveAttribute("href", /^\/api\/mcp\/resource\?session=.+&server=fx&uri=fixture%3A%2F%2Fnotes%2Freadme.txt$/);
+  await expect(link).toHaveAttribute(
+    "href",
+    /^\/api\/mcp\/resource\?session=.+&server=fx&uri=fixture%3A%2F%2Fnotes%2Freadme.txt$/,
+  );
   await expect(page.getByTestId("message-assistant").last()).not.toContainText("iVBORw0KGgo");
   await expect(card).not.toContainText("iVBORw0KGgo");
   await page.screenshot({ path: "playwright-report/screens/chat-mcp-image.png", fullPage: true });

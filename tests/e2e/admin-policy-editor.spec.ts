@@ -6,7 +6,8 @@ import { expect, test } from "./fixtures";
 import { savePolicy, signInAs, SHOTS_DIR } from "./helpers";
 
 const SHOTS = SHOTS_DIR;
-const cell = (page: Page, tool: string, mode: string) => page.getByRole("button", { name: new RegExp(`^${tool} in ${mode}:`) });
+const cell = (page: Page, tool: string, mode: string) =>
+  page.getByRole("button", { name: new RegExp(`^${tool} in ${mode}:`) });
 const editor = (page: Page) => page.getByLabel("Policy document (JSON)");
 
 /** Console errors and CSP violations, to assert that nothing the editor adds is blocked. */
@@ -92,7 +93,9 @@ test.describe("policy editor (issue 15)", () => {
     expect(prompts).not.toContain("unexpected");
   });
 
-  test("the browser's Back button asks too: staying keeps the draft, leaving goes back; without a draft Back is one press", async ({ page }) => {
+  test("the browser's Back button asks too: staying keeps the draft, leaving goes back; without a draft Back is one press", async ({
+    page,
+  }) => {
     await signInAs(page, "admin@example.com");
     await page.goto("/grants");
     await startDraft(page, '{ "askRules": ["write"] }');
@@ -130,7 +133,9 @@ test.describe("policy editor (issue 15)", () => {
     expect(prompts).not.toContain("unexpected");
   });
 
-  test("the JSON editor has line numbers and marks a problem on its line; it works under the CSP and Tab/Escape leave it", async ({ page }) => {
+  test("the JSON editor has line numbers and marks a problem on its line; it works under the CSP and Tab/Escape leave it", async ({
+    page,
+  }) => {
     const problems = watchConsole(page);
     await signInAs(page, "admin@example.com");
     await openJson(page);
@@ -148,7 +153,9 @@ test.describe("policy editor (issue 15)", () => {
     // A schema problem by path: marked on the line of "deny", not only listed.
     await replaceText(page, '{\n  "askRules": [],\n  "tools": {\n    "deny": "exec"\n  }\n}');
     await expect(page.getByTestId("draft-issues")).toContainText("tools.deny");
-    await expect(page.locator(".cm-line", { has: page.locator(".cm-lintRange-error") })).toContainText('"deny": "exec"');
+    await expect(page.locator(".cm-line", { has: page.locator(".cm-lintRange-error") })).toContainText(
+      '"deny": "exec"',
+    );
     await expect(page.locator(".cm-gutter-lint .cm-lint-marker-error")).toHaveCount(1);
 
     // Keyboard: Escape jumps to the problem list, Tab from the editor moves on instead of indenting.
@@ -163,7 +170,9 @@ test.describe("policy editor (issue 15)", () => {
     expect(problems.filter((p) => /Content Security Policy|Refused to/i.test(p))).toEqual([]);
   });
 
-  test("a typo in a deny list blocks the save until 'save anyway', which is audited; allow lists only warn", async ({ page }) => {
+  test("a typo in a deny list blocks the save until 'save anyway', which is audited; allow lists only warn", async ({
+    page,
+  }) => {
     await signInAs(page, "admin@example.com");
     await openJson(page);
     await editor(page).fill('{ "tools": { "deny": ["exce"] } }');
@@ -186,7 +195,11 @@ test.describe("policy editor (issue 15)", () => {
 
   test("per-user grants are shown and edited by e-mail; an unknown e-mail is refused by name", async ({ page }) => {
     await signInAs(page, "admin@example.com");
-    await savePolicy(page.request, { modeGrants: { users: { "member@example.com": ["chat_safe", "coding"] } } }, "grant by e-mail");
+    await savePolicy(
+      page.request,
+      { modeGrants: { users: { "member@example.com": ["chat_safe", "coding"] } } },
+      "grant by e-mail",
+    );
     await openJson(page);
     // CodeMirror renders the lines in view: go to the end, where modeGrants is.
     await editor(page).click();
@@ -194,14 +207,19 @@ test.describe("policy editor (issue 15)", () => {
     await expect(editor(page)).toContainText('"member@example.com"');
     // Replaced through the editor's own select-all: fill() replaces only the lines CodeMirror has rendered, and
     // after Control+End that is the end of the document on a slow run (the rest stayed, as invalid JSON).
-    await replaceText(page, '{ "modeGrants": { "users": { "owner@example.com": ["chat_safe", "coding"], "nobody@example.com": ["coding"] } } }');
+    await replaceText(
+      page,
+      '{ "modeGrants": { "users": { "owner@example.com": ["chat_safe", "coding"], "nobody@example.com": ["coding"] } } }',
+    );
     await page.getByRole("button", { name: "Save as new version" }).click();
     await expect(page.getByTestId("save-error")).toContainText('"nobody@example.com"');
     await expect(page.locator(".cm-lintRange-error")).toContainText('"nobody@example.com"');
     await replaceText(page, '{ "modeGrants": { "users": { "owner@example.com": ["chat_safe", "coding"] } } }');
     await page.getByRole("button", { name: "Save as new version" }).click();
     await expect(page.getByText(/Saved as version \d+/)).toBeVisible();
-    expect((await (await page.request.get("/api/policy")).json()).document.modeGrants.users).toEqual({ "owner@example.com": ["chat_safe", "coding"] });
+    expect((await (await page.request.get("/api/policy")).json()).document.modeGrants.users).toEqual({
+      "owner@example.com": ["chat_safe", "coding"],
+    });
   });
 
   test("exec shows as 'needs approval' with the reason when commands wait for an owner", async ({ page }) => {
@@ -226,43 +244,71 @@ test.describe("policy editor (issue 15)", () => {
     await expect(cell(page, "exec", "coding")).toContainText("every command");
   });
 
-  test("after a conflict, 'reload and reapply' puts the draft's edits on the new version and lists what both changed", async ({ page }) => {
+  test("after a conflict, 'reload and reapply' puts the draft's edits on the new version and lists what both changed", async ({
+    page,
+  }) => {
     await signInAs(page, "admin@example.com");
     await savePolicy(page.request, { tools: { deny: ["memory_get"] } }, "base");
     await openJson(page);
-    await editor(page).fill(JSON.stringify({ ...(await (await page.request.get("/api/policy")).json()).document, askRules: ["write"], tools: { deny: ["read"] } }));
+    await editor(page).fill(
+      JSON.stringify({
+        ...(await (await page.request.get("/api/policy")).json()).document,
+        askRules: ["write"],
+        tools: { deny: ["read"] },
+      }),
+    );
     // Another admin saves in the meantime: one path the draft also changed, one it did not.
-    const other = await savePolicy(page.request, { tools: { deny: ["memory_get", "exec"] }, teams: { ops: { deny: ["write"] } } }, "someone else");
+    const other = await savePolicy(
+      page.request,
+      { tools: { deny: ["memory_get", "exec"] }, teams: { ops: { deny: ["write"] } } },
+      "someone else",
+    );
     await page.getByRole("button", { name: "Save as new version" }).click();
     await expect(page.getByTestId("save-error")).toContainText("Conflict");
     await page.getByRole("button", { name: "Reload and reapply my edits" }).click();
     const result = page.getByTestId("reapply-result");
     await expect(result).toContainText(`onto version ${other}`);
-    await expect(page.getByTestId("reapply-conflicts")).toContainText('tools.deny: theirs ["memory_get","exec"] → yours ["read"]');
+    await expect(page.getByTestId("reapply-conflicts")).toContainText(
+      'tools.deny: theirs ["memory_get","exec"] → yours ["read"]',
+    );
     await expect(page.getByText(`based on version ${other}`)).toBeVisible();
     await expect(editor(page)).toContainText('"ops"');
     await page.getByRole("button", { name: "Save as new version" }).click();
     await expect(page.getByText(/Saved as version \d+/)).toBeVisible();
     const saved = (await (await page.request.get("/api/policy")).json()).document;
-    expect(saved).toMatchObject({ askRules: ["write"], tools: { deny: ["read"] }, teams: { ops: { deny: ["write"] } } });
+    expect(saved).toMatchObject({
+      askRules: ["write"],
+      tools: { deny: ["read"] },
+      teams: { ops: { deny: ["write"] } },
+    });
   });
 
-  test("two versions can be diffed, and a rollback shows what it would change before it is confirmed", async ({ page }) => {
+  test("two versions can be diffed, and a rollback shows what it would change before it is confirmed", async ({
+    page,
+  }) => {
     await signInAs(page, "admin@example.com");
     const a = await savePolicy(page.request, { tools: { deny: ["memory_get"] } }, "version a");
-    const b = await savePolicy(page.request, { tools: { deny: ["memory_get", "exec"] }, askRules: ["write"] }, "version b");
+    const b = await savePolicy(
+      page.request,
+      { tools: { deny: ["memory_get", "exec"] }, askRules: ["write"] },
+      "version b",
+    );
     await page.goto("/admin/policy");
     await page.getByRole("tab", { name: "History" }).click();
     await page.getByLabel("Compare version", { exact: true }).selectOption(String(a));
     await page.getByLabel("with version", { exact: true }).selectOption(String(b));
     await page.getByRole("button", { name: "Show the difference" }).click();
     await expect(page.getByTestId("version-diff-paths")).toHaveText("askRules, tools.deny");
-    await expect(page.getByTestId("version-diff-lines").locator('[data-kind="added"]', { hasText: '"exec"' })).toHaveCount(1);
+    await expect(
+      page.getByTestId("version-diff-lines").locator('[data-kind="added"]', { hasText: '"exec"' }),
+    ).toHaveCount(1);
 
     await page.getByRole("button", { name: `Roll back to ${a}…`, exact: true }).click();
     const preview = page.getByRole("region", { name: new RegExp(`rolling back to version ${a}`) });
     await expect(preview.getByTestId("version-diff-paths")).toHaveText("askRules, tools.deny");
-    await expect(preview.getByTestId("version-diff-lines").locator('[data-kind="removed"]', { hasText: '"exec"' })).toHaveCount(1);
+    await expect(
+      preview.getByTestId("version-diff-lines").locator('[data-kind="removed"]', { hasText: '"exec"' }),
+    ).toHaveCount(1);
     await page.getByRole("button", { name: `Restore version ${a}`, exact: true }).click();
     await expect(page.getByText(/Restored as version \d+/)).toBeVisible();
     expect((await (await page.request.get("/api/policy")).json()).document.tools.deny).toEqual(["memory_get"]);
@@ -274,17 +320,29 @@ test.describe("policy editor screenshots", () => {
     await savePolicy(page.request, {}, "e2e cleanup");
   });
   for (const scheme of ["light", "dark"] as const) {
-    for (const size of [{ name: "desktop", width: 1280, height: 800 }, { name: "phone", width: 390, height: 844 }]) {
-      test(`JSON editor with markers, exec cell and history diff at ${size.name} width, ${scheme}`, async ({ page }) => {
+    for (const size of [
+      { name: "desktop", width: 1280, height: 800 },
+      { name: "phone", width: 390, height: 844 },
+    ]) {
+      test(`JSON editor with markers, exec cell and history diff at ${size.name} width, ${scheme}`, async ({
+        page,
+      }) => {
         mkdirSync(SHOTS, { recursive: true });
         const problems = watchConsole(page);
         await page.emulateMedia({ colorScheme: scheme });
         await page.setViewportSize({ width: size.width, height: size.height });
         await signInAs(page, "admin@example.com");
         await savePolicy(page.request, { tools: { deny: ["memory_get"] } }, "shot a");
-        await savePolicy(page.request, { tools: { deny: ["memory_get", "sessions_list"] }, askRules: ["write"] }, "shot b");
+        await savePolicy(
+          page.request,
+          { tools: { deny: ["memory_get", "sessions_list"] }, askRules: ["write"] },
+          "shot b",
+        );
         await openJson(page);
-        await replaceText(page, '{\n  "tools": {\n    "deny": ["exce", "read"]\n  },\n  "modeOverrides": { "read": ["chat_safe", "coding"] }\n}');
+        await replaceText(
+          page,
+          '{\n  "tools": {\n    "deny": ["exce", "read"]\n  },\n  "modeOverrides": { "read": ["chat_safe", "coding"] }\n}',
+        );
         await expect(page.locator(".cm-lintRange-error")).toHaveCount(2);
         await page.getByTestId("draft-deny-errors").scrollIntoViewIfNeeded();
         await page.screenshot({ path: `${SHOTS}/json-${size.name}-${scheme}.png`, fullPage: false });
@@ -292,7 +350,10 @@ test.describe("policy editor screenshots", () => {
         await page.getByRole("combobox", { name: "Role", exact: true }).selectOption("admin");
         await cell(page, "exec", "coding").click();
         await expect(page.getByTestId("cell-reason")).toContainText("owner");
-        await page.screenshot({ path: `${SHOTS}/matrix-${size.name}-${scheme}.png`, fullPage: size.name === "desktop" });
+        await page.screenshot({
+          path: `${SHOTS}/matrix-${size.name}-${scheme}.png`,
+          fullPage: size.name === "desktop",
+        });
         await page.getByRole("tab", { name: "History" }).click();
         await page.getByRole("button", { name: "Show the difference" }).click();
         await expect(page.getByTestId("version-diff")).toBeVisible();

@@ -3,7 +3,8 @@ import { type Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { savePolicy, signInAs } from "./helpers";
 
-const cell = (page: Page, tool: string, mode: string) => page.getByRole("button", { name: new RegExp(`^${tool} in ${mode}:`) });
+const cell = (page: Page, tool: string, mode: string) =>
+  page.getByRole("button", { name: new RegExp(`^${tool} in ${mode}:`) });
 
 test.describe("admin policy editor", () => {
   test.afterEach(async ({ page }) => {

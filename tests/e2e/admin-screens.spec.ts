@@ -16,12 +16,21 @@ for (const scheme of ["light", "dark"] as const) {
       await signInAs(page, "admin@example.com");
       // Something in the audit log to show, whatever ran before.
       const current = await (await page.request.get("/api/policy")).json();
-      expect((await page.request.put("/api/policy", { data: { baseVersion: current.version, document: current.document, comment: "screenshot run" } })).status()).toBe(200);
+      expect(
+        (
+          await page.request.put("/api/policy", {
+            data: { baseVersion: current.version, document: current.document, comment: "screenshot run" },
+          })
+        ).status(),
+      ).toBe(200);
       await page.goto("/admin/policy");
       await expect(page.getByRole("table", { name: "Effective tool policy per mode" })).toBeVisible();
       await page.getByRole("button", { name: /^read in chat_safe:/ }).click();
       await expect(page.getByTestId("cell-layer")).toContainText("mode");
-      await page.screenshot({ path: `playwright-report/screens/policy-${size.name}-${scheme}.png`, fullPage: size.name === "desktop" });
+      await page.screenshot({
+        path: `playwright-report/screens/policy-${size.name}-${scheme}.png`,
+        fullPage: size.name === "desktop",
+      });
       await page.goto("/admin/audit");
       await expect(page.getByRole("table", { name: "Audit log" })).toBeVisible();
       await page.getByRole("button", { name: "Verify chain" }).click();

@@ -9,11 +9,21 @@ test("deny exec for a team, save, then roll back from the history", async ({ pag
   const users = await (await page.request.get("/api/admin/users")).json();
   const admin = users.users.find((u: { email: string }) => u.email === "admin@example.com");
   expect((await page.request.post("/api/admin/teams", { data: { id: teamId, name: "E2E" } })).status()).toBe(201);
-  expect((await page.request.post(`/api/admin/teams/${teamId}/members`, { data: { userId: admin.id, action: "add" } })).status()).toBe(200);
+  expect(
+    (
+      await page.request.post(`/api/admin/teams/${teamId}/members`, { data: { userId: admin.id, action: "add" } })
+    ).status(),
+  ).toBe(200);
 
   // A known version before the change, to roll back to.
   const current = await (await page.request.get("/api/policy")).json();
-  expect((await page.request.put("/api/policy", { data: { baseVersion: current.version, document: {}, comment: "baseline" } })).status()).toBe(200);
+  expect(
+    (
+      await page.request.put("/api/policy", {
+        data: { baseVersion: current.version, document: {}, comment: "baseline" },
+      })
+    ).status(),
+  ).toBe(200);
 
   await page.goto("/admin/policy");
   await page.getByRole("combobox", { name: "Role", exact: true }).selectOption("admin");
@@ -42,7 +52,10 @@ test("deny exec for a team, save, then roll back from the history", async ({ pag
   await expect(rows.filter({ hasText: "deny exec for the team" })).toContainText("teams");
   // The row below the newest one is the baseline saved above.
   await expect(rows.nth(2)).toContainText("baseline");
-  await rows.nth(2).getByRole("button", { name: /Roll back to/ }).click();
+  await rows
+    .nth(2)
+    .getByRole("button", { name: /Roll back to/ })
+    .click();
   // The rollback shows what it would change before it is confirmed.
   await expect(page.getByTestId("version-diff-paths")).toContainText(`teams.${teamId}`);
   await page.getByRole("button", { name: /^Restore version \d+$/ }).click();

@@ -5,17 +5,28 @@
 import { expect, test } from "./fixtures";
 import { consoleProblems, savePolicy, signInAs, signInWithOwnPassword, shotPath } from "./helpers";
 
-test("an admin creates a user with a confirmed owner role; the one-time password signs in; granting admin asks first", async ({ browser }) => {
+test("an admin creates a user with a confirmed owner role; the one-time password signs in; granting admin asks first", async ({
+  browser,
+}) => {
   const adminCtx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const admin = await adminCtx.newPage();
   const problems = consoleProblems(admin);
   await signInAs(admin, "admin@example.com");
   await admin.goto("/admin/users");
-  await expect(admin.getByRole("navigation", { name: "Admin sections" }).getByRole("link", { name: "Users" })).toHaveAttribute("aria-current", "page");
+  await expect(
+    admin.getByRole("navigation", { name: "Admin sections" }).getByRole("link", { name: "Users" }),
+  ).toHaveAttribute("aria-current", "page");
   // The section links are shown whole, not clipped by a nav squeezed by the long page below it.
-  await expect(admin.getByRole("navigation", { name: "Admin sections" }).getByRole("link", { name: "Users" })).toBeInViewport({ ratio: 1 });
-  await expect(admin.getByRole("navigation", { name: "Admin sections" }).getByRole("link", { name: "Policy" })).not.toHaveAttribute("aria-current", "page");
-  await expect(admin.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" })).toHaveAttribute("aria-current", "page");
+  await expect(
+    admin.getByRole("navigation", { name: "Admin sections" }).getByRole("link", { name: "Users" }),
+  ).toBeInViewport({ ratio: 1 });
+  await expect(
+    admin.getByRole("navigation", { name: "Admin sections" }).getByRole("link", { name: "Policy" }),
+  ).not.toHaveAttribute("aria-current", "page");
+  await expect(admin.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" })).toHaveAttribute(
+    "aria-current",
+    "page",
+  );
 
   const email = `e2e-new-${Date.now().toString(36)}@example.com`;
   const form = admin.getByRole("region", { name: "Add a user" });
@@ -53,7 +64,9 @@ test("an admin creates a user with a confirmed owner role; the one-time password
   await Promise.all([adminCtx.close(), userCtx.close()]);
 });
 
-test("the affected person's open page follows a role grant and a mode grant without a reload, and is signed out when deactivated", async ({ browser }) => {
+test("the affected person's open page follows a role grant and a mode grant without a reload, and is signed out when deactivated", async ({
+  browser,
+}) => {
   const adminCtx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const admin = await adminCtx.newPage();
   await signInAs(admin, "admin@example.com");
@@ -75,23 +88,36 @@ test("the affected person's open page follows a role grant and a mode grant with
   await user.evaluate(() => ((window as unknown as { e2eMarker: string }).e2eMarker = "no reload"));
 
   // Role grant → nav gains Approvals and Grants.
-  expect((await admin.request.post(`/api/admin/users/${userId}/roles`, { data: { role: "owner", action: "add" } })).status()).toBe(200);
+  expect(
+    (await admin.request.post(`/api/admin/users/${userId}/roles`, { data: { role: "owner", action: "add" } })).status(),
+  ).toBe(200);
   await expect(nav.getByRole("link", { name: /Approvals/ })).toBeVisible();
   await expect(user.getByTestId("current-user")).toContainText("member, owner");
 
   // Mode grant (a policy save) → the mode choice offers coding.
   const policy = await (await admin.request.get("/api/policy")).json();
   const modeGrants = policy.document.modeGrants ?? {};
-  await savePolicy(admin.request, { ...policy.document, modeGrants: { ...modeGrants, users: { ...(modeGrants.users ?? {}), [userId]: ["chat_safe", "coding"] } } }, "e2e live mode grant");
+  await savePolicy(
+    admin.request,
+    {
+      ...policy.document,
+      modeGrants: { ...modeGrants, users: { ...(modeGrants.users ?? {}), [userId]: ["chat_safe", "coding"] } },
+    },
+    "e2e live mode grant",
+  );
   await expect(user.locator("option", { hasText: "coding (not granted)" })).toHaveCount(0);
   await expect(user.locator("option", { hasText: /^coding$/ })).toHaveCount(1);
   expect(await user.evaluate(() => (window as unknown as { e2eMarker?: string }).e2eMarker)).toBe("no reload");
 
   // Deactivation → the open tab lands on sign-in with the reason, at once.
-  expect((await admin.request.post(`/api/admin/users/${userId}/active`, { data: { active: false } })).status()).toBe(200);
+  expect((await admin.request.post(`/api/admin/users/${userId}/active`, { data: { active: false } })).status()).toBe(
+    200,
+  );
   await expect(user).toHaveURL(/\/login\?.*ended=1/, { timeout: 8_000 });
   await expect(user.getByTestId("session-ended")).toContainText("You were signed out");
   // Expected once the session has ended: requests of the open page (its session check, the inbox badge) get 401.
-  expect(problems.filter((p) => !/^Failed to load resource: the server responded with a status of 401 /.test(p))).toEqual([]);
+  expect(
+    problems.filter((p) => !/^Failed to load resource: the server responded with a status of 401 /.test(p)),
+  ).toEqual([]);
   await Promise.all([adminCtx.close(), userCtx.close()]);
 });

@@ -18,7 +18,14 @@ test.beforeAll(async ({ app }) => {
   const last = db.prepare(`SELECT MAX(version) AS v FROM "PolicyVersion"`).get() as { v: number | null };
   db.prepare(`INSERT INTO "PolicyVersion" (version, document, comment, createdAt) VALUES (?, ?, ?, ?)`).run(
     (last.v ?? 0) + 1,
-    JSON.stringify({ modeGrants: { users: { [id("member@example.com")]: ["chat_safe", "coding"], [id("owner@example.com")]: ["chat_safe", "coding"] } } }),
+    JSON.stringify({
+      modeGrants: {
+        users: {
+          [id("member@example.com")]: ["chat_safe", "coding"],
+          [id("owner@example.com")]: ["chat_safe", "coding"],
+        },
+      },
+    }),
     "e2e attention: member and owner get coding",
     new Date().toISOString().replace("Z", "+00:00"),
   );
@@ -52,12 +59,23 @@ const RECORD = `
 `;
 
 type Notes = Array<{ title: string; tag: string; body: string }>;
-const notes = (page: Page) => page.evaluate(() => (window as unknown as { __notes: Notification[] }).__notes.map((n) => ({ title: n.title, tag: n.tag, body: n.body }))) as Promise<Notes>;
-const hide = (page: Page, hidden: boolean) => page.evaluate((h) => ((window as unknown as { __hidden: boolean }).__hidden = h), hidden);
+const notes = (page: Page) =>
+  page.evaluate(() =>
+    (window as unknown as { __notes: Notification[] }).__notes.map((n) => ({
+      title: n.title,
+      tag: n.tag,
+      body: n.body,
+    })),
+  ) as Promise<Notes>;
+const hide = (page: Page, hidden: boolean) =>
+  page.evaluate((h) => ((window as unknown as { __hidden: boolean }).__hidden = h), hidden);
 
 async function codingChat(page: Page) {
   const before = page.url();
-  await page.getByRole("button", { name: /new chat/i }).first().click();
+  await page
+    .getByRole("button", { name: /new chat/i })
+    .first()
+    .click();
   await expect(page).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
   await expect.poll(() => page.url()).not.toBe(before);
   const mode = page.getByLabel("Mode");
@@ -73,7 +91,10 @@ async function ask(page: Page, command: string) {
   await expect(page.getByTestId("approval-pending").last()).toBeVisible({ timeout: 20_000 });
 }
 
-test("title, favicon and one notification per decidable request while hidden; the click opens it", async ({ browser, app }) => {
+test("title, favicon and one notification per decidable request while hidden; the click opens it", async ({
+  browser,
+  app,
+}) => {
   test.setTimeout(150_000);
   const ownerCtx = await browser.newContext({ viewport: { width: 1280, height: 800 }, permissions: ["notifications"] });
   await ownerCtx.grantPermissions(["notifications"], { origin: app.url });
@@ -88,8 +109,13 @@ test("title, favicon and one notification per decidable request while hidden; th
     await expect.poll(() => owner.evaluate(() => Notification.permission)).toBe("granted");
     // This worker's app is shared with other spec files: requests they left pending would be counted too. Deny every
     // one this owner may decide (their own are refused, and not counted), so the count starts from nothing.
-    const pending = (await (await owner.request.get("/api/approvals?status=pending&limit=100")).json()) as { approvals: Array<{ id: string }> };
-    for (const { id } of pending.approvals) await owner.request.post(`/api/approvals/${id}/decision`, { data: { decision: "deny", reason: "cleared by the attention test" } });
+    const pending = (await (await owner.request.get("/api/approvals?status=pending&limit=100")).json()) as {
+      approvals: Array<{ id: string }>;
+    };
+    for (const { id } of pending.approvals)
+      await owner.request.post(`/api/approvals/${id}/decision`, {
+        data: { decision: "deny", reason: "cleared by the attention test" },
+      });
     await expect(owner).toHaveTitle(/^(?!\(\d+\) ).*Toolgate$/, { timeout: 20_000 });
 
     // Hidden tab: the member's request is counted and notified once.
@@ -98,10 +124,15 @@ test("title, favicon and one notification per decidable request while hidden; th
     await ask(member, "rm -rf build-cache");
     await expect(owner).toHaveTitle(/^\(1\) .*Toolgate$/, { timeout: 20_000 });
     await expect(owner.locator('link[rel="icon"][data-toolgate-badge]')).toHaveAttribute("data-count", "1");
-    expect(await owner.locator('link[rel="icon"][data-toolgate-badge]').getAttribute("href")).toMatch(/^data:image\/png;base64,/);
+    expect(await owner.locator('link[rel="icon"][data-toolgate-badge]').getAttribute("href")).toMatch(
+      /^data:image\/png;base64,/,
+    );
     await expect.poll(() => notes(owner), { timeout: 20_000 }).toHaveLength(1);
     const [note] = await notes(owner);
-    expect(note).toMatchObject({ title: "Approval needed: exec", body: expect.stringContaining("member@example.com: rm -rf build-cache") });
+    expect(note).toMatchObject({
+      title: "Approval needed: exec",
+      body: expect.stringContaining("member@example.com: rm -rf build-cache"),
+    });
     const approvalId = note!.tag.replace("toolgate-approval-", "");
 
     // The owner's own request (four eyes: not theirs to decide): no count, no notification.
@@ -118,7 +149,9 @@ test("title, favicon and one notification per decidable request while hidden; th
     expect(await notes(owner)).toHaveLength(1);
 
     // The notification's click opens that request in the inbox.
-    await owner.evaluate(() => (window as unknown as { __notes: Notification[] }).__notes[0]!.onclick!(new Event("click")));
+    await owner.evaluate(() =>
+      (window as unknown as { __notes: Notification[] }).__notes[0]!.onclick!(new Event("click")),
+    );
     await expect(owner).toHaveURL(new RegExp(`/approvals\\?open=${approvalId}$`));
     await expect(owner.getByTestId("approval-command")).toHaveText("rm -rf build-cache");
     await expect(owner).toHaveTitle(/^\(2\) .*Toolgate$/);
@@ -131,7 +164,10 @@ test("title, favicon and one notification per decidable request while hidden; th
 test("screens: the inbox header, the decision page and the admin's notification log", async ({ browser, app }) => {
   fs.mkdirSync(SHOTS_DIR, { recursive: true });
   for (const screen of SCREENS) {
-    const ctx = await browser.newContext({ viewport: { width: screen.width, height: screen.height }, colorScheme: screen.scheme });
+    const ctx = await browser.newContext({
+      viewport: { width: screen.width, height: screen.height },
+      colorScheme: screen.scheme,
+    });
     await ctx.addInitScript(RECORD);
     const page = await ctx.newPage();
     await signInAs(page, "admin@example.com");
@@ -141,8 +177,14 @@ test("screens: the inbox header, the decision page and the admin's notification 
     await page.screenshot({ path: path.join(SHOTS_DIR, `attention-inbox-${screen.name}.png`) });
     await page.goto("/admin/notifications");
     await expect(page.getByRole("heading", { name: "Notifications" })).toBeVisible();
-    await page.screenshot({ path: path.join(SHOTS_DIR, `attention-admin-notifications-${screen.name}.png`), fullPage: true });
-    const pendingId = (db.prepare(`SELECT id FROM "Approval" WHERE status = 'pending' ORDER BY createdAt LIMIT 1`).get() as { id: string } | undefined)?.id;
+    await page.screenshot({
+      path: path.join(SHOTS_DIR, `attention-admin-notifications-${screen.name}.png`),
+      fullPage: true,
+    });
+    const pendingId = (
+      db.prepare(`SELECT id FROM "Approval" WHERE status = 'pending' ORDER BY createdAt LIMIT 1`).get() as
+        { id: string } | undefined
+    )?.id;
     if (pendingId) {
       await page.goto(`/decide/${pendingId}`);
       await expect(page.getByRole("button", { name: "Allow once" })).toBeVisible();

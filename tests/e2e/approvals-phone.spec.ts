@@ -6,20 +6,34 @@ import { expect, test } from "./fixtures";
 import { signInAs, consoleProblems, shotPath } from "./helpers";
 
 async function ask(request: APIRequestContext, sessionId: string, command: string) {
-  const res = await request.post("/api/approvals", { data: { sessionId, toolName: "exec", callId: `phone-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, args: { command } } });
+  const res = await request.post("/api/approvals", {
+    data: {
+      sessionId,
+      toolName: "exec",
+      callId: `phone-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,
+      args: { command },
+    },
+  });
   expect(res.status()).toBe(202);
   return (await res.json()).id as string;
 }
 
 for (const colorScheme of ["light", "dark"] as const) {
-  test(`phone (${colorScheme}): the open request and its decision buttons are on screen; risk cues are labelled`, async ({ browser }) => {
+  test(`phone (${colorScheme}): the open request and its decision buttons are on screen; risk cues are labelled`, async ({
+    browser,
+  }) => {
     const memberCtx = await browser.newContext();
     const member = await memberCtx.newPage();
     await signInAs(member, "member@example.com");
     const session = await (await member.request.post("/api/sessions", { data: {} })).json();
     const tag = `${colorScheme}-${Date.now().toString(36)}`;
 
-    const ownerCtx = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme, isMobile: true, hasTouch: true });
+    const ownerCtx = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      colorScheme,
+      isMobile: true,
+      hasTouch: true,
+    });
     const owner = await ownerCtx.newPage();
     const problems = consoleProblems(owner);
     await signInAs(owner, "owner@example.com");
@@ -27,7 +41,13 @@ for (const colorScheme of ["light", "dark"] as const) {
     // The first is approved, so `echo` is no longer a first use for this member.
     for (let i = 0; i < 12; i++) {
       const id = await ask(member.request, session.id, `echo old-${tag}-${i}`);
-      expect((await owner.request.post(`/api/approvals/${id}/decision`, { data: { decision: i === 0 ? "allow-once" : "deny" } })).status()).toBe(200);
+      expect(
+        (
+          await owner.request.post(`/api/approvals/${id}/decision`, {
+            data: { decision: i === 0 ? "allow-once" : "deny" },
+          })
+        ).status(),
+      ).toBe(200);
     }
     const harmless = await ask(member.request, session.id, `echo hello-${tag}`);
     const risky = await ask(member.request, session.id, `rm -rf ./build-${tag}`);

@@ -12,24 +12,41 @@ test("a critical request in the inbox: its rule and 1 of 2 allowed", async ({ br
   const admin = await adminCtx.newPage();
   await signInAs(admin, "admin@example.com");
   const current = await (await admin.request.get("/api/policy")).json();
-  const rule = { id: "e2e-critical", match: { tools: [TOOL] }, approvers: ["owner@example.com", "admin@example.com"], critical: true };
+  const rule = {
+    id: "e2e-critical",
+    match: { tools: [TOOL] },
+    approvers: ["owner@example.com", "admin@example.com"],
+    critical: true,
+  };
   await savePolicy(admin.request, { ...current.document, routing: { rules: [rule] } }, "routing e2e");
   try {
     const memberCtx = await browser.newContext();
     const member = await memberCtx.newPage();
     await signInAs(member, "member@example.com");
     const session = await (await member.request.post("/api/sessions", { data: {} })).json();
-    const asked = await member.request.post("/api/approvals", { data: { sessionId: session.id, toolName: TOOL, callId: `routing-${Date.now().toString(36)}`, args: { target: "production" } } });
+    const asked = await member.request.post("/api/approvals", {
+      data: {
+        sessionId: session.id,
+        toolName: TOOL,
+        callId: `routing-${Date.now().toString(36)}`,
+        args: { target: "production" },
+      },
+    });
     expect(asked.status()).toBe(202);
     const id = (await asked.json()).id as string;
     const first = await admin.request.post(`/api/approvals/${id}/decision`, { data: { decision: "allow-once" } });
     expect(first.status()).toBe(200);
     expect(await first.json()).toMatchObject({ status: "pending", quorum: { given: 1, needed: 2 } });
     // The same owner again is refused: a second, different owner must allow.
-    expect((await admin.request.post(`/api/approvals/${id}/decision`, { data: { decision: "allow-once" } })).status()).toBe(403);
+    expect(
+      (await admin.request.post(`/api/approvals/${id}/decision`, { data: { decision: "allow-once" } })).status(),
+    ).toBe(403);
 
     for (const screen of SCREENS) {
-      const ctx = await browser.newContext({ viewport: { width: screen.width, height: screen.height }, colorScheme: screen.scheme });
+      const ctx = await browser.newContext({
+        viewport: { width: screen.width, height: screen.height },
+        colorScheme: screen.scheme,
+      });
       const owner = await ctx.newPage();
       const problems = consoleProblems(owner);
       await signInAs(owner, "owner@example.com");

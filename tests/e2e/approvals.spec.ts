@@ -42,7 +42,10 @@ async function twoUsers(browser: Browser) {
 }
 
 async function newCodingChat(page: Page) {
-  await page.getByRole("button", { name: /new chat/i }).first().click();
+  await page
+    .getByRole("button", { name: /new chat/i })
+    .first()
+    .click();
   await expect(page).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
   const mode = page.getByLabel("Mode");
   await expect(mode).toBeEnabled();
@@ -64,7 +67,9 @@ async function expectNotReloaded(page: Page) {
   expect(await page.evaluate(() => (window as unknown as { __noReload?: number }).__noReload)).toBe(1);
 }
 
-test("deny: the owner sees the request arrive live and denies it; the member's chat shows the denial and the answer live", async ({ browser }) => {
+test("deny: the owner sees the request arrive live and denies it; the member's chat shows the denial and the answer live", async ({
+  browser,
+}) => {
   const { member, owner, close } = await twoUsers(browser);
   await owner.goto("/approvals");
   await expect(owner.getByRole("heading", { name: /Pending/ })).toBeVisible();
@@ -91,8 +96,12 @@ test("deny: the owner sees the request arrive live and denies it; the member's c
 
   await detail.getByLabel(/Reason/).fill("not today");
   await detail.getByRole("button", { name: /Deny/ }).click();
-  await expect(owner.getByTestId("pending-list").getByTestId("approval-row").filter({ hasText: "rm -rf data" })).toHaveCount(0);
-  await expect(owner.getByTestId("history-list").getByTestId("approval-row").filter({ hasText: "rm -rf data" }).first()).toContainText("denied");
+  await expect(
+    owner.getByTestId("pending-list").getByTestId("approval-row").filter({ hasText: "rm -rf data" }),
+  ).toHaveCount(0);
+  await expect(
+    owner.getByTestId("history-list").getByTestId("approval-row").filter({ hasText: "rm -rf data" }).first(),
+  ).toContainText("denied");
   await owner.screenshot({ path: path.join(SHOTS, "approvals-inbox-decided.png"), fullPage: true });
 
   const denied = member.getByTestId("tool-denied");
@@ -108,7 +117,10 @@ test("deny: the owner sees the request arrive live and denies it; the member's c
   await close();
 });
 
-test("allow once (keyboard o): the command runs once and the member's chat shows the result live", async ({ browser, app }) => {
+test("allow once (keyboard o): the command runs once and the member's chat shows the result live", async ({
+  browser,
+  app,
+}) => {
   const { member, owner, close } = await twoUsers(browser);
   await owner.goto("/approvals");
   await markNoReload(owner);
@@ -125,7 +137,9 @@ test("allow once (keyboard o): the command runs once and the member's chat shows
   await row.click();
   await expect(owner.getByTestId("approval-command")).toHaveText(command);
   await owner.keyboard.press("o");
-  await expect(owner.getByTestId("pending-list").getByTestId("approval-row").filter({ hasText: marker })).toHaveCount(0);
+  await expect(owner.getByTestId("pending-list").getByTestId("approval-row").filter({ hasText: marker })).toHaveCount(
+    0,
+  );
 
   const card = member.getByTestId("tool-call").filter({ hasText: "exec" }).last();
   await expect(card).toBeVisible({ timeout: 20_000 });
@@ -143,7 +157,9 @@ test("allow once (keyboard o): the command runs once and the member's chat shows
   await close();
 });
 
-test("the member reloads while the approval is pending; the decision still lands live after the reload", async ({ browser }) => {
+test("the member reloads while the approval is pending; the decision still lands live after the reload", async ({
+  browser,
+}) => {
   const { member, owner, close } = await twoUsers(browser);
   await newCodingChat(member);
   await ask(member, "rm -rf data");
@@ -152,25 +168,40 @@ test("the member reloads while the approval is pending; the decision still lands
   await expect(member.getByTestId("approval-pending")).toBeVisible();
   await markNoReload(member);
   const sessionId = member.url().split("/").pop()!;
-  const approval = db.prepare(`SELECT sessionId FROM "Approval" WHERE sessionId = ? AND status = 'pending'`).get(sessionId) as { sessionId: string };
+  const approval = db
+    .prepare(`SELECT sessionId FROM "Approval" WHERE sessionId = ? AND status = 'pending'`)
+    .get(sessionId) as { sessionId: string };
   expect(approval).toBeTruthy();
   await owner.goto("/approvals");
-  await owner.getByTestId("pending-list").getByTestId("approval-row").filter({ hasText: "rm -rf data" }).first().click();
+  await owner
+    .getByTestId("pending-list")
+    .getByTestId("approval-row")
+    .filter({ hasText: "rm -rf data" })
+    .first()
+    .click();
   // The record names the chat by its title; its link leads to this session.
-  await expect(owner.getByTestId("approval-detail").getByRole("link", { name: /open the conversation/ })).toHaveAttribute("href", `/approvals/sessions/${approval.sessionId}`);
+  await expect(
+    owner.getByTestId("approval-detail").getByRole("link", { name: /open the conversation/ }),
+  ).toHaveAttribute("href", `/approvals/sessions/${approval.sessionId}`);
   await owner.keyboard.press("d");
-  await expect(member.getByTestId("tool-denied")).toHaveAttribute("data-error-code", "APPROVAL_DENIED", { timeout: 20_000 });
+  await expect(member.getByTestId("tool-denied")).toHaveAttribute("data-error-code", "APPROVAL_DENIED", {
+    timeout: 20_000,
+  });
   await expectNotReloaded(member);
   await close();
 });
 
-test("the inbox is usable on a phone in dark mode: no horizontal scrolling, the decision buttons reachable", async ({ browser }) => {
+test("the inbox is usable on a phone in dark mode: no horizontal scrolling, the decision buttons reachable", async ({
+  browser,
+}) => {
   const memberCtx = await browser.newContext();
   const member = await memberCtx.newPage();
   await signInAs(member, "member@example.com");
   const session = await (await member.request.post("/api/sessions", { data: {} })).json();
   const command = `echo "a long command line that must wrap on a phone instead of widening the page" >> phone-${Date.now()}.txt`;
-  const req = await member.request.post("/api/approvals", { data: { sessionId: session.id, toolName: "exec", callId: `phone-${Date.now()}`, args: { command } } });
+  const req = await member.request.post("/api/approvals", {
+    data: { sessionId: session.id, toolName: "exec", callId: `phone-${Date.now()}`, args: { command } },
+  });
   expect(req.status()).toBe(202);
 
   const ownerCtx = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: "dark" });
@@ -189,13 +220,18 @@ test("the inbox is usable on a phone in dark mode: no horizontal scrolling, the 
     expect(box.x + box.width, testId).toBeLessThanOrEqual(390);
   }
   await deny.click();
-  await expect(owner.getByTestId("pending-list").getByTestId("approval-row").filter({ hasText: "phone-" })).toHaveCount(0);
+  await expect(owner.getByTestId("pending-list").getByTestId("approval-row").filter({ hasText: "phone-" })).toHaveCount(
+    0,
+  );
   await Promise.all([memberCtx.close(), ownerCtx.close()]);
 });
 
 // Issue 11, card states: pending → approved (by whom, when) → running with Stop → "Stopped by you", live on every
 // open tab of the session, and the same after a reload (never a raw failure).
-test("card states follow the call live on two tabs of the session: running with Stop, then Stopped by you", async ({ browser, app }) => {
+test("card states follow the call live on two tabs of the session: running with Stop, then Stopped by you", async ({
+  browser,
+  app,
+}) => {
   const { member, owner, close } = await twoUsers(browser);
   await newCodingChat(member);
   const second = await member.context().newPage();
@@ -204,7 +240,10 @@ test("card states follow the call live on two tabs of the session: running with 
   const marker = `e2e-stop-${Date.now().toString(36)}`;
   const command = `sleep 20 && echo ${marker} >> ${marker}.txt`;
   await ask(member, command);
-  for (const tab of [member, second]) await expect(tab.getByTestId("approval-pending")).toHaveAttribute("data-call-status", "pending", { timeout: 20_000 });
+  for (const tab of [member, second])
+    await expect(tab.getByTestId("approval-pending")).toHaveAttribute("data-call-status", "pending", {
+      timeout: 20_000,
+    });
 
   await owner.goto("/approvals");
   await owner.getByTestId("pending-list").getByTestId("approval-row").filter({ hasText: marker }).click();

@@ -17,7 +17,10 @@ const POLICY = {
   },
 };
 
-test("a member starts a chat as an agent from the picker; header, starters and persona show it", async ({ browser, baseURL }) => {
+test("a member starts a chat as an agent from the picker; header, starters and persona show it", async ({
+  browser,
+  baseURL,
+}) => {
   const adminContext = await browser.newContext({ baseURL });
   const adminPage = await adminContext.newPage();
   await signInAs(adminPage, "admin@example.com");
@@ -25,7 +28,11 @@ test("a member starts a chat as an agent from the picker; header, starters and p
   await adminContext.close();
 
   for (const screen of SCREENS) {
-    const context = await browser.newContext({ baseURL, viewport: { width: screen.width, height: screen.height }, colorScheme: screen.scheme });
+    const context = await browser.newContext({
+      baseURL,
+      viewport: { width: screen.width, height: screen.height },
+      colorScheme: screen.scheme,
+    });
     const page = await context.newPage();
     await signInAs(page, "member@example.com");
     await page.goto("/chat");
@@ -46,13 +53,17 @@ test("a member starts a chat as an agent from the picker; header, starters and p
     await starters.getByRole("button", { name: "Who are you?" }).click();
     await expect(page.getByTestId("message-user").last()).toContainText("Who are you?");
     await expect(page.getByTestId("message-assistant").last()).toContainText("I am Librarian");
-    await expect(page.getByTestId("message-assistant").last()).toContainText("quiet librarian who recommends books about the sea");
+    await expect(page.getByTestId("message-assistant").last()).toContainText(
+      "quiet librarian who recommends books about the sea",
+    );
     await page.screenshot({ path: shotPath(`chat-agents-answer-${screen.name}.png`), fullPage: true });
     await context.close();
   }
 });
 
-test("a pick forged in the page (another agent's id in the button) is refused by the server, with a plain message", async ({ page }) => {
+test("a pick forged in the page (another agent's id in the button) is refused by the server, with a plain message", async ({
+  page,
+}) => {
   await signInAs(page, "admin@example.com");
   await savePolicy(page.request, POLICY, "agents e2e forged pick");
   await page.context().clearCookies();
@@ -64,6 +75,8 @@ test("a pick forged in the page (another agent's id in the button) is refused by
   await librarian.evaluate((button) => button.setAttribute("value", "secret"));
   await librarian.click();
   await expect(page).toHaveURL(/\/chat\?refused=secret$/);
-  await expect(page.getByRole("alert").filter({ hasText: "You may not start" })).toHaveText(/You may not start a chat as the agent “secret”/);
+  await expect(page.getByRole("alert").filter({ hasText: "You may not start" })).toHaveText(
+    /You may not start a chat as the agent “secret”/,
+  );
   expect(await count()).toBe(before);
 });

@@ -8,7 +8,12 @@ import { SCREENS, consoleProblems, openNewChat, shotPath, signInAs } from "./hel
 
 for (const screen of SCREENS) {
   test(`chat basics at ${screen.name}`, async ({ browser, baseURL }) => {
-    const ctx = await browser.newContext({ baseURL, viewport: { width: screen.width, height: screen.height }, colorScheme: screen.scheme, permissions: ["clipboard-read", "clipboard-write"] });
+    const ctx = await browser.newContext({
+      baseURL,
+      viewport: { width: screen.width, height: screen.height },
+      colorScheme: screen.scheme,
+      permissions: ["clipboard-read", "clipboard-write"],
+    });
     const page = await ctx.newPage();
     const problems = consoleProblems(page);
     await signInAs(page, "member@example.com");
@@ -54,7 +59,9 @@ for (const screen of SCREENS) {
     await expect(users).toHaveCount(1);
     await expect(users.first()).toHaveText(`say ${tag}`);
     await expect(answers).toHaveCount(1, { timeout: 20_000 });
-    await expect(page.getByRole("list", { name: "Transcript" }).getByText("What time is it?", { exact: true })).toHaveCount(0);
+    await expect(
+      page.getByRole("list", { name: "Transcript" }).getByText("What time is it?", { exact: true }),
+    ).toHaveCount(0);
     await page.screenshot({ path: shotPath(`chat-basics-edited-${screen.name}.png`) });
 
     // An Enter that confirms an IME composition does not send; a plain Enter does.

@@ -11,11 +11,19 @@ const SIZES = [
 
 for (const scheme of ["light", "dark"] as const) {
   for (const size of SIZES) {
-    test(`composer at ${size.name} width in ${scheme} mode: focus on a new chat, a failed send keeps the text`, async ({ browser }) => {
-      const ctx = await browser.newContext({ viewport: { width: size.width, height: size.height }, colorScheme: scheme });
+    test(`composer at ${size.name} width in ${scheme} mode: focus on a new chat, a failed send keeps the text`, async ({
+      browser,
+    }) => {
+      const ctx = await browser.newContext({
+        viewport: { width: size.width, height: size.height },
+        colorScheme: scheme,
+      });
       const page = await ctx.newPage();
       await signInAs(page, "member@example.com");
-      await page.getByRole("button", { name: /new chat/i }).first().click();
+      await page
+        .getByRole("button", { name: /new chat/i })
+        .first()
+        .click();
       await expect(page).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
       const box = page.getByLabel("Message");
       await expect(box).toBeFocused();
@@ -23,10 +31,15 @@ for (const scheme of ["light", "dark"] as const) {
       await page.route("**/api/chat", (route) => route.abort("internetdisconnected"));
       await page.keyboard.type("what time is it?");
       await page.keyboard.press("Enter");
-      await expect(page.getByRole("alert").filter({ hasText: "Not sent" })).toContainText("Your message is back in the box");
+      await expect(page.getByRole("alert").filter({ hasText: "Not sent" })).toContainText(
+        "Your message is back in the box",
+      );
       await expect(box).toHaveValue("what time is it?");
       await expect(page.getByTestId("message-user")).toHaveCount(0);
-      await page.screenshot({ path: `playwright-report/screens/chat-send-failed-${size.name}-${scheme}.png`, fullPage: false });
+      await page.screenshot({
+        path: `playwright-report/screens/chat-send-failed-${size.name}-${scheme}.png`,
+        fullPage: false,
+      });
 
       await page.unroute("**/api/chat");
       await box.press("Enter");
@@ -38,15 +51,22 @@ for (const scheme of ["light", "dark"] as const) {
   }
 }
 
-test("New chat does not leave empty chats behind: an untouched chat is opened again, a used one is not", async ({ browser }) => {
+test("New chat does not leave empty chats behind: an untouched chat is opened again, a used one is not", async ({
+  browser,
+}) => {
   const ctx = await browser.newContext();
   const page = await ctx.newPage();
   await signInAs(page, "member@example.com");
   // The button posts a server action that redirects; wait for that answer, not just for a /chat/<id> URL (the page
   // may already be on one).
   const newChat = async () => {
-    const answered = page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname.startsWith("/chat"));
-    await page.getByRole("button", { name: /new chat/i }).first().click();
+    const answered = page.waitForResponse(
+      (r) => r.request().method() === "POST" && new URL(r.url()).pathname.startsWith("/chat"),
+    );
+    await page
+      .getByRole("button", { name: /new chat/i })
+      .first()
+      .click();
     await answered;
     await page.waitForLoadState();
     await expect(page).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
@@ -63,18 +83,26 @@ test("New chat does not leave empty chats behind: an untouched chat is opened ag
   await page.getByLabel("Message").fill("what time is it?");
   await page.getByLabel("Message").press("Enter");
   await expect(page.getByTestId("message-assistant").last()).toBeVisible({ timeout: 20_000 });
-  await page.getByRole("button", { name: /new chat/i }).first().click();
+  await page
+    .getByRole("button", { name: /new chat/i })
+    .first()
+    .click();
   await expect(page).not.toHaveURL(first);
   await expect(page).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
   await ctx.close();
 });
 
 for (const scheme of ["light", "dark"] as const) {
-  test(`on a phone (${scheme}) the chat list folds away behind a toggle; on a desktop it is always shown`, async ({ browser }) => {
+  test(`on a phone (${scheme}) the chat list folds away behind a toggle; on a desktop it is always shown`, async ({
+    browser,
+  }) => {
     const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: scheme });
     const page = await ctx.newPage();
     await signInAs(page, "member@example.com");
-    await page.getByRole("button", { name: /new chat/i }).first().click();
+    await page
+      .getByRole("button", { name: /new chat/i })
+      .first()
+      .click();
     await expect(page).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
     const list = page.getByRole("complementary", { name: "Chat sessions" });
     const toggle = list.getByRole("button", { name: /^Chats \(\d+\)$/ });

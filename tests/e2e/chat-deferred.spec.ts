@@ -23,9 +23,14 @@ test.beforeAll(async ({ app }) => {
 
 test.afterAll(() => db?.close());
 
-test("a request that outlives the turn's wait: the card says so, the chat is free, and Withdraw takes the request back", async ({ page }) => {
+test("a request that outlives the turn's wait: the card says so, the chat is free, and Withdraw takes the request back", async ({
+  page,
+}) => {
   await signInAs(page, "member@example.com");
-  await page.getByRole("button", { name: /new chat/i }).first().click();
+  await page
+    .getByRole("button", { name: /new chat/i })
+    .first()
+    .click();
   await expect(page).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
   const sessionId = new URL(page.url()).pathname.split("/").pop()!;
   const mode = page.getByLabel("Mode");
@@ -41,7 +46,10 @@ test("a request that outlives the turn's wait: the card says so, the chat is fre
 
   // Ten minutes later, as far as the sweep can tell.
   const longAgo = new Date(Date.now() - 3_600_000).toISOString().replace("Z", "+00:00");
-  db.prepare(`UPDATE "AgentRun" SET updatedAt = ? WHERE sessionId = ? AND status = 'waiting_approval'`).run(longAgo, sessionId);
+  db.prepare(`UPDATE "AgentRun" SET updatedAt = ? WHERE sessionId = ? AND status = 'waiting_approval'`).run(
+    longAgo,
+    sessionId,
+  );
   await expect(card).toContainText("this chat no longer waits", { timeout: 30_000 });
   await expect(page.getByTestId("composer-blocked")).toHaveCount(0);
   const withdraw = card.getByRole("button", { name: "Withdraw request" });
@@ -60,6 +68,9 @@ test("a request that outlives the turn's wait: the card says so, the chat is fre
 
   await withdraw.click();
   await expect(page.getByTestId("tool-stopped").filter({ hasText: "exec" }).last()).toBeVisible({ timeout: 30_000 });
-  const approval = db.prepare(`SELECT status, resolveReason FROM "Approval" WHERE sessionId = ?`).get(sessionId) as { status: string; resolveReason: string };
+  const approval = db.prepare(`SELECT status, resolveReason FROM "Approval" WHERE sessionId = ?`).get(sessionId) as {
+    status: string;
+    resolveReason: string;
+  };
   expect(approval).toEqual({ status: "expired", resolveReason: "withdrawn by the requester" });
 });

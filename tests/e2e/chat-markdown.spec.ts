@@ -22,14 +22,17 @@ const MARKDOWN = [
   "```ts",
   "const answer: number = 42; // the answer",
   "export function twice(n: number) {",
-  '  return `${n * 2} times`;',
+  "  return `${n * 2} times`;",
   "}",
   "```",
 ].join("\n");
 
 for (const screen of SCREENS) {
   test(`assistant Markdown and code blocks at ${screen.name}`, async ({ browser, app }) => {
-    const ctx = await browser.newContext({ viewport: { width: screen.width, height: screen.height }, colorScheme: screen.scheme });
+    const ctx = await browser.newContext({
+      viewport: { width: screen.width, height: screen.height },
+      colorScheme: screen.scheme,
+    });
     await ctx.grantPermissions(["clipboard-read", "clipboard-write"]);
     const page = await ctx.newPage();
     const problems = consoleProblems(page);
@@ -47,14 +50,19 @@ for (const screen of SCREENS) {
     await expect(block.locator("code.language-ts .hljs-keyword").first()).toHaveText("const");
     await expect(block.locator(".hljs-comment")).toHaveText("// the answer");
     // A class, not an inline style (the CSP forbids those): the keyword's colour differs from plain text's.
-    const colours = await block.evaluate((el) => [getComputedStyle(el.querySelector(".hljs-keyword")!).color, getComputedStyle(el.querySelector("pre")!).color]);
+    const colours = await block.evaluate((el) => [
+      getComputedStyle(el.querySelector(".hljs-keyword")!).color,
+      getComputedStyle(el.querySelector("pre")!).color,
+    ]);
     expect(colours[0]).not.toBe(colours[1]);
     // Keyboard only: Tab reaches the copy button, Enter copies the code as text.
     const copy = block.getByRole("button", { name: "Copy code" });
     await copy.focus();
     await page.keyboard.press("Enter");
     await expect(block.getByRole("button", { name: /Copied/ })).toBeVisible();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(MARKDOWN.split("```ts\n")[1]!.split("```")[0]);
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+      MARKDOWN.split("```ts\n")[1]!.split("```")[0],
+    );
     await md.scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${SHOTS}/markdown-${screen.name}.png` });
     expect(problems).toEqual([]);
@@ -69,9 +77,9 @@ test("hostile HTML and javascript: links from the model render inert", async ({ 
   const hostile = [
     'Look: <img src=x onerror="window.__xss = 1"> and <script>window.__xss = 2</script>',
     "",
-    "[click me](javascript:window.__xss=3) and <a href=\"javascript:window.__xss=4\">raw link</a>",
+    '[click me](javascript:window.__xss=3) and <a href="javascript:window.__xss=4">raw link</a>',
     "",
-    "![pixel](https://tracker.example/p.gif) <iframe src=\"https://evil.example\"></iframe>",
+    '![pixel](https://tracker.example/p.gif) <iframe src="https://evil.example"></iframe>',
     "",
     "[data](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==) [fine](https://example.com/docs)",
   ].join("\n");
@@ -87,7 +95,10 @@ test("hostile HTML and javascript: links from the model render inert", async ({ 
   expect(await md.getByRole("link", { name: "data" }).getAttribute("href")).toBeFalsy();
   await expect(md.getByRole("link", { name: "fine" })).toHaveAttribute("href", "https://example.com/docs");
   await expect(md.getByRole("link", { name: "fine" })).toHaveAttribute("rel", /noopener/);
-  await expect(md.getByRole("link", { name: "[image: pixel]" })).toHaveAttribute("href", "https://tracker.example/p.gif");
+  await expect(md.getByRole("link", { name: "[image: pixel]" })).toHaveAttribute(
+    "href",
+    "https://tracker.example/p.gif",
+  );
   await click.click();
   await page.waitForTimeout(200);
   expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
@@ -96,19 +107,45 @@ test("hostile HTML and javascript: links from the model render inert", async ({ 
   expect(problems).toEqual([]);
 });
 
-const CURL6 = { exitCode: 6, signal: null, stdout: "", stderr: "curl: (6) Could not resolve host: nowhere.invalid\n", timedOut: false, aborted: false, truncated: false, durationMs: 31 };
-const LONG = { exitCode: 0, signal: null, stdout: Array.from({ length: 40 }, (_, i) => `line ${i + 1}`).join("\n"), stderr: "", timedOut: false, aborted: false, truncated: true, durationMs: 8 };
+const CURL6 = {
+  exitCode: 6,
+  signal: null,
+  stdout: "",
+  stderr: "curl: (6) Could not resolve host: nowhere.invalid\n",
+  timedOut: false,
+  aborted: false,
+  truncated: false,
+  durationMs: 31,
+};
+const LONG = {
+  exitCode: 0,
+  signal: null,
+  stdout: Array.from({ length: 40 }, (_, i) => `line ${i + 1}`).join("\n"),
+  stderr: "",
+  timedOut: false,
+  aborted: false,
+  truncated: true,
+  durationMs: 8,
+};
 
 for (const screen of SCREENS) {
   test(`tool cards show results readably at ${screen.name}`, async ({ browser, app }) => {
-    const ctx = await browser.newContext({ viewport: { width: screen.width, height: screen.height }, colorScheme: screen.scheme });
+    const ctx = await browser.newContext({
+      viewport: { width: screen.width, height: screen.height },
+      colorScheme: screen.scheme,
+    });
     const page = await ctx.newPage();
     await signInAs(page, "member@example.com");
     const id = await openNewChat(page);
     storeLines(app.databaseFile, id, [
       ...toolCallLines("call_curl", "exec", { command: "curl https://nowhere.invalid" }, "ok", CURL6),
       ...toolCallLines("call_seq", "exec", { command: "seq 1 100000" }, "ok", LONG),
-      ...toolCallLines("call_read", "read", { path: "missing.md" }, "error", { ok: false, error_code: "NOT_FOUND", tool_name: "read", message: "file not found: missing.md" }),
+      ...toolCallLines("call_read", "read", { path: "missing.md" }, "error", {
+        ok: false,
+        error_code: "NOT_FOUND",
+        tool_name: "read",
+        message: "file not found: missing.md",
+      }),
     ]);
     await page.reload();
     const cards = page.getByTestId("tool-call");
@@ -144,7 +181,9 @@ for (const screen of SCREENS) {
   });
 }
 
-test("the offline model answers a failed call and a denial in prose, without JSON or the card's text", async ({ page }) => {
+test("the offline model answers a failed call and a denial in prose, without JSON or the card's text", async ({
+  page,
+}) => {
   await signInAs(page, "admin@example.com");
   await openNewChat(page);
   await page.getByLabel("Mode").selectOption("coding");

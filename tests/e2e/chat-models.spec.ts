@@ -24,7 +24,10 @@ test.beforeAll(async () => {
   databaseUrl = newSqliteUrl();
   prepareDatabase(databaseUrl);
   fake = await startFakeAnthropicServer({ apiKey: API_KEY, respond: () => ({ text: "Hello from the fake Claude." }) });
-  app = await startApp({ databaseUrl, env: { MODELS: `offline,${CLAUDE}`, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: fake.baseUrl } });
+  app = await startApp({
+    databaseUrl,
+    env: { MODELS: `offline,${CLAUDE}`, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: fake.baseUrl },
+  });
 });
 
 test.afterAll(async () => {
@@ -40,7 +43,11 @@ const startButton = (page: import("@playwright/test").Page) =>
 test("the new-chat picker offers both models; the picked one answers and the header names it", async ({ browser }) => {
   test.setTimeout(180_000);
   for (const screen of SCREENS) {
-    const context = await browser.newContext({ baseURL: app.url, viewport: { width: screen.width, height: screen.height }, colorScheme: screen.scheme });
+    const context = await browser.newContext({
+      baseURL: app.url,
+      viewport: { width: screen.width, height: screen.height },
+      colorScheme: screen.scheme,
+    });
     const page = await context.newPage();
     await signInAs(page, "member@example.com");
     await page.goto("/chat");
@@ -58,14 +65,18 @@ test("the new-chat picker offers both models; the picked one answers and the hea
     const box = page.getByLabel("Message");
     await box.fill("hello there");
     await box.press("Enter");
-    await expect(page.getByTestId("message-assistant").last()).toContainText("Hello from the fake Claude.", { timeout: 20_000 });
+    await expect(page.getByTestId("message-assistant").last()).toContainText("Hello from the fake Claude.", {
+      timeout: 20_000,
+    });
     expect(fake.requests.length).toBeGreaterThan(seen);
     await page.screenshot({ path: shotPath(`chat-models-answer-${screen.name}.png`), fullPage: true });
     await context.close();
   }
 });
 
-test("without a pick the chat runs on the first model, offline, and never reaches the anthropic server", async ({ browser }) => {
+test("without a pick the chat runs on the first model, offline, and never reaches the anthropic server", async ({
+  browser,
+}) => {
   const context = await browser.newContext({ baseURL: app.url });
   const page = await context.newPage();
   await signInAs(page, "member@example.com");
@@ -90,7 +101,11 @@ test("a model forged into the page is refused with a plain message and no chat i
   const count = async () => ((await (await page.request.get("/api/sessions")).json()).sessions as unknown[]).length;
   const before = await count();
   await page.goto("/chat");
-  await page.getByTestId("pick-model").locator("option").nth(1).evaluate((option) => option.setAttribute("value", "openai:gpt-4o"));
+  await page
+    .getByTestId("pick-model")
+    .locator("option")
+    .nth(1)
+    .evaluate((option) => option.setAttribute("value", "openai:gpt-4o"));
   await page.getByTestId("pick-model").selectOption({ index: 1 });
   await startButton(page).click();
   await expect(page).toHaveURL(/\/chat\?model=refused$/);
@@ -118,13 +133,20 @@ test("with one model configured there is no picker and no model label", async ({
   }
 });
 
-test("with agents offered the picker sits in the agent form: a free agent runs on the picked model, a pinned one refuses another", async ({ browser }) => {
+test("with agents offered the picker sits in the agent form: a free agent runs on the picked model, a pinned one refuses another", async ({
+  browser,
+}) => {
   const context = await browser.newContext({ baseURL: app.url });
   const page = await context.newPage();
   await signInAs(page, "admin@example.com");
   await savePolicy(
     page.request,
-    { agents: { pinned: { name: "Pinned", model: "anthropic", usableBy: { roles: ["member"] } }, free: { name: "Free", usableBy: { roles: ["member"] } } } },
+    {
+      agents: {
+        pinned: { name: "Pinned", model: "anthropic", usableBy: { roles: ["member"] } },
+        free: { name: "Free", usableBy: { roles: ["member"] } },
+      },
+    },
     "model picker e2e",
   );
   await page.context().clearCookies();
@@ -161,10 +183,19 @@ test("with agents offered the picker sits in the agent form: a free agent runs o
 test("on a phone a long model name is cut in the header, and a tap on it shows the whole name", async ({ browser }) => {
   test.setTimeout(120_000);
   const long = "anthropic:claude-fake-with-a-rather-long-model-name-20251101-extended";
-  const wide = await startApp({ databaseUrl, env: { MODELS: `offline,${long}`, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: fake.baseUrl } });
+  const wide = await startApp({
+    databaseUrl,
+    env: { MODELS: `offline,${long}`, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: fake.baseUrl },
+  });
   try {
     for (const colorScheme of ["light", "dark"] as const) {
-      const context = await browser.newContext({ baseURL: wide.url, viewport: { width: 390, height: 844 }, colorScheme, isMobile: true, hasTouch: true });
+      const context = await browser.newContext({
+        baseURL: wide.url,
+        viewport: { width: 390, height: 844 },
+        colorScheme,
+        isMobile: true,
+        hasTouch: true,
+      });
       const page = await context.newPage();
       await signInAs(page, "member@example.com");
       await page.goto("/chat");
@@ -197,9 +228,14 @@ test("on a phone a long model name is cut in the header, and a tap on it shows t
   }
 });
 
-test("a wrong provider key: the member reads that the provider refused the server's credentials, and the admin home page says so", async ({ browser }) => {
+test("a wrong provider key: the member reads that the provider refused the server's credentials, and the admin home page says so", async ({
+  browser,
+}) => {
   test.setTimeout(180_000);
-  const wrong = await startApp({ databaseUrl, env: { MODELS: `offline,${CLAUDE}`, ANTHROPIC_API_KEY: "sk-ant-e2e-wrong-key", ANTHROPIC_BASE_URL: fake.baseUrl } });
+  const wrong = await startApp({
+    databaseUrl,
+    env: { MODELS: `offline,${CLAUDE}`, ANTHROPIC_API_KEY: "sk-ant-e2e-wrong-key", ANTHROPIC_BASE_URL: fake.baseUrl },
+  });
   try {
     const memberCtx = await browser.newContext({ baseURL: wrong.url });
     const member = await memberCtx.newPage();
@@ -210,11 +246,17 @@ test("a wrong provider key: the member reads that the provider refused the serve
     await expect(member).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
     await member.getByLabel("Message").fill("hello there");
     await member.getByLabel("Message").press("Enter");
-    await expect(member.getByText("the model provider (anthropic) refused this server's credentials")).toBeVisible({ timeout: 20_000 });
+    await expect(member.getByText("the model provider (anthropic) refused this server's credentials")).toBeVisible({
+      timeout: 20_000,
+    });
     await expect(member.getByText("sk-ant-e2e-wrong-key")).toHaveCount(0);
     await memberCtx.close();
     for (const screen of SCREENS) {
-      const context = await browser.newContext({ baseURL: wrong.url, viewport: { width: screen.width, height: screen.height }, colorScheme: screen.scheme });
+      const context = await browser.newContext({
+        baseURL: wrong.url,
+        viewport: { width: screen.width, height: screen.height },
+        colorScheme: screen.scheme,
+      });
       const admin = await context.newPage();
       await signInAs(admin, "admin@example.com");
       await admin.goto("/admin");

@@ -36,7 +36,9 @@ for (const size of [
   { name: "desktop", width: 1280, height: 800 },
   { name: "phone", width: 390, height: 844 },
 ]) {
-  test(`server stopped and restarted mid-chat at ${size.name} width: reconnecting, draft kept, no duplicates`, async ({ browser }) => {
+  test(`server stopped and restarted mid-chat at ${size.name} width: reconnecting, draft kept, no duplicates`, async ({
+    browser,
+  }) => {
     test.setTimeout(180_000);
     const ctx = await browser.newContext({ baseURL: app.url, viewport: { width: size.width, height: size.height } });
     const page = await ctx.newPage();
@@ -54,7 +56,10 @@ for (const size of [
     await page.getByLabel("Password").fill(DEMO_PASSWORD);
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page).toHaveURL(/\/chat/);
-    await page.getByRole("button", { name: /new chat/i }).first().click();
+    await page
+      .getByRole("button", { name: /new chat/i })
+      .first()
+      .click();
     await expect(page).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
     const chatUrl = page.url();
     const box = page.getByLabel("Message");
@@ -98,7 +103,9 @@ for (const size of [
     await expect(page.getByLabel("Message")).toHaveValue("a second draft");
     await expect(page.getByTestId("message-user")).toHaveText(["what time is it?", "draft typed before the restart"]);
     const session = await page.request.get(`/api/sessions/${chatUrl.split("/").pop()}`);
-    const rows = ((await session.json()).transcript as Array<{ role: string; content: string }>).filter((r) => r.role === "user");
+    const rows = ((await session.json()).transcript as Array<{ role: string; content: string }>).filter(
+      (r) => r.role === "user",
+    );
     expect(rows.map((r) => r.content)).toEqual(["what time is it?", "draft typed before the restart"]);
     await ctx.close();
   });

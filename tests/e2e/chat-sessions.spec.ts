@@ -19,7 +19,10 @@ async function rename(page: import("@playwright/test").Page, title: string) {
 
 for (const screen of SCREENS) {
   test(`rename, search, delete and undo by keyboard at ${screen.name}`, async ({ browser }) => {
-    const ctx = await browser.newContext({ viewport: { width: screen.width, height: screen.height }, colorScheme: screen.scheme });
+    const ctx = await browser.newContext({
+      viewport: { width: screen.width, height: screen.height },
+      colorScheme: screen.scheme,
+    });
     const page = await ctx.newPage();
     const problems = consoleProblems(page);
     await signInAs(page, "owner@example.com");
@@ -77,7 +80,9 @@ for (const screen of SCREENS) {
   });
 }
 
-test("two tabs of one chat stay in step: a message, a rename and a mode switch show in the other", async ({ browser }) => {
+test("two tabs of one chat stay in step: a message, a rename and a mode switch show in the other", async ({
+  browser,
+}) => {
   // Two pages, a turn, a mode switch, a review and a delete: more than one minute on a busy two-core machine.
   test.setTimeout(150_000);
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -94,12 +99,16 @@ test("two tabs of one chat stay in step: a message, a rename and a mode switch s
   await a.getByLabel("Message").fill("what time is it?");
   await a.getByLabel("Message").press("Enter");
   await expect(b.getByTestId("message-user")).toHaveText("what time is it?", { timeout: 15_000 });
-  await expect(b.getByTestId("message-assistant").last()).toContainText('The tool "current_time" returned the time', { timeout: 15_000 });
+  await expect(b.getByTestId("message-assistant").last()).toContainText('The tool "current_time" returned the time', {
+    timeout: 15_000,
+  });
   await expect(b.getByTestId("chat-title")).toHaveText("what time is it?");
 
   await rename(a, "Clock questions");
   await expect(b.getByTestId("chat-title")).toHaveText("Clock questions", { timeout: 15_000 });
-  await expect(b.getByRole("complementary", { name: "Chat sessions" }).getByRole("link", { name: /Clock questions/ })).toBeVisible();
+  await expect(
+    b.getByRole("complementary", { name: "Chat sessions" }).getByRole("link", { name: /Clock questions/ }),
+  ).toBeVisible();
 
   await a.getByLabel("Mode").selectOption("coding");
   await expect(b.getByTestId("mode-badge")).toContainText("coding", { timeout: 15_000 });
@@ -113,7 +122,9 @@ test("two tabs of one chat stay in step: a message, a rename and a mode switch s
   await b.reload();
   await expect(b.getByTestId("mode-marker")).toContainText("to coding");
   await b.goto(`/approvals/sessions/${id}`);
-  await expect(b.getByTestId("review-transcript").getByTestId("mode-marker")).toContainText("Mode switched from chat_safe to coding");
+  await expect(b.getByTestId("review-transcript").getByTestId("mode-marker")).toContainText(
+    "Mode switched from chat_safe to coding",
+  );
 
   // Deleting the chat in one tab takes the other back to the list, with the same Undo.
   const again = b.waitForResponse((r) => r.url().endsWith(`/api/me/events?session=${id}`));
@@ -127,8 +138,13 @@ test("two tabs of one chat stay in step: a message, a rename and a mode switch s
 });
 
 for (const screen of SCREENS) {
-  test(`an unknown chat is a not-found page inside the app at ${screen.name}; the favicon is served`, async ({ browser }) => {
-    const ctx = await browser.newContext({ viewport: { width: screen.width, height: screen.height }, colorScheme: screen.scheme });
+  test(`an unknown chat is a not-found page inside the app at ${screen.name}; the favicon is served`, async ({
+    browser,
+  }) => {
+    const ctx = await browser.newContext({
+      viewport: { width: screen.width, height: screen.height },
+      colorScheme: screen.scheme,
+    });
     const page = await ctx.newPage();
     const problems = consoleProblems(page);
     await signInAs(page, "member@example.com");

@@ -3,7 +3,13 @@
 // offline model would not produce on its own. The page then reads them back through the real app.
 import Database from "better-sqlite3";
 
-type Line = { role: "assistant" | "tool" | "system"; content: string; parts?: unknown; toolCallId?: string; toolName?: string };
+type Line = {
+  role: "assistant" | "tool" | "system";
+  content: string;
+  parts?: unknown;
+  toolCallId?: string;
+  toolName?: string;
+};
 
 export function storeLines(databaseFile: string, sessionId: string, lines: Line[]): void {
   const db = new Database(databaseFile, { timeout: 10_000 });
@@ -16,8 +22,20 @@ export function storeLines(databaseFile: string, sessionId: string, lines: Line[
     // busy timeout notwithstanding: the same reason the app's own transactions begin IMMEDIATE (lib/db/sqlite-adapter.ts).
     db.transaction(() => {
       for (const line of lines) {
-        const { seq } = db.prepare(`SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM "Message" WHERE sessionId = ?`).get(sessionId) as { seq: number };
-        insert.run(`e2e${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`, sessionId, seq, line.role, line.content, line.parts === undefined ? null : JSON.stringify(line.parts), line.toolCallId ?? null, line.toolName ?? null, new Date().toISOString().replace("Z", "+00:00"));
+        const { seq } = db
+          .prepare(`SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM "Message" WHERE sessionId = ?`)
+          .get(sessionId) as { seq: number };
+        insert.run(
+          `e2e${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`,
+          sessionId,
+          seq,
+          line.role,
+          line.content,
+          line.parts === undefined ? null : JSON.stringify(line.parts),
+          line.toolCallId ?? null,
+          line.toolName ?? null,
+          new Date().toISOString().replace("Z", "+00:00"),
+        );
       }
     }).immediate();
   } finally {
@@ -26,7 +44,13 @@ export function storeLines(databaseFile: string, sessionId: string, lines: Line[
 }
 
 /** An assistant line that calls one tool, and the tool's stored result. */
-export function toolCallLines(callId: string, toolName: string, input: unknown, status: "ok" | "error", output: unknown): Line[] {
+export function toolCallLines(
+  callId: string,
+  toolName: string,
+  input: unknown,
+  status: "ok" | "error",
+  output: unknown,
+): Line[] {
   return [
     { role: "assistant", content: "", parts: { toolCalls: [{ toolCallId: callId, toolName, input }] } },
     { role: "tool", content: JSON.stringify(output), parts: { status, output }, toolCallId: callId, toolName },

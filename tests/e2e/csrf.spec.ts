@@ -26,7 +26,10 @@ function attackPage(app: string, memberId: string): string {
 </script></body></html>`;
 }
 
-test("a same-site page on another port cannot change state with the owner's cookies, nor frame the app", async ({ page, baseURL }) => {
+test("a same-site page on another port cannot change state with the owner's cookies, nor frame the app", async ({
+  page,
+  baseURL,
+}) => {
   await signInAs(page, "admin@example.com");
   const before = await (await page.request.get("/api/admin/users")).json();
   const member = before.users.find((u: { email: string }) => u.email === "member@example.com");
@@ -46,7 +49,9 @@ test("a same-site page on another port cannot change state with the owner's cook
       if (res.url().includes("/roles") || res.url().includes("/rollback")) refused.push(res.status());
     });
     await page.goto(`${evilUrl}/cats`);
-    await page.waitForFunction(() => (window as unknown as { attackDone?: boolean }).attackDone === true, null, { timeout: 15_000 });
+    await page.waitForFunction(() => (window as unknown as { attackDone?: boolean }).attackDone === true, null, {
+      timeout: 15_000,
+    });
     expect(evilHits).toBeGreaterThan(0);
     // The requests reached the app and were refused there.
     expect(refused.length).toBeGreaterThan(0);
@@ -54,7 +59,9 @@ test("a same-site page on another port cannot change state with the owner's cook
 
     const after = await (await page.request.get(`${baseURL}/api/admin/users`)).json();
     expect(after.users.find((u: { id: string }) => u.id === member.id).roles).toEqual(["member"]);
-    expect((await (await page.request.get(`${baseURL}/api/policy/versions`)).json()).versions.length).toBe(versionsBefore);
+    expect((await (await page.request.get(`${baseURL}/api/policy/versions`)).json()).versions.length).toBe(
+      versionsBefore,
+    );
 
     // frame-ancestors 'none' / X-Frame-Options: the framed app never renders the signed-in page.
     const framed = page.frames().find((f) => f.parentFrame() === page.mainFrame() && f.name() !== "sink");
@@ -72,7 +79,11 @@ test("the app's own pages still change state (same-origin JSON), under the CSP",
   });
   await signInAs(page, "member@example.com");
   const res = await page.evaluate(async () => {
-    const r = await fetch("/api/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const r = await fetch("/api/sessions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     return r.status;
   });
   expect(res).toBe(201);

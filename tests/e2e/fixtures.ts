@@ -25,7 +25,11 @@ export const test = base.extend<Record<never, never>, { app: E2eApp }>({
       await storeVersionOnePolicy(databaseUrl);
       const app = await startApp({ databaseUrl });
       try {
-        await provide({ url: app.url, databaseFile: databaseUrl.replace(/^file:/, ""), workspaceRoot: app.workspaceRoot });
+        await provide({
+          url: app.url,
+          databaseFile: databaseUrl.replace(/^file:/, ""),
+          workspaceRoot: app.workspaceRoot,
+        });
       } finally {
         await app.stop();
       }

@@ -21,9 +21,48 @@ async function seedGrants(databaseFile: string, tag: string) {
       `INSERT INTO "AllowlistEntry" (id, kind, pattern, words, prefix, scope, scopeId, createdById, createdAt, expiresAt, useCount, lastUsedAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const now = new Date();
-    insert.run(`g1-${tag}`, "exec", `git status ${tag}`, JSON.stringify(["git", "status", tag]), 0, "user", id("member@example.com"), owner, iso(now), null, 3, iso(now));
-    insert.run(`g2-${tag}`, "exec", `ls ${tag} *`, JSON.stringify(["ls", tag]), 1, "everyone", "", owner, iso(now), iso(new Date(now.getTime() + 86_400_000)), 0, null);
-    insert.run(`g3-${tag}`, "tool", `current_time_${tag}`, null, 0, "everyone", "", owner, iso(now), iso(new Date(now.getTime() - 60_000)), 0, null);
+    insert.run(
+      `g1-${tag}`,
+      "exec",
+      `git status ${tag}`,
+      JSON.stringify(["git", "status", tag]),
+      0,
+      "user",
+      id("member@example.com"),
+      owner,
+      iso(now),
+      null,
+      3,
+      iso(now),
+    );
+    insert.run(
+      `g2-${tag}`,
+      "exec",
+      `ls ${tag} *`,
+      JSON.stringify(["ls", tag]),
+      1,
+      "everyone",
+      "",
+      owner,
+      iso(now),
+      iso(new Date(now.getTime() + 86_400_000)),
+      0,
+      null,
+    );
+    insert.run(
+      `g3-${tag}`,
+      "tool",
+      `current_time_${tag}`,
+      null,
+      0,
+      "everyone",
+      "",
+      owner,
+      iso(now),
+      iso(new Date(now.getTime() - 60_000)),
+      0,
+      null,
+    );
   } finally {
     db.close();
   }

@@ -28,7 +28,9 @@ test("desktop header: the navigation is shown without a Menu button", async ({ p
   await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" })).toBeVisible();
 });
 
-test("theme: dark chosen on a light system survives a reload, light on a dark system too; system follows the system", async ({ page }) => {
+test("theme: dark chosen on a light system survives a reload, light on a dark system too; system follows the system", async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.emulateMedia({ colorScheme: "light" });
   await signInAs(page, "admin@example.com");

@@ -33,7 +33,12 @@ export async function signInAs(page: Page, email: string, password = DEMO_PASSWO
 }
 
 /** Saves a policy document through the API on top of the version in force; returns the new version. */
-export async function savePolicy(request: APIRequestContext, document: unknown, comment: string, extra: Record<string, unknown> = {}) {
+export async function savePolicy(
+  request: APIRequestContext,
+  document: unknown,
+  comment: string,
+  extra: Record<string, unknown> = {},
+) {
   const current = await (await request.get("/api/policy")).json();
   const res = await request.put("/api/policy", { data: { baseVersion: current.version, document, comment, ...extra } });
   expect(res.status(), await res.text()).toBe(200);
@@ -51,7 +56,10 @@ export const SCREENS = (["light", "dark"] as const).flatMap((scheme) =>
 /** Opens a chat with "New chat" (a fresh one once the last was used) and returns its id. */
 export async function openNewChat(page: Page): Promise<string> {
   await page.goto("/chat");
-  await page.getByRole("button", { name: /new chat/i }).first().click();
+  await page
+    .getByRole("button", { name: /new chat/i })
+    .first()
+    .click();
   await expect(page).toHaveURL(/\/chat\/[A-Za-z0-9_-]+$/);
   return new URL(page.url()).pathname.split("/").pop()!;
 }
@@ -70,21 +78,34 @@ export function consoleProblems(page: Page): string[] {
  * Signs in with an admin-issued one-time password, which lands on /change-password (nothing else works until the
  * person chooses their own, issue 32), replaces it through the API and signs in again with the new one.
  */
-export async function signInWithOwnPassword(page: Page, email: string, oneTimePassword: string, newPassword = DEMO_PASSWORD) {
+export async function signInWithOwnPassword(
+  page: Page,
+  email: string,
+  oneTimePassword: string,
+  newPassword = DEMO_PASSWORD,
+) {
   await page.goto("/login");
   await page.getByLabel("E-mail").fill(email);
   await page.getByLabel("Password").fill(oneTimePassword);
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page).toHaveURL(/\/change-password$/);
-  const changed = await page.request.post("/api/me/password", { data: { currentPassword: oneTimePassword, newPassword }, headers: { origin: new URL(page.url()).origin } });
+  const changed = await page.request.post("/api/me/password", {
+    data: { currentPassword: oneTimePassword, newPassword },
+    headers: { origin: new URL(page.url()).origin },
+  });
   expect(changed.status(), await changed.text()).toBe(200);
   await signInAs(page, email, newPassword, { form: true });
 }
 
 /** axe (WCAG A/AA and best practices) finds nothing serious or critical on the page as it is; failures name the nodes. */
 export async function expectNoSeriousViolations(page: Page, label: string) {
-  const results = await new AxeBuilder({ page }).setLegacyMode(true).options({ resultTypes: ["violations"] }).analyze();
-  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  const results = await new AxeBuilder({ page })
+    .setLegacyMode(true)
+    .options({ resultTypes: ["violations"] })
+    .analyze();
+  const serious = results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
   expect(serious, `${label}: serious or critical axe violations`).toEqual([]);
   expect(results.passes.length).toBeGreaterThan(5);
 }

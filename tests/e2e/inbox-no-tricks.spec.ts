@@ -7,7 +7,14 @@ import { expect, test } from "./fixtures";
 import { signInAs } from "./helpers";
 
 async function ask(request: APIRequestContext, sessionId: string, command: string) {
-  const res = await request.post("/api/approvals", { data: { sessionId, toolName: "exec", callId: `inbox-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, args: { command } } });
+  const res = await request.post("/api/approvals", {
+    data: {
+      sessionId,
+      toolName: "exec",
+      callId: `inbox-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,
+      args: { command },
+    },
+  });
   expect(res.status()).toBe(202);
   return (await res.json()).id as string;
 }
@@ -16,7 +23,9 @@ async function statusOf(request: APIRequestContext, id: string) {
   return (await (await request.get(`/api/approvals/${id}`)).json()).approval.status as string;
 }
 
-test("two requests arrive while the owner reads one: nothing switches, keys act on the open one only, allow-always asks first", async ({ browser }) => {
+test("two requests arrive while the owner reads one: nothing switches, keys act on the open one only, allow-always asks first", async ({
+  browser,
+}) => {
   const memberCtx = await browser.newContext();
   const member = await memberCtx.newPage();
   await signInAs(member, "member@example.com");
@@ -31,7 +40,11 @@ test("two requests arrive while the owner reads one: nothing switches, keys act 
   const detail = owner.getByTestId("approval-detail");
   // Nothing is open until the owner opens it.
   await expect(detail).toHaveCount(0);
-  await owner.getByTestId("pending-list").getByTestId("approval-row").filter({ hasText: `harmless-${tag}` }).click();
+  await owner
+    .getByTestId("pending-list")
+    .getByTestId("approval-row")
+    .filter({ hasText: `harmless-${tag}` })
+    .click();
   await expect(detail).toHaveAttribute("data-approval-id", harmless);
   await expect(detail.getByTestId("approval-command")).toContainText(`harmless-${tag}`);
 
@@ -59,9 +72,18 @@ test("two requests arrive while the owner reads one: nothing switches, keys act 
   expect(await statusOf(owner.request, other)).toBe("pending");
 
   // Allow always asks first, with the rule it would store and its scope; Escape answers no.
-  await owner.getByTestId("pending-list").getByTestId("approval-row").filter({ hasText: `important-${tag}` }).click();
+  await owner
+    .getByTestId("pending-list")
+    .getByTestId("approval-row")
+    .filter({ hasText: `important-${tag}` })
+    .click();
   await expect(detail).toHaveAttribute("data-approval-id", risky);
-  await expect(owner.getByTestId("pending-list").locator('[data-new="true"]').filter({ hasText: `important-${tag}` })).toHaveCount(0);
+  await expect(
+    owner
+      .getByTestId("pending-list")
+      .locator('[data-new="true"]')
+      .filter({ hasText: `important-${tag}` }),
+  ).toHaveCount(0);
   await owner.keyboard.press("a");
   const confirm = owner.getByTestId("allow-always-confirm");
   await expect(confirm).toBeVisible();
@@ -91,7 +113,11 @@ test("two requests arrive while the owner reads one: nothing switches, keys act 
     await decision;
     await route.fulfill({ response });
   });
-  await owner.getByTestId("pending-list").getByTestId("approval-row").filter({ hasText: `other-${tag}` }).click();
+  await owner
+    .getByTestId("pending-list")
+    .getByTestId("approval-row")
+    .filter({ hasText: `other-${tag}` })
+    .click();
   // As an owner would: the key once the request is open.
   await expect(detail).toHaveAttribute("data-approval-id", other);
   await expect(detail.getByTestId("approval-status")).toContainText("pending");

@@ -25,12 +25,25 @@ test.beforeAll(async ({ app }) => {
   const iso = (ms: number) => new Date(ms).toISOString().replace("Z", "+00:00");
   const now = Date.now();
   sessionId = `s${randomUUID().replace(/-/g, "")}`;
-  db.prepare(`INSERT INTO "ChatSession" (id, ownerId, title, mode, depth, createdAt, updatedAt) VALUES (?, ?, ?, 'coding', 0, ?, ?)`).run(sessionId, memberId, `Risk chat ${tag}`, iso(now), iso(now));
+  db.prepare(
+    `INSERT INTO "ChatSession" (id, ownerId, title, mode, depth, createdAt, updatedAt) VALUES (?, ?, ?, 'coding', 0, ?, ?)`,
+  ).run(sessionId, memberId, `Risk chat ${tag}`, iso(now), iso(now));
   const insert = db.prepare(
     `INSERT INTO "Approval" (id, kind, sessionId, requesterId, toolName, callId, argsHash, args, command, reason, status, createdAt, expiresAt, riskKinds) VALUES (?, 'exec', ?, ?, 'exec', ?, ?, ?, ?, 'seeded for a test', 'pending', ?, ?, ?)`,
   );
   REQUESTS.forEach(({ command, riskKinds }, i) => {
-    insert.run(`a${tag}${i}`, sessionId, memberId, `call-${i}`, "0".repeat(64), JSON.stringify({ command }), command, iso(now + i), iso(now + 3_600_000), riskKinds);
+    insert.run(
+      `a${tag}${i}`,
+      sessionId,
+      memberId,
+      `call-${i}`,
+      "0".repeat(64),
+      JSON.stringify({ command }),
+      command,
+      iso(now + i),
+      iso(now + 3_600_000),
+      riskKinds,
+    );
   });
 });
 
@@ -41,8 +54,15 @@ test.afterAll(async () => {
 });
 
 for (const screen of SCREENS) {
-  test(`risk filter (${screen.name}): narrows to the chosen cue, says why First use is not offered; axe`, async ({ browser }) => {
-    const ctx = await browser.newContext({ viewport: { width: screen.width, height: screen.height }, colorScheme: screen.scheme, isMobile: screen.size === "phone", hasTouch: screen.size === "phone" });
+  test(`risk filter (${screen.name}): narrows to the chosen cue, says why First use is not offered; axe`, async ({
+    browser,
+  }) => {
+    const ctx = await browser.newContext({
+      viewport: { width: screen.width, height: screen.height },
+      colorScheme: screen.scheme,
+      isMobile: screen.size === "phone",
+      hasTouch: screen.size === "phone",
+    });
     const page = await ctx.newPage();
     const problems = consoleProblems(page);
     await signInAs(page, "owner@example.com");
@@ -55,7 +75,13 @@ for (const screen of SCREENS) {
     await filters.getByText(/^Filters/).click();
     const risk = filters.getByRole("combobox", { name: "Risk" });
     await expect(risk).toBeVisible();
-    await expect(risk.locator("option")).toHaveText(["any", "Destructive", "Network", "Outside the workspace", "Not analysed: read it whole"]);
+    await expect(risk.locator("option")).toHaveText([
+      "any",
+      "Destructive",
+      "Network",
+      "Outside the workspace",
+      "Not analysed: read it whole",
+    ]);
     await expect(filters.getByText(/“First use” is shown on each request but not filterable/)).toBeVisible();
 
     await risk.selectOption("destructive");

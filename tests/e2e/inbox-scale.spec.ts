@@ -22,7 +22,9 @@ test.beforeAll(async ({ app }) => {
   const iso = (ms: number) => new Date(ms).toISOString().replace("Z", "+00:00");
   const now = Date.now();
   sessionId = `s${randomUUID().replace(/-/g, "")}`;
-  db.prepare(`INSERT INTO "ChatSession" (id, ownerId, title, mode, depth, createdAt, updatedAt) VALUES (?, ?, ?, 'coding', 0, ?, ?)`).run(sessionId, memberId, `Scale chat ${tag}`, iso(now), iso(now));
+  db.prepare(
+    `INSERT INTO "ChatSession" (id, ownerId, title, mode, depth, createdAt, updatedAt) VALUES (?, ?, ?, 'coding', 0, ?, ?)`,
+  ).run(sessionId, memberId, `Scale chat ${tag}`, iso(now), iso(now));
   const insert = db.prepare(
     `INSERT INTO "Approval" (id, kind, sessionId, requesterId, toolName, callId, argsHash, args, command, reason, status, createdAt, expiresAt) VALUES (?, 'exec', ?, ?, 'exec', ?, ?, ?, ?, 'seeded for a test', 'pending', ?, ?)`,
   );
@@ -31,7 +33,17 @@ test.beforeAll(async ({ app }) => {
     // just after now, so requests other spec files of this worker left pending sort after them.
     for (let i = 0; i < COUNT; i++) {
       const command = i === 0 ? `echo needle-${tag}` : `echo ${tag}-${i}`;
-      insert.run(`a${tag}${i}`, sessionId, memberId, `call-${i}`, "0".repeat(64), JSON.stringify({ command }), command, iso(now + i), iso(now + 2 * 3_600_000));
+      insert.run(
+        `a${tag}${i}`,
+        sessionId,
+        memberId,
+        `call-${i}`,
+        "0".repeat(64),
+        JSON.stringify({ command }),
+        command,
+        iso(now + i),
+        iso(now + 2 * 3_600_000),
+      );
     }
   }).immediate();
 });
@@ -43,8 +55,15 @@ test.afterAll(async () => {
 });
 
 for (const screen of SCREENS) {
-  test(`10,000 pending (${screen.name}): count, paging, search, keys, countdown, chat title; axe finds nothing serious`, async ({ browser }) => {
-    const ctx = await browser.newContext({ viewport: { width: screen.width, height: screen.height }, colorScheme: screen.scheme, isMobile: screen.size === "phone", hasTouch: screen.size === "phone" });
+  test(`10,000 pending (${screen.name}): count, paging, search, keys, countdown, chat title; axe finds nothing serious`, async ({
+    browser,
+  }) => {
+    const ctx = await browser.newContext({
+      viewport: { width: screen.width, height: screen.height },
+      colorScheme: screen.scheme,
+      isMobile: screen.size === "phone",
+      hasTouch: screen.size === "phone",
+    });
     const page = await ctx.newPage();
     const problems = consoleProblems(page);
     await signInAs(page, "owner@example.com");
@@ -84,8 +103,15 @@ for (const screen of SCREENS) {
     await expect(detail.getByTestId("approval-command")).toHaveText(`echo needle-${tag}`);
     await expect(detail.getByRole("button", { name: /Deny/ })).toBeInViewport();
 
-    const axe = await new AxeBuilder({ page }).setLegacyMode(true).options({ resultTypes: ["violations"] }).analyze();
-    expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+    const axe = await new AxeBuilder({ page })
+      .setLegacyMode(true)
+      .options({ resultTypes: ["violations"] })
+      .analyze();
+    expect(
+      axe.violations
+        .filter((v) => v.impact === "serious" || v.impact === "critical")
+        .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
+    ).toEqual([]);
     await page.screenshot({ path: shotPath(`inbox-scale-${screen.name}.png`) });
     expect(problems).toEqual([]);
     await ctx.close();
@@ -110,8 +136,15 @@ test("bulk deny at 10,000 pending denies exactly the chosen requests", async ({ 
   await page.getByRole("group", { name: "Confirm bulk deny" }).getByRole("textbox").fill("flood");
   await page.getByRole("button", { name: "Deny 3 requests" }).click();
   await expect(page.getByTestId("bulk-deny-result")).toHaveText("Denied 3.");
-  const statuses = db.prepare(`SELECT id, status, resolveReason FROM "Approval" WHERE id IN (?, ?, ?, ?) ORDER BY id`).all(...chosen, unchosen) as Array<{ id: string; status: string; resolveReason: string | null }>;
-  expect(statuses.filter((s) => s.status === "denied").map((s) => s.id).sort()).toEqual([...chosen].sort());
+  const statuses = db
+    .prepare(`SELECT id, status, resolveReason FROM "Approval" WHERE id IN (?, ?, ?, ?) ORDER BY id`)
+    .all(...chosen, unchosen) as Array<{ id: string; status: string; resolveReason: string | null }>;
+  expect(
+    statuses
+      .filter((s) => s.status === "denied")
+      .map((s) => s.id)
+      .sort(),
+  ).toEqual([...chosen].sort());
   expect(statuses.filter((s) => s.status === "denied").every((s) => s.resolveReason === "flood")).toBe(true);
   expect(statuses.filter((s) => s.status === "pending")).toHaveLength(1);
   await expect(rows.filter({ hasText: "denied" })).toHaveCount(0);

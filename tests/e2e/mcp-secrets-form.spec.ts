@@ -11,8 +11,16 @@ import { expectNoSeriousViolations, savePolicy, SCREENS, shotPath, signInAs } fr
 
 const SECRETS = ["tok-old-4471", "debug-9917", "hdr-5823", "tok-new-8832", "eu-1234", "key-7710"];
 const SERVERS = [
-  { id: "files", transport: { type: "stdio", command: "/usr/bin/true", env: { API_TOKEN: "tok-old-4471", LOG_LEVEL: "debug-9917" } }, allowedModes: ["coding"] },
-  { id: "remote", transport: { type: "http", url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer hdr-5823" } }, allowedModes: ["coding"] },
+  {
+    id: "files",
+    transport: { type: "stdio", command: "/usr/bin/true", env: { API_TOKEN: "tok-old-4471", LOG_LEVEL: "debug-9917" } },
+    allowedModes: ["coding"],
+  },
+  {
+    id: "remote",
+    transport: { type: "http", url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer hdr-5823" } },
+    allowedModes: ["coding"],
+  },
 ];
 
 function decrypt(aad: string, sealed: string): Record<string, string> {
@@ -21,7 +29,10 @@ function decrypt(aad: string, sealed: string): Record<string, string> {
   const decipher = createDecipheriv("aes-256-gcm", key, raw.subarray(0, 12));
   decipher.setAAD(Buffer.from(aad));
   decipher.setAuthTag(raw.subarray(12, 28));
-  return JSON.parse(Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8")) as Record<string, string>;
+  return JSON.parse(Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8")) as Record<
+    string,
+    string
+  >;
 }
 
 async function openMcpForm(page: Page) {
@@ -51,14 +62,19 @@ test.describe("MCP server secrets in the form (issue 33)", () => {
     await savePolicy(page.request, { version: 1 }, "e2e cleanup");
   });
 
-  test("names shown and editable, values write-only: replace, remove, rename, add; saved and reloaded", async ({ page, app }) => {
+  test("names shown and editable, values write-only: replace, remove, rename, add; saved and reloaded", async ({
+    page,
+    app,
+  }) => {
     await openMcpForm(page);
     const env = page.getByTestId("mcp-secrets-files");
     const headers = page.getByTestId("mcp-secrets-remote");
     await expect(env.getByTestId("mcp-secret-files-API_TOKEN").getByLabel(/^Name/)).toHaveValue("API_TOKEN");
     await expect(env.getByLabel("Value of API_TOKEN")).toHaveValue("");
     await expect(env.getByTestId("mcp-secret-files-API_TOKEN")).toContainText("set");
-    await expect(headers.getByTestId("mcp-secret-remote-Authorization").getByLabel(/^Name/)).toHaveValue("Authorization");
+    await expect(headers.getByTestId("mcp-secret-remote-Authorization").getByLabel(/^Name/)).toHaveValue(
+      "Authorization",
+    );
     await expectNoSecrets(page);
 
     await env.getByLabel("Value of API_TOKEN").fill("tok-new-8832");
@@ -80,7 +96,10 @@ test.describe("MCP server secrets in the form (issue 33)", () => {
     await expect(headers.getByTestId("mcp-secret-remote-X-Api-Key")).toBeVisible();
 
     const saved = page.waitForResponse((r) => r.url().endsWith("/api/policy") && r.request().method() === "PUT");
-    await page.getByLabel(/comment/i).first().fill("mcp secrets form");
+    await page
+      .getByLabel(/comment/i)
+      .first()
+      .fill("mcp secrets form");
     await page.getByRole("button", { name: "Save as new version" }).click();
     const body = await (await saved).text();
     for (const secret of SECRETS) expect(body, "PUT /api/policy response").not.toContain(secret);
@@ -97,25 +116,46 @@ test.describe("MCP server secrets in the form (issue 33)", () => {
     await expectNoSecrets(page);
 
     const db = new Database(app.databaseFile, { readonly: true, timeout: 10_000 });
-    const row2 = db.prepare(`SELECT document FROM "PolicyVersion" ORDER BY version DESC LIMIT 1`).get() as { document: string };
+    const row2 = db.prepare(`SELECT document FROM "PolicyVersion" ORDER BY version DESC LIMIT 1`).get() as {
+      document: string;
+    };
     db.close();
     for (const secret of SECRETS) expect(row2.document, "stored row").not.toContain(secret);
-    const servers = (JSON.parse(row2.document) as { mcpServers: Array<{ id: string; transport: { envEncrypted?: string; headersEncrypted?: string } }> }).mcpServers;
-    expect(decrypt("files:env", servers[0]!.transport.envEncrypted!)).toEqual({ API_TOKEN: "tok-new-8832", REGION: "eu-1234" });
+    const servers = (
+      JSON.parse(row2.document) as {
+        mcpServers: Array<{ id: string; transport: { envEncrypted?: string; headersEncrypted?: string } }>;
+      }
+    ).mcpServers;
+    expect(decrypt("files:env", servers[0]!.transport.envEncrypted!)).toEqual({
+      API_TOKEN: "tok-new-8832",
+      REGION: "eu-1234",
+    });
     expect(decrypt("remote", servers[1]!.transport.headersEncrypted!)).toEqual({ "X-Api-Key": "key-7710" });
   });
 
-  test("a stored value untouched is kept; screens and axe at 1280×800 and 390×844, light and dark", async ({ page, app }) => {
+  test("a stored value untouched is kept; screens and axe at 1280×800 and 390×844, light and dark", async ({
+    page,
+    app,
+  }) => {
     test.setTimeout(120_000);
     await openMcpForm(page);
     await page.getByTestId("mcp-secrets-files").getByRole("button", { name: "Remove LOG_LEVEL" }).click();
-    await page.getByLabel(/comment/i).first().fill("drop one");
+    await page
+      .getByLabel(/comment/i)
+      .first()
+      .fill("drop one");
     await page.getByRole("button", { name: "Save as new version" }).click();
     await expect(page.getByText("No changes")).toBeVisible();
     const db = new Database(app.databaseFile, { readonly: true, timeout: 10_000 });
-    const stored = db.prepare(`SELECT document FROM "PolicyVersion" ORDER BY version DESC LIMIT 1`).get() as { document: string };
+    const stored = db.prepare(`SELECT document FROM "PolicyVersion" ORDER BY version DESC LIMIT 1`).get() as {
+      document: string;
+    };
     db.close();
-    const servers = (JSON.parse(stored.document) as { mcpServers: Array<{ transport: { envEncrypted: string; headersEncrypted: string } }> }).mcpServers;
+    const servers = (
+      JSON.parse(stored.document) as {
+        mcpServers: Array<{ transport: { envEncrypted: string; headersEncrypted: string } }>;
+      }
+    ).mcpServers;
     expect(decrypt("files:env", servers[0]!.transport.envEncrypted)).toEqual({ API_TOKEN: "tok-old-4471" });
     expect(decrypt("remote", servers[1]!.transport.headersEncrypted)).toEqual({ Authorization: "Bearer hdr-5823" });
 

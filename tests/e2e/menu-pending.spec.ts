@@ -6,12 +6,20 @@ import { expect, test } from "./fixtures";
 import { expectNoSeriousViolations, SCREENS, shotPath, signInAs } from "./helpers";
 
 async function ask(request: APIRequestContext, sessionId: string, command: string) {
-  const res = await request.post("/api/approvals", { data: { sessionId, toolName: "exec", callId: `menu-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, args: { command } } });
+  const res = await request.post("/api/approvals", {
+    data: {
+      sessionId,
+      toolName: "exec",
+      callId: `menu-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,
+      args: { command },
+    },
+  });
   expect(res.status()).toBe(202);
   return (await res.json()).id as string;
 }
 
-const pendingTotal = async (request: APIRequestContext) => ((await (await request.get("/api/approvals?status=pending")).json()) as { total: number }).total;
+const pendingTotal = async (request: APIRequestContext) =>
+  ((await (await request.get("/api/approvals?status=pending")).json()) as { total: number }).total;
 
 for (const screen of SCREENS) {
   test(`the pending count on the Menu button (${screen.name})`, async ({ browser }) => {
@@ -22,7 +30,12 @@ for (const screen of SCREENS) {
     const ids = [];
     for (let i = 0; i < 3; i++) ids.push(await ask(member.request, session.id, `echo menu-${screen.name}-${i}`));
 
-    const ownerCtx = await browser.newContext({ viewport: { width: screen.width, height: screen.height }, colorScheme: screen.scheme, isMobile: screen.size === "phone", hasTouch: screen.size === "phone" });
+    const ownerCtx = await browser.newContext({
+      viewport: { width: screen.width, height: screen.height },
+      colorScheme: screen.scheme,
+      isMobile: screen.size === "phone",
+      hasTouch: screen.size === "phone",
+    });
     const owner = await ownerCtx.newPage();
     await signInAs(owner, "owner@example.com");
     await owner.goto("/chat");
@@ -40,15 +53,24 @@ for (const screen of SCREENS) {
       await owner.screenshot({ path: shotPath(`menu-pending-${screen.name}.png`) });
       await expectNoSeriousViolations(owner, `menu pending ${screen.name}`);
       // A decision elsewhere: the count follows without a reload.
-      expect((await owner.request.post(`/api/approvals/${ids[0]}/decision`, { data: { decision: "deny" } })).status()).toBe(200);
-      await expect(owner.getByRole("button", { name: `Menu, ${total - 1} pending approval${total - 1 === 1 ? "" : "s"}` })).toBeVisible();
+      expect(
+        (await owner.request.post(`/api/approvals/${ids[0]}/decision`, { data: { decision: "deny" } })).status(),
+      ).toBe(200);
+      await expect(
+        owner.getByRole("button", { name: `Menu, ${total - 1} pending approval${total - 1 === 1 ? "" : "s"}` }),
+      ).toBeVisible();
       await owner.getByRole("button", { name: /^Menu/ }).click();
       await expect(owner.getByTestId("nav-pending-count")).toContainText(String(total - 1));
       await owner.screenshot({ path: shotPath(`menu-pending-open-${screen.name}.png`) });
       await expectNoSeriousViolations(owner, `menu pending open ${screen.name}`);
 
       // A member decides nothing: a plain Menu, no badge.
-      const plainCtx = await browser.newContext({ viewport: { width: screen.width, height: screen.height }, colorScheme: screen.scheme, isMobile: true, hasTouch: true });
+      const plainCtx = await browser.newContext({
+        viewport: { width: screen.width, height: screen.height },
+        colorScheme: screen.scheme,
+        isMobile: true,
+        hasTouch: true,
+      });
       const plain = await plainCtx.newPage();
       await signInAs(plain, "member@example.com");
       await plain.goto("/chat");
@@ -61,7 +83,8 @@ for (const screen of SCREENS) {
       await owner.screenshot({ path: shotPath(`menu-pending-${screen.name}.png`) });
       await expectNoSeriousViolations(owner, `menu pending ${screen.name}`);
     }
-    for (const id of ids.slice(screen.size === "phone" ? 1 : 0)) await owner.request.post(`/api/approvals/${id}/decision`, { data: { decision: "deny" } });
+    for (const id of ids.slice(screen.size === "phone" ? 1 : 0))
+      await owner.request.post(`/api/approvals/${id}/decision`, { data: { decision: "deny" } });
     await ownerCtx.close();
     await memberCtx.close();
   });

@@ -8,12 +8,21 @@ import { SCREENS, shotPath, signInAs } from "./helpers";
 const REDIRECT = "http://127.0.0.1:9/callback";
 
 async function authorizeUrl(page: import("@playwright/test").Page, name: string) {
-  const registered = await page.request.post("/oauth/register", { data: { client_name: name, redirect_uris: [REDIRECT] } });
+  const registered = await page.request.post("/oauth/register", {
+    data: { client_name: name, redirect_uris: [REDIRECT] },
+  });
   expect(registered.status()).toBe(201);
   const { client_id } = (await registered.json()) as { client_id: string };
   const challenge = createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url");
   const state = randomBytes(8).toString("hex");
-  const params = new URLSearchParams({ response_type: "code", client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state });
+  const params = new URLSearchParams({
+    response_type: "code",
+    client_id,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state,
+  });
   return { url: `/oauth/authorize?${params}`, state };
 }
 
@@ -23,7 +32,9 @@ for (const screen of SCREENS) {
     await page.setViewportSize({ width: screen.width, height: screen.height });
     await signInAs(page, "member@example.com");
     // The client's loopback listener, stood in for by the browser: whatever the page is sent to, it answers.
-    await page.route("http://127.0.0.1:9/**", (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<p>back at the client</p>" }));
+    await page.route("http://127.0.0.1:9/**", (route) =>
+      route.fulfill({ status: 200, contentType: "text/html", body: "<p>back at the client</p>" }),
+    );
     const { url, state } = await authorizeUrl(page, `Editor ${screen.name}`);
     const response = await page.goto(url);
     expect(response?.headers()["x-frame-options"]).toBe("DENY");
@@ -39,9 +50,13 @@ for (const screen of SCREENS) {
   });
 }
 
-test("oauth consent: deny answers access_denied; an unregistered redirect URI is shown, not followed", async ({ page }) => {
+test("oauth consent: deny answers access_denied; an unregistered redirect URI is shown, not followed", async ({
+  page,
+}) => {
   await signInAs(page, "member@example.com");
-  await page.route("http://127.0.0.1:9/**", (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<p>back</p>" }));
+  await page.route("http://127.0.0.1:9/**", (route) =>
+    route.fulfill({ status: 200, contentType: "text/html", body: "<p>back</p>" }),
+  );
   const { url } = await authorizeUrl(page, "Denied client");
   await page.goto(url);
   await page.getByRole("button", { name: "Deny" }).click();

@@ -12,7 +12,9 @@ const VIEWPORTS = [
 
 for (const viewport of VIEWPORTS) {
   for (const signedIn of [false, true]) {
-    test(`an unknown address shows the styled 404 (status 404, no serious axe violation, light and dark) at ${viewport.name}, ${signedIn ? "signed in" : "signed out"}`, async ({ browser }) => {
+    test(`an unknown address shows the styled 404 (status 404, no serious axe violation, light and dark) at ${viewport.name}, ${signedIn ? "signed in" : "signed out"}`, async ({
+      browser,
+    }) => {
       const ctx = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
       const page = await ctx.newPage();
       try {
@@ -25,8 +27,13 @@ for (const viewport of VIEWPORTS) {
         for (const scheme of ["light", "dark"] as const) {
           await page.emulateMedia({ colorScheme: scheme });
           if (signedIn) await page.screenshot({ path: shotPath(`page-not-found-${viewport.name}-${scheme}.png`) });
-          const results = await new AxeBuilder({ page }).setLegacyMode(true).options({ resultTypes: ["violations"] }).analyze();
-          const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+          const results = await new AxeBuilder({ page })
+            .setLegacyMode(true)
+            .options({ resultTypes: ["violations"] })
+            .analyze();
+          const serious = results.violations
+            .filter((v) => v.impact === "serious" || v.impact === "critical")
+            .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
           expect(serious, `404 at ${viewport.name} ${scheme}`).toEqual([]);
         }
         // The link leads back into the app (or to sign in first, for a visitor who is signed out).
@@ -74,7 +81,9 @@ test("each main page has its own title", async ({ browser }) => {
   }
 });
 
-test("a chat page is titled by the chat for its owner; another member's chat or an unknown id gets the 404 title", async ({ browser }) => {
+test("a chat page is titled by the chat for its owner; another member's chat or an unknown id gets the 404 title", async ({
+  browser,
+}) => {
   const ownerCtx = await browser.newContext();
   const memberCtx = await browser.newContext();
   const owner = await ownerCtx.newPage();

@@ -29,7 +29,10 @@ async function openForms(page: Page, part: string) {
 }
 
 async function save(page: Page, comment: string) {
-  await page.getByLabel(/comment/i).first().fill(comment);
+  await page
+    .getByLabel(/comment/i)
+    .first()
+    .fill(comment);
   await page.getByRole("button", { name: "Save as new version" }).click();
   await expect(page.getByText("No changes")).toBeVisible();
 }
@@ -44,7 +47,9 @@ test.describe("policy forms (issue 33)", () => {
     await savePolicy(page.request, {}, "e2e cleanup");
   });
 
-  test("sandbox and exec: mode, limits in seconds and MiB, a domain rule; the exec cell flips before saving", async ({ page }) => {
+  test("sandbox and exec: mode, limits in seconds and MiB, a domain rule; the exec cell flips before saving", async ({
+    page,
+  }) => {
     await openForms(page, "Sandbox and exec");
     const effect = page.getByTestId("draft-effect");
     await expect(effect).toHaveText(/No unsaved changes/);
@@ -83,7 +88,9 @@ test.describe("policy forms (issue 33)", () => {
 
     const draft = (await draftJson(page)) as { exec: Record<string, unknown> & { network: { allow: unknown[] } } };
     expect(draft.exec).toMatchObject({ security: "deny", timeoutMs: 45_000, memberMemoryBytes: 1.5 * 1024 ** 3 });
-    expect(draft.exec.network.allow).toEqual([{ domain: "registry.npmjs.org", methods: ["GET", "HEAD"], ports: [443] }]);
+    expect(draft.exec.network.allow).toEqual([
+      { domain: "registry.npmjs.org", methods: ["GET", "HEAD"], ports: [443] },
+    ]);
 
     await save(page, "exec form");
     await page.reload();
@@ -95,7 +102,9 @@ test.describe("policy forms (issue 33)", () => {
     expect((await stored(page)).exec).toMatchObject({ security: "deny", timeoutMs: 45_000 });
   });
 
-  test("ask rules and routing: a critical rule needs two approvers; the ask rule shows in the matrix", async ({ page }) => {
+  test("ask rules and routing: a critical rule needs two approvers; the ask rule shows in the matrix", async ({
+    page,
+  }) => {
     await openForms(page, "Ask and approval routing");
     const effect = page.getByTestId("draft-effect");
     await page.getByLabel("Ask before every call of").fill("current_time, ");
@@ -121,7 +130,15 @@ test.describe("policy forms (issue 33)", () => {
 
     const draft = (await draftJson(page)) as { askRules: string[]; routing: { rules: unknown[] } };
     expect(draft.askRules).toEqual(["current_time"]);
-    expect(draft.routing.rules).toEqual([{ id: "finance", match: { risks: ["network"] }, approvers: ["owner@example.com", "second@example.com"], expiryMinutes: 90, critical: true }]);
+    expect(draft.routing.rules).toEqual([
+      {
+        id: "finance",
+        match: { risks: ["network"] },
+        approvers: ["owner@example.com", "second@example.com"],
+        expiryMinutes: 90,
+        critical: true,
+      },
+    ]);
 
     await page.getByRole("tab", { name: "Ask and approval routing" }).click();
     await save(page, "routing form");
@@ -129,7 +146,9 @@ test.describe("policy forms (issue 33)", () => {
     await page.getByRole("tab", { name: "Sandbox, approvals, MCP" }).click();
     await page.getByRole("tab", { name: "Ask and approval routing" }).click();
     await expect(page.getByLabel("Ask before every call of")).toHaveValue("current_time");
-    await expect(page.getByTestId("routing-rule").getByLabel("Approvers (e-mail addresses)")).toHaveValue("owner@example.com, second@example.com");
+    await expect(page.getByTestId("routing-rule").getByLabel("Approvers (e-mail addresses)")).toHaveValue(
+      "owner@example.com, second@example.com",
+    );
     expect((await stored(page)).routing.rules[0]).toMatchObject({ id: "finance", critical: true });
   });
 
@@ -158,8 +177,16 @@ test.describe("policy forms (issue 33)", () => {
     await expect(server).toContainText("Program: /usr/bin/true --root /tmp");
     await expect(server.getByRole("checkbox", { name: "On (in the allowed servers)" })).toBeChecked();
 
-    const draft = (await draftJson(page)) as { mcpServers: Array<Record<string, unknown>>; system: { mcp: { enabled: boolean; allowedServers: string[] } } };
-    expect(draft.mcpServers[0]).toMatchObject({ id: "files", timeoutMs: 20_000, allowedModes: ["coding"], transport: { type: "stdio", command: "/usr/bin/true", args: ["--root", "/tmp"] } });
+    const draft = (await draftJson(page)) as {
+      mcpServers: Array<Record<string, unknown>>;
+      system: { mcp: { enabled: boolean; allowedServers: string[] } };
+    };
+    expect(draft.mcpServers[0]).toMatchObject({
+      id: "files",
+      timeoutMs: 20_000,
+      allowedModes: ["coding"],
+      transport: { type: "stdio", command: "/usr/bin/true", args: ["--root", "/tmp"] },
+    });
     expect(draft.system.mcp).toEqual({ enabled: true, allowedServers: ["files"] });
 
     await page.getByRole("tab", { name: "MCP servers" }).click();
@@ -210,16 +237,33 @@ test.describe("policy forms (issue 33)", () => {
     for (const screen of SCREENS) {
       await page.emulateMedia({ colorScheme: screen.scheme });
       await page.setViewportSize({ width: screen.width, height: screen.height });
-      for (const [part, slug] of [["Sandbox and exec", "exec"], ["Ask and approval routing", "routing"], ["MCP servers", "mcp"], ["Subagents", "subagents"]] as const) {
+      for (const [part, slug] of [
+        ["Sandbox and exec", "exec"],
+        ["Ask and approval routing", "routing"],
+        ["MCP servers", "mcp"],
+        ["Subagents", "subagents"],
+      ] as const) {
         await page.getByRole("tab", { name: part }).click();
         // An invalid entry, so the screenshot shows how a problem reads.
         if (slug === "exec") await page.getByLabel("Time one command may run (seconds)").fill("soon");
-        if (slug === "routing") await page.getByTestId("routing-rule-new").getByLabel("Approvers (e-mail addresses)").fill("not-an-address");
+        if (slug === "routing")
+          await page.getByTestId("routing-rule-new").getByLabel("Approvers (e-mail addresses)").fill("not-an-address");
         if (slug === "mcp") await page.getByTestId("mcp-add").getByLabel("Id", { exact: true }).fill("Bad id");
         await page.getByRole("tab", { name: part }).scrollIntoViewIfNeeded();
         await page.screenshot({ path: shotPath(`policy-forms-${slug}-${screen.name}.png`), fullPage: false });
-        const results = await new AxeBuilder({ page }).setLegacyMode(true).options({ resultTypes: ["violations"] }).analyze();
-        const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`);
+        const results = await new AxeBuilder({ page })
+          .setLegacyMode(true)
+          .options({ resultTypes: ["violations"] })
+          .analyze();
+        const serious = results.violations
+          .filter((v) => v.impact === "serious" || v.impact === "critical")
+          .map(
+            (v) =>
+              `${v.id}: ${v.nodes
+                .map((n) => n.target.join(" "))
+                .slice(0, 3)
+                .join(", ")}`,
+          );
         expect(serious, `${slug} ${screen.name}`).toEqual([]);
       }
     }

@@ -6,7 +6,14 @@
 import { randomBytes } from "node:crypto";
 import type { Browser, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { DEMO_PASSWORD, expectNoSeriousViolations, SCREENS, shotPath, signInAs, signInWithOwnPassword } from "./helpers";
+import {
+  DEMO_PASSWORD,
+  expectNoSeriousViolations,
+  SCREENS,
+  shotPath,
+  signInAs,
+  signInWithOwnPassword,
+} from "./helpers";
 
 type Screen = (typeof SCREENS)[number];
 
@@ -21,13 +28,21 @@ async function adminPage(browser: Browser) {
 async function freshUser(browser: Browser, screen: Screen, tag: string) {
   const admin = await adminPage(browser);
   const email = `e2e-acct-${tag}-${screen.name}-${randomBytes(3).toString("hex")}@example.com`;
-  const made = await (await admin.page.request.post("/api/admin/users", { data: { email, roles: ["member"] }, headers: { origin: new URL(admin.page.url()).origin } })).json();
+  const made = await (
+    await admin.page.request.post("/api/admin/users", {
+      data: { email, roles: ["member"] },
+      headers: { origin: new URL(admin.page.url()).origin },
+    })
+  ).json();
   await admin.close();
   return { email, id: made.user.id as string, otp: made.temporaryPassword as string };
 }
 
 async function newScreenPage(browser: Browser, screen: Screen) {
-  const ctx = await browser.newContext({ viewport: { width: screen.width, height: screen.height }, colorScheme: screen.scheme });
+  const ctx = await browser.newContext({
+    viewport: { width: screen.width, height: screen.height },
+    colorScheme: screen.scheme,
+  });
   return { ctx, page: await ctx.newPage() };
 }
 
@@ -39,7 +54,9 @@ async function fillPasswordForm(form: ReturnType<Page["getByRole"]>, current: st
 }
 
 for (const screen of SCREENS) {
-  test(`settings change password at ${screen.name}: inline errors, then signed out with a success message`, async ({ browser }) => {
+  test(`settings change password at ${screen.name}: inline errors, then signed out with a success message`, async ({
+    browser,
+  }) => {
     const user = await freshUser(browser, screen, "pw");
     const { ctx, page } = await newScreenPage(browser, screen);
     await signInWithOwnPassword(page, user.email, user.otp);
@@ -74,10 +91,15 @@ for (const screen of SCREENS) {
     await ctx.close();
   });
 
-  test(`forced password change after an admin reset at ${screen.name}: every page sends to the form until it is done`, async ({ browser }) => {
+  test(`forced password change after an admin reset at ${screen.name}: every page sends to the form until it is done`, async ({
+    browser,
+  }) => {
     const user = await freshUser(browser, screen, "forced");
     const admin = await adminPage(browser);
-    const reset = await admin.page.request.post(`/api/admin/users/${user.id}/password`, { data: {}, headers: { origin: new URL(admin.page.url()).origin } });
+    const reset = await admin.page.request.post(`/api/admin/users/${user.id}/password`, {
+      data: {},
+      headers: { origin: new URL(admin.page.url()).origin },
+    });
     expect(reset.status()).toBe(200);
     const otp = ((await reset.json()) as { temporaryPassword: string }).temporaryPassword;
     await admin.close();
@@ -111,7 +133,9 @@ for (const screen of SCREENS) {
     await ctx.close();
   });
 
-  test(`signed-in devices at ${screen.name}: this one marked, sign out everywhere else ends the other browser on its next request`, async ({ browser }) => {
+  test(`signed-in devices at ${screen.name}: this one marked, sign out everywhere else ends the other browser on its next request`, async ({
+    browser,
+  }) => {
     const user = await freshUser(browser, screen, "devices");
     const here = await newScreenPage(browser, screen);
     await signInWithOwnPassword(here.page, user.email, user.otp);

@@ -14,7 +14,12 @@ async function freshUser(browser: Browser, viewport: { width: number; height: nu
   const admin = await adminCtx.newPage();
   await signInAs(admin, "admin@example.com");
   const email = `e2e-apps-${Date.now().toString(36)}${randomBytes(2).toString("hex")}@example.com`;
-  const made = await (await admin.request.post("/api/admin/users", { data: { email, roles: ["member"] }, headers: { origin: new URL(admin.url()).origin } })).json();
+  const made = await (
+    await admin.request.post("/api/admin/users", {
+      data: { email, roles: ["member"] },
+      headers: { origin: new URL(admin.url()).origin },
+    })
+  ).json();
   await adminCtx.close();
   const ctx = await browser.newContext({ viewport, colorScheme });
   const page = await ctx.newPage();
@@ -25,21 +30,38 @@ async function freshUser(browser: Browser, viewport: { width: number; height: nu
 /** A grant for the signed-in user, consented the way the consent page's script does it. */
 async function connect(page: Page, name: string) {
   const origin = new URL(page.url()).origin;
-  const registered = await page.request.post("/oauth/register", { data: { client_name: name, redirect_uris: [REDIRECT] } });
+  const registered = await page.request.post("/oauth/register", {
+    data: { client_name: name, redirect_uris: [REDIRECT] },
+  });
   expect(registered.status()).toBe(201);
   const { client_id } = (await registered.json()) as { client_id: string };
   const challenge = createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url");
-  const params = { response_type: "code", client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "s" };
-  const consent = await page.request.post("/api/oauth/consent", { data: { params, decision: "approve" }, headers: { origin } });
+  const params = {
+    response_type: "code",
+    client_id,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: "s",
+  };
+  const consent = await page.request.post("/api/oauth/consent", {
+    data: { params, decision: "approve" },
+    headers: { origin },
+  });
   expect(consent.status()).toBe(200);
 }
 
 for (const screen of SCREENS) {
-  test(`settings connected apps at ${screen.name}: listed, revoked one by one, revoke everything with a confirm`, async ({ browser }) => {
+  test(`settings connected apps at ${screen.name}: listed, revoked one by one, revoke everything with a confirm`, async ({
+    browser,
+  }) => {
     const { page, close } = await freshUser(browser, { width: screen.width, height: screen.height }, screen.scheme);
     await connect(page, `Editor ${screen.name}`);
     await connect(page, `Notebook ${screen.name}`);
-    const pat = await page.request.post("/api/tokens", { data: { name: "laptop" }, headers: { origin: new URL(page.url()).origin } });
+    const pat = await page.request.post("/api/tokens", {
+      data: { name: "laptop" },
+      headers: { origin: new URL(page.url()).origin },
+    });
     expect(pat.status()).toBe(201);
     await page.goto("/settings");
     const section = page.getByRole("region", { name: "Connected apps (OAuth)" });

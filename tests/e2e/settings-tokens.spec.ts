@@ -34,17 +34,25 @@ test("an admin sees every user's tokens on Settings; a member does not", async (
   await signInAs(page, "member@example.com");
   await page.getByRole("link", { name: "Settings" }).click();
   await expect(page.getByRole("heading", { name: "Every user's tokens" })).toHaveCount(0);
-  const made = await page.request.post("/api/tokens", { data: { name: "member-visible-to-admin" }, headers: { origin: new URL(page.url()).origin } });
+  const made = await page.request.post("/api/tokens", {
+    data: { name: "member-visible-to-admin" },
+    headers: { origin: new URL(page.url()).origin },
+  });
   expect(made.status()).toBe(201);
   // A binding to an agent the policy does not define is refused at creation, with the field named.
-  const unbound = await page.request.post("/api/tokens", { data: { name: "bound-to-nothing", agentId: "no-such-agent" }, headers: { origin: new URL(page.url()).origin } });
+  const unbound = await page.request.post("/api/tokens", {
+    data: { name: "bound-to-nothing", agentId: "no-such-agent" },
+    headers: { origin: new URL(page.url()).origin },
+  });
   expect(unbound.status()).toBe(422);
   expect((await unbound.json()).error.message).toContain('there is no agent "no-such-agent"');
   await page.context().clearCookies();
   await signInAs(page, "admin@example.com");
   await page.getByRole("link", { name: "Settings" }).click();
   const all = page.getByRole("region", { name: "Every user's tokens" });
-  await expect(all.getByTestId("token-row").filter({ hasText: "member-visible-to-admin" })).toContainText("member@example.com");
+  await expect(all.getByTestId("token-row").filter({ hasText: "member-visible-to-admin" })).toContainText(
+    "member@example.com",
+  );
 });
 
 // The order a loaded machine once produced (settings-tokens desktop-light failed in a full run): the list's first read

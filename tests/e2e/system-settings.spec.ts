@@ -16,12 +16,20 @@ const draftText = (page: Page) =>
   });
 
 test.describe("system tool settings form", () => {
-  test("Y8/Y9 an empty limit is refused and the value kept; a size with a unit becomes the draft's bytes", async ({ page }) => {
+  test("Y8/Y9 an empty limit is refused and the value kept; a size with a unit becomes the draft's bytes", async ({
+    page,
+  }) => {
     await signInAs(page, "admin@example.com");
     await page.goto("/admin/policy");
     const section = page.locator("section[aria-labelledby=system-settings]");
-    await expect(section.getByText("Off: read, write, edit and apply_patch stop in every chat, for every agent and mode. ask_user keeps working.")).toBeVisible();
-    await expect(section.getByRole("checkbox", { name: "File tools (fs) on" })).toHaveAccessibleDescription(/ask_user keeps working/);
+    await expect(
+      section.getByText(
+        "Off: read, write, edit and apply_patch stop in every chat, for every agent and mode. ask_user keeps working.",
+      ),
+    ).toBeVisible();
+    await expect(section.getByRole("checkbox", { name: "File tools (fs) on" })).toHaveAccessibleDescription(
+      /ask_user keeps working/,
+    );
 
     const read = section.getByLabel("Max read size (fs)");
     await expect(read).toHaveValue("512 KiB");

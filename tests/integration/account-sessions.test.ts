@@ -6,7 +6,8 @@ import { HttpClient, signedIn, signedInWithOwnPassword } from "../support/http-c
 import { appTargets } from "../support/targets";
 import { createDb, type Db } from "@/lib/db/client";
 
-const fresh = (tag: string) => `u32-${tag}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}@example.com`;
+const fresh = (tag: string) =>
+  `u32-${tag}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}@example.com`;
 
 /** A client whose requests carry this User-Agent (the device list shows it). */
 function device(baseUrl: string, userAgent: string): HttpClient {
@@ -27,10 +28,21 @@ async function signInAs(client: HttpClient, email: string, password: string): Pr
 
 async function signOut(client: HttpClient): Promise<void> {
   const csrf = await client.json<{ csrfToken: string }>("/api/auth/csrf");
-  await client.fetch("/api/auth/signout", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ csrfToken: csrf.body.csrfToken }) });
+  await client.fetch("/api/auth/signout", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ csrfToken: csrf.body.csrfToken }),
+  });
 }
 
-type Device = { id: string; createdAt: string; lastSeenAt: string; userAgent: string | null; ip: string | null; current: boolean };
+type Device = {
+  id: string;
+  createdAt: string;
+  lastSeenAt: string;
+  userAgent: string | null;
+  ip: string | null;
+  current: boolean;
+};
 
 describe.each(appTargets())("account: forced password change and devices (%s)", (_kind, app) => {
   let admin: HttpClient;
@@ -93,13 +105,22 @@ describe.each(appTargets())("account: forced password change and devices (%s)", 
     const person = await signedIn(app.url, account.email, account.otp);
     await expectChangeRequired(person);
     // The one-time password cannot be "changed" to itself, and a wrong current one is refused.
-    const same = await person.json("/api/me/password", { method: "POST", body: { currentPassword: account.otp, newPassword: account.otp } });
+    const same = await person.json("/api/me/password", {
+      method: "POST",
+      body: { currentPassword: account.otp, newPassword: account.otp },
+    });
     expect(same.status).toBe(422);
-    const wrong = await person.json("/api/me/password", { method: "POST", body: { currentPassword: "not-it-at-all", newPassword: "my-own-password-1" } });
+    const wrong = await person.json("/api/me/password", {
+      method: "POST",
+      body: { currentPassword: "not-it-at-all", newPassword: "my-own-password-1" },
+    });
     expect(wrong.status).toBe(403);
     expect(wrong.body.error.code).toBe("FORBIDDEN");
     await expectChangeRequired(person);
-    const changed = await person.json("/api/me/password", { method: "POST", body: { currentPassword: account.otp, newPassword: "my-own-password-1" } });
+    const changed = await person.json("/api/me/password", {
+      method: "POST",
+      body: { currentPassword: account.otp, newPassword: "my-own-password-1" },
+    });
     expect(changed.status).toBe(200);
     // The change ends every session, this one included.
     expect((await person.json("/api/me")).status).toBe(401);
@@ -108,7 +129,9 @@ describe.each(appTargets())("account: forced password change and devices (%s)", 
     expect((await again.json("/api/sessions")).status).toBe(200);
     expect((await again.fetch("/chat")).status).toBe(200);
     // Nothing to change any more: the form sends to Settings.
-    expect(new URL((await again.fetch("/change-password")).headers.get("location")!, app.url).pathname).toBe("/settings");
+    expect(new URL((await again.fetch("/change-password")).headers.get("location")!, app.url).pathname).toBe(
+      "/settings",
+    );
   });
 
   it("an admin reset sets the required change again; sign-out still works meanwhile", async () => {
@@ -122,7 +145,12 @@ describe.each(appTargets())("account: forced password change and devices (%s)", 
     await expectChangeRequired(after);
     await signOut(after);
     expect((await after.json("/api/auth/session")).body).toBeNull();
-    const back = await signedInWithOwnPassword(app.url, account.email, reset.body.temporaryPassword, "my-own-password-3");
+    const back = await signedInWithOwnPassword(
+      app.url,
+      account.email,
+      reset.body.temporaryPassword,
+      "my-own-password-3",
+    );
     expect((await back.json("/api/me")).status).toBe(200);
   });
 
@@ -131,7 +159,11 @@ describe.each(appTargets())("account: forced password change and devices (%s)", 
     await signedInWithOwnPassword(app.url, account.email, account.otp, "device-password-1");
     const longAgent = `Mozilla/5.0 (X11; Linux x86_64)\t Firefox/140.0 ${"x".repeat(400)}`;
     const a = await signInAs(device(app.url, longAgent), account.email, "device-password-1");
-    const b = await signInAs(device(app.url, "Device-B (iPhone; CPU iPhone OS 18_0) Safari/605.1"), account.email, "device-password-1");
+    const b = await signInAs(
+      device(app.url, "Device-B (iPhone; CPU iPhone OS 18_0) Safari/605.1"),
+      account.email,
+      "device-password-1",
+    );
     const listed = await a.json<{ sessions: Device[] }>("/api/me/sessions");
     expect(listed.status).toBe(200);
     const mine = listed.body.sessions;
@@ -144,7 +176,9 @@ describe.each(appTargets())("account: forced password change and devices (%s)", 
     expect(aRow.userAgent).toMatch(/^Mozilla\/5\.0 \(X11; Linux x86_64\)\s+Firefox/);
     expect(aRow.userAgent).not.toMatch(/[\u0000-\u001f]/);
     expect(bRow.userAgent).toContain("Device-B");
-    expect((await b.json<{ sessions: Device[] }>("/api/me/sessions")).body.sessions.find((d) => d.current)!.id).toBe(bRow.id);
+    expect((await b.json<{ sessions: Device[] }>("/api/me/sessions")).body.sessions.find((d) => d.current)!.id).toBe(
+      bRow.id,
+    );
 
     // Sign out b from a: b's next request is refused, a goes on; the same id again is gone.
     const out = await a.json(`/api/me/sessions/${bRow.id}`, { method: "DELETE" });
@@ -167,16 +201,24 @@ describe.each(appTargets())("account: forced password change and devices (%s)", 
     expect((await c.json("/api/me")).status).toBe(401);
     expect((await d.json("/api/me")).status).toBe(401);
     expect((await a.json("/api/me")).status).toBe(200);
-    expect((await a.json<{ sessions: Device[] }>("/api/me/sessions")).body.sessions.map((s) => s.id)).toEqual([aRow.id]);
+    expect((await a.json<{ sessions: Device[] }>("/api/me/sessions")).body.sessions.map((s) => s.id)).toEqual([
+      aRow.id,
+    ]);
     const audit = await admin.json(`/api/audit?action=user.sessions_revoked_others&limit=50`);
-    expect(audit.body.entries.find((e: { details: { userId?: string } }) => e.details.userId === account.id)?.details).toMatchObject({ keptSessionId: aRow.id, revoked: 3 });
+    expect(
+      audit.body.entries.find((e: { details: { userId?: string } }) => e.details.userId === account.id)?.details,
+    ).toMatchObject({ keptSessionId: aRow.id, revoked: 3 });
     const one = await admin.json(`/api/audit?action=user.session_revoked&limit=50`);
-    expect(one.body.entries.some((e: { details: { sessionId?: string } }) => e.details.sessionId === bRow.id)).toBe(true);
+    expect(one.body.entries.some((e: { details: { sessionId?: string } }) => e.details.sessionId === bRow.id)).toBe(
+      true,
+    );
 
     // Signing out ends that device only (a copied cookie of it too); the user's other devices stay.
     const e = await signInAs(device(app.url, "Device-E"), account.email, "device-password-1");
     const copy = new HttpClient(app.url);
-    (copy as unknown as { cookies: Map<string, string> }).cookies = new Map((e as unknown as { cookies: Map<string, string> }).cookies);
+    (copy as unknown as { cookies: Map<string, string> }).cookies = new Map(
+      (e as unknown as { cookies: Map<string, string> }).cookies,
+    );
     await signOut(e);
     expect((await copy.json("/api/me")).status).toBe(401);
     expect((await a.json("/api/me")).status).toBe(200);
@@ -210,7 +252,9 @@ describe.each(appTargets())("account: forced password change and devices (%s)", 
     // Deactivation: a session made after the bump, then the user deactivated.
     const fresh = await signedIn(app.url, account.email, "authjs-password-1");
     expect((await fresh.json("/api/auth/session")).body.user.email).toBe(account.email);
-    expect((await admin.json(`/api/admin/users/${account.id}/active`, { method: "POST", body: { active: false } })).status).toBe(200);
+    expect(
+      (await admin.json(`/api/admin/users/${account.id}/active`, { method: "POST", body: { active: false } })).status,
+    ).toBe(200);
     expect((await fresh.json("/api/auth/session")).body).toBeNull();
     expect((await other.json("/api/auth/session")).body).toBeNull();
   });
@@ -218,7 +262,9 @@ describe.each(appTargets())("account: forced password change and devices (%s)", 
   it("another user's sessions: never listed, and signing one out with a forged or foreign id is a 404 that changes nothing", async () => {
     const victim = await newAccount("victim");
     const v = await signedInWithOwnPassword(app.url, victim.email, victim.otp, "victim-password-1");
-    const victimSession = (await v.json<{ sessions: Device[] }>("/api/me/sessions")).body.sessions.find((d) => d.current)!.id;
+    const victimSession = (await v.json<{ sessions: Device[] }>("/api/me/sessions")).body.sessions.find(
+      (d) => d.current,
+    )!.id;
     const member = await signedIn(app.url, "member@example.com");
     const theirs = (await member.json<{ sessions: Device[] }>("/api/me/sessions")).body.sessions;
     expect(theirs.map((d) => d.id)).not.toContain(victimSession);
@@ -237,8 +283,14 @@ describe.each(appTargets())("account: forced password change and devices (%s)", 
     expect((await v.json("/api/me")).status).toBe(200);
     // Signed out: 401; cross-origin: 403, before anything is done.
     expect((await new HttpClient(app.url).json("/api/me/sessions")).status).toBe(401);
-    expect((await new HttpClient(app.url).json(`/api/me/sessions/${victimSession}`, { method: "DELETE" })).status).toBe(401);
-    const cross = await v.json("/api/me/sessions/revoke-others", { method: "POST", body: {}, headers: { origin: "https://evil.example" } });
+    expect((await new HttpClient(app.url).json(`/api/me/sessions/${victimSession}`, { method: "DELETE" })).status).toBe(
+      401,
+    );
+    const cross = await v.json("/api/me/sessions/revoke-others", {
+      method: "POST",
+      body: {},
+      headers: { origin: "https://evil.example" },
+    });
     expect(cross.status).toBe(403);
   });
 
@@ -246,12 +298,21 @@ describe.each(appTargets())("account: forced password change and devices (%s)", 
     const account = await newAccount("all");
     const a = await signedInWithOwnPassword(app.url, account.email, account.otp, "all-password-1");
     const b = await signedIn(app.url, account.email, "all-password-1");
-    expect((await a.json("/api/me/password", { method: "POST", body: { currentPassword: "all-password-1", newPassword: "all-password-2" } })).status).toBe(200);
+    expect(
+      (
+        await a.json("/api/me/password", {
+          method: "POST",
+          body: { currentPassword: "all-password-1", newPassword: "all-password-2" },
+        })
+      ).status,
+    ).toBe(200);
     expect((await a.json("/api/me")).status).toBe(401);
     expect((await b.json("/api/me")).status).toBe(401);
     const c = await signedIn(app.url, account.email, "all-password-2");
     expect((await c.json<{ sessions: Device[] }>("/api/me/sessions")).body.sessions).toHaveLength(1);
-    expect((await admin.json(`/api/admin/users/${account.id}/active`, { method: "POST", body: { active: false } })).status).toBe(200);
+    expect(
+      (await admin.json(`/api/admin/users/${account.id}/active`, { method: "POST", body: { active: false } })).status,
+    ).toBe(200);
     expect((await c.json("/api/me")).status).toBe(401);
     expect(await db.authSession.count({ where: { userId: account.id, revokedAt: null } })).toBe(0);
   });

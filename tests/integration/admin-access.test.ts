@@ -40,11 +40,17 @@ describe.each(appTargets())("admin access (%s)", (_kind, app) => {
     const member = await signedIn(app.url, "member@example.com");
     const memberId = (await member.json("/api/me")).body.user.id;
     expect((await member.json("/api/policy")).status).toBe(403);
-    const granted = await admin.json(`/api/admin/users/${memberId}/roles`, { method: "POST", body: { role: "admin", action: "add" } });
+    const granted = await admin.json(`/api/admin/users/${memberId}/roles`, {
+      method: "POST",
+      body: { role: "admin", action: "add" },
+    });
     expect(granted.status).toBe(200);
     expect(granted.body.user.roles).toContain("admin");
     expect((await member.json("/api/policy")).status).toBe(200);
-    const revoked = await admin.json(`/api/admin/users/${memberId}/roles`, { method: "POST", body: { role: "admin", action: "remove" } });
+    const revoked = await admin.json(`/api/admin/users/${memberId}/roles`, {
+      method: "POST",
+      body: { role: "admin", action: "remove" },
+    });
     expect(revoked.status).toBe(200);
     expect((await member.json("/api/policy")).status).toBe(401);
     expect((await (await signedIn(app.url, "member@example.com")).json("/api/policy")).status).toBe(403);
@@ -55,7 +61,10 @@ describe.each(appTargets())("admin access (%s)", (_kind, app) => {
   it("an admin cannot remove their own admin role", async () => {
     const admin = await signedIn(app.url, "admin@example.com");
     const adminId = (await admin.json("/api/me")).body.user.id;
-    const res = await admin.json(`/api/admin/users/${adminId}/roles`, { method: "POST", body: { role: "admin", action: "remove" } });
+    const res = await admin.json(`/api/admin/users/${adminId}/roles`, {
+      method: "POST",
+      body: { role: "admin", action: "remove" },
+    });
     expect(res.status).toBe(409);
     expect(res.body.error.message).toMatch(/own admin role/);
     expect((await admin.json("/api/me")).body.user.roles).toContain("admin");
@@ -68,12 +77,28 @@ describe.each(appTargets())("admin access (%s)", (_kind, app) => {
     const id = `qa-${Date.now().toString(36)}`;
     expect((await admin.json("/api/admin/teams", { method: "POST", body: { id, name: "QA" } })).status).toBe(201);
     expect((await admin.json("/api/admin/teams", { method: "POST", body: { id, name: "QA" } })).status).toBe(409);
-    expect((await admin.json("/api/admin/teams", { method: "POST", body: { id: "Bad Id", name: "x" } })).status).toBe(422);
-    expect((await admin.json(`/api/admin/teams/${id}/members`, { method: "POST", body: { userId: memberId, action: "add" } })).status).toBe(200);
+    expect((await admin.json("/api/admin/teams", { method: "POST", body: { id: "Bad Id", name: "x" } })).status).toBe(
+      422,
+    );
+    expect(
+      (
+        await admin.json(`/api/admin/teams/${id}/members`, {
+          method: "POST",
+          body: { userId: memberId, action: "add" },
+        })
+      ).status,
+    ).toBe(200);
     expect((await member.json("/api/me")).body.user.teamIds).toContain(id);
     const listed = await admin.json("/api/admin/users");
     expect(listed.body.teams.find((t: { id: string }) => t.id === id).memberIds).toEqual([memberId]);
-    expect((await admin.json(`/api/admin/teams/${id}/members`, { method: "POST", body: { userId: memberId, action: "remove" } })).status).toBe(200);
+    expect(
+      (
+        await admin.json(`/api/admin/teams/${id}/members`, {
+          method: "POST",
+          body: { userId: memberId, action: "remove" },
+        })
+      ).status,
+    ).toBe(200);
     expect((await member.json("/api/me")).body.user.teamIds).not.toContain(id);
     expect((await admin.json(`/api/admin/teams/${id}`, { method: "DELETE" })).status).toBe(200);
     expect((await admin.json(`/api/admin/teams/${id}`, { method: "DELETE" })).status).toBe(404);

@@ -59,12 +59,22 @@ describe.each(appTargets())("policy editor API (%s)", (_kind, app) => {
     expect(shown).toEqual({ "member@example.com": ["chat_safe", "coding"] });
     expect(JSON.stringify(shown)).not.toContain(memberId);
     // Stored by id: the member's own context has coding granted.
-    const effective = await admin.json("/api/policy/effective", { method: "POST", body: { context: { roles: ["member"], senderId: memberId } } });
+    const effective = await admin.json("/api/policy/effective", {
+      method: "POST",
+      body: { context: { roles: ["member"], senderId: memberId } },
+    });
     expect(effective.status).toBe(200);
-    expect(effective.body.matrix.columns.find((c: { mode: string }) => c.mode === "coding")).toMatchObject({ granted: true });
+    expect(effective.body.matrix.columns.find((c: { mode: string }) => c.mode === "coding")).toMatchObject({
+      granted: true,
+    });
     // A draft keyed by e-mail is previewed the same way.
-    const draft = await admin.json("/api/policy/effective", { method: "POST", body: { context: { roles: ["member"], senderId: memberId }, document: { modeGrants: { users: {} } } } });
-    expect(draft.body.matrix.columns.find((c: { mode: string }) => c.mode === "coding")).toMatchObject({ granted: false });
+    const draft = await admin.json("/api/policy/effective", {
+      method: "POST",
+      body: { context: { roles: ["member"], senderId: memberId }, document: { modeGrants: { users: {} } } },
+    });
+    expect(draft.body.matrix.columns.find((c: { mode: string }) => c.mode === "coding")).toMatchObject({
+      granted: false,
+    });
   });
 
   it("a grant to an e-mail no user has is refused with 422 naming it", async () => {
@@ -94,8 +104,18 @@ describe.each(appTargets())("policy editor API (%s)", (_kind, app) => {
 
   it("a member gets 403 from every one of these endpoints", async () => {
     expect((await member.json("/api/policy/versions/0")).status).toBe(403);
-    expect((await member.json("/api/policy", { method: "PUT", body: { baseVersion: 0, document: {}, confirmUnknownDenies: true } })).status).toBe(403);
-    const grant = await member.json("/api/policy", { method: "PUT", body: { baseVersion: 0, document: { modeGrants: { users: { "member@example.com": ["coding"] } } } } });
+    expect(
+      (
+        await member.json("/api/policy", {
+          method: "PUT",
+          body: { baseVersion: 0, document: {}, confirmUnknownDenies: true },
+        })
+      ).status,
+    ).toBe(403);
+    const grant = await member.json("/api/policy", {
+      method: "PUT",
+      body: { baseVersion: 0, document: { modeGrants: { users: { "member@example.com": ["coding"] } } } },
+    });
     expect(grant.status).toBe(403);
   });
 });

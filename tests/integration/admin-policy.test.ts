@@ -7,7 +7,9 @@ import { appTargets } from "../support/targets";
 import { readUiStream } from "../support/ui-stream";
 
 type MatrixCell = { status: string; rule?: string; source?: string; chain: Array<{ layer: string; outcome: string }> };
-type MatrixBody = { matrix: { groups: Array<{ rows: Array<{ name: string; cells: { chat_safe: MatrixCell; coding: MatrixCell } }> }> } };
+type MatrixBody = {
+  matrix: { groups: Array<{ rows: Array<{ name: string; cells: { chat_safe: MatrixCell; coding: MatrixCell } }> }> };
+};
 /** The matrix row of one tool in a /api/policy/effective answer (fails the test when the tool has no row). */
 function find(body: MatrixBody, tool: string) {
   const row = body.matrix.groups.flatMap((g) => g.rows).find((r) => r.name === tool);
@@ -15,7 +17,10 @@ function find(body: MatrixBody, tool: string) {
   return row;
 }
 
-const say = (sessionId: string, text: string) => ({ sessionId, message: { role: "user", parts: [{ type: "text", text }] } });
+const say = (sessionId: string, text: string) => ({
+  sessionId,
+  message: { role: "user", parts: [{ type: "text", text }] },
+});
 
 describe.each(appTargets())("admin policy API (%s)", (_kind, app) => {
   let admin: HttpClient;
@@ -30,13 +35,20 @@ describe.each(appTargets())("admin policy API (%s)", (_kind, app) => {
 
   async function save(document: unknown, comment?: string) {
     const { version } = await current();
-    const res = await admin.json("/api/policy", { method: "PUT", body: { baseVersion: version, document, ...(comment ? { comment } : {}) } });
+    const res = await admin.json("/api/policy", {
+      method: "PUT",
+      body: { baseVersion: version, document, ...(comment ? { comment } : {}) },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body as { version: number; changed: string[] };
   }
 
   async function chat(client: HttpClient, sessionId: string, text: string) {
-    const res = await client.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(say(sessionId, text)) });
+    const res = await client.fetch("/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(say(sessionId, text)),
+    });
     expect(res.status).toBe(200);
     return readUiStream(res);
   }
@@ -64,10 +76,15 @@ describe.each(appTargets())("admin policy API (%s)", (_kind, app) => {
     const first = await save({ tools: { deny: ["memory_get"] } }, "first");
     expect(first.version).toBe(version + 1);
     expect(first.changed).toContain("tools.deny");
-    const stale = await admin.json("/api/policy", { method: "PUT", body: { baseVersion: version, document: { tools: { deny: ["exec"] } } } });
+    const stale = await admin.json("/api/policy", {
+      method: "PUT",
+      body: { baseVersion: version, document: { tools: { deny: ["exec"] } } },
+    });
     expect(stale.status).toBe(409);
     expect(stale.body.error.code).toBe("CONFLICT");
-    expect(stale.body.error.message).toMatch(new RegExp(`version ${version + 1} is newer than your base version ${version}`));
+    expect(stale.body.error.message).toMatch(
+      new RegExp(`version ${version + 1} is newer than your base version ${version}`),
+    );
     const after = await current();
     expect(after.version).toBe(version + 1);
     expect(after.document.tools.deny).toEqual(["memory_get"]);
@@ -75,7 +92,13 @@ describe.each(appTargets())("admin policy API (%s)", (_kind, app) => {
 
   it("an invalid document gets 422 with the path of every problem", async () => {
     const { version } = await current();
-    const res = await admin.json("/api/policy", { method: "PUT", body: { baseVersion: version, document: { tools: { deny: "exec" }, system: { fs: { maxReadBytes: -1 } }, nonsense: true } } });
+    const res = await admin.json("/api/policy", {
+      method: "PUT",
+      body: {
+        baseVersion: version,
+        document: { tools: { deny: "exec" }, system: { fs: { maxReadBytes: -1 } }, nonsense: true },
+      },
+    });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe("VALIDATION_FAILED");
     const paths = res.body.error.details.issues.map((i: { path: string }) => i.path).sort();
@@ -85,18 +108,30 @@ describe.each(appTargets())("admin policy API (%s)", (_kind, app) => {
 
   it("a mode override that would loosen a tool is refused with the reason", async () => {
     const { version } = await current();
-    const res = await admin.json("/api/policy", { method: "PUT", body: { baseVersion: version, document: { modeOverrides: { read: ["chat_safe", "coding"] } } } });
+    const res = await admin.json("/api/policy", {
+      method: "PUT",
+      body: { baseVersion: version, document: { modeOverrides: { read: ["chat_safe", "coding"] } } },
+    });
     expect(res.status).toBe(422);
-    expect(res.body.error.details.issues).toEqual([{ path: "modeOverrides.read", message: expect.stringContaining("chat_safe") }]);
+    expect(res.body.error.details.issues).toEqual([
+      { path: "modeOverrides.read", message: expect.stringContaining("chat_safe") },
+    ]);
   });
 
   it("history lists who, when, the comment and what changed; rollback restores a version as a new one, audited", async () => {
     const base = await save({ tools: { deny: ["memory_get"] } }, "base for rollback");
-    const changed = await save({ tools: { deny: ["memory_get", "sessions_list"] }, askRules: ["write"] }, "widen the deny list");
+    const changed = await save(
+      { tools: { deny: ["memory_get", "sessions_list"] }, askRules: ["write"] },
+      "widen the deny list",
+    );
     const history = await admin.json("/api/policy/versions");
     expect(history.status).toBe(200);
     const top = history.body.versions[0];
-    expect(top).toMatchObject({ version: changed.version, comment: "widen the deny list", createdBy: { email: "admin@example.com" } });
+    expect(top).toMatchObject({
+      version: changed.version,
+      comment: "widen the deny list",
+      createdBy: { email: "admin@example.com" },
+    });
     expect(top.changed).toEqual(["askRules", "tools"]);
     expect(Date.parse(top.createdAt)).not.toBeNaN();
 
@@ -109,7 +144,10 @@ describe.each(appTargets())("admin policy API (%s)", (_kind, app) => {
     expect(now.document.askRules).toEqual([]);
 
     const audit = await admin.json("/api/audit?action=policy.rolled_back&limit=1");
-    expect(audit.body.entries[0]).toMatchObject({ actorEmail: "admin@example.com", details: { version: now.version, restoredVersion: base.version } });
+    expect(audit.body.entries[0]).toMatchObject({
+      actorEmail: "admin@example.com",
+      details: { version: now.version, restoredVersion: base.version },
+    });
     expect(audit.body.entries[0].details.changed).toEqual(expect.arrayContaining(["askRules", "tools.deny"]));
     const missing = await admin.json("/api/policy/rollback", { method: "POST", body: { version: 99_999 } });
     expect(missing.status).toBe(404);
@@ -124,7 +162,10 @@ describe.each(appTargets())("admin policy API (%s)", (_kind, app) => {
     expect(saved.body.matrix.columns.map((c: { mode: string }) => c.mode)).toEqual(["chat_safe", "coding"]);
     expect(find(saved.body, "current_time").cells.chat_safe.status).toBe("allowed");
 
-    const draft = await admin.json("/api/policy/effective", { method: "POST", body: { context, document: { tools: { deny: ["current_time"] } } } });
+    const draft = await admin.json("/api/policy/effective", {
+      method: "POST",
+      body: { context, document: { tools: { deny: ["current_time"] } } },
+    });
     expect(draft.status).toBe(200);
     const cell = find(draft.body, "current_time").cells.chat_safe;
     expect(cell).toMatchObject({ status: "denied", layer: "global", errorCode: "POLICY_DENIED", source: "tools" });
@@ -138,7 +179,10 @@ describe.each(appTargets())("admin policy API (%s)", (_kind, app) => {
     );
     expect(draft.body.flips).toHaveLength(2);
 
-    const invalid = await admin.json("/api/policy/effective", { method: "POST", body: { context, document: { tools: { deny: 5 } } } });
+    const invalid = await admin.json("/api/policy/effective", {
+      method: "POST",
+      body: { context, document: { tools: { deny: 5 } } },
+    });
     expect(invalid.status).toBe(422);
     expect(invalid.body.error.details.issues[0].path).toBe("tools.deny");
   });
@@ -158,16 +202,45 @@ describe.each(appTargets())("admin policy API (%s)", (_kind, app) => {
     const replay = await admin.json("/api/policy/replay", { method: "POST", body: { document: {}, limit: 5 } });
     expect(replay.status).toBe(200);
     // The newest recorded call was denied by the global layer; the empty draft would allow it.
-    expect(replay.body.calls[0]).toMatchObject({ toolName: "current_time", recorded: "denied", draft: "allowed", differs: true });
-    expect(replay.body.calls[1]).toMatchObject({ toolName: "current_time", recorded: "allowed", draft: "allowed", differs: false });
+    expect(replay.body.calls[0]).toMatchObject({
+      toolName: "current_time",
+      recorded: "denied",
+      draft: "allowed",
+      differs: true,
+    });
+    expect(replay.body.calls[1]).toMatchObject({
+      toolName: "current_time",
+      recorded: "allowed",
+      draft: "allowed",
+      differs: false,
+    });
   });
 
   it("done when: exec denied for the member's team shows in the matrix, is refused naming the team layer, audited, and rollback restores it", async () => {
     const teamId = `ops-${Date.now().toString(36)}`;
-    expect((await admin.json("/api/admin/teams", { method: "POST", body: { id: teamId, name: "Ops" } })).status).toBe(201);
-    expect((await admin.json(`/api/admin/teams/${teamId}/members`, { method: "POST", body: { userId: memberId, action: "add" } })).status).toBe(200);
-    const open = await save({ modeGrants: { teams: { [teamId]: ["chat_safe", "coding"] } }, exec: { security: "full", ask: "off" } }, "team may code");
-    const denied = await save({ modeGrants: { teams: { [teamId]: ["chat_safe", "coding"] } }, exec: { security: "full", ask: "off" }, teams: { [teamId]: { deny: ["exec"] } } }, "deny exec for the team");
+    expect((await admin.json("/api/admin/teams", { method: "POST", body: { id: teamId, name: "Ops" } })).status).toBe(
+      201,
+    );
+    expect(
+      (
+        await admin.json(`/api/admin/teams/${teamId}/members`, {
+          method: "POST",
+          body: { userId: memberId, action: "add" },
+        })
+      ).status,
+    ).toBe(200);
+    const open = await save(
+      { modeGrants: { teams: { [teamId]: ["chat_safe", "coding"] } }, exec: { security: "full", ask: "off" } },
+      "team may code",
+    );
+    const denied = await save(
+      {
+        modeGrants: { teams: { [teamId]: ["chat_safe", "coding"] } },
+        exec: { security: "full", ask: "off" },
+        teams: { [teamId]: { deny: ["exec"] } },
+      },
+      "deny exec for the team",
+    );
 
     const context = { roles: ["member"], teamIds: [teamId], senderId: memberId, provider: "offline" };
     const matrix = await admin.json("/api/policy/effective", { method: "POST", body: { context } });
@@ -176,7 +249,9 @@ describe.each(appTargets())("admin policy API (%s)", (_kind, app) => {
     expect(exec.source).toContain(teamId);
 
     const session = (await member.json("/api/sessions", { method: "POST", body: {} })).body.id as string;
-    expect((await member.json(`/api/sessions/${session}`, { method: "PATCH", body: { mode: "coding" } })).status).toBe(200);
+    expect((await member.json(`/api/sessions/${session}`, { method: "PATCH", body: { mode: "coding" } })).status).toBe(
+      200,
+    );
     const chunks = await chat(member, session, '/tool exec {"command":"echo hi"}');
     const refusal = chunks.find((c) => c.type === "data-tool_denied");
     expect(refusal?.data).toMatchObject({ toolName: "exec", errorCode: "POLICY_DENIED" });
@@ -187,7 +262,9 @@ describe.each(appTargets())("admin policy API (%s)", (_kind, app) => {
     const change = await admin.json("/api/audit?action=policy.saved&limit=1");
     expect(change.body.entries[0].details).toMatchObject({ version: denied.version, changed: [`teams.${teamId}`] });
 
-    expect((await admin.json("/api/policy/rollback", { method: "POST", body: { version: open.version } })).status).toBe(201);
+    expect((await admin.json("/api/policy/rollback", { method: "POST", body: { version: open.version } })).status).toBe(
+      201,
+    );
     const back = await admin.json("/api/policy/effective", { method: "POST", body: { context } });
     expect(find(back.body, "exec").cells.coding.status).toBe("allowed");
     const again = await chat(member, session, '/tool exec {"command":"echo hi"}');

@@ -6,7 +6,8 @@ import { HttpClient, signedIn, signedInWithOwnPassword } from "../support/http-c
 import { openSse } from "../support/approvals-helpers";
 import { appTargets } from "../support/targets";
 
-const fresh = (tag: string) => `u15-${tag}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@example.com`;
+const fresh = (tag: string) =>
+  `u15-${tag}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@example.com`;
 
 async function create(admin: HttpClient, email: string, roles: string[] = ["member"]) {
   const res = await admin.json("/api/admin/users", { method: "POST", body: { email, roles } });
@@ -58,10 +59,19 @@ describe.each(appTargets())("users admin (%s)", (_kind, app) => {
     const own = await signedInWithOwnPassword(app.url, email, made.password, "a-password-of-my-own");
     expect((await own.json("/api/me")).body.user.roles).toEqual(["member", "owner"]);
     // The same address in other letter case is the same account.
-    const dup = await admin.json("/api/admin/users", { method: "POST", body: { email: email.toUpperCase(), roles: ["member"] } });
+    const dup = await admin.json("/api/admin/users", {
+      method: "POST",
+      body: { email: email.toUpperCase(), roles: ["member"] },
+    });
     expect(dup.status).toBe(409);
     expect(dup.body.error.message).toMatch(/already a user/);
-    for (const body of [{ email: "not-an-address", roles: ["member"] }, { email: fresh("b"), roles: [] }, { email: fresh("c"), roles: ["root"] }, { email: fresh("d"), roles: ["member"], password: "mine" }, null]) {
+    for (const body of [
+      { email: "not-an-address", roles: ["member"] },
+      { email: fresh("b"), roles: [] },
+      { email: fresh("c"), roles: ["root"] },
+      { email: fresh("d"), roles: ["member"], password: "mine" },
+      null,
+    ]) {
       const bad = await admin.json("/api/admin/users", { method: "POST", body: body ?? "" });
       expect(bad.status, JSON.stringify(body)).toBeGreaterThanOrEqual(400);
       expect(bad.status).toBeLessThan(500);
@@ -88,8 +98,13 @@ describe.each(appTargets())("users admin (%s)", (_kind, app) => {
     expect(await new HttpClient(app.url).signIn(email, made.password)).toBe(false);
     expect(await new HttpClient(app.url).signIn(email, reset.body.temporaryPassword)).toBe(true);
     expect((await admin.json(`/api/admin/users/${adminId}/password`, { method: "POST", body: {} })).status).toBe(409);
-    expect((await admin.json(`/api/admin/users/nobody-${Date.now()}/password`, { method: "POST", body: {} })).status).toBe(404);
-    expect((await admin.json(`/api/admin/users/${made.id}/password`, { method: "POST", body: { password: "chosen" } })).status).toBe(422);
+    expect(
+      (await admin.json(`/api/admin/users/nobody-${Date.now()}/password`, { method: "POST", body: {} })).status,
+    ).toBe(404);
+    expect(
+      (await admin.json(`/api/admin/users/${made.id}/password`, { method: "POST", body: { password: "chosen" } }))
+        .status,
+    ).toBe(422);
     const audit = await admin.json(`/api/audit?action=user.password_reset&limit=20`);
     expect(audit.body.entries.some((e: { details: { userId?: string } }) => e.details.userId === made.id)).toBe(true);
     expect(JSON.stringify(audit.body)).not.toContain(reset.body.temporaryPassword);
@@ -103,15 +118,22 @@ describe.each(appTargets())("users admin (%s)", (_kind, app) => {
     const user = made.client;
     const stream = openSse(user, "/api/me/events");
     await stream.ready;
-    expect((await admin.json(`/api/admin/users/${made.id}/active`, { method: "POST", body: { active: false } })).status).toBe(200);
+    expect(
+      (await admin.json(`/api/admin/users/${made.id}/active`, { method: "POST", body: { active: false } })).status,
+    ).toBe(200);
     // The server ends the stream by itself (no waiting for the next periodic check).
-    const ended = await Promise.race([stream.ended.then(() => "ended"), new Promise((r) => setTimeout(() => r("still open"), 4_000))]);
+    const ended = await Promise.race([
+      stream.ended.then(() => "ended"),
+      new Promise((r) => setTimeout(() => r("still open"), 4_000)),
+    ]);
     expect(ended).toBe("ended");
     expect((await user.json("/api/me")).status).toBe(401);
     expect(await new HttpClient(app.url).signIn(email, made.password)).toBe(false);
     const listed = (await admin.json("/api/admin/users")).body.users.find((u: { id: string }) => u.id === made.id);
     expect(listed.active).toBe(false);
-    expect((await admin.json(`/api/admin/users/${made.id}/active`, { method: "POST", body: { active: true } })).status).toBe(200);
+    expect(
+      (await admin.json(`/api/admin/users/${made.id}/active`, { method: "POST", body: { active: true } })).status,
+    ).toBe(200);
     expect(await new HttpClient(app.url).signIn(email, made.password)).toBe(true);
     const self = await admin.json(`/api/admin/users/${adminId}/active`, { method: "POST", body: { active: false } });
     expect(self.status).toBe(409);
@@ -128,12 +150,20 @@ describe.each(appTargets())("users admin (%s)", (_kind, app) => {
     const streamA = openSse(a.client, "/api/me/events");
     const streamB = openSse(b.client, "/api/me/events");
     await Promise.all([streamA.ready, streamB.ready]);
-    expect((await admin.json(`/api/admin/users/${a.id}/roles`, { method: "POST", body: { role: "owner", action: "add" } })).status).toBe(200);
+    expect(
+      (await admin.json(`/api/admin/users/${a.id}/roles`, { method: "POST", body: { role: "owner", action: "add" } }))
+        .status,
+    ).toBe(200);
     const event = await streamA.waitFor((e) => e.event === "account.changed");
     expect(event.data.payload).toEqual({ userId: a.id, change: "roles" });
     const team = `t15-${Date.now().toString(36)}`;
-    expect((await admin.json("/api/admin/teams", { method: "POST", body: { id: team, name: "Push" } })).status).toBe(201);
-    expect((await admin.json(`/api/admin/teams/${team}/members`, { method: "POST", body: { userId: a.id, action: "add" } })).status).toBe(200);
+    expect((await admin.json("/api/admin/teams", { method: "POST", body: { id: team, name: "Push" } })).status).toBe(
+      201,
+    );
+    expect(
+      (await admin.json(`/api/admin/teams/${team}/members`, { method: "POST", body: { userId: a.id, action: "add" } }))
+        .status,
+    ).toBe(200);
     await streamA.waitFor((e) => e.event === "account.changed" && e.data.payload.change === "teams");
     // B heard nothing about A.
     await new Promise((r) => setTimeout(r, 500));
@@ -152,20 +182,37 @@ describe.each(appTargets())("users admin (%s)", (_kind, app) => {
     await tab.ready;
     const ask = async (callId: string) => {
       const sessionId = (await member.json("/api/sessions", { method: "POST", body: {} })).body.id;
-      const res = await member.json("/api/approvals", { method: "POST", body: { sessionId, toolName: "exec", callId, args: { command: "rm -rf x" } } });
+      const res = await member.json("/api/approvals", {
+        method: "POST",
+        body: { sessionId, toolName: "exec", callId, args: { command: "rm -rf x" } },
+      });
       expect(res.status).toBe(202);
       return res.body.id as string;
     };
     const first = await ask(`tab-owner-1-${Date.now()}`);
     await tab.waitFor((e) => e.event === "approval.requested" && e.data.payload.id === first);
-    expect((await admin.json(`/api/admin/users/${o.id}/roles`, { method: "POST", body: { role: "owner", action: "remove" } })).status).toBe(200);
+    expect(
+      (
+        await admin.json(`/api/admin/users/${o.id}/roles`, {
+          method: "POST",
+          body: { role: "owner", action: "remove" },
+        })
+      ).status,
+    ).toBe(200);
     // The role change revokes the session, so the server ends the stream within one re-check.
-    await Promise.race([tab.ended, new Promise((_, reject) => setTimeout(() => reject(new Error("owner stream still open 10 s after the role went")), 10_000))]);
+    await Promise.race([
+      tab.ended,
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error("owner stream still open 10 s after the role went")), 10_000),
+      ),
+    ]);
     const again = openSse(await signedIn(app.url, email, o.password), "/api/me/events");
     await again.ready;
     const second = await ask(`tab-owner-2-${Date.now()}`);
     await new Promise((r) => setTimeout(r, 800));
-    expect(again.events.filter((e) => e.event.startsWith("approval.")).map((e) => e.data.payload.id)).not.toContain(second);
+    expect(again.events.filter((e) => e.event.startsWith("approval.")).map((e) => e.data.payload.id)).not.toContain(
+      second,
+    );
     await again.close();
   });
 });

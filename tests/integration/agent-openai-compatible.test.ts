@@ -28,18 +28,35 @@ describe.each(dbTargets())("openai-compatible model through the loop (%s)", (_ki
   });
 
   async function server(name: string, args: string, finalText: string) {
-    const s = await startFakeOpenAIServer({ toolCall: { name, arguments: args, id: `call_${name}` }, finalText, fragmentSize: 3 });
+    const s = await startFakeOpenAIServer({
+      toolCall: { name, arguments: args, id: `call_${name}` },
+      finalText,
+      fragmentSize: 3,
+    });
     servers.push(s);
-    return { server: s, model: createLanguageModel({ provider: "openai-compatible", baseUrl: s.baseUrl, model: "fake-model" }) };
+    return {
+      server: s,
+      model: createLanguageModel({ provider: "openai-compatible", baseUrl: s.baseUrl, model: "fake-model" }),
+    };
   }
 
   it("an allowed tool call streamed in fragments is assembled, gated, run, and its result sent back", async () => {
     const { server: fake, model } = await server("current_time", '{"timezone":"Europe/Paris"}', "It is time.");
     const s = await agent.session(member.id);
-    const { result, transcript, chunks } = await agent.turn({ sessionId: s.id, user: member, text: "what time is it", model, provider: "openai-compatible" });
+    const { result, transcript, chunks } = await agent.turn({
+      sessionId: s.id,
+      user: member,
+      text: "what time is it",
+      model,
+      provider: "openai-compatible",
+    });
     expect(result.status).toBe("completed");
     const tool = transcript.find((m) => m.role === "tool");
-    expect(tool).toMatchObject({ toolCallId: "call_current_time", toolName: "current_time", parts: { status: "ok", output: { timezone: "Europe/Paris" } } });
+    expect(tool).toMatchObject({
+      toolCallId: "call_current_time",
+      toolName: "current_time",
+      parts: { status: "ok", output: { timezone: "Europe/Paris" } },
+    });
     expect(transcript.at(-1)).toMatchObject({ role: "assistant", content: "It is time." });
     expect(chunks.filter((c) => c.type === "tool-output-available")).toHaveLength(1);
     // The first request offered only the chat_safe tools; the second carried the tool result.
@@ -56,8 +73,16 @@ describe.each(dbTargets())("openai-compatible model through the loop (%s)", (_ki
   it("a denied tool gets the structured denial in the next request body", async () => {
     const { server: fake, model } = await server("read", '{"path":"README.md"}', "I could not read it.");
     const s = await agent.session(member.id);
-    const { transcript, chunks } = await agent.turn({ sessionId: s.id, user: member, text: "read the readme", model, provider: "openai-compatible" });
-    expect(chunks.find((c) => c.type === "data-tool_denied")).toMatchObject({ data: { callId: "call_read", errorCode: "MODE_DENIED" } });
+    const { transcript, chunks } = await agent.turn({
+      sessionId: s.id,
+      user: member,
+      text: "read the readme",
+      model,
+      provider: "openai-compatible",
+    });
+    expect(chunks.find((c) => c.type === "data-tool_denied")).toMatchObject({
+      data: { callId: "call_read", errorCode: "MODE_DENIED" },
+    });
     expect(fake.requests).toHaveLength(2);
     const sentBack = fake.requests[1]!.body.messages.at(-1);
     expect(sentBack).toMatchObject({ role: "tool", tool_call_id: "call_read" });

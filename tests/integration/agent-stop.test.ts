@@ -8,7 +8,11 @@ import type { UIMessageChunk } from "ai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { dbTargets, loadAgent, type Agent } from "../support/agent-harness";
 
-async function readUntil(reader: ReadableStreamDefaultReader<UIMessageChunk>, seen: UIMessageChunk[], stop: (c: UIMessageChunk) => boolean) {
+async function readUntil(
+  reader: ReadableStreamDefaultReader<UIMessageChunk>,
+  seen: UIMessageChunk[],
+  stop: (c: UIMessageChunk) => boolean,
+) {
   for (;;) {
     const { value, done } = await reader.read();
     if (done) return;
@@ -46,7 +50,11 @@ describe.each(dbTargets())("stop and disconnect (%s)", (_kind, make) => {
     try {
       const s = await agent.session(owner.id, "coding");
       const started = Date.now();
-      const { stream, done } = await chat.startChatTurn({ user: owner, sessionId: s.id, text: '/tool exec {"command":"sleep 30"}' });
+      const { stream, done } = await chat.startChatTurn({
+        user: owner,
+        sessionId: s.id,
+        text: '/tool exec {"command":"sleep 30"}',
+      });
       const reader = stream.getReader();
       const seen: UIMessageChunk[] = [];
       await readUntil(reader, seen, (c) => c.type === "tool-input-available");
@@ -73,15 +81,27 @@ describe.each(dbTargets())("stop and disconnect (%s)", (_kind, make) => {
   it("a second turn in a session with a running turn is refused with CONFLICT", async () => {
     const s = await agent.session(owner.id);
     const slow = { model: agent.createOfflineModel({ chunkDelayMs: 50 }), info: { provider: "offline" } };
-    const first = await chat.startChatTurn({ user: owner, sessionId: s.id, text: "hello there, offline model", model: slow });
-    await expect(chat.startChatTurn({ user: owner, sessionId: s.id, text: "again" })).rejects.toMatchObject({ code: "CONFLICT" });
+    const first = await chat.startChatTurn({
+      user: owner,
+      sessionId: s.id,
+      text: "hello there, offline model",
+      model: slow,
+    });
+    await expect(chat.startChatTurn({ user: owner, sessionId: s.id, text: "again" })).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
     await first.done;
   });
 
   it("a client that disconnects after the first chunk does not stop the turn: every message is persisted in order", async () => {
     const s = await agent.session(owner.id);
     const slow = { model: agent.createOfflineModel({ chunkDelayMs: 40 }), info: { provider: "offline" } };
-    const { stream, done } = await chat.startChatTurn({ user: owner, sessionId: s.id, text: '/tool current_time {}\n/tool read {"path":"a.txt"}', model: slow });
+    const { stream, done } = await chat.startChatTurn({
+      user: owner,
+      sessionId: s.id,
+      text: '/tool current_time {}\n/tool read {"path":"a.txt"}',
+      model: slow,
+    });
     const reader = stream.getReader();
     const first = await reader.read();
     expect(first.done).toBe(false);
@@ -105,10 +125,26 @@ describe.each(dbTargets())("stop and disconnect (%s)", (_kind, make) => {
     const hooks = new ToolHooks().onBeforeToolCall(async (c) => {
       if (c.callId !== "s1") return;
       const run = await agent.db.agentRun.findFirstOrThrow({ where: { sessionId: c.sessionId, status: "running" } });
-      await agent.db.agentRun.update({ where: { id: run.id }, data: { stopRequestedAt: new Date(), stopRequestedBy: "another instance" } });
+      await agent.db.agentRun.update({
+        where: { id: run.id },
+        data: { stopRequestedAt: new Date(), stopRequestedBy: "another instance" },
+      });
     });
-    const model = scriptedModel([[toolCallPart("s1", "current_time", "{}"), toolCallPart("s2", "current_time", "{}"), toolCallPart("s3", "current_time", "{}"), finishPart("tool-calls")]]);
-    const { result, transcript } = await agent.turn({ sessionId: s.id, user: owner, text: "three calls", model, hooks });
+    const model = scriptedModel([
+      [
+        toolCallPart("s1", "current_time", "{}"),
+        toolCallPart("s2", "current_time", "{}"),
+        toolCallPart("s3", "current_time", "{}"),
+        finishPart("tool-calls"),
+      ],
+    ]);
+    const { result, transcript } = await agent.turn({
+      sessionId: s.id,
+      user: owner,
+      text: "three calls",
+      model,
+      hooks,
+    });
     expect(result.status).toBe("aborted");
     const calls = await agent.db.toolCall.findMany({ where: { sessionId: s.id }, orderBy: { callId: "asc" } });
     expect(calls.map((c) => [c.callId, c.status])).toEqual([
@@ -116,13 +152,21 @@ describe.each(dbTargets())("stop and disconnect (%s)", (_kind, make) => {
       ["s2", "stopped"],
       ["s3", "stopped"],
     ]);
-    const lines = transcript.filter((m) => m.role === "tool").map((m) => [m.toolCallId, (JSON.parse(m.content) as { error_code?: string; error?: string }).error_code ?? (JSON.parse(m.content) as { error?: string }).error]);
+    const lines = transcript
+      .filter((m) => m.role === "tool")
+      .map((m) => [
+        m.toolCallId,
+        (JSON.parse(m.content) as { error_code?: string; error?: string }).error_code ??
+          (JSON.parse(m.content) as { error?: string }).error,
+      ]);
     expect(lines).toEqual([
       ["s1", "STOPPED"],
       ["s2", "stopped before this call ran"],
       ["s3", "stopped before this call ran"],
     ]);
     // No allow row: nothing ran.
-    expect(await agent.db.auditLog.count({ where: { sessionId: s.id, action: "tool.call", decision: "allow" } })).toBe(0);
+    expect(await agent.db.auditLog.count({ where: { sessionId: s.id, action: "tool.call", decision: "allow" } })).toBe(
+      0,
+    );
   });
 });

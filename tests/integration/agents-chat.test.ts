@@ -15,7 +15,12 @@ const POLICY = {
       usableBy: { roles: ["member"] },
       starters: ["Find me a book about tides"],
     },
-    timekeeper: { name: "Timekeeper", persona: "You are a ship's clock.", model: "offline", usableBy: { roles: ["member"] } },
+    timekeeper: {
+      name: "Timekeeper",
+      persona: "You are a ship's clock.",
+      model: "offline",
+      usableBy: { roles: ["member"] },
+    },
     ownersOnly: { name: "Owners only", usableBy: { roles: ["owner"] } },
     adminsOnly: { name: "No usableBy" },
   },
@@ -32,25 +37,53 @@ describe.each(dbTargets())("chat as an agent (%s)", (_kind, make) => {
   });
 
   const sessionsLib = () => import("@/lib/runs/sessions");
-  const toolAudits = (sessionId: string) => agent.db.auditLog.findMany({ where: { sessionId, action: "tool.call" }, orderBy: { seq: "asc" } });
+  const toolAudits = (sessionId: string) =>
+    agent.db.auditLog.findMany({ where: { sessionId, action: "tool.call" }, orderBy: { seq: "asc" } });
 
   it("lists only the agents usableBy names for this user", async () => {
     const { listUsableAgents } = await import("@/lib/runs/agents");
     expect((await listUsableAgents({ user: member })).map((a) => a.id)).toEqual(["clockless", "timekeeper"]);
-    expect((await listUsableAgents({ user: owner })).map((a) => a.id)).toEqual(["clockless", "ownersOnly", "timekeeper"]);
+    expect((await listUsableAgents({ user: owner })).map((a) => a.id)).toEqual([
+      "clockless",
+      "ownersOnly",
+      "timekeeper",
+    ]);
     const clara = (await listUsableAgents({ user: member }))[0]!;
-    expect(clara).toEqual({ id: "clockless", name: "Clockless Clara", description: "You are Clara, a careful librarian who never tells the time.", model: "anthropic/claude-nonexistent", starters: ["Find me a book about tides"] });
+    expect(clara).toEqual({
+      id: "clockless",
+      name: "Clockless Clara",
+      description: "You are Clara, a careful librarian who never tells the time.",
+      model: "anthropic/claude-nonexistent",
+      starters: ["Find me a book about tides"],
+    });
   });
 
   it("a member is refused an agent they may not use (403) and an unknown one (404); nothing is created, the refusal is audited", async () => {
     const { createChatSession } = await sessionsLib();
     const before = await agent.db.chatSession.count({ where: { ownerId: member.id } });
-    for (const [agentId, code] of [["ownersOnly", "FORBIDDEN"], ["adminsOnly", "FORBIDDEN"], ["nope", "NOT_FOUND"], ["__proto__", "NOT_FOUND"], ["toString", "NOT_FOUND"]] as const) {
-      await expect(createChatSession({ user: member, agentId })).rejects.toMatchObject({ code, message: expect.stringContaining(agentId) });
+    for (const [agentId, code] of [
+      ["ownersOnly", "FORBIDDEN"],
+      ["adminsOnly", "FORBIDDEN"],
+      ["nope", "NOT_FOUND"],
+      ["__proto__", "NOT_FOUND"],
+      ["toString", "NOT_FOUND"],
+    ] as const) {
+      await expect(createChatSession({ user: member, agentId })).rejects.toMatchObject({
+        code,
+        message: expect.stringContaining(agentId),
+      });
     }
     expect(await agent.db.chatSession.count({ where: { ownerId: member.id } })).toBe(before);
-    const refusals = await agent.db.auditLog.findMany({ where: { actorId: member.id, action: "session.agent_refused" } });
-    expect(refusals.map((r) => (r.details as { agentId: string }).agentId).sort()).toEqual(["__proto__", "adminsOnly", "nope", "ownersOnly", "toString"]);
+    const refusals = await agent.db.auditLog.findMany({
+      where: { actorId: member.id, action: "session.agent_refused" },
+    });
+    expect(refusals.map((r) => (r.details as { agentId: string }).agentId).sort()).toEqual([
+      "__proto__",
+      "adminsOnly",
+      "nope",
+      "ownersOnly",
+      "toString",
+    ]);
   });
 
   it("the persona is in the prompt and the answer; the agent's deny of a tool the other agent may use is enforced with layer agent; the audit names the agent", async () => {
@@ -59,18 +92,30 @@ describe.each(dbTargets())("chat as an agent (%s)", (_kind, make) => {
     expect(clara.agentId).toBe("clockless");
     const shown = await getChatSession({ user: member, sessionId: clara.id });
     expect(shown.agentId).toBe("clockless");
-    expect(shown.agent).toMatchObject({ id: "clockless", name: "Clockless Clara", starters: ["Find me a book about tides"], available: true });
+    expect(shown.agent).toMatchObject({
+      id: "clockless",
+      name: "Clockless Clara",
+      starters: ["Find me a book about tides"],
+      available: true,
+    });
 
     const who = await agent.turn({ sessionId: clara.id, user: member, text: "who are you?" });
-    expect(who.transcript.at(-1)!.content).toMatch(/^I am Clockless Clara, .*careful librarian who never tells the time\.\nAnswer in one sentence\./s);
+    expect(who.transcript.at(-1)!.content).toMatch(
+      /^I am Clockless Clara, .*careful librarian who never tells the time\.\nAnswer in one sentence\./s,
+    );
 
     const denied = await agent.turn({ sessionId: clara.id, user: member, text: "/tool current_time {}" });
-    const chunk = denied.chunks.find((c) => c.type === "data-tool_denied") as { data: { toolName: string; message: string } } | undefined;
+    const chunk = denied.chunks.find((c) => c.type === "data-tool_denied") as
+      { data: { toolName: string; message: string } } | undefined;
     expect(chunk?.data.toolName).toBe("current_time");
     const [row] = await toolAudits(clara.id);
     expect(row).toMatchObject({ toolName: "current_time", decision: "deny", layer: "agent" });
     // The agent's model names a provider that is not configured: the configured one runs, and the audit says so.
-    expect(row!.details).toMatchObject({ agentId: "clockless", reason: expect.stringMatching(/agents\.clockless\.tools: deny: current_time/), modelNote: 'agent model "anthropic/claude-nonexistent" is not configured; using offline/offline' });
+    expect(row!.details).toMatchObject({
+      agentId: "clockless",
+      reason: expect.stringMatching(/agents\.clockless\.tools: deny: current_time/),
+      modelNote: 'agent model "anthropic/claude-nonexistent" is not configured; using offline/offline',
+    });
 
     // The same call as the other agent runs: the deny is the agent's, not the member's.
     const keeper = await createChatSession({ user: member, agentId: "timekeeper" });
@@ -79,17 +124,23 @@ describe.each(dbTargets())("chat as an agent (%s)", (_kind, make) => {
     expect(ran).toMatchObject({ toolName: "current_time", decision: "allow" });
     expect(ran!.details).toMatchObject({ agentId: "timekeeper" });
     expect((ran!.details as Record<string, unknown>).modelNote).toBeUndefined();
-    expect((await agent.turn({ sessionId: keeper.id, user: member, text: "who are you" })).transcript.at(-1)!.content).toMatch(/^I am Timekeeper, .*ship's clock/);
+    expect(
+      (await agent.turn({ sessionId: keeper.id, user: member, text: "who are you" })).transcript.at(-1)!.content,
+    ).toMatch(/^I am Timekeeper, .*ship's clock/);
 
     // Without an agent: no persona, and the call runs.
     const plain = await createChatSession({ user: member });
-    expect((await agent.turn({ sessionId: plain.id, user: member, text: "who are you" })).transcript.at(-1)!.content).toMatch(/no agent persona/);
+    expect(
+      (await agent.turn({ sessionId: plain.id, user: member, text: "who are you" })).transcript.at(-1)!.content,
+    ).toMatch(/no agent persona/);
   });
 
   it("an agent taken away after the chat started gives the next turn no tools (fail closed), with the reason", async () => {
     const { createChatSession } = await sessionsLib();
     const s = await createChatSession({ user: member, agentId: "timekeeper" });
-    await agent.setPolicy({ agents: { ...POLICY.agents, timekeeper: { ...POLICY.agents.timekeeper, usableBy: { roles: ["owner"] } } } });
+    await agent.setPolicy({
+      agents: { ...POLICY.agents, timekeeper: { ...POLICY.agents.timekeeper, usableBy: { roles: ["owner"] } } },
+    });
     try {
       const { chunks } = await agent.turn({ sessionId: s.id, user: member, text: "/tool current_time {}" });
       const [row] = await toolAudits(s.id);
@@ -109,6 +160,8 @@ describe.each(dbTargets())("chat as an agent (%s)", (_kind, make) => {
     expect(plain.id).not.toBe(asClara.id);
     expect(plain.agentId).toBeNull();
     expect((await openNewChatSession({ user: owner, agentId: "clockless" })).id).toBe(asClara.id);
-    await expect(openNewChatSession({ user: member, agentId: "ownersOnly" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(openNewChatSession({ user: member, agentId: "ownersOnly" })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
   });
 });

@@ -9,7 +9,12 @@ import { createDb, type Db } from "@/lib/db/client";
 
 const POLICY = {
   agents: {
-    clockless: { name: "Clockless", persona: "You are a clock-shy archivist.", tools: { deny: ["current_time"] }, usableBy: { roles: ["member"] } },
+    clockless: {
+      name: "Clockless",
+      persona: "You are a clock-shy archivist.",
+      tools: { deny: ["current_time"] },
+      usableBy: { roles: ["member"] },
+    },
     timekeeper: { name: "Timekeeper", persona: "You are a ship's clock.", usableBy: { roles: ["member"] } },
     ownersOnly: { name: "Owners only", usableBy: { roles: ["owner"] } },
   },
@@ -39,7 +44,10 @@ describe.each(appTargets())("agents over HTTP (%s)", (_kind, app) => {
     expect(created.status).toBe(201);
     expect(created.body.agentId).toBe("clockless");
     const shown = await member.json(`/api/sessions/${created.body.id}`);
-    expect(shown.body).toMatchObject({ agentId: "clockless", agent: { id: "clockless", name: "Clockless", available: true } });
+    expect(shown.body).toMatchObject({
+      agentId: "clockless",
+      agent: { id: "clockless", name: "Clockless", available: true },
+    });
     const list = await member.json("/api/sessions");
     expect(list.body.sessions.find((s: { id: string }) => s.id === created.body.id).agentId).toBe("clockless");
   });
@@ -70,7 +78,11 @@ describe.each(appTargets())("agents over HTTP (%s)", (_kind, app) => {
     const res = await member.fetch("/api/chat", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ sessionId: id, agentId: "timekeeper", message: { role: "user", agentId: "timekeeper", parts: [{ type: "text", text: "/tool current_time {}" }] } }),
+      body: JSON.stringify({
+        sessionId: id,
+        agentId: "timekeeper",
+        message: { role: "user", agentId: "timekeeper", parts: [{ type: "text", text: "/tool current_time {}" }] },
+      }),
     });
     expect(res.status).toBe(200);
     await res.text();

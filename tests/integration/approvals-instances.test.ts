@@ -5,7 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../support/app-server";
 import { signedIn } from "../support/http-client";
 import { newPostgresUrl, newSqliteUrl, prepareDatabase } from "../support/databases";
-import { askPending, codingGrant, execLine, newCodingSession, openSse, setPolicy, settledTranscript } from "../support/approvals-helpers";
+import {
+  askPending,
+  codingGrant,
+  execLine,
+  newCodingSession,
+  openSse,
+  setPolicy,
+  settledTranscript,
+} from "../support/approvals-helpers";
 import { createDb, type Db } from "@/lib/db/client";
 
 const PG = process.env.TEST_DATABASE_URL_PG;
@@ -51,14 +59,19 @@ describe.each(targets)("approvals survive a restart (%s)", (_kind, make) => {
     const owner = await signedIn(a2.url, "owner@example.com");
     const inbox = await owner.json("/api/approvals?status=pending");
     expect(inbox.body.approvals.map((x: { id: string }) => x.id)).toContain(approvalId);
-    const res = await owner.json(`/api/approvals/${approvalId}/decision`, { method: "POST", body: { decision: "allow-once" } });
+    const res = await owner.json(`/api/approvals/${approvalId}/decision`, {
+      method: "POST",
+      body: { decision: "allow-once" },
+    });
     expect(res.status).toBe(200);
     const member2 = await signedIn(a2.url, "member@example.com");
     const { tool, answer } = await settledTranscript(member2, sessionId, callId);
     expect(tool.parts.status).toBe("ok");
     expect(tool.parts.output).toMatchObject({ exitCode: 0 });
     expect(answer.content).toContain('The tool "exec" returned');
-    expect((await db.agentRun.findFirstOrThrow({ where: { sessionId }, orderBy: { createdAt: "desc" } })).status).toBe("completed");
+    expect((await db.agentRun.findFirstOrThrow({ where: { sessionId }, orderBy: { createdAt: "desc" } })).status).toBe(
+      "completed",
+    );
     await a2.stop();
   });
 
@@ -70,9 +83,14 @@ describe.each(targets)("approvals survive a restart (%s)", (_kind, make) => {
     const { approvalId, callId } = await askPending(member, sessionId, execLine("rm -rf data"));
     await a.stop();
     // The decision is in the database (the same conditional update an instance makes), nobody resumed the run.
-    const won = await db.approval.updateMany({ where: { id: approvalId, status: "pending" }, data: { status: "denied", decision: "deny", resolvedAt: new Date(), resolveReason: "restart test" } });
+    const won = await db.approval.updateMany({
+      where: { id: approvalId, status: "pending" },
+      data: { status: "denied", decision: "deny", resolvedAt: new Date(), resolveReason: "restart test" },
+    });
     expect(won.count).toBe(1);
-    expect((await db.agentRun.findFirstOrThrow({ where: { sessionId }, orderBy: { createdAt: "desc" } })).status).toBe("waiting_approval");
+    expect((await db.agentRun.findFirstOrThrow({ where: { sessionId }, orderBy: { createdAt: "desc" } })).status).toBe(
+      "waiting_approval",
+    );
     const b = await startApp({ databaseUrl: target.url });
     apps.push(b);
     const memberB = await signedIn(b.url, "member@example.com");
@@ -117,11 +135,21 @@ describe.skipIf(!PG)("two app instances on one PostgreSQL database", () => {
     await sessionStream.ready;
     const t0 = Date.now();
     const { approvalId, callId } = await askPending(member, sessionId, execLine("echo two-instances >> scale.txt"));
-    const requested = await inbox.waitFor((e) => e.event === "approval.requested" && e.data.payload.id === approvalId, 30_000);
+    const requested = await inbox.waitFor(
+      (e) => e.event === "approval.requested" && e.data.payload.id === approvalId,
+      30_000,
+    );
     // NOTIFY carried it: these instances poll the event table only once a minute (EVENT_POLL_MS).
     expect(Date.now() - t0).toBeLessThan(30_000);
-    expect(requested.data.payload).toMatchObject({ toolName: "exec", command: "echo two-instances >> scale.txt", status: "pending" });
-    const res = await ownerOnTwo.json(`/api/approvals/${approvalId}/decision`, { method: "POST", body: { decision: "allow-once" } });
+    expect(requested.data.payload).toMatchObject({
+      toolName: "exec",
+      command: "echo two-instances >> scale.txt",
+      status: "pending",
+    });
+    const res = await ownerOnTwo.json(`/api/approvals/${approvalId}/decision`, {
+      method: "POST",
+      body: { decision: "allow-once" },
+    });
     expect(res.status).toBe(200);
     await inbox.waitFor((e) => e.event === "approval.resolved" && e.data.payload.id === approvalId, 5_000);
     const { tool, answer } = await settledTranscript(member, sessionId, callId);
@@ -140,7 +168,12 @@ describe.skipIf(!PG)("two app instances on one PostgreSQL database", () => {
     const sessionId = await newCodingSession(member);
     const { approvalId } = await askPending(member, sessionId, execLine("rm -rf data"));
     const statuses = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => owners[i % 2]!.json(`/api/approvals/${approvalId}/decision`, { method: "POST", body: { decision: "deny" } }).then((r) => r.status)),
+      Array.from({ length: 50 }, (_, i) =>
+        owners[i % 2]!.json(`/api/approvals/${approvalId}/decision`, {
+          method: "POST",
+          body: { decision: "deny" },
+        }).then((r) => r.status),
+      ),
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(49);

@@ -38,7 +38,9 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     rules = await import("@/lib/approvals/rules");
     db = (await import("@/lib/db/client")).createDb(target.url);
     const users = await import("@/lib/db/users");
-    owner = (await users.getUserWithRoles({ userId: (await users.findUserByEmail({ email: "owner@example.com" }))!.id }))!;
+    owner = (await users.getUserWithRoles({
+      userId: (await users.findUserByEmail({ email: "owner@example.com" }))!.id,
+    }))!;
   });
 
   afterAll(async () => {
@@ -77,7 +79,9 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     expect(new Set(many.map((m) => m.approval.id)).size).toBe(1);
     expect(many.filter((m) => m.created)).toHaveLength(1);
     // Through the service, the audit and the event happen once too.
-    const viaService = await Promise.all(Array.from({ length: 5 }, () => service.requestApproval({ ...base(session.id, "c3"), ttlMs: 60_000 })));
+    const viaService = await Promise.all(
+      Array.from({ length: 5 }, () => service.requestApproval({ ...base(session.id, "c3"), ttlMs: 60_000 })),
+    );
     expect(new Set(viaService.map((v) => v.approval.id)).size).toBe(1);
     expect(await db.auditLog.count({ where: { action: "approval.requested", callId: "c3" } })).toBe(1);
     expect(await db.eventLog.count({ where: { type: "approval.requested", sessionId: session.id } })).toBe(1);
@@ -86,18 +90,38 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
   it("P21/P22/P23 resolve is exactly-once (a second resolve returns null, 30 concurrent: one wins), consume is exactly-once", async () => {
     const session = await newSession();
     const { approval } = await store.registerApproval(base(session.id, "r1"));
-    const won = await store.resolveApprovalRow({ id: approval.id, decision: "allow-once", resolvedById: owner.id, reason: "ok" });
+    const won = await store.resolveApprovalRow({
+      id: approval.id,
+      decision: "allow-once",
+      resolvedById: owner.id,
+      reason: "ok",
+    });
     expect(await store.resolveApprovalRow({ id: approval.id, decision: "deny", resolvedById: owner.id })).toBeNull();
     // The winner is told exactly what the row now holds (the decision path builds its event from it, not a re-read).
     const stored = (await store.findApproval({ id: approval.id }))!;
-    expect(won).toEqual({ status: stored.status, decision: stored.decision, resolvedAt: stored.resolvedAt, resolvedById: stored.resolvedById, resolveReason: stored.resolveReason, resolvedVia: stored.resolvedVia });
+    expect(won).toEqual({
+      status: stored.status,
+      decision: stored.decision,
+      resolvedAt: stored.resolvedAt,
+      resolvedById: stored.resolvedById,
+      resolveReason: stored.resolveReason,
+      resolvedVia: stored.resolvedVia,
+    });
     expect(stored).toMatchObject({ status: "approved", decision: "allow-once", resolveReason: "ok" });
     // Waiting after the decision, however late, still returns it (the record stays; no grace window to miss).
-    expect(await service.waitForDecision({ approvalId: approval.id, timeoutMs: 5_000 })).toEqual({ status: "approved", decision: "allow-once", resolvedAt: stored.resolvedAt });
+    expect(await service.waitForDecision({ approvalId: approval.id, timeoutMs: 5_000 })).toEqual({
+      status: "approved",
+      decision: "allow-once",
+      resolvedAt: stored.resolvedAt,
+    });
     const results = await Promise.all(Array.from({ length: 10 }, () => store.consumeApproval({ id: approval.id })));
     expect(results.filter(Boolean)).toHaveLength(1);
     const { approval: other } = await store.registerApproval(base(session.id, "r2"));
-    const race = await Promise.all(Array.from({ length: 30 }, (_, i) => store.resolveApprovalRow({ id: other.id, decision: i % 2 ? "deny" : "allow-once", resolvedById: owner.id })));
+    const race = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        store.resolveApprovalRow({ id: other.id, decision: i % 2 ? "deny" : "allow-once", resolvedById: owner.id }),
+      ),
+    );
     expect(race.filter(Boolean)).toHaveLength(1);
     // A denied approval can never be consumed.
     const { approval: denied } = await store.registerApproval(base(session.id, "r3"));
@@ -107,22 +131,34 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
 
   it("P18/P24 expiry: a due approval becomes expired once (sweep), cannot be resolved, and waitForDecision answers expired", async () => {
     const session = await newSession();
-    const { approval } = await store.registerApproval({ ...base(session.id, "e1"), expiresAt: new Date(Date.now() - 1) });
+    const { approval } = await store.registerApproval({
+      ...base(session.id, "e1"),
+      expiresAt: new Date(Date.now() - 1),
+    });
     // Past its time but not swept yet: already undecidable, and the long-poll does not hang.
-    expect(await store.resolveApprovalRow({ id: approval.id, decision: "allow-once", resolvedById: owner.id })).toBeNull();
-    expect(await service.waitForDecision({ approvalId: approval.id, timeoutMs: 5_000 })).toMatchObject({ status: "expired", decision: null });
+    expect(
+      await store.resolveApprovalRow({ id: approval.id, decision: "allow-once", resolvedById: owner.id }),
+    ).toBeNull();
+    expect(await service.waitForDecision({ approvalId: approval.id, timeoutMs: 5_000 })).toMatchObject({
+      status: "expired",
+      decision: null,
+    });
     const swept = await Promise.all([service.sweepExpiredApprovals(), service.sweepExpiredApprovals()]);
     expect(swept.flat().filter((a) => a.id === approval.id)).toHaveLength(1);
     expect(await db.auditLog.count({ where: { action: "approval.expired", callId: "e1" } })).toBe(1);
     expect((await store.findApproval({ id: approval.id }))!.status).toBe("expired");
-    await expect(service.decideApproval({ approvalId: approval.id, ownerId: owner.id, decision: "deny" })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(
+      service.decideApproval({ approvalId: approval.id, ownerId: owner.id, decision: "deny" }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
     // And a pending one times out with null.
     const { approval: open } = await store.registerApproval(base(session.id, "e2"));
     const t0 = Date.now();
     expect(await service.waitForDecision({ approvalId: open.id, timeoutMs: 300 })).toBeNull();
     expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
     // Waiting on a request that does not exist is an error, not a wait.
-    await expect(service.waitForDecision({ approvalId: "no-such-approval", timeoutMs: 5_000 })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(service.waitForDecision({ approvalId: "no-such-approval", timeoutMs: 5_000 })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
   });
 
   it("P29 allow-once is consumed by exactly one execution: forcing the run back to waiting and resuming again is refused", async () => {
@@ -131,7 +167,11 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     const { resumeRun } = await import("@/lib/runs/resume");
     const session = await newSession();
     await changeSessionMode({ user: owner, sessionId: session.id, mode: "coding" });
-    const turn = await startChatTurn({ user: owner, sessionId: session.id, text: `/tool exec ${JSON.stringify({ command: "echo once >> replay.txt" })}` });
+    const turn = await startChatTurn({
+      user: owner,
+      sessionId: session.id,
+      text: `/tool exec ${JSON.stringify({ command: "echo once >> replay.txt" })}`,
+    });
     const reader = turn.stream.getReader();
     while (!(await reader.read()).done) {
       // drain
@@ -147,15 +187,22 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     expect(fs.readFileSync(marker, "utf8")).toBe("once\n");
 
     // Replay: someone puts the run back to waiting and the call back to pending.
-    const tool = await db.message.findFirstOrThrow({ where: { sessionId: session.id, role: "tool", toolCallId: approval.callId } });
-    await db.message.update({ where: { id: tool.id }, data: { parts: { status: "pending", output: { pending: true } } as never } });
+    const tool = await db.message.findFirstOrThrow({
+      where: { sessionId: session.id, role: "tool", toolCallId: approval.callId },
+    });
+    await db.message.update({
+      where: { id: tool.id },
+      data: { parts: { status: "pending", output: { pending: true } } as never },
+    });
     await db.agentRun.update({ where: { id: result.runId }, data: { status: "waiting_approval" } });
     await resumeRun({ runId: result.runId });
     expect(fs.readFileSync(marker, "utf8")).toBe("once\n");
     const after = await db.message.findFirstOrThrow({ where: { id: tool.id } });
     expect(after.parts).toMatchObject({ status: "denied", output: { error_code: "APPROVAL_DENIED" } });
     expect((after.parts as { output: { message: string } }).output.message).toMatch(/already used/);
-    expect(await db.auditLog.count({ where: { action: "tool.call", callId: approval.callId, decision: "allow" } })).toBe(1);
+    expect(
+      await db.auditLog.count({ where: { action: "tool.call", callId: approval.callId, decision: "allow" } }),
+    ).toBe(1);
   });
 
   it("a decision made while the run is still busy with another call of the same step still resumes it (no worker here)", async () => {
@@ -163,12 +210,23 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     const { startChatTurn } = await import("@/lib/runs/host");
     const { resumeRun } = await import("@/lib/runs/resume");
     const { createGrant } = await import("@/lib/db/allowlist");
-    await createGrant({ kind: "exec", pattern: "sleep *", words: ["sleep"], prefix: true, scope: "user", scopeId: owner.id, createdById: owner.id });
+    await createGrant({
+      kind: "exec",
+      pattern: "sleep *",
+      words: ["sleep"],
+      prefix: true,
+      scope: "user",
+      scopeId: owner.id,
+      createdById: owner.id,
+    });
     try {
       const session = await newSession();
       await changeSessionMode({ user: owner, sessionId: session.id, mode: "coding" });
       // Two calls in one step: the first needs approval, the second (allowlisted) keeps the run busy for 2 s.
-      const text = [`/tool exec ${JSON.stringify({ command: "rm -rf busy" })}`, `/tool exec ${JSON.stringify({ command: "sleep 2" })}`].join("\n");
+      const text = [
+        `/tool exec ${JSON.stringify({ command: "rm -rf busy" })}`,
+        `/tool exec ${JSON.stringify({ command: "sleep 2" })}`,
+      ].join("\n");
       const turn = await startChatTurn({ user: owner, sessionId: session.id, text });
       const reader = turn.stream.getReader();
       let early: Promise<unknown> | null = null;
@@ -178,7 +236,9 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
         if (value.type === "data-approval_pending" && !early) {
           const approvalId = (value as { data: { approvalId: string } }).data.approvalId;
           // Decided and resumed the way the decision route does it, while the sleep still runs.
-          early = service.decideApproval({ approvalId, ownerId: owner.id, decision: "deny" }).then((o) => resumeRun({ runId: o.approval.runId! }));
+          early = service
+            .decideApproval({ approvalId, ownerId: owner.id, decision: "deny" })
+            .then((o) => resumeRun({ runId: o.approval.runId! }));
           expect(await early).toBeNull(); // the run was still running: nothing to resume yet
         }
       }
@@ -203,13 +263,21 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     const { approval } = await service.requestApproval({ ...base(session.id, "g1", { command }), ttlMs: 60_000 });
     // The grant store fails inside the decision's transaction (a real database trigger, not a mock).
     if (kind === "postgres") {
-      await db.$executeRawUnsafe(`CREATE FUNCTION refuse_grant() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'grant store down'; END $$ LANGUAGE plpgsql`);
-      await db.$executeRawUnsafe(`CREATE TRIGGER refuse_grant BEFORE INSERT ON "AllowlistEntry" FOR EACH ROW EXECUTE FUNCTION refuse_grant()`);
+      await db.$executeRawUnsafe(
+        `CREATE FUNCTION refuse_grant() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'grant store down'; END $$ LANGUAGE plpgsql`,
+      );
+      await db.$executeRawUnsafe(
+        `CREATE TRIGGER refuse_grant BEFORE INSERT ON "AllowlistEntry" FOR EACH ROW EXECUTE FUNCTION refuse_grant()`,
+      );
     } else {
-      await db.$executeRawUnsafe(`CREATE TRIGGER refuse_grant BEFORE INSERT ON "AllowlistEntry" BEGIN SELECT RAISE(ABORT, 'grant store down'); END`);
+      await db.$executeRawUnsafe(
+        `CREATE TRIGGER refuse_grant BEFORE INSERT ON "AllowlistEntry" BEGIN SELECT RAISE(ABORT, 'grant store down'); END`,
+      );
     }
     try {
-      await expect(service.decideApproval({ approvalId: approval.id, ownerId: owner.id, decision: "allow-always" })).rejects.toThrow();
+      await expect(
+        service.decideApproval({ approvalId: approval.id, ownerId: owner.id, decision: "allow-always" }),
+      ).rejects.toThrow();
     } finally {
       await db.$executeRawUnsafe(`DROP TRIGGER refuse_grant${kind === "postgres" ? ' ON "AllowlistEntry"' : ""}`);
       if (kind === "postgres") await db.$executeRawUnsafe(`DROP FUNCTION refuse_grant()`);
@@ -221,8 +289,15 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     expect(await db.allowlistEntry.count({ where: { pattern: command } })).toBe(0);
 
     // Two approvals of the same command decided at once: both succeed, the rule is stored (and audited) once.
-    const { approval: other } = await service.requestApproval({ ...base(session.id, "g2", { command }), ttlMs: 60_000 });
-    const decided = await Promise.all([approval, other].map((a) => service.decideApproval({ approvalId: a.id, ownerId: owner.id, decision: "allow-always" })));
+    const { approval: other } = await service.requestApproval({
+      ...base(session.id, "g2", { command }),
+      ttlMs: 60_000,
+    });
+    const decided = await Promise.all(
+      [approval, other].map((a) =>
+        service.decideApproval({ approvalId: a.id, ownerId: owner.id, decision: "allow-always" }),
+      ),
+    );
     expect(decided.map((d) => d.allowlisted)).toEqual([[command], [command]]);
     expect(await db.allowlistEntry.count({ where: { pattern: command } })).toBe(1);
     expect(await db.auditLog.count({ where: { action: "grant.created", sessionId: session.id } })).toBe(1);
@@ -234,31 +309,34 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
 
   // The NOTIFY comes from a trigger on the event log, so a writer that sends none (another instance's outbox, a
   // script) still wakes every tailer at commit (this file turns the safety poll off).
-  it.skipIf(kind !== "postgres")("an event row inserted by any connection wakes the tailer at commit (the trigger notifies)", async () => {
-    const { Client } = await import("pg");
-    const bus = await import("@/lib/events/bus");
-    let arrived = 0;
-    const unsubscribe = await bus.subscribeEvents((e) => {
-      if (e.type === "test.trigger") arrived = performance.now();
-    });
-    const other = new Client({ connectionString: process.env.DATABASE_URL });
-    await other.connect();
-    try {
-      await other.query("BEGIN");
-      await other.query(`INSERT INTO "EventLog" (type, scope, payload) VALUES ('test.trigger', 'approvals', '{}')`);
-      await new Promise((r) => setTimeout(r, 200));
-      expect(arrived).toBe(0); // not before the commit
-      const committed = performance.now();
-      await other.query("COMMIT");
-      const deadline = Date.now() + 3_000;
-      while (!arrived && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      // With the safety poll off nothing else could deliver it: arriving at all proves the NOTIFY.
-      expect(arrived).toBeGreaterThan(committed);
-    } finally {
-      unsubscribe();
-      await other.end();
-    }
-  });
+  it.skipIf(kind !== "postgres")(
+    "an event row inserted by any connection wakes the tailer at commit (the trigger notifies)",
+    async () => {
+      const { Client } = await import("pg");
+      const bus = await import("@/lib/events/bus");
+      let arrived = 0;
+      const unsubscribe = await bus.subscribeEvents((e) => {
+        if (e.type === "test.trigger") arrived = performance.now();
+      });
+      const other = new Client({ connectionString: process.env.DATABASE_URL });
+      await other.connect();
+      try {
+        await other.query("BEGIN");
+        await other.query(`INSERT INTO "EventLog" (type, scope, payload) VALUES ('test.trigger', 'approvals', '{}')`);
+        await new Promise((r) => setTimeout(r, 200));
+        expect(arrived).toBe(0); // not before the commit
+        const committed = performance.now();
+        await other.query("COMMIT");
+        const deadline = Date.now() + 3_000;
+        while (!arrived && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        // With the safety poll off nothing else could deliver it: arriving at all proves the NOTIFY.
+        expect(arrived).toBeGreaterThan(committed);
+      } finally {
+        unsubscribe();
+        await other.end();
+      }
+    },
+  );
 
   it.skipIf(kind !== "postgres")("events committed out of seq order are not lost by the tailer", async () => {
     const { Client } = await import("pg");
@@ -271,7 +349,11 @@ describe.each(targets)("approvals store and resume (%s)", (kind, make) => {
     await slow.connect();
     try {
       await slow.query("BEGIN");
-      const first = (await slow.query(`INSERT INTO "EventLog" (type, scope, payload) VALUES ('test.gap', 'approvals', '{}') RETURNING seq`)).rows[0].seq as number;
+      const first = (
+        await slow.query(
+          `INSERT INTO "EventLog" (type, scope, payload) VALUES ('test.gap', 'approvals', '{}') RETURNING seq`,
+        )
+      ).rows[0].seq as number;
       // A later publisher commits first: seq first+1 is visible while `first` is not.
       const second = await bus.publishEvent({ type: "test.gap", scope: "approvals", payload: {} });
       expect(second.seq).toBeGreaterThan(first);

@@ -28,7 +28,11 @@ describe.each(targets)("audit chain (%s)", (_kind, make) => {
   });
 
   it("appends concurrently without forking the chain, and verifies", async () => {
-    await Promise.all(Array.from({ length: 25 }, (_, i) => audit.appendAudit({ action: "test.event", toolName: `t${i}`, details: { i } })));
+    await Promise.all(
+      Array.from({ length: 25 }, (_, i) =>
+        audit.appendAudit({ action: "test.event", toolName: `t${i}`, details: { i } }),
+      ),
+    );
     const result = await audit.verifyAuditChain();
     expect(result).toMatchObject({ ok: true, count: 25, head: { count: 25 } });
   });
@@ -55,10 +59,24 @@ describe.each(targets)("audit chain (%s)", (_kind, make) => {
     const { createHmac } = await import("node:crypto");
     type Row = Awaited<ReturnType<typeof db.auditLog.findMany>>[number];
     const body = (r: Row) =>
-      canonicalJson({ at: r.at.toISOString(), action: r.action, actorId: r.actorId, sessionId: r.sessionId, toolName: r.toolName, callId: r.callId, decision: r.decision, layer: r.layer, rule: r.rule, details: r.details ?? null });
+      canonicalJson({
+        at: r.at.toISOString(),
+        action: r.action,
+        actorId: r.actorId,
+        sessionId: r.sessionId,
+        toolName: r.toolName,
+        callId: r.callId,
+        decision: r.decision,
+        layer: r.layer,
+        rule: r.rule,
+        details: r.details ?? null,
+      });
     for (const recompute of [
       (prev: string, r: Row) => sha256Hex(prev, body(r)),
-      (prev: string, r: Row) => createHmac("sha256", process.env.AUTH_SECRET ?? "toolgate-test-secret-0123456789abcdef").update(`${prev}\n${body(r)}`).digest("hex"),
+      (prev: string, r: Row) =>
+        createHmac("sha256", process.env.AUTH_SECRET ?? "toolgate-test-secret-0123456789abcdef")
+          .update(`${prev}\n${body(r)}`)
+          .digest("hex"),
     ]) {
       const kept = (await db.auditLog.findMany({ orderBy: { seq: "asc" } })).filter((r) => r.toolName !== "t5");
       await db.auditLog.deleteMany({});
@@ -90,7 +108,12 @@ describe.each(targets)("audit checkpoints (%s)", (_kind, make) => {
     process.env.DATABASE_URL = target.url;
     audit = await import("@/lib/db/audit");
     db = (await import("@/lib/db/client")).createDb(target.url);
-    for (let i = 0; i < 12; i++) await audit.appendAudit({ action: "test.event", toolName: `t${i}`, details: { i, text: "nul\u0000 and \ud800 lone" } });
+    for (let i = 0; i < 12; i++)
+      await audit.appendAudit({
+        action: "test.event",
+        toolName: `t${i}`,
+        details: { i, text: "nul\u0000 and \ud800 lone" },
+      });
   });
 
   afterAll(async () => {
@@ -116,14 +139,30 @@ describe.each(targets)("audit checkpoints (%s)", (_kind, make) => {
     // Also deleting the stored checkpoint does not help, and forging one needs the key.
     const head = await db.auditCheckpoint.findUniqueOrThrow({ where: { id: "head" } });
     await db.auditCheckpoint.delete({ where: { id: "head" } });
-    expect(await audit.verifyAuditChain()).toMatchObject({ ok: false, problem: expect.stringMatching(/checkpoint is missing/) });
-    await db.auditCheckpoint.create({ data: { ...head, count: 11, seq: last.seq - 1, headHash: (await db.auditLog.findFirstOrThrow({ orderBy: { seq: "desc" } })).hash } });
-    expect(await audit.verifyAuditChain()).toMatchObject({ ok: false, problem: expect.stringMatching(/signature is not valid/) });
+    expect(await audit.verifyAuditChain()).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/checkpoint is missing/),
+    });
+    await db.auditCheckpoint.create({
+      data: {
+        ...head,
+        count: 11,
+        seq: last.seq - 1,
+        headHash: (await db.auditLog.findFirstOrThrow({ orderBy: { seq: "desc" } })).hash,
+      },
+    });
+    expect(await audit.verifyAuditChain()).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/signature is not valid/),
+    });
     await db.auditCheckpoint.update({ where: { id: "head" }, data: head });
     expect(await audit.verifyAuditChain({ checkpoints: [exported] })).toMatchObject({ ok: false });
     await db.auditLog.create({ data: { ...saved, details: (saved.details ?? undefined) as never } });
     expect(await audit.verifyAuditChain({ checkpoints: [exported] })).toMatchObject({ ok: true, count: 12 });
-    expect(await audit.verifyAuditChain({ checkpoints: [{ ...exported, signature: "0".repeat(64) }] })).toMatchObject({ ok: false, problem: expect.stringMatching(/exported checkpoint/) });
+    expect(await audit.verifyAuditChain({ checkpoints: [{ ...exported, signature: "0".repeat(64) }] })).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/exported checkpoint/),
+    });
   });
 
   it("npm run audit:verify exits 0 on an intact log, exports a checkpoint, and exits 1 after a rewrite", async () => {
@@ -172,7 +211,10 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("audit chain across in
     const head = async () => clients[0]!.auditCheckpoint.findUnique({ where: { id: "head" } });
     expect(await head()).toBeNull();
     const append = (i: number) =>
-      clients[i % 3]!.$transaction(async (tx) => audit.insertAuditRow(tx as never, { action: "test.race", toolName: `r${i}`, details: { i } }), { maxWait: 20_000, timeout: 20_000 });
+      clients[i % 3]!.$transaction(
+        async (tx) => audit.insertAuditRow(tx as never, { action: "test.race", toolName: `r${i}`, details: { i } }),
+        { maxWait: 20_000, timeout: 20_000 },
+      );
     await Promise.all(Array.from({ length: 60 }, (_, i) => append(i)));
     const rows = await clients[0]!.auditLog.findMany({ orderBy: { seq: "asc" }, select: { prevHash: true } });
     expect(new Set(rows.map((r) => r.prevHash)).size).toBe(rows.length);
@@ -187,7 +229,8 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("audit chain across in
     await audit.appendAudit({ action: "test.head" }); // the head row exists (as after the first append)
     const observer = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await observer.connect();
-    const sequence = async () => (await observer.query(`SELECT last_value::int AS "n" FROM "AuditLog_seq_seq"`)).rows[0].n as number;
+    const sequence = async () =>
+      (await observer.query(`SELECT last_value::int AS "n" FROM "AuditLog_seq_seq"`)).rows[0].n as number;
     let locked!: () => void;
     const lockHeld = new Promise<void>((resolve) => (locked = resolve));
     let go!: () => void;
@@ -210,7 +253,9 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("audit chain across in
       // Until the append is seen waiting for the row lock, then a while longer.
       let seen = false;
       for (let i = 0; i < 100 && !seen; i++) {
-        const { rows } = await observer.query(`SELECT count(*)::int AS "n" FROM pg_stat_activity WHERE "wait_event_type" = 'Lock' AND "datname" = current_database()`);
+        const { rows } = await observer.query(
+          `SELECT count(*)::int AS "n" FROM pg_stat_activity WHERE "wait_event_type" = 'Lock' AND "datname" = current_database()`,
+        );
         seen = rows[0].n > 0;
         if (!seen) await new Promise((r) => setTimeout(r, 50));
       }
@@ -224,10 +269,17 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("audit chain across in
       go();
       await observer.end();
     }
-    const rows = await clients[0]!.auditLog.findMany({ orderBy: { seq: "asc" }, select: { seq: true, toolName: true } });
+    const rows = await clients[0]!.auditLog.findMany({
+      orderBy: { seq: "asc" },
+      select: { seq: true, toolName: true },
+    });
     expect(rows.slice(-4).map((r) => r.toolName)).toEqual(["b1", "b2", "b3", "w"]);
     const last = rows.slice(-4).map((r) => r.seq);
     expect(last).toEqual([last[0], last[0]! + 1, last[0]! + 2, last[0]! + 3]);
-    expect(await audit.verifyAuditChain()).toMatchObject({ ok: true, count: rows.length, head: { count: rows.length, seq: last[3] } });
+    expect(await audit.verifyAuditChain()).toMatchObject({
+      ok: true,
+      count: rows.length,
+      head: { count: rows.length, seq: last[3] },
+    });
   });
 });

@@ -23,7 +23,10 @@ describe.each(targets)("audit witness (%s)", (kind, make) => {
 
   type Row = Awaited<ReturnType<typeof db.auditLog.findMany>>[number];
   type Head = NonNullable<Awaited<ReturnType<typeof db.auditCheckpoint.findUnique>>>;
-  const snapshot = async () => ({ rows: await db.auditLog.findMany({ orderBy: { seq: "asc" } }), head: await db.auditCheckpoint.findUnique({ where: { id: "head" } }) });
+  const snapshot = async () => ({
+    rows: await db.auditLog.findMany({ orderBy: { seq: "asc" } }),
+    head: await db.auditCheckpoint.findUnique({ where: { id: "head" } }),
+  });
   /** What an attacker with the database (and without the audit key) does: put back rows and a head row saved earlier. */
   const putBack = async ({ rows, head }: { rows: Row[]; head: Head | null }) => {
     await db.auditLog.deleteMany({});
@@ -33,11 +36,13 @@ describe.each(targets)("audit witness (%s)", (kind, make) => {
   };
   /** Numbers the next rows as if the rows after `seq` had never been written (an attacker resetting the sequence). */
   const resetSequence = async (seq: number) => {
-    if (kind === "sqlite") await db.$executeRawUnsafe(`UPDATE sqlite_sequence SET seq = ${seq} WHERE name = 'AuditLog'`);
+    if (kind === "sqlite")
+      await db.$executeRawUnsafe(`UPDATE sqlite_sequence SET seq = ${seq} WHERE name = 'AuditLog'`);
     else await db.$executeRawUnsafe(`SELECT setval(pg_get_serial_sequence('"AuditLog"', 'seq'), ${seq})`);
   };
   const append = async (n: number, tag: string) => {
-    for (let i = 0; i < n; i++) await audit.appendAudit({ action: "test.event", toolName: `${tag}${i}`, details: { i } });
+    for (let i = 0; i < n; i++)
+      await audit.appendAudit({ action: "test.event", toolName: `${tag}${i}`, details: { i } });
   };
 
   beforeAll(async () => {
@@ -96,10 +101,18 @@ describe.each(targets)("audit witness (%s)", (kind, make) => {
     expect(await open).toMatchObject({ message: "crash before commit" });
     await other.$disconnect();
     expect(await anchor.anchorAudit(witness)).toEqual({ unchanged: true });
-    expect(await anchor.verifyAuditWithWitness({ witness })).toMatchObject({ ok: true, count: before + 6, witness: { count: before + 6 } });
+    expect(await anchor.verifyAuditWithWitness({ witness })).toMatchObject({
+      ok: true,
+      count: before + 6,
+      witness: { count: before + 6 },
+    });
     // Committed rows the witness has not heard of yet (a crash before the next batch) are no alarm either.
     await append(3, "b");
-    expect(await anchor.verifyAuditWithWitness({ witness })).toMatchObject({ ok: true, count: before + 9, witness: { count: before + 6 } });
+    expect(await anchor.verifyAuditWithWitness({ witness })).toMatchObject({
+      ok: true,
+      count: before + 9,
+      witness: { count: before + 6 },
+    });
     expect((await anchor.anchorAudit(witness)) as object).toHaveProperty("written");
   });
 
@@ -110,7 +123,10 @@ describe.each(targets)("audit witness (%s)", (kind, make) => {
     await db.$executeRawUnsafe(`DELETE FROM "AuditCheckpoint"`);
     expect(await audit.verifyAuditChain()).toMatchObject({ ok: true, count: 0 }); // what today's check answers
     const result = await anchor.verifyAuditWithWitness({ witness });
-    expect(result).toMatchObject({ ok: false, problem: expect.stringMatching(/no longer holds it: the log was emptied or cut back/) });
+    expect(result).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/no longer holds it: the log was emptied or cut back/),
+    });
     expect(await anchor.anchorAudit(witness)).toMatchObject({ mismatch: expect.stringMatching(/the log is empty/) });
     // New rows on the emptied log do not make it pass, and are not witnessed.
     await append(2, "after-empty");
@@ -129,7 +145,11 @@ describe.each(targets)("audit witness (%s)", (kind, make) => {
     await db.auditLog.deleteMany({ where: { seq: { gt: older.head!.seq } } });
     await db.auditCheckpoint.update({ where: { id: "head" }, data: older.head! });
     expect(await audit.verifyAuditChain()).toMatchObject({ ok: true, count: older.rows.length }); // today's check
-    expect(await anchor.verifyAuditWithWitness({ witness })).toMatchObject({ ok: false, seq: saved.head!.seq, problem: expect.stringMatching(/cut back/) });
+    expect(await anchor.verifyAuditWithWitness({ witness })).toMatchObject({
+      ok: false,
+      seq: saved.head!.seq,
+      problem: expect.stringMatching(/cut back/),
+    });
     expect(await anchor.anchorAudit(witness)).toMatchObject({ mismatch: expect.stringMatching(/fewer than/) });
     await putBack(saved);
     expect(await anchor.verifyAuditWithWitness({ witness })).toMatchObject({ ok: true });
@@ -151,33 +171,43 @@ describe.each(targets)("audit witness (%s)", (kind, make) => {
     expect(await db.auditLog.count()).toBeGreaterThan(saved.rows.length);
     expect(await audit.verifyAuditChain()).toMatchObject({ ok: true });
     const result = await anchor.verifyAuditWithWitness({ witness });
-    expect(result).toMatchObject({ ok: false, seq: saved.head!.seq, problem: expect.stringMatching(/a different one: the log was rewritten/) });
+    expect(result).toMatchObject({
+      ok: false,
+      seq: saved.head!.seq,
+      problem: expect.stringMatching(/a different one: the log was rewritten/),
+    });
     expect(await anchor.anchorAudit(witness)).toMatchObject({ mismatch: expect.stringMatching(/different one/) });
     await putBack(saved);
     await resetSequence(saved.head!.seq);
     expect(await anchor.verifyAuditWithWitness({ witness })).toMatchObject({ ok: true });
   });
 
-  it.runIf(kind === "sqlite")("names a head only once it is synced to disk: a reader holding the WAL's checkpoint back defers the entry", async () => {
-    // SQLite commits without an fsync (WAL, synchronous=NORMAL): the anchor syncs through a checkpoint first, and
-    // frames a reader's snapshot keeps from being copied back are not synced, so the witness waits for the next pass.
-    const Database = (await import("better-sqlite3")).default;
-    const reader = new Database(url.replace(/^file:/, ""));
-    try {
-      reader.exec("BEGIN");
-      reader.prepare('SELECT COUNT(*) FROM "AuditLog"').get();
-      await append(2, "s");
-      expect(await anchor.anchorAudit(witness)).toEqual({ notSynced: true });
-      reader.exec("COMMIT");
-      expect(await anchor.anchorAudit(witness)).toHaveProperty("written");
-    } finally {
-      reader.close();
-    }
-  });
+  it.runIf(kind === "sqlite")(
+    "names a head only once it is synced to disk: a reader holding the WAL's checkpoint back defers the entry",
+    async () => {
+      // SQLite commits without an fsync (WAL, synchronous=NORMAL): the anchor syncs through a checkpoint first, and
+      // frames a reader's snapshot keeps from being copied back are not synced, so the witness waits for the next pass.
+      const Database = (await import("better-sqlite3")).default;
+      const reader = new Database(url.replace(/^file:/, ""));
+      try {
+        reader.exec("BEGIN");
+        reader.prepare('SELECT COUNT(*) FROM "AuditLog"').get();
+        await append(2, "s");
+        expect(await anchor.anchorAudit(witness)).toEqual({ notSynced: true });
+        reader.exec("COMMIT");
+        expect(await anchor.anchorAudit(witness)).toHaveProperty("written");
+      } finally {
+        reader.close();
+      }
+    },
+  );
 
   it("a forged or edited witness line does not count; a torn last line is skipped", async () => {
     const latest = (await witness.latest((await import("@/lib/audit/witness")).auditLogId()))!;
-    fs.appendFileSync(witnessFile, `${JSON.stringify({ ...latest, count: latest.count + 50, seq: latest.seq + 50 })}\n{"v":1,"logId":"${latest.logId}","kin`);
+    fs.appendFileSync(
+      witnessFile,
+      `${JSON.stringify({ ...latest, count: latest.count + 50, seq: latest.seq + 50 })}\n{"v":1,"logId":"${latest.logId}","kin`,
+    );
     expect(await witness.latest(latest.logId)).toEqual(latest);
     expect(await anchor.verifyAuditWithWitness({ witness })).toMatchObject({ ok: true });
     fs.appendFileSync(witnessFile, "\n");
@@ -196,29 +226,47 @@ describe.each(targets)("audit witness (%s)", (kind, make) => {
     await expect(anchor.reanchorAudit({ reason: "restore", actor: "ops", witness })).rejects.toThrow(/does not verify/);
     await db.auditLog.update({ where: { seq: row.seq }, data: { decision: row.decision } });
     const entry = await anchor.reanchorAudit({ reason: "restored from the 03:00 backup", actor: "ops", witness });
-    expect(entry).toMatchObject({ kind: "reanchor", count: backup.rows.length + 1, previous: { seq: witnessedHead.seq, count: witnessedHead.count } });
+    expect(entry).toMatchObject({
+      kind: "reanchor",
+      count: backup.rows.length + 1,
+      previous: { seq: witnessedHead.seq, count: witnessedHead.count },
+    });
     const reanchored = await db.auditLog.findFirstOrThrow({ where: { action: "audit.reanchored" } });
-    expect(reanchored.details).toMatchObject({ reason: "restored from the 03:00 backup", actor: "ops", previous: { seq: witnessedHead.seq } });
+    expect(reanchored.details).toMatchObject({
+      reason: "restored from the 03:00 backup",
+      actor: "ops",
+      previous: { seq: witnessedHead.seq },
+    });
     expect(await anchor.verifyAuditWithWitness({ witness })).toMatchObject({ ok: true, witness: { kind: "reanchor" } });
     await append(2, "f");
     expect(await anchor.anchorAudit(witness)).toHaveProperty("written");
     expect(await anchor.verifyAuditWithWitness({ witness })).toMatchObject({ ok: true });
   });
 
-  it.runIf(kind === "sqlite")("npm run audit:verify reports an emptied log against the witness; npm run audit:reanchor re-anchors it", async () => {
-    const { spawnSync } = await import("node:child_process");
-    const env = { ...process.env, DATABASE_URL: url, AUDIT_WITNESS: `file:${witnessFile}` };
-    expect(spawnSync("npm", ["run", "-s", "audit:verify"], { env, encoding: "utf8" }).status).toBe(0);
-    await db.$executeRawUnsafe(`DELETE FROM "AuditLog"`);
-    await db.$executeRawUnsafe(`DELETE FROM "AuditCheckpoint"`);
-    const bad = spawnSync("npm", ["run", "-s", "audit:verify"], { env, encoding: "utf8" });
-    expect(bad.status).toBe(1);
-    expect(JSON.parse(bad.stdout.trim().split("\n")[0]!)).toMatchObject({ ok: false, problem: expect.stringMatching(/emptied/) });
-    expect(spawnSync("npm", ["run", "-s", "audit:reanchor"], { env, encoding: "utf8" }).status).toBe(2);
-    const re = spawnSync("npm", ["run", "-s", "audit:reanchor", "--", "--reason", "emptied on purpose in a test", "--actor", "test"], { env, encoding: "utf8" });
-    expect(re.status).toBe(0);
-    expect(spawnSync("npm", ["run", "-s", "audit:verify"], { env, encoding: "utf8" }).status).toBe(0);
-  });
+  it.runIf(kind === "sqlite")(
+    "npm run audit:verify reports an emptied log against the witness; npm run audit:reanchor re-anchors it",
+    async () => {
+      const { spawnSync } = await import("node:child_process");
+      const env = { ...process.env, DATABASE_URL: url, AUDIT_WITNESS: `file:${witnessFile}` };
+      expect(spawnSync("npm", ["run", "-s", "audit:verify"], { env, encoding: "utf8" }).status).toBe(0);
+      await db.$executeRawUnsafe(`DELETE FROM "AuditLog"`);
+      await db.$executeRawUnsafe(`DELETE FROM "AuditCheckpoint"`);
+      const bad = spawnSync("npm", ["run", "-s", "audit:verify"], { env, encoding: "utf8" });
+      expect(bad.status).toBe(1);
+      expect(JSON.parse(bad.stdout.trim().split("\n")[0]!)).toMatchObject({
+        ok: false,
+        problem: expect.stringMatching(/emptied/),
+      });
+      expect(spawnSync("npm", ["run", "-s", "audit:reanchor"], { env, encoding: "utf8" }).status).toBe(2);
+      const re = spawnSync(
+        "npm",
+        ["run", "-s", "audit:reanchor", "--", "--reason", "emptied on purpose in a test", "--actor", "test"],
+        { env, encoding: "utf8" },
+      );
+      expect(re.status).toBe(0);
+      expect(spawnSync("npm", ["run", "-s", "audit:verify"], { env, encoding: "utf8" }).status).toBe(0);
+    },
+  );
 
   it("an HTTP webhook witness on a local receiver serves two logs, and reports an emptied log", async () => {
     const { HttpWitness } = await import("@/lib/audit/witness-http");
@@ -257,7 +305,10 @@ describe.each(targets)("audit witness (%s)", (kind, make) => {
       const saved = await snapshot();
       await db.$executeRawUnsafe(`DELETE FROM "AuditLog"`);
       await db.$executeRawUnsafe(`DELETE FROM "AuditCheckpoint"`);
-      expect(await anchor.verifyAuditWithWitness({ witness: webhook })).toMatchObject({ ok: false, problem: expect.stringMatching(/webhook .* no longer holds it/) });
+      expect(await anchor.verifyAuditWithWitness({ witness: webhook })).toMatchObject({
+        ok: false,
+        problem: expect.stringMatching(/webhook .* no longer holds it/),
+      });
       await putBack(saved);
       expect(await anchor.verifyAuditWithWitness({ witness: webhook })).toMatchObject({ ok: true });
       // A receiver answering an entry it made up (not signed with the audit key) is an error, not a pass.

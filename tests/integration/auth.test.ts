@@ -48,18 +48,26 @@ describe.each(appTargets())("sign-in and roles (%s)", (_kind, app) => {
 
   it("a page asked for with a session that has ended sends to sign-in saying so; a stranger is only sent to sign in", async () => {
     const admin = await signedIn(app.url, "admin@example.com");
-    const made = await admin.json("/api/admin/users", { method: "POST", body: { email: `ended-${Date.now().toString(36)}@example.com`, roles: ["member"] } });
+    const made = await admin.json("/api/admin/users", {
+      method: "POST",
+      body: { email: `ended-${Date.now().toString(36)}@example.com`, roles: ["member"] },
+    });
     expect(made.status).toBe(201);
     const person = await signedInWithOwnPassword(app.url, made.body.user.email, made.body.temporaryPassword);
     expect((await person.fetch("/chat")).status).toBe(200);
-    expect((await admin.json(`/api/admin/users/${made.body.user.id}/active`, { method: "POST", body: { active: false } })).status).toBe(200);
+    expect(
+      (await admin.json(`/api/admin/users/${made.body.user.id}/active`, { method: "POST", body: { active: false } }))
+        .status,
+    ).toBe(200);
     // Whichever request of an open tab learns it first (a refresh, a link, a reload), the sign-in page says why.
     const ended = await person.fetch("/chat/some-chat");
     expect([303, 307, 308]).toContain(ended.status);
     expect(new URL(ended.headers.get("location")!, app.url).search).toBe("?next=%2Fchat%2Fsome-chat&ended=1");
     const stranger = await new HttpClient(app.url).fetch("/chat/some-chat");
     expect(new URL(stranger.headers.get("location")!, app.url).search).toBe("?next=%2Fchat%2Fsome-chat");
-    const forged = await new HttpClient(app.url).fetch("/chat", { headers: { cookie: "authjs.session-token=forged.jwt.value" } });
+    const forged = await new HttpClient(app.url).fetch("/chat", {
+      headers: { cookie: "authjs.session-token=forged.jwt.value" },
+    });
     expect(new URL(forged.headers.get("location")!, app.url).search).toBe("");
   });
 
@@ -69,7 +77,9 @@ describe.each(appTargets())("sign-in and roles (%s)", (_kind, app) => {
       const res = await member.fetch(path);
       expect([303, 307, 308]).toContain(res.status);
       // With the reason, which the chat page shows (issue 15: no silent redirect).
-      expect(res.headers.get("location")).toMatch(path.startsWith("/admin") ? /\/chat\?notice=admin-only$/ : /\/chat\?notice=owner-only$/);
+      expect(res.headers.get("location")).toMatch(
+        path.startsWith("/admin") ? /\/chat\?notice=admin-only$/ : /\/chat\?notice=owner-only$/,
+      );
     }
   });
 });

@@ -25,8 +25,15 @@ describe.each(dbTargets())("call pipeline for an outside client (%s)", (_kind, m
   let n = 0;
   const call = (toolName: string, input: unknown) => ({ toolCallId: `ext_${++n}`, toolName, input });
   const callTool = (toolName: string, input: unknown, approvalWaitMs = 100) =>
-    pipeline.callTool({ user: member, client, call: call(toolName, input), workspaceRoot: agent.workspaceRoot, approvalWaitMs });
-  const callRow = (sessionId: string, callId: string) => agent.db.toolCall.findUniqueOrThrow({ where: { sessionId_callId: { sessionId, callId } } });
+    pipeline.callTool({
+      user: member,
+      client,
+      call: call(toolName, input),
+      workspaceRoot: agent.workspaceRoot,
+      approvalWaitMs,
+    });
+  const callRow = (sessionId: string, callId: string) =>
+    agent.db.toolCall.findUniqueOrThrow({ where: { sessionId_callId: { sessionId, callId } } });
 
   it("an allowed call runs, and is recorded and audited in the client's session, which is not listed with the chats", async () => {
     await agent.setPolicy({});
@@ -54,7 +61,9 @@ describe.each(dbTargets())("call pipeline for an outside client (%s)", (_kind, m
     expect(result).toMatchObject({ status: "denied", output: { ok: false } });
     expect(fs.existsSync(path.join(agent.workspaceRoot, member.id, "from-outside.txt"))).toBe(false);
     expect(await callRow(result.sessionId, result.callId)).toMatchObject({ status: "denied", startedAt: null });
-    expect(await agent.db.auditLog.findMany({ where: { callId: result.callId } })).toEqual([expect.objectContaining({ decision: "deny" })]);
+    expect(await agent.db.auditLog.findMany({ where: { callId: result.callId } })).toEqual([
+      expect.objectContaining({ decision: "deny" }),
+    ]);
   });
 
   it("overlapping calls of one client run side by side (no claim on the session)", async () => {
@@ -69,7 +78,9 @@ describe.each(dbTargets())("call pipeline for an outside client (%s)", (_kind, m
     let approval: { id: string } | null = null;
     await vi.waitFor(
       async () => {
-        approval = await agent.db.approval.findFirst({ where: { status: "pending", toolName: "current_time", requesterId: member.id } });
+        approval = await agent.db.approval.findFirst({
+          where: { status: "pending", toolName: "current_time", requesterId: member.id },
+        });
         expect(approval).not.toBeNull();
       },
       { timeout: 10_000 },
@@ -81,7 +92,9 @@ describe.each(dbTargets())("call pipeline for an outside client (%s)", (_kind, m
     expect(result).toMatchObject({ status: "ok", approvalId: id });
     expect(await callRow(result.sessionId, result.callId)).toMatchObject({ status: "done", approvalId: id });
     expect((await agent.db.approval.findUniqueOrThrow({ where: { id } })).consumedAt).toBeInstanceOf(Date);
-    const decisions = (await agent.db.auditLog.findMany({ where: { callId: result.callId }, orderBy: { seq: "asc" } })).map((r) => r.decision);
+    const decisions = (
+      await agent.db.auditLog.findMany({ where: { callId: result.callId }, orderBy: { seq: "asc" } })
+    ).map((r) => r.decision);
     expect(decisions.filter((d) => d === "allow")).toHaveLength(1);
     expect(decisions).toContain("ask");
     // The pending line was settled in place: one line for the call.
@@ -98,11 +111,19 @@ describe.each(dbTargets())("call pipeline for an outside client (%s)", (_kind, m
     expect((await callRow(late.sessionId, late.callId)).status).not.toBe("running");
     expect(await agent.db.auditLog.count({ where: { callId: late.callId, decision: "allow" } })).toBe(0);
 
-    const denied = pipeline.callTool({ user: member, client, call: call("current_time", {}), workspaceRoot: agent.workspaceRoot, approvalWaitMs: 30_000 });
+    const denied = pipeline.callTool({
+      user: member,
+      client,
+      call: call("current_time", {}),
+      workspaceRoot: agent.workspaceRoot,
+      approvalWaitMs: 30_000,
+    });
     let id = "";
     await vi.waitFor(
       async () => {
-        const row = await agent.db.approval.findFirst({ where: { status: "pending", toolName: "current_time", requesterId: member.id, id: { not: late.approvalId! } } });
+        const row = await agent.db.approval.findFirst({
+          where: { status: "pending", toolName: "current_time", requesterId: member.id, id: { not: late.approvalId! } },
+        });
         expect(row).not.toBeNull();
         id = row!.id;
       },

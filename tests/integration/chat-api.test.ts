@@ -12,10 +12,14 @@ import { createDb, type Db } from "@/lib/db/client";
 // Other work in the same tree may be rebuilding .next; wait for a finished build before starting a second app.
 async function waitForBuild(timeoutMs = 150_000) {
   const deadline = Date.now() + timeoutMs;
-  while (!fs.existsSync(path.join(ROOT, ".next/BUILD_ID")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1000));
+  while (!fs.existsSync(path.join(ROOT, ".next/BUILD_ID")) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 1000));
 }
 
-const say = (sessionId: string, text: string) => ({ sessionId, message: { role: "user", parts: [{ type: "text", text }] } });
+const say = (sessionId: string, text: string) => ({
+  sessionId,
+  message: { role: "user", parts: [{ type: "text", text }] },
+});
 
 describe.each(appTargets())("chat API (%s)", (_kind, app) => {
   let db: Db;
@@ -38,7 +42,9 @@ describe.each(appTargets())("chat API (%s)", (_kind, app) => {
 
   async function setPolicy(document: unknown) {
     const last = await db.policyVersion.findFirst({ orderBy: { version: "desc" } });
-    await db.policyVersion.create({ data: { version: (last?.version ?? 0) + 1, document: document as never, comment: "chat-api test" } });
+    await db.policyVersion.create({
+      data: { version: (last?.version ?? 0) + 1, document: document as never, comment: "chat-api test" },
+    });
   }
 
   async function newSession(client: HttpClient): Promise<string> {
@@ -49,7 +55,11 @@ describe.each(appTargets())("chat API (%s)", (_kind, app) => {
   }
 
   async function chat(client: HttpClient, sessionId: string, text: string) {
-    const res = await client.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(say(sessionId, text)) });
+    const res = await client.fetch("/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(say(sessionId, text)),
+    });
     expect(res.status).toBe(200);
     return readUiStream(res);
   }
@@ -60,14 +70,23 @@ describe.each(appTargets())("chat API (%s)", (_kind, app) => {
     const types = chunks.map((c) => c.type);
     const denied = chunks.filter((c) => c.type === "data-tool_denied");
     expect(denied).toHaveLength(1);
-    expect(denied[0]!.data).toEqual({ callId: denied[0]!.id, toolName: "read", mode: "chat_safe", errorCode: "MODE_DENIED", message: expect.any(String), nextAction: expect.any(String) });
+    expect(denied[0]!.data).toEqual({
+      callId: denied[0]!.id,
+      toolName: "read",
+      mode: "chat_safe",
+      errorCode: "MODE_DENIED",
+      message: expect.any(String),
+      nextAction: expect.any(String),
+    });
     // C4: the denial has its own type, apart from tool input, output, text and error chunks.
     expect(types).not.toContain("tool-output-available");
     expect(types).not.toContain("error");
     expect(types).toEqual(expect.arrayContaining(["data-tool_denied", "text-delta", "finish"]));
     // A refused call is never announced as a running tool (its card would spin forever in the chat).
     expect(chunks.filter((c) => c.toolCallId === denied[0]!.id)).toEqual([]);
-    expect(chunks.filter((c) => c.type !== "data-tool_denied").some((c) => c.data?.errorCode !== undefined)).toBe(false);
+    expect(chunks.filter((c) => c.type !== "data-tool_denied").some((c) => c.data?.errorCode !== undefined)).toBe(
+      false,
+    );
     expect(types.slice(types.indexOf("data-tool_denied"))).toContain("text-delta");
     expect(types.at(-1)).toBe("finish");
   });
@@ -140,7 +159,9 @@ describe.each(appTargets())("chat API (%s)", (_kind, app) => {
     await setPolicy({ modeGrants: { users: { [memberId]: ["chat_safe", "coding"] } }, exec: { security: "full" } });
     try {
       const id = await newSession(member);
-      expect((await member.json(`/api/sessions/${id}`, { method: "PATCH", body: { mode: "coding" } })).status).toBe(200);
+      expect((await member.json(`/api/sessions/${id}`, { method: "PATCH", body: { mode: "coding" } })).status).toBe(
+        200,
+      );
       const controller = new AbortController();
       const res = await member.fetch("/api/chat", {
         method: "POST",
@@ -162,7 +183,9 @@ describe.each(appTargets())("chat API (%s)", (_kind, app) => {
       // The mode switch above left its marker line first.
       expect(roles).toEqual(["system", "user", "assistant", "tool", "tool", "assistant"]);
       const transcript = (await member.json(`/api/sessions/${id}`)).body.transcript;
-      expect(transcript.map((m: { seq: number }) => m.seq)).toEqual([...transcript.map((m: { seq: number }) => m.seq)].sort((a: number, b: number) => a - b));
+      expect(transcript.map((m: { seq: number }) => m.seq)).toEqual(
+        [...transcript.map((m: { seq: number }) => m.seq)].sort((a: number, b: number) => a - b),
+      );
       expect(transcript.slice(3, 5).map((m: { parts: { status: string } }) => m.parts.status)).toEqual(["ok", "ok"]);
     } finally {
       await setPolicy({});
@@ -171,7 +194,11 @@ describe.each(appTargets())("chat API (%s)", (_kind, app) => {
 
   describe("bad input", () => {
     it("malformed JSON is 400 INVALID_JSON", async () => {
-      const res = await member.json("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: '{"sessionId": "x", ' });
+      const res = await member.json("/api/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: '{"sessionId": "x", ',
+      });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe("INVALID_JSON");
     });
@@ -190,11 +217,17 @@ describe.each(appTargets())("chat API (%s)", (_kind, app) => {
       const foreign = await member.json(`/api/sessions/${theirs}`);
       expect(unknown.status).toBe(404);
       expect(foreign).toEqual(unknown);
-      const chatUnknown = await member.json("/api/chat", { method: "POST", body: say("doesnotexist0000000000000", "hi") });
+      const chatUnknown = await member.json("/api/chat", {
+        method: "POST",
+        body: say("doesnotexist0000000000000", "hi"),
+      });
       const chatForeign = await member.json("/api/chat", { method: "POST", body: say(theirs, "hi") });
       expect(chatUnknown.status).toBe(404);
       expect(chatForeign).toEqual(chatUnknown);
-      const patchForeign = await member.json(`/api/sessions/${theirs}`, { method: "PATCH", body: { mode: "chat_safe" } });
+      const patchForeign = await member.json(`/api/sessions/${theirs}`, {
+        method: "PATCH",
+        body: { mode: "chat_safe" },
+      });
       expect(patchForeign.status).toBe(404);
       expect((await owner.json(`/api/sessions/${theirs}`)).body.transcript).toEqual([]);
     });

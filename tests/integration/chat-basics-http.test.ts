@@ -31,16 +31,25 @@ describe.each(appTargets())("chat basics over HTTP (%s)", (_kind, app) => {
   }
   /** A chat turn with extra body fields; the stream is read to its end when it answers 200. */
   async function post(client: HttpClient, sessionId: string, text: string, extra: Record<string, unknown>) {
-    const res = await client.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...say(sessionId, text), ...extra }) });
+    const res = await client.fetch("/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...say(sessionId, text), ...extra }),
+    });
     if (res.status === 200) return { status: 200, body: await readUiStream(res) };
     return { status: res.status, body: (await res.json()) as { error: { code: string; message: string } } };
   }
-  const userLines = async (client: HttpClient, sessionId: string) => (await transcript(client, sessionId)).filter((r) => r.role === "user");
+  const userLines = async (client: HttpClient, sessionId: string) =>
+    (await transcript(client, sessionId)).filter((r) => r.role === "user");
 
   it("the chat stream is sent uncompressed even to a client that accepts gzip (each part leaves as it is written)", async () => {
     // A gzip flush completes on the event loop: compressed, the first part reached the client only at the turn's end.
     const id = await newSession(member);
-    const res = await member.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json", "accept-encoding": "gzip, deflate" }, body: JSON.stringify(say(id, "hello there")) });
+    const res = await member.fetch("/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json", "accept-encoding": "gzip, deflate" },
+      body: JSON.stringify(say(id, "hello there")),
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-encoding")).toBeNull();
     expect(res.headers.get("cache-control")).toContain("no-transform");
@@ -56,7 +65,10 @@ describe.each(appTargets())("chat basics over HTTP (%s)", (_kind, app) => {
     const res = await post(member, id, "second question, edited", { rewindFrom: second });
     expect(res.status).toBe(200);
     const rows = await transcript(member, id);
-    expect(rows.filter((r) => r.role === "user").map((r) => r.content)).toEqual(["first question zebra", "second question, edited"]);
+    expect(rows.filter((r) => r.role === "user").map((r) => r.content)).toEqual([
+      "first question zebra",
+      "second question, edited",
+    ]);
     expect(rows.some((r) => r.content.includes("okapi"))).toBe(false);
     // Kept in the database for the record, marked superseded, and audited with who and where.
     const superseded = await db.message.findMany({ where: { sessionId: id, supersededAt: { not: null } } });
@@ -66,8 +78,14 @@ describe.each(appTargets())("chat basics over HTTP (%s)", (_kind, app) => {
     expect(audit).toHaveLength(1);
     expect(audit[0]!.details).toMatchObject({ messageId: second });
     // Out of search too.
-    expect((await member.json(`/api/search?q=okapi`)).body.results.filter((h: { sessionId: string }) => h.sessionId === id)).toEqual([]);
-    expect((await member.json(`/api/search?q=zebra`)).body.results.filter((h: { sessionId: string; role: string }) => h.sessionId === id && h.role === "user")).toHaveLength(1);
+    expect(
+      (await member.json(`/api/search?q=okapi`)).body.results.filter((h: { sessionId: string }) => h.sessionId === id),
+    ).toEqual([]);
+    expect(
+      (await member.json(`/api/search?q=zebra`)).body.results.filter(
+        (h: { sessionId: string; role: string }) => h.sessionId === id && h.role === "user",
+      ),
+    ).toHaveLength(1);
   });
 
   it("regenerate: the last question is sent again in place of itself; the old answer is gone", async () => {
@@ -93,7 +111,15 @@ describe.each(appTargets())("chat basics over HTTP (%s)", (_kind, app) => {
     const lineId = (line as unknown as { id: string }).id;
     // A turn held by another instance (its lease far ahead): the session's claim is taken.
     const runId = `c${Date.now().toString(36)}busyrun`;
-    await db.agentRun.create({ data: { id: runId, sessionId: id, status: "running", leaseOwner: "other-instance", leaseExpiresAt: new Date(Date.now() + 3_600_000) } });
+    await db.agentRun.create({
+      data: {
+        id: runId,
+        sessionId: id,
+        status: "running",
+        leaseOwner: "other-instance",
+        leaseExpiresAt: new Date(Date.now() + 3_600_000),
+      },
+    });
     await db.chatSession.update({ where: { id }, data: { activeRunId: runId } });
     try {
       const busy = await post(member, id, "edited while busy", { rewindFrom: lineId });
@@ -105,19 +131,25 @@ describe.each(appTargets())("chat basics over HTTP (%s)", (_kind, app) => {
     const other = await newSession(member);
     await chat(member, other, "other chat");
     const [otherLine] = await userLines(member, other);
-    const cross = await post(member, id, "cross-chat edit", { rewindFrom: (otherLine as unknown as { id: string }).id });
+    const cross = await post(member, id, "cross-chat edit", {
+      rewindFrom: (otherLine as unknown as { id: string }).id,
+    });
     expect(cross.status).toBe(404);
     const theirs = await newSession(owner);
     await chat(owner, theirs, "owner's words");
     const [ownerLine] = await userLines(owner, theirs);
-    expect((await post(member, theirs, "mine now", { rewindFrom: (ownerLine as unknown as { id: string }).id })).status).toBe(404);
+    expect(
+      (await post(member, theirs, "mine now", { rewindFrom: (ownerLine as unknown as { id: string }).id })).status,
+    ).toBe(404);
     expect((await post(member, id, "x", { rewindFrom: "../../etc" })).status).toBe(422);
     // An assistant line is not a message of the person's to edit.
     const answer = (await transcript(member, id)).find((r) => r.role === "assistant") as unknown as { id: string };
     expect((await post(member, id, "x", { rewindFrom: answer.id })).status).toBe(404);
     expect((await userLines(member, id)).map((r) => r.content)).toEqual(["keep me"]);
     expect((await userLines(owner, theirs)).map((r) => r.content)).toEqual(["owner's words"]);
-    expect(await db.message.count({ where: { sessionId: { in: [id, other, theirs] }, supersededAt: { not: null } } })).toBe(0);
+    expect(
+      await db.message.count({ where: { sessionId: { in: [id, other, theirs] }, supersededAt: { not: null } } }),
+    ).toBe(0);
   });
 
   it("two concurrent edits of one message: exactly one wins, the other answers 409", async () => {
@@ -125,7 +157,10 @@ describe.each(appTargets())("chat basics over HTTP (%s)", (_kind, app) => {
     await chat(member, id, "original");
     const [line] = await userLines(member, id);
     const lineId = (line as unknown as { id: string }).id;
-    const results = await Promise.all([post(member, id, "edit A", { rewindFrom: lineId }), post(member, id, "edit B", { rewindFrom: lineId })]);
+    const results = await Promise.all([
+      post(member, id, "edit A", { rewindFrom: lineId }),
+      post(member, id, "edit B", { rewindFrom: lineId }),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
     const users = await userLines(member, id);
     expect(users).toHaveLength(1);
@@ -143,7 +178,9 @@ describe.each(appTargets())("chat basics over HTTP (%s)", (_kind, app) => {
       const res = await member.json(`/api/search?${new URLSearchParams({ q })}`);
       expect(res.status).toBe(200);
       // The offline model echoes each message in its answer: the person's own lines are the ones counted.
-      return (res.body.results as Array<{ sessionId: string; snippet: string; role: string }>).filter((h) => h.role === "user" && h.snippet.includes(tag));
+      return (res.body.results as Array<{ sessionId: string; snippet: string; role: string }>).filter(
+        (h) => h.role === "user" && h.snippet.includes(tag),
+      );
     };
     expect((await search(`${tag} 100%`)).map((h) => h.snippet)).toEqual([`${tag} 100% Sure_Thing`]);
     expect((await search(`${tag} 100`)).length).toBe(2);
@@ -153,7 +190,11 @@ describe.each(appTargets())("chat basics over HTTP (%s)", (_kind, app) => {
     expect((await search("%")).every((h) => h.snippet.includes("%"))).toBe(true);
     // The owner's message never reaches the member.
     expect((await search("owner secret")).length).toBe(0);
-    expect((await owner.json(`/api/search?q=${encodeURIComponent(`${tag} owner secret`)}`)).body.results.filter((h: { role: string }) => h.role === "user")).toHaveLength(1);
+    expect(
+      (await owner.json(`/api/search?q=${encodeURIComponent(`${tag} owner secret`)}`)).body.results.filter(
+        (h: { role: string }) => h.role === "user",
+      ),
+    ).toHaveLength(1);
     for (const q of ["", "x".repeat(201)]) {
       const res = await member.json(`/api/search?${new URLSearchParams({ q })}`);
       expect(res.status).toBe(422);
@@ -166,7 +207,11 @@ describe.each(appTargets())("chat basics over HTTP (%s)", (_kind, app) => {
 
   it("ask_user: a choice is the reply; one not offered 422, an unknown question 404, answered twice 409", async () => {
     const id = await newSession(member);
-    const chunks = await chat(member, id, `/tool ask_user ${JSON.stringify({ question: "Which colour?", choices: ["red", "blue"] })}`);
+    const chunks = await chat(
+      member,
+      id,
+      `/tool ask_user ${JSON.stringify({ question: "Which colour?", choices: ["red", "blue"] })}`,
+    );
     const output = chunks.find((c) => c.type === "tool-output-available");
     expect(output?.output).toMatchObject({ asked: true, question: "Which colour?", choices: ["red", "blue"] });
     const callId = output!.toolCallId as string;

@@ -8,7 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../support/app-server";
 import { signedIn, type HttpClient } from "../support/http-client";
 import { newPostgresUrl, newSqliteUrl, prepareDatabase } from "../support/databases";
-import { askPending, chat, codingGrant, execLine, newCodingSession, openSse, setPolicy, until } from "../support/approvals-helpers";
+import {
+  askPending,
+  chat,
+  codingGrant,
+  execLine,
+  newCodingSession,
+  openSse,
+  setPolicy,
+  until,
+} from "../support/approvals-helpers";
 import { createDb, type Db } from "@/lib/db/client";
 
 const PG = process.env.TEST_DATABASE_URL_PG;
@@ -57,18 +66,25 @@ describe.each(targets)("a request that outlives its turn's wait (%s)", (kind, ma
     return { sessionId, approvalId, callId, command };
   }
 
-  const line = (rows: Array<{ role: string; toolCallId: string | null; parts: unknown }>, callId: string) => rows.find((r) => r.role === "tool" && r.toolCallId === callId);
-  const deniedCode = (chunks: Array<{ type: string; data?: { errorCode?: string; message?: string } }>) => chunks.find((c) => c.type === "data-tool_denied")?.data;
+  const line = (rows: Array<{ role: string; toolCallId: string | null; parts: unknown }>, callId: string) =>
+    rows.find((r) => r.role === "tool" && r.toolCallId === callId);
+  const deniedCode = (chunks: Array<{ type: string; data?: { errorCode?: string; message?: string } }>) =>
+    chunks.find((c) => c.type === "data-tool_denied")?.data;
   const approvalsOf = (sessionId: string) => db.approval.count({ where: { sessionId } });
 
   it("the turn ends pending past the wait: APPROVAL_PENDING to the model, the chat free, the request still in the inbox; an undecided repeat asks nothing again; allowed, the repeat runs once; the next repeat asks anew", async () => {
     const { sessionId, approvalId, callId, command } = await deferredRequest("echo deferred-allow");
     const rows = (await member.json(`/api/sessions/${sessionId}`)).body.transcript;
-    expect(line(rows, callId)!.parts).toMatchObject({ status: "pending", output: { error_code: "APPROVAL_PENDING", deferred: true, approvalId } });
+    expect(line(rows, callId)!.parts).toMatchObject({
+      status: "pending",
+      output: { error_code: "APPROVAL_PENDING", deferred: true, approvalId },
+    });
     const run = await db.agentRun.findFirstOrThrow({ where: { sessionId } });
     expect(run.status).toBe("completed");
     expect((await db.approval.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("pending");
-    expect((await owner.json("/api/approvals?status=pending")).body.approvals.map((a: { id: string }) => a.id)).toContain(approvalId);
+    expect(
+      (await owner.json("/api/approvals?status=pending")).body.approvals.map((a: { id: string }) => a.id),
+    ).toContain(approvalId);
     expect(await db.auditLog.count({ where: { action: "run.deferred", sessionId } })).toBe(1);
 
     // Undecided: the same call again is refused as pending, and no second request is made.
@@ -77,7 +93,10 @@ describe.each(targets)("a request that outlives its turn's wait (%s)", (kind, ma
     expect(await approvalsOf(sessionId)).toBe(1);
 
     // Allowed: the earlier run does not resume (it ended); the decision waits for the call made again.
-    expect((await owner.json(`/api/approvals/${approvalId}/decision`, { method: "POST", body: { decision: "allow-once" } })).status).toBe(200);
+    expect(
+      (await owner.json(`/api/approvals/${approvalId}/decision`, { method: "POST", body: { decision: "allow-once" } }))
+        .status,
+    ).toBe(200);
     expect((await db.toolCall.findFirstOrThrow({ where: { sessionId, callId } })).status).toBe("approved");
     const ran = await chat(member, sessionId, execLine(command));
     const output = ran.find((c) => c.type === "tool-output-available");
@@ -96,12 +115,21 @@ describe.each(targets)("a request that outlives its turn's wait (%s)", (kind, ma
     // Once: the call made a third time asks an owner anew.
     const again = await askPending(member, sessionId, execLine(command));
     expect(again.approvalId).not.toBe(approvalId);
-    expect(await db.auditLog.count({ where: { action: "tool.call", decision: "allow", sessionId, toolName: "exec" } })).toBe(1);
+    expect(
+      await db.auditLog.count({ where: { action: "tool.call", decision: "allow", sessionId, toolName: "exec" } }),
+    ).toBe(1);
   });
 
   it("denied: the repeat is refused once with the owner's reason, the next repeat asks anew", async () => {
     const { sessionId, approvalId, callId, command } = await deferredRequest("echo deferred-deny");
-    expect((await owner.json(`/api/approvals/${approvalId}/decision`, { method: "POST", body: { decision: "deny", reason: "not on a Sunday" } })).status).toBe(200);
+    expect(
+      (
+        await owner.json(`/api/approvals/${approvalId}/decision`, {
+          method: "POST",
+          body: { decision: "deny", reason: "not on a Sunday" },
+        })
+      ).status,
+    ).toBe(200);
     const refused = await chat(member, sessionId, execLine(command));
     expect(deniedCode(refused)).toMatchObject({ errorCode: "APPROVAL_DENIED" });
     expect(deniedCode(refused)!.message).toContain("not on a Sunday");
@@ -131,9 +159,12 @@ describe.each(targets)("a request that outlives its turn's wait (%s)", (kind, ma
   it("withdraw: only the requester, only a deferred pending request; the inbox drops it live, audited; a decision after it is 409; the repeat asks anew", async () => {
     const { sessionId, approvalId, callId, command } = await deferredRequest("echo deferred-withdraw");
     const admin = await signedIn(app.url, "admin@example.com");
-    for (const who of [owner, admin]) expect((await who.json(`/api/approvals/${approvalId}/withdraw`, { method: "POST" })).status).toBe(404);
+    for (const who of [owner, admin])
+      expect((await who.json(`/api/approvals/${approvalId}/withdraw`, { method: "POST" })).status).toBe(404);
     expect((await member.json(`/api/approvals/c${"0".repeat(24)}/withdraw`, { method: "POST" })).status).toBe(404);
-    expect((await member.json(`/api/approvals/${encodeURIComponent("../../x")}/withdraw`, { method: "POST" })).status).toBeLessThan(500);
+    expect(
+      (await member.json(`/api/approvals/${encodeURIComponent("../../x")}/withdraw`, { method: "POST" })).status,
+    ).toBeLessThan(500);
     const anonymous = await fetch(`${app.url}/api/approvals/${approvalId}/withdraw`, { method: "POST" });
     expect([401, 403]).toContain(anonymous.status);
 
@@ -144,10 +175,15 @@ describe.each(targets)("a request that outlives its turn's wait (%s)", (kind, ma
     const gone = await inbox.waitFor((e) => e.event === "approval.expired" && e.data.payload.id === approvalId);
     expect(gone.data.payload).toMatchObject({ resolveReason: "withdrawn by the requester" });
     await inbox.close();
-    expect((await owner.json("/api/approvals?status=pending")).body.approvals.map((a: { id: string }) => a.id)).not.toContain(approvalId);
+    expect(
+      (await owner.json("/api/approvals?status=pending")).body.approvals.map((a: { id: string }) => a.id),
+    ).not.toContain(approvalId);
     expect(await db.auditLog.count({ where: { action: "approval.withdrawn", callId } })).toBe(1);
     expect((await db.toolCall.findFirstOrThrow({ where: { sessionId, callId } })).status).toBe("stopped");
-    expect((await owner.json(`/api/approvals/${approvalId}/decision`, { method: "POST", body: { decision: "allow-once" } })).status).toBe(409);
+    expect(
+      (await owner.json(`/api/approvals/${approvalId}/decision`, { method: "POST", body: { decision: "allow-once" } }))
+        .status,
+    ).toBe(409);
     expect((await member.json(`/api/approvals/${approvalId}/withdraw`, { method: "POST" })).status).toBe(409);
     const again = await askPending(member, sessionId, execLine(command));
     expect(again.approvalId).not.toBe(approvalId);
@@ -182,18 +218,26 @@ describe.each(targets)("a request that outlives its turn's wait (%s)", (kind, ma
 
   // A decision's transaction writes first (its conditional update), so this race passed with DEFERRED transactions
   // too (checked with a build without the change): the read-then-write case is tests/integration/sqlite-immediate.test.ts.
-  it.runIf(kind === "sqlite")("a second built app on the same SQLite file: decisions racing on both give one winner, the rest 409 (no 5xx)", async () => {
-    second = await startApp({ databaseUrl: target.url, env });
-    const owners = [owner, await signedIn(second.url, "owner@example.com")];
-    for (let round = 0; round < 3; round++) {
-      const { approvalId } = await deferredRequest(`echo two-apps-${round}`);
-      const statuses = await Promise.all(
-        Array.from({ length: 12 }, (_, i) => owners[i % 2]!.json(`/api/approvals/${approvalId}/decision`, { method: "POST", body: { decision: i % 3 ? "deny" : "allow-once" } }).then((r) => r.status)),
-      );
-      expect(statuses.filter((s) => s === 200)).toHaveLength(1);
-      expect(statuses.filter((s) => s === 409)).toHaveLength(11);
-      const callId = (await db.approval.findUniqueOrThrow({ where: { id: approvalId } })).callId;
-      expect(await db.auditLog.count({ where: { action: "approval.resolved", callId } })).toBe(1);
-    }
-  });
+  it.runIf(kind === "sqlite")(
+    "a second built app on the same SQLite file: decisions racing on both give one winner, the rest 409 (no 5xx)",
+    async () => {
+      second = await startApp({ databaseUrl: target.url, env });
+      const owners = [owner, await signedIn(second.url, "owner@example.com")];
+      for (let round = 0; round < 3; round++) {
+        const { approvalId } = await deferredRequest(`echo two-apps-${round}`);
+        const statuses = await Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            owners[i % 2]!.json(`/api/approvals/${approvalId}/decision`, {
+              method: "POST",
+              body: { decision: i % 3 ? "deny" : "allow-once" },
+            }).then((r) => r.status),
+          ),
+        );
+        expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+        expect(statuses.filter((s) => s === 409)).toHaveLength(11);
+        const callId = (await db.approval.findUniqueOrThrow({ where: { id: approvalId } })).callId;
+        expect(await db.auditLog.count({ where: { action: "approval.resolved", callId } })).toBe(1);
+      }
+    },
+  );
 });

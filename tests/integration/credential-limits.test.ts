@@ -16,10 +16,13 @@ describe.each(databaseTargets())("credential write limits (%s)", (_kind, make) =
   let drop: (() => Promise<void>) | undefined;
   async function newMember(name: string): Promise<{ id: string; email: string; client: HttpClient }> {
     const email = `${name}-${Date.now()}-${Math.random().toString(36).slice(2, 6)}@example.com`;
-    const user = await db.user.create({ data: { email, passwordHash: await hashPassword(DEMO_PASSWORD), roles: { create: [{ role: "member" }] } } });
+    const user = await db.user.create({
+      data: { email, passwordHash: await hashPassword(DEMO_PASSWORD), roles: { create: [{ role: "member" }] } },
+    });
     return { id: user.id, email, client: await signedIn(app.url, email) };
   }
-  const newToken = (client: HttpClient, body: unknown = { name: `t-${Math.random().toString(36).slice(2, 8)}` }) => client.json("/api/tokens", { method: "POST", body });
+  const newToken = (client: HttpClient, body: unknown = { name: `t-${Math.random().toString(36).slice(2, 8)}` }) =>
+    client.json("/api/tokens", { method: "POST", body });
 
   beforeAll(async () => {
     const target = await make();
@@ -44,7 +47,11 @@ describe.each(databaseTargets())("credential write limits (%s)", (_kind, make) =
       expect(res.status).toBe(201);
       made.push(res.body.accessToken.id as string);
     }
-    const refused = await a.client.fetch("/api/tokens", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "one too many" }) });
+    const refused = await a.client.fetch("/api/tokens", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "one too many" }),
+    });
     expect(refused.status).toBe(429);
     const seconds = Number(refused.headers.get("retry-after"));
     expect(seconds).toBeGreaterThanOrEqual(1);
@@ -65,12 +72,18 @@ describe.each(databaseTargets())("credential write limits (%s)", (_kind, make) =
     const a = await newMember("pw");
     expect((await newToken(a.client)).status).toBe(201);
     expect((await newToken(a.client)).status).toBe(201);
-    const changed = await a.client.json("/api/me/password", { method: "POST", body: { currentPassword: DEMO_PASSWORD, newPassword: "another-password-1" } });
+    const changed = await a.client.json("/api/me/password", {
+      method: "POST",
+      body: { currentPassword: DEMO_PASSWORD, newPassword: "another-password-1" },
+    });
     expect(changed.status).toBe(200);
     // The change signed every session out: sign in again with the new password; the budget is the user's, not the session's.
     const again = await signedIn(app.url, a.email, "another-password-1");
     expect((await newToken(again)).status).toBe(429);
-    const second = await again.json("/api/me/password", { method: "POST", body: { currentPassword: "another-password-1", newPassword: "third-password-1" } });
+    const second = await again.json("/api/me/password", {
+      method: "POST",
+      body: { currentPassword: "another-password-1", newPassword: "third-password-1" },
+    });
     expect(second.status).toBe(429);
     expect(second.body.error.code).toBe("RATE_LIMITED");
     // The refused change did not happen: the second password still signs in.
@@ -85,7 +98,9 @@ describe.each(databaseTargets())("credential write limits (%s)", (_kind, make) =
       expect(res.status).toBeLessThan(500);
       expect(res.status).not.toBe(429);
     }
-    expect((await a.client.json("/api/me/password", { method: "POST", body: { newPassword: "short" } })).status).toBe(422);
+    expect((await a.client.json("/api/me/password", { method: "POST", body: { newPassword: "short" } })).status).toBe(
+      422,
+    );
     for (let i = 0; i < CREDENTIAL_WRITES; i++) expect((await newToken(a.client)).status).toBe(201);
   });
 

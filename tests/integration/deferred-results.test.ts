@@ -16,7 +16,10 @@ describe.each(targets)("a lost call result (%s)", (_kind, make) => {
   const { newRun, claim, settle } = t;
   // What the database holds after losing the result's commit.
   const loseResult = async (ids: { sessionId: string; runId: string }, callId: string) => {
-    await t.db.toolCall.update({ where: { sessionId_callId: { sessionId: ids.sessionId, callId } }, data: { status: "running", finishedAt: null } });
+    await t.db.toolCall.update({
+      where: { sessionId_callId: { sessionId: ids.sessionId, callId } },
+      data: { status: "running", finishedAt: null },
+    });
     await t.db.message.deleteMany({ where: { sessionId: ids.sessionId, toolCallId: callId } });
   };
 
@@ -26,7 +29,9 @@ describe.each(targets)("a lost call result (%s)", (_kind, make) => {
       expect(await claim(ids, callId)).toMatchObject({ ok: true });
       expect(await settle(ids, callId)).toMatchObject({ ok: true });
     }
-    expect(await t.recorder.recordOutcome({ ...ids, run: { from: ["running"], to: "completed", owner: t.instance } })).toMatchObject({ ok: true });
+    expect(
+      await t.recorder.recordOutcome({ ...ids, run: { from: ["running"], to: "completed", owner: t.instance } }),
+    ).toMatchObject({ ok: true });
     expect((await t.db.agentRun.findUniqueOrThrow({ where: { id: ids.runId } })).status).toBe("completed");
   });
 
@@ -42,7 +47,8 @@ describe.each(targets)("a lost call result (%s)", (_kind, make) => {
     const calls = await t.db.toolCall.findMany({ where: { sessionId: ids.sessionId }, orderBy: { createdAt: "asc" } });
     expect(calls.map((c) => [c.callId, c.status])).toEqual([["first", "failed"]]);
     const lines = await t.db.message.findMany({ where: { sessionId: ids.sessionId }, orderBy: { seq: "asc" } });
-    const code = (content: string) => (content.startsWith("{") ? (JSON.parse(content) as { error_code?: string }).error_code : content.slice(0, 28));
+    const code = (content: string) =>
+      content.startsWith("{") ? (JSON.parse(content) as { error_code?: string }).error_code : content.slice(0, 28);
     expect(lines.map((l) => [l.role, l.toolCallId, code(l.content)])).toEqual([
       ["tool", "first", "INTERRUPTED"],
       ["system", null, "This turn was interrupted: t"],
@@ -57,20 +63,39 @@ describe.each(targets)("a lost call result (%s)", (_kind, make) => {
     expect(await claim(ids, "third")).toMatchObject({ ok: false });
   });
 
-  it.each(["completed", "waiting_approval", "aborted", "failed"] as const)("a run cannot move to %s over a lost result either: it is failed with the line", async (to) => {
-    const ids = await newRun();
-    expect(await claim(ids, "only")).toMatchObject({ ok: true });
-    await settle(ids, "only");
-    await loseResult(ids, "only");
-    expect(await t.recorder.recordOutcome({ ...ids, run: { from: ["running"], to, owner: t.instance } })).toEqual({ ok: false, lost: "run" });
-    expect((await t.db.agentRun.findUniqueOrThrow({ where: { id: ids.runId } })).status).toBe("failed");
-    expect((await t.db.toolCall.findUniqueOrThrow({ where: { sessionId_callId: { sessionId: ids.sessionId, callId: "only" } } })).status).toBe("failed");
-    expect(await t.db.message.count({ where: { sessionId: ids.sessionId, toolCallId: "only", content: { contains: "INTERRUPTED" } } })).toBe(1);
-  });
+  it.each(["completed", "waiting_approval", "aborted", "failed"] as const)(
+    "a run cannot move to %s over a lost result either: it is failed with the line",
+    async (to) => {
+      const ids = await newRun();
+      expect(await claim(ids, "only")).toMatchObject({ ok: true });
+      await settle(ids, "only");
+      await loseResult(ids, "only");
+      expect(await t.recorder.recordOutcome({ ...ids, run: { from: ["running"], to, owner: t.instance } })).toEqual({
+        ok: false,
+        lost: "run",
+      });
+      expect((await t.db.agentRun.findUniqueOrThrow({ where: { id: ids.runId } })).status).toBe("failed");
+      expect(
+        (
+          await t.db.toolCall.findUniqueOrThrow({
+            where: { sessionId_callId: { sessionId: ids.sessionId, callId: "only" } },
+          })
+        ).status,
+      ).toBe("failed");
+      expect(
+        await t.db.message.count({
+          where: { sessionId: ids.sessionId, toolCallId: "only", content: { contains: "INTERRUPTED" } },
+        }),
+      ).toBe(1);
+    },
+  );
 
   it("a call starts only in a run that still runs: after a Stop (from any instance) or the run's end, its claim writes nothing", async () => {
     const stopped = await newRun();
-    await t.db.agentRun.update({ where: { id: stopped.runId }, data: { stopRequestedAt: new Date(), stopRequestedBy: "someone" } });
+    await t.db.agentRun.update({
+      where: { id: stopped.runId },
+      data: { stopRequestedAt: new Date(), stopRequestedBy: "someone" },
+    });
     const ended = await newRun();
     await t.db.agentRun.update({ where: { id: ended.runId }, data: { status: "failed" } });
     for (const ids of [stopped, ended]) {
@@ -85,7 +110,12 @@ describe.each(targets)("a lost call result (%s)", (_kind, make) => {
   it("another run's unsettled call is none of this run's business", async () => {
     const busy = await newRun();
     expect(await claim(busy, "long")).toMatchObject({ ok: true }); // still running, legitimately
-    const other = { sessionId: busy.sessionId, runId: (await t.db.agentRun.create({ data: { sessionId: busy.sessionId, status: "running", leaseOwner: t.instance } })).id };
+    const other = {
+      sessionId: busy.sessionId,
+      runId: (
+        await t.db.agentRun.create({ data: { sessionId: busy.sessionId, status: "running", leaseOwner: t.instance } })
+      ).id,
+    };
     expect(await claim(other, "mine")).toMatchObject({ ok: true });
   });
 });

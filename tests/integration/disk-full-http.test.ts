@@ -46,10 +46,19 @@ describe.runIf(canMount)("disk full over HTTP (sqlite on a full tmpfs)", () => {
     fs.writeFileSync(filler, Buffer.alloc(free()));
     const text = "x".repeat(19_000);
     const seen: number[] = [];
-    let full: { status: number; body: { error?: { code?: string; message?: string } }; retryAfter: string | null } | null = null;
+    let full: {
+      status: number;
+      body: { error?: { code?: string; message?: string } };
+      retryAfter: string | null;
+    } | null = null;
     // Turns until one does not fit: the WAL may still have room at first.
     for (let i = 0; i < 60 && !full; i++) {
-      const res = await member.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ sessionId, message: { role: "user", parts: [{ type: "text", text }] } }), signal: AbortSignal.timeout(30_000) });
+      const res = await member.fetch("/api/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ sessionId, message: { role: "user", parts: [{ type: "text", text }] } }),
+        signal: AbortSignal.timeout(30_000),
+      });
       seen.push(res.status);
       const body = await res.text();
       if (res.status === 200) {
@@ -63,7 +72,11 @@ describe.runIf(canMount)("disk full over HTTP (sqlite on a full tmpfs)", () => {
     }
     expect(full, `statuses: ${seen.join(",")}`).not.toBeNull();
     // Whatever the turn did, a plain write now meets the full disk: 503 with a JSON body that names it.
-    const refused = await member.json<{ error: { code: string; message: string } }>("/api/sessions", { method: "POST", body: {}, signal: AbortSignal.timeout(30_000) });
+    const refused = await member.json<{ error: { code: string; message: string } }>("/api/sessions", {
+      method: "POST",
+      body: {},
+      signal: AbortSignal.timeout(30_000),
+    });
     expect(refused.status).toBe(503);
     expect(refused.body.error.code).toBe("STORAGE_FULL");
     expect(refused.body.error.message).not.toMatch(/sqlite|prisma|insert|\/tmp/i);

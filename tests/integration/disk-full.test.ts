@@ -16,11 +16,18 @@ describe("disk full (sqlite)", () => {
   useDatabase(async () => ({ url: newSqliteUrl() }));
   const t = useOutcomeFixture();
   const { newRun, claim } = t;
-  const pages = async () => Number((await t.db.$queryRawUnsafe<Array<{ page_count: bigint }>>(`PRAGMA page_count`))[0]!.page_count);
+  const pages = async () =>
+    Number((await t.db.$queryRawUnsafe<Array<{ page_count: bigint }>>(`PRAGMA page_count`))[0]!.page_count);
   const limit = async (n: number) => t.db.$queryRawUnsafe(`PRAGMA max_page_count = ${n}`);
   const big = "x".repeat(64 * 1024);
   const result = (ids: { sessionId: string; runId: string }, callId: string) =>
-    t.recorder.recordOutcome({ ...ids, call: { callId, toolName: "current_time", from: ["running"], to: "done" }, message: { append: { role: "tool", content: big, toolCallId: callId, toolName: "current_time", runId: ids.runId } } });
+    t.recorder.recordOutcome({
+      ...ids,
+      call: { callId, toolName: "current_time", from: ["running"], to: "done" },
+      message: {
+        append: { role: "tool", content: big, toolCallId: callId, toolName: "current_time", runId: ids.runId },
+      },
+    });
 
   it("each outcome that does not fit fails whole with an error, and writes work again within 5 s of space coming back", async () => {
     const ids = await newRun();
@@ -41,7 +48,10 @@ describe("disk full (sqlite)", () => {
         (error: unknown) => error,
       );
       if (failed) {
-        expect((await t.db.toolCall.findUniqueOrThrow({ where: { sessionId_callId: { sessionId: ids.sessionId, callId } } })).status).toBe("running");
+        expect(
+          (await t.db.toolCall.findUniqueOrThrow({ where: { sessionId_callId: { sessionId: ids.sessionId, callId } } }))
+            .status,
+        ).toBe("running");
         expect(await t.db.message.count({ where: { sessionId: ids.sessionId, toolCallId: callId } })).toBe(0);
       }
     }
@@ -59,7 +69,9 @@ describe("disk full (sqlite)", () => {
     const other = await newRun();
     const started = Date.now();
     const end = { ...other, message: { append: { role: "assistant" as const, content: big, runId: other.runId } } };
-    await expect(t.recorder.recordOutcome({ ...end, run: { from: ["running"], to: "completed", owner: t.instance } })).rejects.toThrow(/full/i);
+    await expect(
+      t.recorder.recordOutcome({ ...end, run: { from: ["running"], to: "completed", owner: t.instance } }),
+    ).rejects.toThrow(/full/i);
     expect(Date.now() - started).toBeLessThan(5_000);
     expect((await t.db.agentRun.findUniqueOrThrow({ where: { id: other.runId } })).status).toBe("running");
     expect(await t.db.message.count({ where: { sessionId: other.sessionId } })).toBe(0);
@@ -69,7 +81,9 @@ describe("disk full (sqlite)", () => {
     const fresh = await newRun();
     expect(await claim(fresh, "after")).toMatchObject({ ok: true });
     expect(await result(fresh, "after")).toMatchObject({ ok: true });
-    expect(await t.recorder.recordOutcome({ ...fresh, run: { from: ["running"], to: "completed", owner: t.instance } })).toMatchObject({ ok: true });
+    expect(
+      await t.recorder.recordOutcome({ ...fresh, run: { from: ["running"], to: "completed", owner: t.instance } }),
+    ).toMatchObject({ ok: true });
     expect(Date.now() - back).toBeLessThan(5_000);
     const { verifyAuditChain } = await import("@/lib/db/audit");
     expect(await verifyAuditChain()).toMatchObject({ ok: true });
@@ -78,14 +92,20 @@ describe("disk full (sqlite)", () => {
 
 // PostgreSQL on a private cluster this test starts itself (never the machine's shared server): initdb on a random
 // port, the run's tables moved to a tablespace on a small tmpfs it mounts. Needs root (mount) and initdb.
-const PG_BIN = fs.existsSync("/usr/lib/postgresql") ? fs.readdirSync("/usr/lib/postgresql").map((v) => `/usr/lib/postgresql/${v}/bin`).find((d) => fs.existsSync(`${d}/initdb`)) : undefined;
+const PG_BIN = fs.existsSync("/usr/lib/postgresql")
+  ? fs
+      .readdirSync("/usr/lib/postgresql")
+      .map((v) => `/usr/lib/postgresql/${v}/bin`)
+      .find((d) => fs.existsSync(`${d}/initdb`))
+  : undefined;
 const canMount = process.getuid?.() === 0;
 
 describe.runIf(PG_BIN && canMount)("disk full (postgres, private cluster)", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-diskfull-"));
   const small = path.join(dir, "small");
   const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const asPostgres = (bin: string, args: string[]) => execFileSync("runuser", ["-u", "postgres", "--", `${PG_BIN}/${bin}`, ...args], { stdio: "pipe", timeout: 60_000 });
+  const asPostgres = (bin: string, args: string[]) =>
+    execFileSync("runuser", ["-u", "postgres", "--", `${PG_BIN}/${bin}`, ...args], { stdio: "pipe", timeout: 60_000 });
   let started = false;
   afterAll(() => {
     if (started) asPostgres("pg_ctl", ["-D", path.join(dir, "data"), "-m", "immediate", "stop"]);
@@ -100,7 +120,16 @@ describe.runIf(PG_BIN && canMount)("disk full (postgres, private cluster)", () =
     fs.chmodSync(dir, 0o755);
     execFileSync("chown", ["postgres", dir]);
     asPostgres("initdb", ["-D", path.join(dir, "data"), "-A", "trust", "-U", "postgres", "--no-sync"]);
-    asPostgres("pg_ctl", ["-D", path.join(dir, "data"), "-l", path.join(dir, "log"), "-w", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, "start"]);
+    asPostgres("pg_ctl", [
+      "-D",
+      path.join(dir, "data"),
+      "-l",
+      path.join(dir, "log"),
+      "-w",
+      "-o",
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      "start",
+    ]);
     started = true;
     fs.mkdirSync(small);
     execFileSync("mount", ["-t", "tmpfs", "-o", "size=24m", "tmpfs", small]);
@@ -112,11 +141,18 @@ describe.runIf(PG_BIN && canMount)("disk full (postgres, private cluster)", () =
   // Random, so that PostgreSQL's compression of large values does not shrink it.
   const big = () => randomBytes(192 * 1024).toString("base64");
   const result = (ids: { sessionId: string; runId: string }, callId: string) =>
-    t.recorder.recordOutcome({ ...ids, call: { callId, toolName: "current_time", from: ["running"], to: "done" }, message: { append: { role: "tool", content: big(), toolCallId: callId, toolName: "current_time", runId: ids.runId } } });
+    t.recorder.recordOutcome({
+      ...ids,
+      call: { callId, toolName: "current_time", from: ["running"], to: "done" },
+      message: {
+        append: { role: "tool", content: big(), toolCallId: callId, toolName: "current_time", runId: ids.runId },
+      },
+    });
 
   it("each outcome that does not fit fails whole with a 503's error, and writes work again within 5 s of space coming back", async () => {
     await t.db.$executeRawUnsafe(`CREATE TABLESPACE small LOCATION '${small}'`);
-    for (const table of ["Message", "ToolCall", "EventLog", "AuditLog", "AuditCheckpoint", "AgentRun", "ChatSession"]) await t.db.$executeRawUnsafe(`ALTER TABLE "${table}" SET TABLESPACE small`);
+    for (const table of ["Message", "ToolCall", "EventLog", "AuditLog", "AuditCheckpoint", "AgentRun", "ChatSession"])
+      await t.db.$executeRawUnsafe(`ALTER TABLE "${table}" SET TABLESPACE small`);
     const ids = await newRun();
     expect(await claim(ids, "before")).toMatchObject({ ok: true });
     expect(await t.settle(ids, "before")).toMatchObject({ ok: true });
@@ -151,7 +187,9 @@ describe.runIf(PG_BIN && canMount)("disk full (postgres, private cluster)", () =
     const fresh = await newRun();
     expect(await claim(fresh, "after")).toMatchObject({ ok: true });
     expect(await result(fresh, "after")).toMatchObject({ ok: true });
-    expect(await t.recorder.recordOutcome({ ...fresh, run: { from: ["running"], to: "completed", owner: t.instance } })).toMatchObject({ ok: true });
+    expect(
+      await t.recorder.recordOutcome({ ...fresh, run: { from: ["running"], to: "completed", owner: t.instance } }),
+    ).toMatchObject({ ok: true });
     expect(Date.now() - back).toBeLessThan(5_000);
     const { verifyAuditChain } = await import("@/lib/db/audit");
     expect(await verifyAuditChain()).toMatchObject({ ok: true });

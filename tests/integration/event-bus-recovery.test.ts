@@ -57,7 +57,8 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL_PG))("event bus after a fai
     await admin.connect();
     try {
       const seqs: number[] = [];
-      for (const n of [1, 2, 3]) seqs.push((await bus.publishEvent({ type: "test.rewound", scope: "approvals", payload: { n } })).seq);
+      for (const n of [1, 2, 3])
+        seqs.push((await bus.publishEvent({ type: "test.rewound", scope: "approvals", payload: { n } })).seq);
       const deadline = Date.now() + 5_000;
       while (got.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       expect(got).toEqual([1, 2, 3]);

@@ -33,15 +33,19 @@ describe.each(dbTargets())("event stream checks (%s)", (_kind, make) => {
     await drop?.();
   });
 
-  const publish = (sessionId: string) => bus.publishEvent({ type: "call.updated", scope: "session", sessionId, payload: { n: sessionId } });
+  const publish = (sessionId: string) =>
+    bus.publishEvent({ type: "call.updated", scope: "session", sessionId, payload: { n: sessionId } });
 
   it("a check that throws (the database cannot be read) closes the stream and writes nothing more", async () => {
     let failing = false;
     const s = sink();
-    const check = { key: "check-a", stillAllowed: async () => {
-      if (failing) throw new Error("database unreachable");
-      return true;
-    } };
+    const check = {
+      key: "check-a",
+      stillAllowed: async () => {
+        if (failing) throw new Error("database unreachable");
+        return true;
+      },
+    };
     const stop = sse.openEventStream({ since: null, visible: (e) => e.sessionId === "check-a", check }, s);
     await until(() => s.frames.some((f) => f.includes(": connected")));
     await publish("check-a");
@@ -57,7 +61,14 @@ describe.each(dbTargets())("event stream checks (%s)", (_kind, make) => {
   it("a claim that stops holding closes the stream before the next event is written", async () => {
     let holds = true;
     const s = sink();
-    const stop = sse.openEventStream({ since: null, visible: (e) => e.sessionId === "check-b", check: { key: "check-b", stillAllowed: async () => holds } }, s);
+    const stop = sse.openEventStream(
+      {
+        since: null,
+        visible: (e) => e.sessionId === "check-b",
+        check: { key: "check-b", stillAllowed: async () => holds },
+      },
+      s,
+    );
     await until(() => s.frames.some((f) => f.includes(": connected")));
     holds = false;
     await publish("check-b");
@@ -69,11 +80,22 @@ describe.each(dbTargets())("event stream checks (%s)", (_kind, make) => {
   it("streams of one claim share one check per event; when it fails every one of them closes, and another claim's stream stays", async () => {
     let runs = 0;
     let holds = true;
-    const check = { key: "check-shared", stillAllowed: async () => (runs += 1, holds) };
+    const check = { key: "check-shared", stillAllowed: async () => ((runs += 1), holds) };
     const shared = Array.from({ length: 50 }, () => sink());
     const other = sink();
-    const stops = shared.map((s) => sse.openEventStream({ since: null, visible: (e) => e.sessionId === "check-d", check }, s));
-    stops.push(sse.openEventStream({ since: null, visible: (e) => e.sessionId === "check-d", check: { key: "check-other", stillAllowed: async () => true } }, other));
+    const stops = shared.map((s) =>
+      sse.openEventStream({ since: null, visible: (e) => e.sessionId === "check-d", check }, s),
+    );
+    stops.push(
+      sse.openEventStream(
+        {
+          since: null,
+          visible: (e) => e.sessionId === "check-d",
+          check: { key: "check-other", stillAllowed: async () => true },
+        },
+        other,
+      ),
+    );
     await until(() => [...shared, other].every((s) => s.frames.some((f) => f.includes(": connected"))));
     const before = runs;
     const row = await publish("check-d");
@@ -95,7 +117,11 @@ describe.each(dbTargets())("event stream checks (%s)", (_kind, make) => {
     const unsubscribe = await bus.subscribeEvents((e) => {
       if (e.type === "test.burst") got.push((e.payload as { i: number }).i);
     });
-    const events = Array.from({ length: 1_234 }, (_, i) => ({ type: "test.burst", scope: "approvals", payload: { i } }));
+    const events = Array.from({ length: 1_234 }, (_, i) => ({
+      type: "test.burst",
+      scope: "approvals",
+      payload: { i },
+    }));
     await transact((tx) => insertEvents({ events, tx }));
     await bus.eventsCommitted();
     await until(() => got.length >= 1_234);
@@ -107,7 +133,14 @@ describe.each(dbTargets())("event stream checks (%s)", (_kind, make) => {
     const first = await publish("check-e");
     const second = await publish("check-e");
     const s = sink();
-    const stop = sse.openEventStream({ since: first.seq - 1, visible: (e) => e.sessionId === "check-e", check: { key: "check-e", stillAllowed: async () => true } }, s);
+    const stop = sse.openEventStream(
+      {
+        since: first.seq - 1,
+        visible: (e) => e.sessionId === "check-e",
+        check: { key: "check-e", stillAllowed: async () => true },
+      },
+      s,
+    );
     const third = await publish("check-e");
     await until(() => s.frames.some((f) => f.includes(`id: ${third.seq}\n`)));
     await new Promise((r) => setTimeout(r, 200));
@@ -121,7 +154,14 @@ describe.each(dbTargets())("event stream checks (%s)", (_kind, make) => {
   it("a Last-Event-ID beyond the log's end is not a reason to skip live events: the stream starts from now", async () => {
     const last = await publish("check-f");
     const s = sink();
-    const stop = sse.openEventStream({ since: last.seq + 50, visible: (e) => e.sessionId === "check-f", check: { key: "check-f", stillAllowed: async () => true } }, s);
+    const stop = sse.openEventStream(
+      {
+        since: last.seq + 50,
+        visible: (e) => e.sessionId === "check-f",
+        check: { key: "check-f", stillAllowed: async () => true },
+      },
+      s,
+    );
     await until(() => s.frames.some((f) => f.includes(": connected")));
     const next = await publish("check-f");
     await until(() => s.frames.some((f) => f.includes(`id: ${next.seq}\n`)));
@@ -133,7 +173,16 @@ describe.each(dbTargets())("event stream checks (%s)", (_kind, make) => {
   it("one live event reaches 1,200 streams once each, and the fan-out is logged with its stream count", async () => {
     logs = [];
     const sinks = Array.from({ length: 1_200 }, () => sink());
-    const stops = sinks.map((s) => sse.openEventStream({ since: null, visible: (e) => e.sessionId === "check-c", check: { key: "check-c", stillAllowed: async () => true } }, s));
+    const stops = sinks.map((s) =>
+      sse.openEventStream(
+        {
+          since: null,
+          visible: (e) => e.sessionId === "check-c",
+          check: { key: "check-c", stillAllowed: async () => true },
+        },
+        s,
+      ),
+    );
     await until(() => sinks.every((s) => s.frames.some((f) => f.includes(": connected"))), 20_000);
     const row = await publish("check-c");
     await until(() => sinks.every((s) => s.frames.some((f) => f.includes(`id: ${row.seq}\n`))), 20_000);

@@ -16,13 +16,33 @@ import { probeSandbox } from "@/lib/tools/sandbox";
 
 const probe = await probeSandbox();
 const ready = probe.ok && fs.existsSync("/usr/bin/socat") && fs.existsSync("/usr/bin/curl");
-if (!ready) console.warn(`[exec egress tests] skipped: bwrap or socat cannot run here (${probe.ok ? "no socat/curl" : probe.reason})`);
+if (!ready)
+  console.warn(
+    `[exec egress tests] skipped: bwrap or socat cannot run here (${probe.ok ? "no socat/curl" : probe.reason})`,
+  );
 
-type Network = { reached: string[]; refused: Array<{ host: string; reason: string }>; approvals: Array<{ domain: string; approvalId: string | null; note?: string }>; note?: string };
-type ToolRow = { parts: { status?: string; output?: { exitCode?: number; stdout?: string; stderr?: string; network?: Network } } | null };
+type Network = {
+  reached: string[];
+  refused: Array<{ host: string; reason: string }>;
+  approvals: Array<{ domain: string; approvalId: string | null; note?: string }>;
+  note?: string;
+};
+type ToolRow = {
+  parts: {
+    status?: string;
+    output?: { exitCode?: number; stdout?: string; stderr?: string; network?: Network };
+  } | null;
+};
 type User = import("@/lib/auth/guards").CurrentUser;
 
-const HOSTS = ["registry.test", "mirror.test", "once.test", "always.test", "team.test", ...Array.from({ length: 8 }, (_, i) => `many${i}.test`)];
+const HOSTS = [
+  "registry.test",
+  "mirror.test",
+  "once.test",
+  "always.test",
+  "team.test",
+  ...Array.from({ length: 8 }, (_, i) => `many${i}.test`),
+];
 
 describe.skipIf(!ready).each(databaseTargets())("exec network by domain (%s)", (_kind, make) => {
   let drop: (() => Promise<void>) | undefined;
@@ -53,13 +73,22 @@ describe.skipIf(!ready).each(databaseTargets())("exec network by domain (%s)", (
     resetEventBus();
     db = (await import("@/lib/db/client")).createDb(target.url);
     const users = await import("@/lib/db/users");
-    const load = async (email: string) => (await users.getUserWithRoles({ userId: (await users.findUserByEmail({ email }))!.id }))!;
-    [member, other, admin] = await Promise.all([load("member@example.com"), load("owner@example.com"), load("admin@example.com")]);
+    const load = async (email: string) =>
+      (await users.getUserWithRoles({ userId: (await users.findUserByEmail({ email }))!.id }))!;
+    [member, other, admin] = await Promise.all([
+      load("member@example.com"),
+      load("owner@example.com"),
+      load("admin@example.com"),
+    ]);
     await db.policyVersion.create({
       data: {
         version: ((await db.policyVersion.findFirst({ orderBy: { version: "desc" } }))?.version ?? 0) + 1,
         comment: "exec egress test",
-        document: { version: 2, modeGrants: { users: { [member.id]: ["chat_safe", "coding"], [other.id]: ["chat_safe", "coding"] } }, exec: { network: { allow: [{ domain: "registry.test", ports: [port] }] } } } as never,
+        document: {
+          version: 2,
+          modeGrants: { users: { [member.id]: ["chat_safe", "coding"], [other.id]: ["chat_safe", "coding"] } },
+          exec: { network: { allow: [{ domain: "registry.test", ports: [port] }] } },
+        } as never,
       },
     });
   });
@@ -91,21 +120,39 @@ describe.skipIf(!ready).each(databaseTargets())("exec network by domain (%s)", (
       // drain
     }
     const result = await turn.done;
-    const row = ((await db.message.findMany({ where: { sessionId, role: "tool" }, orderBy: { seq: "desc" }, take: 1 })) as unknown as ToolRow[])[0]!;
+    const row = (
+      (await db.message.findMany({
+        where: { sessionId, role: "tool" },
+        orderBy: { seq: "desc" },
+        take: 1,
+      })) as unknown as ToolRow[]
+    )[0]!;
     return { status: result.status, output: row.parts?.output, callStatus: row.parts?.status };
   }
 
   const get = (host: string) => `curl -s -m 10 -w ' %{http_code}' http://${host}:${port}/x`;
-  const domainApprovals = (requesterId: string, pattern?: string) => db.approval.findMany({ where: { requesterId, kind: "domain", ...(pattern ? { command: pattern } : {}) }, orderBy: { createdAt: "asc" } });
+  const domainApprovals = (requesterId: string, pattern?: string) =>
+    db.approval.findMany({
+      where: { requesterId, kind: "domain", ...(pattern ? { command: pattern } : {}) },
+      orderBy: { createdAt: "asc" },
+    });
 
-  async function decide(approvalId: string, decision: "allow-once" | "allow-always" | "deny", grant?: { scope: "user" | "team" | "everyone"; expiresInHours?: number }) {
+  async function decide(
+    approvalId: string,
+    decision: "allow-once" | "allow-always" | "deny",
+    grant?: { scope: "user" | "team" | "everyone"; expiresInHours?: number },
+  ) {
     const { decideApproval } = await import("@/lib/approvals/service");
     return decideApproval({ approvalId, ownerId: admin.id, decision, ...(grant ? { grant } : {}) });
   }
 
   it("a listed domain answers with no owner; plain POST to it is refused (read-only) without asking", async () => {
     const sessionId = await codingSession(member);
-    const r = await exec(member, sessionId, `${get("registry.test")}; curl -s -o /dev/null -m 10 -w ' %{http_code}' -X POST -d x http://registry.test:${port}/x`);
+    const r = await exec(
+      member,
+      sessionId,
+      `${get("registry.test")}; curl -s -o /dev/null -m 10 -w ' %{http_code}' -X POST -d x http://registry.test:${port}/x`,
+    );
     expect(r).toMatchObject({ status: "completed", callStatus: "ok" });
     expect(r.output?.stdout).toBe("hello from registry.test 200 403");
     expect(r.output?.network?.reached).toEqual(["registry.test"]);
@@ -128,7 +175,9 @@ describe.skipIf(!ready).each(databaseTargets())("exec network by domain (%s)", (
     expect(r.output?.network?.note).toContain(rows[0]!.id);
     // A second command trying it while the request is pending asks no second time.
     const again = await exec(member, sessionId, get("mirror.test"));
-    expect(again.output?.network?.approvals).toEqual([{ domain: `mirror.test:${port}`, approvalId: rows[0]!.id, note: expect.stringMatching(/already asked/) }]);
+    expect(again.output?.network?.approvals).toEqual([
+      { domain: `mirror.test:${port}`, approvalId: rows[0]!.id, note: expect.stringMatching(/already asked/) },
+    ]);
     expect(await domainApprovals(member.id, `mirror.test:${port}`)).toHaveLength(1);
     await decide(rows[0]!.id, "allow-once");
     // Nothing re-runs on the decision: the server saw no request from the refused calls, and none after.
@@ -147,7 +196,10 @@ describe.skipIf(!ready).each(databaseTargets())("exec network by domain (%s)", (
     expect(next.output?.stdout).toBe("hello from once.test 200hello from once.test 200");
     const after = await exec(member, sessionId, get("once.test"));
     expect(after.output?.stdout).toMatch(/ 403$/);
-    expect((await domainApprovals(member.id, `once.test:${port}`)).map((a) => a.status)).toEqual(["approved", "pending"]);
+    expect((await domainApprovals(member.id, `once.test:${port}`)).map((a) => a.status)).toEqual([
+      "approved",
+      "pending",
+    ]);
   });
 
   it("one allow-once is used by one command even when two of the member's commands start together", async () => {
@@ -156,7 +208,10 @@ describe.skipIf(!ready).each(databaseTargets())("exec network by domain (%s)", (
     const pending = await domainApprovals(member.id, `mirror.test:${port}`);
     const open = pending.find((a) => a.status === "pending");
     await decide(open!.id, "allow-once");
-    const results = await Promise.all([exec(member, first, get("mirror.test")), exec(member, second, get("mirror.test"))]);
+    const results = await Promise.all([
+      exec(member, first, get("mirror.test")),
+      exec(member, second, get("mirror.test")),
+    ]);
     expect(results.map((r) => r.output?.stdout?.endsWith(" 200")).sort()).toEqual([false, true]);
   });
 
@@ -169,7 +224,8 @@ describe.skipIf(!ready).each(databaseTargets())("exec network by domain (%s)", (
     const grant = await db.allowlistEntry.findFirst({ where: { kind: "domain", pattern: `always.test:${port}` } });
     expect(grant).toMatchObject({ scope: "user", scopeId: member.id });
     expect(grant?.expiresAt).not.toBeNull();
-    for (let i = 0; i < 2; i++) expect((await exec(member, mine, get("always.test"))).output?.stdout).toBe("hello from always.test 200");
+    for (let i = 0; i < 2; i++)
+      expect((await exec(member, mine, get("always.test"))).output?.stdout).toBe("hello from always.test 200");
 
     const theirs = await codingSession(other);
     const r = await exec(other, theirs, get("always.test"));
@@ -182,7 +238,14 @@ describe.skipIf(!ready).each(databaseTargets())("exec network by domain (%s)", (
 
   it("one command trying eight unlisted hosts asks for at most three; an exhausted approval budget asks for none", async () => {
     const sessionId = await codingSession(other);
-    const r = await exec(other, sessionId, HOSTS.filter((h) => h.startsWith("many")).slice(0, 8).map(get).join("; "));
+    const r = await exec(
+      other,
+      sessionId,
+      HOSTS.filter((h) => h.startsWith("many"))
+        .slice(0, 8)
+        .map(get)
+        .join("; "),
+    );
     const made = r.output?.network?.approvals.filter((a) => a.approvalId !== null) ?? [];
     expect(made).toHaveLength(3);
     expect(r.output?.network?.approvals.filter((a) => a.approvalId === null)).toHaveLength(5);
@@ -198,7 +261,9 @@ describe.skipIf(!ready).each(databaseTargets())("exec network by domain (%s)", (
       if (spent) break;
     }
     const late = await exec(other, sessionId, get("team.test"));
-    expect(late.output?.network?.approvals).toEqual([{ domain: `team.test:${port}`, approvalId: null, note: expect.stringMatching(/too many approval requests/) }]);
+    expect(late.output?.network?.approvals).toEqual([
+      { domain: `team.test:${port}`, approvalId: null, note: expect.stringMatching(/too many approval requests/) },
+    ]);
     expect(await domainApprovals(other.id, `team.test:${port}`)).toHaveLength(0);
   });
 
@@ -209,22 +274,35 @@ describe.skipIf(!ready).each(databaseTargets())("exec network by domain (%s)", (
     const withTeam = (await users.getUserWithRoles({ userId: member.id }))!;
     const latest = await db.policyVersion.findFirstOrThrow({ orderBy: { version: "desc" } });
     const document = latest.document as { exec: Record<string, unknown> };
-    await db.policyVersion.create({ data: { version: latest.version + 1, comment: "host", document: { ...document, exec: { ...document.exec, host: { teams: [team.id] } } } as never } });
+    await db.policyVersion.create({
+      data: {
+        version: latest.version + 1,
+        comment: "host",
+        document: { ...document, exec: { ...document.exec, host: { teams: [team.id] } } } as never,
+      },
+    });
     const workspace = path.join(workspaceRoot, member.id);
     fs.mkdirSync(path.join(workspace, "web"), { recursive: true });
     fs.writeFileSync(path.join(workspace, "Makefile"), "all:\n\ttrue\n");
-    fs.writeFileSync(path.join(workspace, "web", "package.json"), JSON.stringify({ scripts: { test: "node evil.js" } }));
+    fs.writeFileSync(
+      path.join(workspace, "web", "package.json"),
+      JSON.stringify({ scripts: { test: "node evil.js" } }),
+    );
     fs.writeFileSync(path.join(workspace, ".gitattributes"), "* filter=x\n");
     try {
       const sessionId = await codingSession(withTeam);
       const r = await exec(withTeam, sessionId, "make");
       expect(r.status).toBe("waiting_approval");
       const approval = await db.approval.findFirstOrThrow({ where: { sessionId, kind: "exec" } });
-      expect(approval.reason).toMatch(/would run on the host.*workspace files can run as code: .*Makefile \(make\).*web\/package\.json \(scripts/s);
+      expect(approval.reason).toMatch(
+        /would run on the host.*workspace files can run as code: .*Makefile \(make\).*web\/package\.json \(scripts/s,
+      );
       expect(approval.reason).toContain(".gitattributes (git filter/diff/merge drivers)");
     } finally {
       await db.teamMember.deleteMany({ where: { teamId: team.id } });
-      await db.policyVersion.create({ data: { version: latest.version + 2, comment: "no host", document: latest.document as never } });
+      await db.policyVersion.create({
+        data: { version: latest.version + 2, comment: "no host", document: latest.document as never },
+      });
     }
   });
 });

@@ -5,7 +5,16 @@ import { statSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedIn, type HttpClient } from "../support/http-client";
 import { appTargets } from "../support/targets";
-import { askPending, chat, execLine, newCodingSession, setPolicy, settledTranscript, sleep, transcript } from "../support/approvals-helpers";
+import {
+  askPending,
+  chat,
+  execLine,
+  newCodingSession,
+  setPolicy,
+  settledTranscript,
+  sleep,
+  transcript,
+} from "../support/approvals-helpers";
 import { createDb, type Db } from "@/lib/db/client";
 import { probeSandbox } from "@/lib/tools/sandbox";
 
@@ -22,8 +31,10 @@ describe.skipIf(!probe.ok).each(appTargets())("exec approvals and grants over HT
   let memberSession: string;
   let otherSession: string;
 
-  const decide = (id: string, body: Record<string, unknown>) => owner.json(`/api/approvals/${id}/decision`, { method: "POST", body });
-  const lastExec = async (client: HttpClient, sessionId: string) => (await transcript(client, sessionId)).filter((r) => r.role === "tool" && r.toolName === "exec").at(-1)!;
+  const decide = (id: string, body: Record<string, unknown>) =>
+    owner.json(`/api/approvals/${id}/decision`, { method: "POST", body });
+  const lastExec = async (client: HttpClient, sessionId: string) =>
+    (await transcript(client, sessionId)).filter((r) => r.role === "tool" && r.toolName === "exec").at(-1)!;
   /**
    * Runs a command line and tells whether it ran at once ("ok") or waited for an owner ("pending"). A waiting call
    * is denied and settled before returning: a session with a paused turn takes no new message.
@@ -46,7 +57,11 @@ describe.skipIf(!probe.ok).each(appTargets())("exec approvals and grants over HT
     owner = await signedIn(app.url, "owner@example.com");
     memberId = (await member.json("/api/me")).body.user.id;
     otherId = (await other.json("/api/me")).body.user.id;
-    await setPolicy(db, { modeGrants: { users: { [memberId]: ["chat_safe", "coding"], [otherId]: ["chat_safe", "coding"] } } }, "exec grants test");
+    await setPolicy(
+      db,
+      { modeGrants: { users: { [memberId]: ["chat_safe", "coding"], [otherId]: ["chat_safe", "coding"] } } },
+      "exec grants test",
+    );
     memberSession = await newCodingSession(member);
     otherSession = await newCodingSession(other);
   });
@@ -57,19 +72,31 @@ describe.skipIf(!probe.ok).each(appTargets())("exec approvals and grants over HT
     await db.$disconnect();
   });
 
-  it.skipIf(kind !== "sqlite")("the SQLite database is readable by the server's user only (commands on the host run as other uids)", () => {
-    const file = app.databaseUrl.replace(/^file:/, "");
-    expect(statSync(file).mode & 0o777).toBe(0o600);
-  });
+  it.skipIf(kind !== "sqlite")(
+    "the SQLite database is readable by the server's user only (commands on the host run as other uids)",
+    () => {
+      const file = app.databaseUrl.replace(/^file:/, "");
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    },
+  );
 
   it("attack 1: a parameter expansion reaching for the server's secret waits for an owner, and says why", async () => {
-    const { approvalId } = await askPending(member, memberSession, execLine("head -c 200 ${HOME%%workspaces*}auth-secret"));
+    const { approvalId } = await askPending(
+      member,
+      memberSession,
+      execLine("head -c 200 ${HOME%%workspaces*}auth-secret"),
+    );
     const view = (await owner.json(`/api/approvals/${approvalId}`)).body.approval;
     expect(view.reason).toMatch(/not plain: a parameter expansion/);
     expect(view.allowAlways).toMatchObject({ rules: [], refused: [expect.stringMatching(/not plain/)] });
     // Even approved once, the sandbox has no such file: nothing of the secret comes back.
     expect((await decide(approvalId, { decision: "allow-once" })).status).toBe(200);
-    const { tool } = await settledTranscript(member, memberSession, (await lastExec(member, memberSession)).toolCallId!, 60_000);
+    const { tool } = await settledTranscript(
+      member,
+      memberSession,
+      (await lastExec(member, memberSession)).toolCallId!,
+      60_000,
+    );
     expect(JSON.stringify(tool.parts)).not.toContain("toolgate-test-secret");
   });
 
@@ -90,7 +117,11 @@ describe.skipIf(!probe.ok).each(appTargets())("exec approvals and grants over HT
   it("allow always on git status: exactly that argv, for that member only; git -c still waits (attack 3)", async () => {
     const { approvalId } = await askPending(member, memberSession, execLine("git status"));
     const preview = (await owner.json(`/api/approvals/${approvalId}`)).body.approval.allowAlways;
-    expect(preview).toMatchObject({ rules: ["git status"], refused: [], scopes: expect.arrayContaining(["user", "everyone"]) });
+    expect(preview).toMatchObject({
+      rules: ["git status"],
+      refused: [],
+      scopes: expect.arrayContaining(["user", "everyone"]),
+    });
     const decided = await decide(approvalId, { decision: "allow-always", grant: { scope: "user" } });
     expect(decided.status).toBe(200);
     expect(decided.body.allowlisted).toEqual(["git status"]);
@@ -104,7 +135,10 @@ describe.skipIf(!probe.ok).each(appTargets())("exec approvals and grants over HT
     const grant = await db.allowlistEntry.findFirstOrThrow({ where: { pattern: "git status" } });
     expect(grant).toMatchObject({ kind: "exec", scope: "user", scopeId: memberId, prefix: false });
     expect(grant.useCount).toBeGreaterThanOrEqual(1);
-    const use = await db.auditLog.findFirstOrThrow({ where: { action: "tool.call", toolName: "exec", decision: "allow", sessionId: memberSession }, orderBy: { seq: "desc" } });
+    const use = await db.auditLog.findFirstOrThrow({
+      where: { action: "tool.call", toolName: "exec", decision: "allow", sessionId: memberSession },
+      orderBy: { seq: "desc" },
+    });
     expect(use.details).toMatchObject({ args: { command: expect.any(String) }, execution: "sandbox" });
     expect(await db.auditLog.count({ where: { action: "grant.created" } })).toBeGreaterThanOrEqual(1);
   });
@@ -112,7 +146,10 @@ describe.skipIf(!probe.ok).each(appTargets())("exec approvals and grants over HT
   it("a prefix the owner chose, for everyone; revoking it makes the command wait again", async () => {
     const { approvalId } = await askPending(member, memberSession, execLine("ls -la sub"));
     expect((await owner.json(`/api/approvals/${approvalId}`)).body.approval.allowAlways.rules).toEqual(["ls -la sub"]);
-    const decided = await decide(approvalId, { decision: "allow-always", grant: { scope: "everyone", prefixWords: 1 } });
+    const decided = await decide(approvalId, {
+      decision: "allow-always",
+      grant: { scope: "everyone", prefixWords: 1 },
+    });
     expect(decided.body.allowlisted).toEqual(["ls *"]);
     await settledTranscript(member, memberSession, (await lastExec(member, memberSession)).toolCallId!);
     expect(await outcome(other, otherSession, "ls -l")).toBe("ok");
@@ -130,7 +167,9 @@ describe.skipIf(!probe.ok).each(appTargets())("exec approvals and grants over HT
 
   it("a grant stops working when it expires", async () => {
     const { approvalId } = await askPending(member, memberSession, execLine("date -u"));
-    expect((await decide(approvalId, { decision: "allow-always", grant: { scope: "user", expiresInHours: 0.0008 } })).status).toBe(200);
+    expect(
+      (await decide(approvalId, { decision: "allow-always", grant: { scope: "user", expiresInHours: 0.0008 } })).status,
+    ).toBe(200);
     await settledTranscript(member, memberSession, (await lastExec(member, memberSession)).toolCallId!);
     expect(await outcome(member, memberSession, "date -u")).toBe("ok");
     await sleep(3_200);
@@ -161,11 +200,21 @@ describe.skipIf(!probe.ok).each(appTargets())("exec approvals and grants over HT
 
   it("the owners' list cuts long arguments; the approval itself has them whole", async () => {
     const big = "x".repeat(50_000);
-    const req = await member.json("/api/approvals", { method: "POST", body: { sessionId: memberSession, toolName: "write", callId: `big-${Date.now()}`, args: { path: "a.txt", content: big } } });
+    const req = await member.json("/api/approvals", {
+      method: "POST",
+      body: {
+        sessionId: memberSession,
+        toolName: "write",
+        callId: `big-${Date.now()}`,
+        args: { path: "a.txt", content: big },
+      },
+    });
     expect(req.status).toBe(202);
     const list = await owner.fetch("/api/approvals?status=pending");
     const text = await list.text();
-    const row = (JSON.parse(text).approvals as Array<{ id: string; truncated?: boolean; args: unknown }>).find((a) => a.id === req.body.id)!;
+    const row = (JSON.parse(text).approvals as Array<{ id: string; truncated?: boolean; args: unknown }>).find(
+      (a) => a.id === req.body.id,
+    )!;
     expect(row.truncated).toBe(true);
     expect(JSON.stringify(row.args).length).toBeLessThan(3_000);
     const one = (await owner.json(`/api/approvals/${req.body.id}`)).body.approval;
@@ -174,7 +223,11 @@ describe.skipIf(!probe.ok).each(appTargets())("exec approvals and grants over HT
   });
 
   it("the audit row of a call carries the command with secrets redacted", async () => {
-    const { approvalId, callId } = await askPending(member, memberSession, execLine("echo API_KEY=abc123secret token: zz99"));
+    const { approvalId, callId } = await askPending(
+      member,
+      memberSession,
+      execLine("echo API_KEY=abc123secret token: zz99"),
+    );
     expect((await decide(approvalId, { decision: "allow-once" })).status).toBe(200);
     // 60 s: the run engine resumes on the decision's event, or at the latest on its 15 s recovery sweep.
     await settledTranscript(member, memberSession, callId, 60_000);
@@ -189,18 +242,36 @@ describe.skipIf(!probe.ok).each(appTargets())("exec approvals and grants over HT
   // filter. A call that runs because a rule covers it finds .git read-only; a call an owner approved does not.
   it("a rule-covered command finds .git read-only; an owner-approved one can change it", async () => {
     const grants = { users: { [memberId]: ["chat_safe", "coding"], [otherId]: ["chat_safe", "coding"] } };
-    await setPolicy(db, { modeGrants: grants, exec: { allowlist: ["git log *"] } }, "exec grants test: git log allowed");
+    await setPolicy(
+      db,
+      { modeGrants: grants, exec: { allowlist: ["git log *"] } },
+      "exec grants test: git log allowed",
+    );
     try {
       const session = await newCodingSession(member);
-      const setup = await askPending(member, session, execLine("git init -q . && echo one > f.txt && git -c user.email=a@b -c user.name=a add f.txt && git -c user.email=a@b -c user.name=a commit -qm one && echo ready"));
+      const setup = await askPending(
+        member,
+        session,
+        execLine(
+          "git init -q . && echo one > f.txt && git -c user.email=a@b -c user.name=a add f.txt && git -c user.email=a@b -c user.name=a commit -qm one && echo ready",
+        ),
+      );
       expect((await decide(setup.approvalId, { decision: "allow-once" })).status).toBe(200);
-      expect(JSON.stringify((await settledTranscript(member, session, setup.callId, 60_000)).tool.parts)).toContain("ready");
+      expect(JSON.stringify((await settledTranscript(member, session, setup.callId, 60_000)).tool.parts)).toContain(
+        "ready",
+      );
       const write = "git log -1 --output=.git/config --format=planted";
       expect(await outcome(member, session, write)).toBe("ok");
       expect(JSON.stringify((await lastExec(member, session)).parts)).toMatch(/Read-only file system|could not open/);
-      const approved = await askPending(member, session, execLine("git log -1 --output=.git/description --format=approved && cat .git/description"));
+      const approved = await askPending(
+        member,
+        session,
+        execLine("git log -1 --output=.git/description --format=approved && cat .git/description"),
+      );
       expect((await decide(approved.approvalId, { decision: "allow-once" })).status).toBe(200);
-      expect(JSON.stringify((await settledTranscript(member, session, approved.callId, 60_000)).tool.parts)).toContain("approved");
+      expect(JSON.stringify((await settledTranscript(member, session, approved.callId, 60_000)).tool.parts)).toContain(
+        "approved",
+      );
     } finally {
       await setPolicy(db, { modeGrants: grants }, "exec grants test: git log removed");
     }

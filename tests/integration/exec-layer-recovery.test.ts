@@ -47,9 +47,18 @@ describe.skipIf(!ready)("exec layers after the server is killed mid-command", ()
 
   async function codingChat(member: HttpClient) {
     const sessionId = (await member.json("/api/sessions", { method: "POST", body: {} })).body.id as string;
-    expect((await member.json(`/api/sessions/${sessionId}`, { method: "PATCH", body: { mode: "coding" } })).status).toBe(200);
+    expect(
+      (await member.json(`/api/sessions/${sessionId}`, { method: "PATCH", body: { mode: "coding" } })).status,
+    ).toBe(200);
     return (command: string) =>
-      member.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ sessionId, message: { role: "user", parts: [{ type: "text", text: `/tool exec ${JSON.stringify({ command })}` }] } }) });
+      member.fetch("/api/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          sessionId,
+          message: { role: "user", parts: [{ type: "text", text: `/tool exec ${JSON.stringify({ command })}` }] },
+        }),
+      });
   }
 
   it("the restarted app drops the layer, the workspace is as before, and the next command runs", async () => {
@@ -58,7 +67,13 @@ describe.skipIf(!ready)("exec layers after the server is killed mid-command", ()
     app = await startApp({ databaseUrl, env: { WORKSPACE_ROOT: workspaceRoot } });
     const member = await signedIn(app.url, "member@example.com");
     const memberId = (await member.json("/api/me")).body.user.id as string;
-    await db.policyVersion.create({ data: { version: 2, document: { version: 2, modeGrants: { users: { [memberId]: ["chat_safe", "coding"] } } } as never, comment: "layer recovery test" } });
+    await db.policyVersion.create({
+      data: {
+        version: 2,
+        document: { version: 2, modeGrants: { users: { [memberId]: ["chat_safe", "coding"] } } } as never,
+        comment: "layer recovery test",
+      },
+    });
     await db.$disconnect();
 
     const exec = await codingChat(member);

@@ -13,7 +13,21 @@ const probe = await probeSandbox();
 if (!probe.ok) console.warn(`[exec sandbox mode tests] skipped: bwrap cannot start here (${probe.reason})`);
 
 type Changes = import("@/lib/tools/workspace-changes").CommandChanges;
-type ToolRow = { toolName: string | null; parts: { status?: string; output?: { exitCode?: number; stdout?: string; stderr?: string; pending?: boolean; reason?: string; changes?: Changes | null; error_code?: string } } | null };
+type ToolRow = {
+  toolName: string | null;
+  parts: {
+    status?: string;
+    output?: {
+      exitCode?: number;
+      stdout?: string;
+      stderr?: string;
+      pending?: boolean;
+      reason?: string;
+      changes?: Changes | null;
+      error_code?: string;
+    };
+  } | null;
+};
 
 describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", (_kind, make) => {
   let drop: (() => Promise<void>) | undefined;
@@ -25,7 +39,9 @@ describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", 
 
   async function storePolicy(document: unknown) {
     const last = await db.policyVersion.findFirst({ orderBy: { version: "desc" } });
-    await db.policyVersion.create({ data: { version: (last?.version ?? 0) + 1, document: document as never, comment: "exec sandbox mode test" } });
+    await db.policyVersion.create({
+      data: { version: (last?.version ?? 0) + 1, document: document as never, comment: "exec sandbox mode test" },
+    });
   }
 
   beforeAll(async () => {
@@ -39,7 +55,9 @@ describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", 
     resetEventBus();
     db = (await import("@/lib/db/client")).createDb(target.url);
     const users = await import("@/lib/db/users");
-    member = (await users.getUserWithRoles({ userId: (await users.findUserByEmail({ email: "member@example.com" }))!.id }))!;
+    member = (await users.getUserWithRoles({
+      userId: (await users.findUserByEmail({ email: "member@example.com" }))!.id,
+    }))!;
     workspace = path.join(workspaceRoot, member.id);
     // A new install's policy (version 2, no exec mode named: sandbox) that grants this member coding.
     await storePolicy({ version: 2, modeGrants: { users: { [member.id]: ["chat_safe", "coding"] } } });
@@ -73,7 +91,11 @@ describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", 
       // drain
     }
     const result = await turn.done;
-    const rows = (await db.message.findMany({ where: { sessionId, role: "tool" }, orderBy: { seq: "desc" }, take: 1 })) as unknown as ToolRow[];
+    const rows = (await db.message.findMany({
+      where: { sessionId, role: "tool" },
+      orderBy: { seq: "desc" },
+      take: 1,
+    })) as unknown as ToolRow[];
     const approvals = await db.approval.count({ where: { runId: result.runId } });
     return { status: result.status, approvals, row: rows[0]! };
   }
@@ -83,7 +105,10 @@ describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", 
     fs.mkdirSync(workspace, { recursive: true });
     const wrote = await call(sessionId, "write", { path: "notes.md", content: "v1 first\nv2 second\nv1 third\n" });
     expect(wrote.row.parts?.status).toBe("ok");
-    const script = await call(sessionId, "write", { path: "build.sh", content: "#!/bin/sh\necho built > build.out\nwc -l < notes.md\n" });
+    const script = await call(sessionId, "write", {
+      path: "build.sh",
+      content: "#!/bin/sh\necho built > build.out\nwc -l < notes.md\n",
+    });
     expect(script.row.parts?.status).toBe("ok");
 
     const cases: Array<[string, (stdout: string) => void]> = [
@@ -93,17 +118,31 @@ describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", 
       ["chmod +x build.sh && ./build.sh && cat build.out", (out) => expect(out).toBe("3\nbuilt\n")],
       ["eval 'for f in *.md; do echo $f; done'", (out) => expect(out).toBe("notes.md\n")],
       // Plain git diff works in sandbox mode (an emptied diff.external made it die with "external diff died").
-      ["git init -q && git add notes.md && git -c user.email=m@example.com -c user.name=m commit -qm one && echo v3 >> notes.md && git diff --stat", (out) => expect(out).toMatch(/notes\.md \| 1 \+/)],
+      [
+        "git init -q && git add notes.md && git -c user.email=m@example.com -c user.name=m commit -qm one && echo v3 >> notes.md && git diff --stat",
+        (out) => expect(out).toMatch(/notes\.md \| 1 \+/),
+      ],
     ];
     for (const [command, check] of cases) {
       const { status, approvals, row } = await call(sessionId, "exec", { command });
-      expect({ command, status, approvals, callStatus: row.parts?.status }).toEqual({ command, status: "completed", approvals: 0, callStatus: "ok" });
+      expect({ command, status, approvals, callStatus: row.parts?.status }).toEqual({
+        command,
+        status: "completed",
+        approvals: 0,
+        callStatus: "ok",
+      });
       expect(row.parts?.output?.exitCode, `${command}: ${row.parts?.output?.stderr}`).toBe(0);
       check(row.parts?.output?.stdout ?? "");
     }
-    const audit = await db.auditLog.findMany({ where: { action: "tool.call", sessionId, toolName: "exec", decision: "allow" } });
+    const audit = await db.auditLog.findMany({
+      where: { action: "tool.call", sessionId, toolName: "exec", decision: "allow" },
+    });
     expect(audit).toHaveLength(cases.length);
-    for (const row of audit) expect((row.details as { reason?: string; execution?: string })).toMatchObject({ reason: expect.stringMatching(/^sandbox mode: runs in the sandbox/), execution: "sandbox" });
+    for (const row of audit)
+      expect(row.details as { reason?: string; execution?: string }).toMatchObject({
+        reason: expect.stringMatching(/^sandbox mode: runs in the sandbox/),
+        execution: "sandbox",
+      });
   });
 
   it("nothing outside the workspace is written, whatever the command tries", async () => {
@@ -123,19 +162,30 @@ describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", 
     expect(row.parts?.output?.stdout).toBe("done\n");
     expect(fs.existsSync(outside)).toBe(false);
     expect(fs.readdirSync(parent).sort()).toEqual(before);
-    for (const dir of ["/etc", "/usr", "/var", "/opt", "/root", "/home"]) expect(fs.existsSync(`${dir}/toolgate-escape`)).toBe(false);
+    for (const dir of ["/etc", "/usr", "/var", "/opt", "/root", "/home"])
+      expect(fs.existsSync(`${dir}/toolgate-escape`)).toBe(false);
     expect(fs.readFileSync(path.join(workspace, "inside.txt"), "utf8")).toBe("inside\n");
   });
 
   it("each command's changes are listed with sizes; what it deleted or overwrote is restored (rm -rf dir, then restore)", async () => {
     const sessionId = await codingSession();
-    const made = await call(sessionId, "exec", { command: "mkdir -p dir/sub && printf 'abc' > dir/a.txt && printf 'hello' > dir/sub/b.txt && printf 'keep' > kept.txt" });
+    const made = await call(sessionId, "exec", {
+      command:
+        "mkdir -p dir/sub && printf 'abc' > dir/a.txt && printf 'hello' > dir/sub/b.txt && printf 'keep' > kept.txt",
+    });
     const first = made.row.parts?.output?.changes;
     expect(first?.counts).toEqual({ created: 2, changed: 0, deleted: 0 });
-    expect(first?.created).toEqual(expect.arrayContaining([{ path: "dir", kind: "directory", size: 8 }, { path: "kept.txt", kind: "file", size: 4 }]));
+    expect(first?.created).toEqual(
+      expect.arrayContaining([
+        { path: "dir", kind: "directory", size: 8 },
+        { path: "kept.txt", kind: "file", size: 4 },
+      ]),
+    );
     expect(first?.restoreId).toBeNull();
 
-    const removed = await call(sessionId, "exec", { command: "rm -rf dir && printf 'changed!' > kept.txt && echo new > fresh.txt" });
+    const removed = await call(sessionId, "exec", {
+      command: "rm -rf dir && printf 'changed!' > kept.txt && echo new > fresh.txt",
+    });
     const changes = removed.row.parts?.output?.changes;
     expect(changes?.deleted).toEqual([{ path: "dir", kind: "directory", size: 8 }]);
     expect(changes?.changed).toEqual([{ path: "kept.txt", kind: "file", size: 8, previousSize: 4 }]);
@@ -146,9 +196,14 @@ describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", 
     const { restoreCommand, listRestorable } = await import("@/lib/tools/workspace-changes");
     const { listOwnRestorable, restoreOwnCommand } = await import("@/lib/tools/workspace-restore");
     expect((await listRestorable(workspace)).map((r) => r.restoreId)).toContain(changes!.restoreId);
-    expect((await listOwnRestorable({ userId: member.id }))[0]).toMatchObject({ restoreId: changes!.restoreId, deleted: [{ path: "dir" }] });
+    expect((await listOwnRestorable({ userId: member.id }))[0]).toMatchObject({
+      restoreId: changes!.restoreId,
+      deleted: [{ path: "dir" }],
+    });
     // Another member has no such trash: the id is only ever looked up in the caller's own workspace.
-    await expect(restoreOwnCommand({ userId: "someone-else", restoreId: changes!.restoreId! })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(restoreOwnCommand({ userId: "someone-else", restoreId: changes!.restoreId! })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
     const restored = await restoreOwnCommand({ userId: member.id, restoreId: changes!.restoreId! });
     expect(restored.restored.sort()).toEqual(["dir", "kept.txt"]);
     expect(restored.skipped).toEqual([]);
@@ -189,10 +244,16 @@ describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", 
   });
 
   it("a command that passes the quota is stopped and nothing it wrote is kept", async () => {
-    await storePolicy({ version: 2, modeGrants: { users: { [member.id]: ["chat_safe", "coding"] } }, exec: { workspaceQuotaBytes: 2 * 1024 * 1024 } });
+    await storePolicy({
+      version: 2,
+      modeGrants: { users: { [member.id]: ["chat_safe", "coding"] } },
+      exec: { workspaceQuotaBytes: 2 * 1024 * 1024 },
+    });
     try {
       const sessionId = await codingSession();
-      const { row } = await call(sessionId, "exec", { command: "for i in $(seq 1 40); do head -c 262144 /dev/zero > big-$i.bin; sleep 0.1; done" });
+      const { row } = await call(sessionId, "exec", {
+        command: "for i in $(seq 1 40); do head -c 262144 /dev/zero > big-$i.bin; sleep 0.1; done",
+      });
       expect(row.parts?.output?.error_code, JSON.stringify(row.parts?.output)).toBe("LIMIT_EXCEEDED");
       expect(fs.readdirSync(workspace).filter((n) => n.startsWith("big-"))).toEqual([]);
     } finally {
@@ -203,11 +264,18 @@ describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", 
   it("limits per member: one member's memory hog and fork bomb do not stop another member's command (control groups)", async () => {
     const { limitMechanism } = await import("@/lib/tools/cgroups");
     const mechanism = await limitMechanism();
-    if (mechanism.kind === "rlimits") return void console.warn(`[exec sandbox mode tests] member limits: ${mechanism.detail}`);
+    if (mechanism.kind === "rlimits")
+      return void console.warn(`[exec sandbox mode tests] member limits: ${mechanism.detail}`);
     const users = await import("@/lib/db/users");
-    const other = (await users.getUserWithRoles({ userId: (await users.findUserByEmail({ email: "owner@example.com" }))!.id }))!;
+    const other = (await users.getUserWithRoles({
+      userId: (await users.findUserByEmail({ email: "owner@example.com" }))!.id,
+    }))!;
     // Scaled down so that it cannot endanger a shared two-core machine: 48 MiB, 24 processes, half a core.
-    await storePolicy({ version: 2, modeGrants: { users: { [member.id]: ["chat_safe", "coding"] } }, exec: { memberMemoryBytes: 48 * 1024 * 1024, memberProcesses: 24, memberCpuPercent: 50 } });
+    await storePolicy({
+      version: 2,
+      modeGrants: { users: { [member.id]: ["chat_safe", "coding"] } },
+      exec: { memberMemoryBytes: 48 * 1024 * 1024, memberProcesses: 24, memberCpuPercent: 50 },
+    });
     try {
       const hogSession = await codingSession();
       const { createChatSession } = await import("@/lib/runs/sessions");
@@ -216,13 +284,21 @@ describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", 
       await changeSessionMode({ user: other, sessionId: otherSession, mode: "coding" });
       const asOther = async (command: string) => {
         const { startChatTurn } = await import("@/lib/runs/host");
-        const turn = await startChatTurn({ user: other, sessionId: otherSession, text: `/tool exec ${JSON.stringify({ command })}` });
+        const turn = await startChatTurn({
+          user: other,
+          sessionId: otherSession,
+          text: `/tool exec ${JSON.stringify({ command })}`,
+        });
         const reader = turn.stream.getReader();
         while (!(await reader.read()).done) {
           // drain
         }
         await turn.done;
-        const rows = (await db.message.findMany({ where: { sessionId: otherSession, role: "tool" }, orderBy: { seq: "desc" }, take: 1 })) as unknown as ToolRow[];
+        const rows = (await db.message.findMany({
+          where: { sessionId: otherSession, role: "tool" },
+          orderBy: { seq: "desc" },
+          take: 1,
+        })) as unknown as ToolRow[];
         return rows[0]!.parts?.output;
       };
 
@@ -236,7 +312,10 @@ describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", 
       expect(hogged.row.parts?.output?.exitCode).not.toBe(0);
 
       // A fork bomb for five seconds: the member's 24 processes run out, the other member's command still runs.
-      const bomb = call(hogSession, "exec", { command: "b() { b | b & }; b; sleep 5; echo bomb-done", timeoutMs: 8000 } as never);
+      const bomb = call(hogSession, "exec", {
+        command: "b() { b | b & }; b; sleep 5; echo bomb-done",
+        timeoutMs: 8000,
+      } as never);
       await new Promise((r) => setTimeout(r, 1500));
       const started = Date.now();
       const meanwhile = await asOther("echo fine && ls / | wc -l");
@@ -256,12 +335,18 @@ describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", 
     const users = await import("@/lib/db/users");
     const plain = member;
     member = (await users.getUserWithRoles({ userId: member.id }))!;
-    await storePolicy({ version: 2, modeGrants: { users: { [member.id]: ["chat_safe", "coding"] } }, exec: { askFallback: "full", host: { teams: [team.id] } } });
+    await storePolicy({
+      version: 2,
+      modeGrants: { users: { [member.id]: ["chat_safe", "coding"] } },
+      exec: { askFallback: "full", host: { teams: [team.id] } },
+    });
     try {
       const sessionId = await codingSession();
       const { status, approvals, row } = await call(sessionId, "exec", { command: "ls -la" });
       expect({ status, approvals }).toEqual({ status: "waiting_approval", approvals: 1 });
-      expect(row.parts?.output?.reason).toMatch(/^sandbox mode: the command would run on the host \(exec\.host\.teams: /);
+      expect(row.parts?.output?.reason).toMatch(
+        /^sandbox mode: the command would run on the host \(exec\.host\.teams: /,
+      );
       // The request expires: the resume path denies it although askFallback is "full".
       const approval = await db.approval.findFirstOrThrow({ where: { sessionId } });
       await db.approval.update({ where: { id: approval.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
@@ -270,10 +355,17 @@ describe.skipIf(!probe.ok).each(databaseTargets())("exec in sandbox mode (%s)", 
       const { resumeRun } = await import("@/lib/runs/resume");
       await resumeRun({ runId: approval.runId! });
       const deadline = Date.now() + 20_000;
-      while (["running", "waiting_approval"].includes((await db.agentRun.findUniqueOrThrow({ where: { id: approval.runId! } })).status) && Date.now() < deadline) {
+      while (
+        ["running", "waiting_approval"].includes(
+          (await db.agentRun.findUniqueOrThrow({ where: { id: approval.runId! } })).status,
+        ) &&
+        Date.now() < deadline
+      ) {
         await new Promise((r) => setTimeout(r, 50));
       }
-      const settled = (await db.message.findFirstOrThrow({ where: { sessionId, role: "tool", toolCallId: approval.callId } })) as unknown as ToolRow;
+      const settled = (await db.message.findFirstOrThrow({
+        where: { sessionId, role: "tool", toolCallId: approval.callId },
+      })) as unknown as ToolRow;
       expect(settled.parts).toMatchObject({ status: "denied", output: { error_code: "APPROVAL_EXPIRED" } });
       expect(await db.auditLog.count({ where: { action: "tool.call", sessionId, decision: "allow" } })).toBe(0);
     } finally {

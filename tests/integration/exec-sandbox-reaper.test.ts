@@ -59,7 +59,8 @@ function descendants(pid: number): number[] {
   return out;
 }
 
-const running = (pid: number) => processStartTime(pid) !== null && !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+const running = (pid: number) =>
+  processStartTime(pid) !== null && !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
 
 describe.skipIf(!ready)("sandboxes a dead server left, reaped at start", () => {
   const databaseUrl = newSqliteUrl();
@@ -99,25 +100,43 @@ describe.skipIf(!ready)("sandboxes a dead server left, reaped at start", () => {
   }
 
   /** A sandbox tagged as `server`'s, with egress (its socat bridge), not started by the app. */
-  async function orphanSandbox(server: ServerIdentity, scope: string, socketPath: string): Promise<{ tag: string; outer: number }> {
+  async function orphanSandbox(
+    server: ServerIdentity,
+    scope: string,
+    socketPath: string,
+  ): Promise<{ tag: string; outer: number }> {
     const workspace = fs.mkdtempSync(path.join(workspaceRoot, "orphan-"));
     fs.chmodSync(workspaceRoot, 0o755);
     fs.chmodSync(workspace, 0o777);
-    const argv = buildSandboxArgv({ command: "sleep 300", workspaceDir: workspace, config: { egress: { socketPath } } });
+    const argv = buildSandboxArgv({
+      command: "sleep 300",
+      workspaceDir: workspace,
+      config: { egress: { socketPath } },
+    });
     const at = argv.indexOf("--unsetenv");
     const tagArgs = sandboxTagArgs({ server, scope });
     argv.splice(at, 2, ...tagArgs);
     const tag = tagArgs[1]!;
     spawn("/bin/sh", ["-c", '"$@" >/dev/null 2>&1 & wait', "sh", ...argv], { stdio: "ignore", detached: true }).unref();
-    const outer = await until("the orphan sandbox", async () => processesWith(tag).sort((a, b) => a - b)[0], 10_000, 50);
+    const outer = await until(
+      "the orphan sandbox",
+      async () => processesWith(tag).sort((a, b) => a - b)[0],
+      10_000,
+      50,
+    );
     cleanups.push(() => {
       for (const pid of processesWith(tag)) process.kill(pid, "SIGKILL");
     });
     // Its command and socat bridge are up.
-    await until("the sandbox's command and egress bridge", async () => {
-      const names = descendants(outer).map((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0]);
-      return names.includes("sleep") && names.some((n) => n?.endsWith("socat")) ? true : null;
-    }, 10_000, 50);
+    await until(
+      "the sandbox's command and egress bridge",
+      async () => {
+        const names = descendants(outer).map((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0]);
+        return names.includes("sleep") && names.some((n) => n?.endsWith("socat")) ? true : null;
+      },
+      10_000,
+      50,
+    );
     return { tag, outer };
   }
 
@@ -142,7 +161,9 @@ describe.skipIf(!ready)("sandboxes a dead server left, reaped at start", () => {
 
     expect(orphanTree.filter(running)).toEqual([]);
     expect(fs.existsSync(deadEgress.dir)).toBe(false);
-    expect(app.logs.join("")).toMatch(/a stopped server's sandboxes reaped: 2 process\(es\) killed, 1 egress director\(ies\) removed/);
+    expect(app.logs.join("")).toMatch(
+      /a stopped server's sandboxes reaped: 2 process\(es\) killed, 1 egress director\(ies\) removed/,
+    );
     expect(processesWith(live.tag).length).toBe(2);
     expect(processesWith(otherRoot.tag).length).toBe(2);
     expect(fs.existsSync(liveEgress.dir)).toBe(true);

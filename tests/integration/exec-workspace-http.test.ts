@@ -18,7 +18,9 @@ describe.each(appTargets())("exec workspace over HTTP (%s)", (_kind, app) => {
 
   async function setPolicy(document: unknown) {
     const last = await db.policyVersion.findFirst({ orderBy: { version: "desc" } });
-    await db.policyVersion.create({ data: { version: (last?.version ?? 0) + 1, document: document as never, comment: "exec workspace http test" } });
+    await db.policyVersion.create({
+      data: { version: (last?.version ?? 0) + 1, document: document as never, comment: "exec workspace http test" },
+    });
   }
 
   beforeAll(async () => {
@@ -41,7 +43,11 @@ describe.each(appTargets())("exec workspace over HTTP (%s)", (_kind, app) => {
   });
 
   it("the restore endpoint: 401 signed out, 422 for a malformed id, 404 for an id that is not the caller's", async () => {
-    const anonymous = await fetch(`${app.url}/api/me/workspace/restore`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const anonymous = await fetch(`${app.url}/api/me/workspace/restore`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     expect(anonymous.status).toBe(401);
     const bad = await member.json("/api/me/workspace/restore", { method: "POST", body: { restoreId: "../../etc" } });
     expect(bad.status).toBe(422);
@@ -50,29 +56,50 @@ describe.each(appTargets())("exec workspace over HTTP (%s)", (_kind, app) => {
     expect(unknown.status).toBe(404);
   });
 
-  it.skipIf(!probe.ok)("a member restores over HTTP what a sandbox-mode command deleted; another member cannot", async () => {
-    await setPolicy({ version: 2, modeGrants: { users: { [memberId]: ["chat_safe", "coding"] } } });
-    const sessionId = (await member.json("/api/sessions", { method: "POST", body: {} })).body.id;
-    expect((await member.json(`/api/sessions/${sessionId}`, { method: "PATCH", body: { mode: "coding" } })).status).toBe(200);
-    const chat = async (command: string) => {
-      const res = await member.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ sessionId, message: { role: "user", parts: [{ type: "text", text: `/tool exec ${JSON.stringify({ command })}` }] } }) });
-      expect(res.status).toBe(200);
-      await readUiStream(res);
-      const { body } = await member.json<{ transcript: Array<{ role: string; toolName: string | null; parts: { output?: { changes?: { restoreId: string | null } } } | null }> }>(`/api/sessions/${sessionId}`);
-      return body.transcript.filter((m) => m.role === "tool" && m.toolName === "exec").at(-1)!.parts!.output!;
-    };
-    await chat("mkdir -p keep && echo precious > keep/data.txt");
-    const removed = await chat("rm -rf keep");
-    const restoreId = removed.changes?.restoreId;
-    expect(restoreId).toBeTruthy();
-    const owner = await signedIn(app.url, "owner@example.com");
-    expect((await owner.json("/api/me/workspace/restore", { method: "POST", body: { restoreId } })).status).toBe(404);
-    const listed = await member.json<{ restorable: Array<{ restoreId: string }> }>("/api/me/workspace/restore");
-    expect(listed.body.restorable.map((r) => r.restoreId)).toContain(restoreId);
-    const restored = await member.json<{ restored: string[] }>("/api/me/workspace/restore", { method: "POST", body: { restoreId } });
-    expect(restored.status).toBe(200);
-    expect(restored.body.restored).toEqual(["keep"]);
-    const after = await chat("cat keep/data.txt");
-    expect((after as { stdout?: string }).stdout).toBe("precious\n");
-  });
+  it.skipIf(!probe.ok)(
+    "a member restores over HTTP what a sandbox-mode command deleted; another member cannot",
+    async () => {
+      await setPolicy({ version: 2, modeGrants: { users: { [memberId]: ["chat_safe", "coding"] } } });
+      const sessionId = (await member.json("/api/sessions", { method: "POST", body: {} })).body.id;
+      expect(
+        (await member.json(`/api/sessions/${sessionId}`, { method: "PATCH", body: { mode: "coding" } })).status,
+      ).toBe(200);
+      const chat = async (command: string) => {
+        const res = await member.fetch("/api/chat", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            sessionId,
+            message: { role: "user", parts: [{ type: "text", text: `/tool exec ${JSON.stringify({ command })}` }] },
+          }),
+        });
+        expect(res.status).toBe(200);
+        await readUiStream(res);
+        const { body } = await member.json<{
+          transcript: Array<{
+            role: string;
+            toolName: string | null;
+            parts: { output?: { changes?: { restoreId: string | null } } } | null;
+          }>;
+        }>(`/api/sessions/${sessionId}`);
+        return body.transcript.filter((m) => m.role === "tool" && m.toolName === "exec").at(-1)!.parts!.output!;
+      };
+      await chat("mkdir -p keep && echo precious > keep/data.txt");
+      const removed = await chat("rm -rf keep");
+      const restoreId = removed.changes?.restoreId;
+      expect(restoreId).toBeTruthy();
+      const owner = await signedIn(app.url, "owner@example.com");
+      expect((await owner.json("/api/me/workspace/restore", { method: "POST", body: { restoreId } })).status).toBe(404);
+      const listed = await member.json<{ restorable: Array<{ restoreId: string }> }>("/api/me/workspace/restore");
+      expect(listed.body.restorable.map((r) => r.restoreId)).toContain(restoreId);
+      const restored = await member.json<{ restored: string[] }>("/api/me/workspace/restore", {
+        method: "POST",
+        body: { restoreId },
+      });
+      expect(restored.status).toBe(200);
+      expect(restored.body.restored).toEqual(["keep"]);
+      const after = await chat("cat keep/data.txt");
+      expect((after as { stdout?: string }).stdout).toBe("precious\n");
+    },
+  );
 });

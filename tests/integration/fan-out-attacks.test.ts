@@ -33,9 +33,19 @@ describe.each(dbTargets())("fan-out faults in process (%s)", (_kind, make) => {
     await drop?.();
   });
 
-  const publish = (sessionId: string) => bus.publishEvent({ type: "call.updated", scope: "session", sessionId, payload: { n: sessionId } });
-  const open = (key: string, stillAllowed: () => Promise<boolean>, session: string, since: number | null = null, s = sink()) => {
-    const stop = sse.openEventStream({ since, visible: (e) => e.sessionId === session, check: { key, stillAllowed } }, s);
+  const publish = (sessionId: string) =>
+    bus.publishEvent({ type: "call.updated", scope: "session", sessionId, payload: { n: sessionId } });
+  const open = (
+    key: string,
+    stillAllowed: () => Promise<boolean>,
+    session: string,
+    since: number | null = null,
+    s = sink(),
+  ) => {
+    const stop = sse.openEventStream(
+      { since, visible: (e) => e.sessionId === session, check: { key, stillAllowed } },
+      s,
+    );
     return { s, stop };
   };
 
@@ -60,10 +70,14 @@ describe.each(dbTargets())("fan-out faults in process (%s)", (_kind, make) => {
 
   it("a check that throws synchronously closes its group rather than dropping the event silently", async () => {
     let boom = false;
-    const s = open("sync-throw", (() => {
-      if (boom) throw new Error("sync failure");
-      return Promise.resolve(true);
-    }) as () => Promise<boolean>, "sync-throw");
+    const s = open(
+      "sync-throw",
+      (() => {
+        if (boom) throw new Error("sync failure");
+        return Promise.resolve(true);
+      }) as () => Promise<boolean>,
+      "sync-throw",
+    );
     await until(() => connected(s.s));
     boom = true;
     await publish("sync-throw");
@@ -74,7 +88,16 @@ describe.each(dbTargets())("fan-out faults in process (%s)", (_kind, make) => {
 
   it("a stream whose visibility test throws is dropped alone: every other group still gets the event", async () => {
     const bad = sink();
-    const badStop = sse.openEventStream({ since: null, visible: () => { throw new Error("bad filter"); }, check: { key: "vis-bad", stillAllowed: async () => true } }, bad);
+    const badStop = sse.openEventStream(
+      {
+        since: null,
+        visible: () => {
+          throw new Error("bad filter");
+        },
+        check: { key: "vis-bad", stillAllowed: async () => true },
+      },
+      bad,
+    );
     const good = Array.from({ length: 5 }, (_, i) => open(`vis-good-${i}`, async () => true, "vis"));
     await until(() => connected(bad) && good.every((g) => connected(g.s)));
     const row = await publish("vis");
@@ -89,14 +112,23 @@ describe.each(dbTargets())("fan-out faults in process (%s)", (_kind, make) => {
     const streams = Array.from({ length: 20 }, () => open(key, async () => true, "mid"));
     await until(() => streams.every((x) => connected(x.s)));
     // Stream 3 throws on the next event; stream 5's write closes stream 10 (the client of 10 goes away meanwhile).
-    streams[3]!.s.write = () => { throw new Error("socket reset"); };
+    streams[3]!.s.write = () => {
+      throw new Error("socket reset");
+    };
     const original5 = streams[5]!.s.write;
-    streams[5]!.s.write = (b) => { original5(b); streams[10]!.stop(); };
+    streams[5]!.s.write = (b) => {
+      original5(b);
+      streams[10]!.stop();
+    };
     const row = await publish("mid");
     const expected = streams.filter((_, i) => i !== 3 && i !== 10);
     await until(() => expected.every((x) => idsOf(x.s).includes(row.seq)), 5_000, "the event on every other stream");
     const next = await publish("mid");
-    await until(() => expected.every((x) => idsOf(x.s).includes(next.seq)), 5_000, "the next event on every other stream");
+    await until(
+      () => expected.every((x) => idsOf(x.s).includes(next.seq)),
+      5_000,
+      "the next event on every other stream",
+    );
     for (const x of expected) expect(idsOf(x.s)).toEqual([row.seq, next.seq]);
     expect(idsOf(streams[10]!.s)).not.toContain(next.seq);
     streams.forEach((x) => x.stop());
@@ -116,7 +148,15 @@ describe.each(dbTargets())("fan-out faults in process (%s)", (_kind, make) => {
     const fast = Array.from({ length: 3 }, () => open(key, async () => true, "slow"));
     await until(() => connected(slow) && fast.every((x) => connected(x.s)));
     const rows: AppEvent[] = [];
-    for (let i = 0; i < 6; i++) rows.push(await bus.publishEvent({ type: "call.updated", scope: "session", sessionId: "slow", payload: { pad: "x".repeat(300_000) } }));
+    for (let i = 0; i < 6; i++)
+      rows.push(
+        await bus.publishEvent({
+          type: "call.updated",
+          scope: "session",
+          sessionId: "slow",
+          payload: { pad: "x".repeat(300_000) },
+        }),
+      );
     const seqs = rows.map((r) => r.seq);
     await until(() => fast.every((x) => idsOf(x.s).includes(seqs.at(-1)!)), 10_000, "every event on the fast streams");
     for (const x of fast) expect(idsOf(x.s)).toEqual(seqs);
@@ -151,7 +191,8 @@ describe.each(dbTargets())("fan-out faults in process (%s)", (_kind, make) => {
     const early = Array.from({ length: 10 }, () => open(key, async () => true, "order"));
     await until(() => early.every((x) => connected(x.s)));
     const rows: AppEvent[] = [];
-    const burst = (n: number) => Promise.all(Array.from({ length: n }, () => publish("order").then((r) => rows.push(r))));
+    const burst = (n: number) =>
+      Promise.all(Array.from({ length: n }, () => publish("order").then((r) => rows.push(r))));
     const firstBurst = burst(40);
     const joiners: Array<ReturnType<typeof open>> = [];
     await new Promise((r) => setTimeout(r, 5));
@@ -160,7 +201,11 @@ describe.each(dbTargets())("fan-out faults in process (%s)", (_kind, make) => {
     joiners.push(open(key, async () => true, "order", rows.sort((a, b) => a.seq - b.seq)[10]!.seq));
     await burst(40);
     const all = rows.map((r) => r.seq).sort((a, b) => a - b);
-    await until(() => [...early, ...joiners].every((x) => idsOf(x.s).includes(all.at(-1)!)), 15_000, "the last event everywhere");
+    await until(
+      () => [...early, ...joiners].every((x) => idsOf(x.s).includes(all.at(-1)!)),
+      15_000,
+      "the last event everywhere",
+    );
     await new Promise((r) => setTimeout(r, 100));
     for (const x of early) expect(idsOf(x.s)).toEqual(all);
     expect(idsOf(joiners[0]!.s)).toEqual(all);
@@ -194,12 +239,19 @@ function rawStream(url: string, headers: Record<string, string>) {
     },
     ended,
     ids: () => [...body.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1])),
-    events: () => [...body.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as { seq: number; type: string; sessionId: string | null; payload: unknown }),
+    events: () =>
+      [...body.matchAll(/^data: (.*)$/gm)].map(
+        (m) => JSON.parse(m[1]!) as { seq: number; type: string; sessionId: string | null; payload: unknown },
+      ),
     close: () => req.destroy(),
   };
 }
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const endsWithin = (p: Promise<void>, ms: number, what: string) => Promise.race([p, new Promise<void>((_, reject) => setTimeout(() => reject(new Error(`${what} still open after ${ms} ms`)), ms))]);
+const endsWithin = (p: Promise<void>, ms: number, what: string) =>
+  Promise.race([
+    p,
+    new Promise<void>((_, reject) => setTimeout(() => reject(new Error(`${what} still open after ${ms} ms`)), ms)),
+  ]);
 
 describe("fan-out attacks over HTTP (the app's server, lean streams)", () => {
   let app: import("../support/app-server").RunningApp;
@@ -211,15 +263,35 @@ describe("fan-out attacks over HTTP (the app's server, lean streams)", () => {
     const { hashPassword } = await import("@/lib/auth/password");
     const { DEMO_PASSWORD } = await import("../support/app-server");
     const email = `fanout-${tag}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@example.com`;
-    const user = await db.user.create({ data: { email, passwordHash: await hashPassword(DEMO_PASSWORD), roles: { create: roles.map((role) => ({ role })) } } });
+    const user = await db.user.create({
+      data: {
+        email,
+        passwordHash: await hashPassword(DEMO_PASSWORD),
+        roles: { create: roles.map((role) => ({ role })) },
+      },
+    });
     return { id: user.id, email };
   };
   const login = async (email: string) => (await import("../support/http-client")).signedIn(base(), email);
-  const cookie = async (client: import("../support/http-client").HttpClient) => ({ cookie: (await import("../support/approvals-helpers")).cookieOf(client) });
+  const cookie = async (client: import("../support/http-client").HttpClient) => ({
+    cookie: (await import("../support/approvals-helpers")).cookieOf(client),
+  });
   /** Writes events straight into the event log, as another instance would (on PostgreSQL the table's trigger wakes the app's tailer). */
-  const put = async (events: Array<{ type: string; scope: "approvals" | "session" | "account"; sessionId?: string | null; payload: unknown }>) => {
+  const put = async (
+    events: Array<{
+      type: string;
+      scope: "approvals" | "session" | "account";
+      sessionId?: string | null;
+      payload: unknown;
+    }>,
+  ) => {
     const rows = [];
-    for (const e of events) rows.push(await db.eventLog.create({ data: { type: e.type, scope: e.scope, sessionId: e.sessionId ?? null, payload: e.payload as never } }));
+    for (const e of events)
+      rows.push(
+        await db.eventLog.create({
+          data: { type: e.type, scope: e.scope, sessionId: e.sessionId ?? null, payload: e.payload as never },
+        }),
+      );
     return rows.map((r) => r.seq);
   };
 
@@ -254,7 +326,11 @@ describe("fan-out attacks over HTTP (the app's server, lean streams)", () => {
       await refused.ended;
       expect([403, 404]).toContain(refused.status);
     }
-    const streamsOf = async (client: import("../support/http-client").HttpClient, session: string, approvals = false) => {
+    const streamsOf = async (
+      client: import("../support/http-client").HttpClient,
+      session: string,
+      approvals = false,
+    ) => {
       const h = await cookie(client);
       return [
         ...Array.from({ length: 3 }, () => rawStream(`${base()}/api/me/events?session=${session}`, h)),
@@ -276,7 +352,11 @@ describe("fan-out attacks over HTTP (the app's server, lean streams)", () => {
       { type: "account.changed", scope: "account", payload: { userId: null, change: "mode-grants" } },
     ]);
     const last = seqs.at(-1)!;
-    await until(() => [A[0]!, A[5]!, B[0]!, B[5]!, O[0]!, O[5]!].every((s) => s.ids().includes(last)), 10_000, "the broadcast on the tab streams");
+    await until(
+      () => [A[0]!, A[5]!, B[0]!, B[5]!, O[0]!, O[5]!].every((s) => s.ids().includes(last)),
+      10_000,
+      "the broadcast on the tab streams",
+    );
     await settle(300);
     const [bSession, bApproval, bAccount, aSession, aAccount, everyone] = seqs;
     for (const s of A) for (const seq of [bSession, bApproval, bAccount]) expect(s.ids()).not.toContain(seq);
@@ -294,20 +374,48 @@ describe("fan-out attacks over HTTP (the app's server, lean streams)", () => {
   }, 60_000);
 
   it("role removal, password change and deactivation end every stream of the claim before the next event, one still replaying its backlog too", async () => {
-    const [uo, ua, ud] = await Promise.all([mk("rev-o", ["member", "owner"]), mk("rev-a", ["member"]), mk("rev-d", ["member"])]);
+    const [uo, ua, ud] = await Promise.all([
+      mk("rev-o", ["member", "owner"]),
+      mk("rev-a", ["member"]),
+      mk("rev-d", ["member"]),
+    ]);
     const [o, a, d] = await Promise.all([login(uo.email), login(ua.email), login(ud.email)]);
     // A long backlog of the owner's inbox so that one stream is still replaying when the role goes.
     const backlogFrom = (await put([{ type: "noise", scope: "session", sessionId: "none", payload: {} }]))[0]!;
-    await put(Array.from({ length: 300 }, (_, i) => ({ type: "approval.requested", scope: "approvals" as const, sessionId: `x${i}`, payload: { i, pad: "p".repeat(200) } })));
+    await put(
+      Array.from({ length: 300 }, (_, i) => ({
+        type: "approval.requested",
+        scope: "approvals" as const,
+        sessionId: `x${i}`,
+        payload: { i, pad: "p".repeat(200) },
+      })),
+    );
     const ho = await cookie(o);
-    const owner = [rawStream(`${base()}/api/approvals/stream`, ho), rawStream(`${base()}/api/me/events`, ho), rawStream(`${base()}/api/approvals/stream`, ho)];
-    const member = [rawStream(`${base()}/api/me/events`, await cookie(a)), rawStream(`${base()}/api/me/events`, await cookie(a))];
-    const deact = [rawStream(`${base()}/api/me/events`, await cookie(d)), rawStream(`${base()}/api/me/events`, await cookie(d))];
-    await until(() => [...owner, ...member, ...deact].every((s) => s.body.includes(": connected")), 10_000, "every stream to open");
+    const owner = [
+      rawStream(`${base()}/api/approvals/stream`, ho),
+      rawStream(`${base()}/api/me/events`, ho),
+      rawStream(`${base()}/api/approvals/stream`, ho),
+    ];
+    const member = [
+      rawStream(`${base()}/api/me/events`, await cookie(a)),
+      rawStream(`${base()}/api/me/events`, await cookie(a)),
+    ];
+    const deact = [
+      rawStream(`${base()}/api/me/events`, await cookie(d)),
+      rawStream(`${base()}/api/me/events`, await cookie(d)),
+    ];
+    await until(
+      () => [...owner, ...member, ...deact].every((s) => s.body.includes(": connected")),
+      10_000,
+      "every stream to open",
+    );
     const replaying = rawStream(`${base()}/api/approvals/stream`, { ...ho, "last-event-id": String(backlogFrom) });
     const [removed, changed, deactivated] = await Promise.all([
       admin.json(`/api/admin/users/${uo.id}/roles`, { method: "POST", body: { role: "owner", action: "remove" } }),
-      a.json("/api/me/password", { method: "POST", body: { currentPassword: "toolgate-demo", newPassword: "another-password-456" } }),
+      a.json("/api/me/password", {
+        method: "POST",
+        body: { currentPassword: "toolgate-demo", newPassword: "another-password-456" },
+      }),
       admin.json(`/api/admin/users/${ud.id}/active`, { method: "POST", body: { active: false } }),
     ]);
     expect([removed.status, changed.status, deactivated.status]).toEqual([200, 200, 200]);
@@ -336,7 +444,17 @@ describe("fan-out attacks over HTTP (the app's server, lean streams)", () => {
     await until(() => first.body.includes(": connected"), 10_000, "the stream to open");
     const published: number[] = [];
     const burst = (async () => {
-      for (let i = 0; i < 20; i++) published.push(...(await put(Array.from({ length: 5 }, (_, j) => ({ type: "approval.requested", scope: "approvals" as const, sessionId: `burst-${i}-${j}`, payload: { i, j } })))));
+      for (let i = 0; i < 20; i++)
+        published.push(
+          ...(await put(
+            Array.from({ length: 5 }, (_, j) => ({
+              type: "approval.requested",
+              scope: "approvals" as const,
+              sessionId: `burst-${i}-${j}`,
+              payload: { i, j },
+            })),
+          )),
+        );
     })();
     const seen: number[] = [];
     let current = first;
@@ -346,11 +464,18 @@ describe("fan-out attacks over HTTP (the app's server, lean streams)", () => {
       current.close();
       const ids = current.ids();
       seen.push(...ids);
-      current = rawStream(`${base()}/api/approvals/stream`, { ...h, "last-event-id": String(seen.at(-1) ?? published[0]! - 1) });
+      current = rawStream(`${base()}/api/approvals/stream`, {
+        ...h,
+        "last-event-id": String(seen.at(-1) ?? published[0]! - 1),
+      });
       await until(() => current.body.includes(": connected"), 10_000, "the reconnect");
     }
     await burst;
-    await until(() => current.ids().includes(published.at(-1)!) || seen.includes(published.at(-1)!), 10_000, "the last event");
+    await until(
+      () => current.ids().includes(published.at(-1)!) || seen.includes(published.at(-1)!),
+      10_000,
+      "the last event",
+    );
     await settle(100);
     seen.push(...current.ids());
     current.close();

@@ -13,14 +13,25 @@ import { ROOT, TEST_AUTH_SECRET, freePort } from "../support/app-server";
 import { dependenciesAreCurrent } from "../../scripts/lib/bootstrap.mjs";
 import { buildHash, buildIsCurrent, clientHash, clientsAreCurrent } from "../../scripts/lib/source-hash.mjs";
 
-const current = (dependenciesAreCurrent() as boolean) && (buildIsCurrent(ROOT, buildHash(ROOT)) as boolean) && (clientsAreCurrent(ROOT, clientHash(ROOT)) as boolean);
-if (!current) console.warn("[first-start] skipped: dependencies, Prisma clients or build are not current in this checkout (run npm test, which prepares them)");
+const current =
+  (dependenciesAreCurrent() as boolean) &&
+  (buildIsCurrent(ROOT, buildHash(ROOT)) as boolean) &&
+  (clientsAreCurrent(ROOT, clientHash(ROOT)) as boolean);
+if (!current)
+  console.warn(
+    "[first-start] skipped: dependencies, Prisma clients or build are not current in this checkout (run npm test, which prepares them)",
+  );
 
 type Started = { lines: string[]; ready: boolean; code: number | null };
 
 /** Runs start.mjs until it prints "Ready" (then stops it) or exits. */
 async function start(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, ["scripts/start.mjs"], { cwd: ROOT, env: { ...process.env, TOOLGATE_VERBOSE: "", ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawn(process.execPath, ["scripts/start.mjs"], {
+    cwd: ROOT,
+    env: { ...process.env, TOOLGATE_VERBOSE: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   let output = "";
   child.stdout.on("data", (c: Buffer) => (output += c.toString()));
   child.stderr.on("data", (c: Buffer) => (output += c.toString()));
@@ -58,19 +69,37 @@ describe.runIf(current)("first start (scripts/start.mjs)", () => {
     expect(lines.length, lines.join("\n")).toBeLessThanOrEqual(25);
     expect(lines.at(-1)).toBe(`▶ Ready on http://localhost:${port} (lean event streams)`);
     expect(lines.at(-3)).toBe(`[toolgate] open http://localhost:${port} and sign in`);
-    expect(lines.at(-2)).toMatch(/^\[toolgate\] demo accounts: admin@example\.com, owner@example\.com, member@example\.com — password: /);
-    for (const noise of [/WARNING/, /will NOT be used/, /Prisma schema loaded/, /migration\.sql/, /Loaded Prisma config/, /\bat .+:\d+:\d+\)?$/]) {
-      expect(lines.filter((l) => noise.test(l)), String(noise)).toEqual([]);
+    expect(lines.at(-2)).toMatch(
+      /^\[toolgate\] demo accounts: admin@example\.com, owner@example\.com, member@example\.com — password: /,
+    );
+    for (const noise of [
+      /WARNING/,
+      /will NOT be used/,
+      /Prisma schema loaded/,
+      /migration\.sql/,
+      /Loaded Prisma config/,
+      /\bat .+:\d+:\d+\)?$/,
+    ]) {
+      expect(
+        lines.filter((l) => noise.test(l)),
+        String(noise),
+      ).toEqual([]);
     }
     const finished = lines.filter((l) => l.startsWith("[toolgate] ✓ "));
-    expect(finished.map((l) => l.replace(/ \(.*$/, "").replace(/^\[toolgate\] ✓ /, ""))).toEqual(expect.arrayContaining(["check configuration", "seed"]));
+    expect(finished.map((l) => l.replace(/ \(.*$/, "").replace(/^\[toolgate\] ✓ /, ""))).toEqual(
+      expect.arrayContaining(["check configuration", "seed"]),
+    );
     for (const line of finished) expect(line).toMatch(/\(\d+\.\d s, \d+\.\d s in all\)$/);
     expect(lines).toContainEqual(expect.stringMatching(/^\[toolgate\]\s+\d+ migrations applied$/));
   }, 180_000);
 
   it("a step that fails shows that tool's own output and stops", async () => {
     const port = String(await freePort());
-    const { lines, ready, code } = await start({ ...env(`file:${path.join(dir, "missing-dir", "sub", "x.db")}`), DATABASE_URL: "postgresql://nobody@127.0.0.1:1/none", PORT: port });
+    const { lines, ready, code } = await start({
+      ...env(`file:${path.join(dir, "missing-dir", "sub", "x.db")}`),
+      DATABASE_URL: "postgresql://nobody@127.0.0.1:1/none",
+      PORT: port,
+    });
     expect(ready).toBe(false);
     expect(code).not.toBe(0);
     expect(lines.join("\n")).toMatch(/✗ migrate/);

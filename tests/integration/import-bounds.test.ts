@@ -28,7 +28,8 @@ describe.each(databaseTargets().slice(0, 1))("import bounds (%s)", (_kind, make)
     await target?.drop?.();
   });
 
-  const importText = (text: string) => admin.json("/api/policy/import", { method: "POST", body: { format: "openclaw", text } });
+  const importText = (text: string) =>
+    admin.json("/api/policy/import", { method: "POST", body: { format: "openclaw", text } });
 
   /** The slowest answer to GET /api/me while `work` runs, asked one after another. */
   async function slowestAnswerDuring(work: Promise<unknown>): Promise<number> {
@@ -60,20 +61,26 @@ describe.each(databaseTargets().slice(0, 1))("import bounds (%s)", (_kind, make)
   });
 
   it("a 900 KB `[[[…` body is refused at once and does not hold up another request", async () => {
-    for (const [chars, status] of [[900_000, 413], [200_000, 422]] as const) {
+    for (const [chars, status] of [
+      [900_000, 413],
+      [200_000, 422],
+    ] as const) {
       const started = performance.now();
       const answer = importText("[".repeat(chars));
       const slowest = await slowestAnswerDuring(answer);
       const res = await answer;
       // Over the size cap it is refused on its length; under it, on its depth; never parsed.
       expect(res.status).toBe(status);
-      console.log(`[import-bounds] [[[ ${chars} chars: ${res.status} in ${Math.round(performance.now() - started)} ms, slowest concurrent /api/me ${Math.round(slowest)} ms`);
+      console.log(
+        `[import-bounds] [[[ ${chars} chars: ${res.status} in ${Math.round(performance.now() - started)} ms, slowest concurrent /api/me ${Math.round(slowest)} ms`,
+      );
       expect(slowest).toBeLessThan(LATENCY_BOUND_MS);
     }
   });
 
   it("a 900 KB flat config is refused on its size before parsing; 200 KB is parsed off the serving thread meanwhile answering others", async () => {
-    const entry = (i: number) => `  // agent ${i}: ${"a long comment ".repeat(20)}\n  'agent-${i}': { tools: { allow: ['read', "write"], deny: ['exec',], }, note: 'x${"y".repeat(400)}', },\n`;
+    const entry = (i: number) =>
+      `  // agent ${i}: ${"a long comment ".repeat(20)}\n  'agent-${i}': { tools: { allow: ['read', "write"], deny: ['exec',], }, note: 'x${"y".repeat(400)}', },\n`;
     const config = (chars: number) => {
       let body = "";
       for (let i = 0; body.length < chars; i++) body += entry(i);
@@ -89,7 +96,9 @@ describe.each(databaseTargets().slice(0, 1))("import bounds (%s)", (_kind, make)
     const slowest = await slowestAnswerDuring(answer);
     const res = await answer;
     expect(res.status).toBe(200);
-    console.log(`[import-bounds] flat ${text.length} chars: answered in ${Math.round(performance.now() - started)} ms, slowest concurrent /api/me ${Math.round(slowest)} ms`);
+    console.log(
+      `[import-bounds] flat ${text.length} chars: answered in ${Math.round(performance.now() - started)} ms, slowest concurrent /api/me ${Math.round(slowest)} ms`,
+    );
     expect(slowest).toBeLessThan(LATENCY_BOUND_MS);
   });
 

@@ -10,7 +10,14 @@ import { databaseTargets, prepareDatabase, type DatabaseTarget } from "../suppor
 import { seedApprovals, seedSession } from "../support/inbox-seed";
 import { createDb, type Db } from "@/lib/db/client";
 
-type Listed = { id: string; command: string | null; sessionTitle: string | null; requester: { email: string; name: string | null }; outcome: string; status: string };
+type Listed = {
+  id: string;
+  command: string | null;
+  sessionTitle: string | null;
+  requester: { email: string; name: string | null };
+  outcome: string;
+  status: string;
+};
 type Page = { approvals: Listed[]; nextCursor: string | null; total: number; totalCapped: boolean };
 
 describe.each(databaseTargets())("inbox list (%s)", (_kind, make) => {
@@ -30,7 +37,11 @@ describe.each(databaseTargets())("inbox list (%s)", (_kind, make) => {
     // A request from before riskKinds existed: the worker's backfill assesses it once the app starts.
     const legacyRequester = await db.user.findUniqueOrThrow({ where: { email: "owner@example.com" } });
     const legacySession = await seedSession(db, { ownerId: legacyRequester.id, title: "Legacy chat" });
-    [ids.legacy] = await seedApprovals(db, { sessionId: legacySession, requesterId: legacyRequester.id, requests: [{ command: "rm -rf legacy", riskKinds: null }] });
+    [ids.legacy] = await seedApprovals(db, {
+      sessionId: legacySession,
+      requesterId: legacyRequester.id,
+      requests: [{ command: "rm -rf legacy", riskKinds: null }],
+    });
     app = await startApp({ databaseUrl: target.url });
     owner = await signedIn(app.url, "owner@example.com");
     member = await signedIn(app.url, "member@example.com");
@@ -41,11 +52,25 @@ describe.each(databaseTargets())("inbox list (%s)", (_kind, make) => {
     const literal = await seedApprovals(db, {
       sessionId: report,
       requesterId: memberId,
-      requests: [{ command: "echo 100% done" }, { command: "touch a_b" }, { command: "cat C:\\temp" }, { command: "echo UPPER Case" }, { command: "echo plain" }],
+      requests: [
+        { command: "echo 100% done" },
+        { command: "touch a_b" },
+        { command: "cat C:\\temp" },
+        { command: "echo UPPER Case" },
+        { command: "echo plain" },
+      ],
     });
     [ids.percent, ids.underscore, ids.backslash, ids.upper, ids.plain] = literal;
-    [ids.web] = await seedApprovals(db, { sessionId: other, requesterId: adminId, requests: [{ toolName: "web.fetch", args: { url: "https://example.org" }, requesterNote: "need the docs" }] });
-    [ids.withdrawn] = await seedApprovals(db, { sessionId: report, requesterId: memberId, requests: [{ command: "echo gone", status: "expired", resolveReason: "the requester stopped the run" }] });
+    [ids.web] = await seedApprovals(db, {
+      sessionId: other,
+      requesterId: adminId,
+      requests: [{ toolName: "web.fetch", args: { url: "https://example.org" }, requesterNote: "need the docs" }],
+    });
+    [ids.withdrawn] = await seedApprovals(db, {
+      sessionId: report,
+      requesterId: memberId,
+      requests: [{ command: "echo gone", status: "expired", resolveReason: "the requester stopped the run" }],
+    });
     await db.team.create({ data: { id: "ops", name: "Ops", members: { create: [{ userId: adminId }] } } });
   });
 
@@ -98,7 +123,11 @@ describe.each(databaseTargets())("inbox list (%s)", (_kind, make) => {
   it("records are readable: chat title, the requester's name, and a stopped request reads 'withdrawn by the requester'", async () => {
     const page = await list("agent=writer");
     const withdrawn = page.approvals.find((a) => a.id === ids.withdrawn)!;
-    expect(withdrawn).toMatchObject({ outcome: "withdrawn by the requester", sessionTitle: "Quarterly report chat", requester: { email: "member@example.com", name: "Max Member" } });
+    expect(withdrawn).toMatchObject({
+      outcome: "withdrawn by the requester",
+      sessionTitle: "Quarterly report chat",
+      requester: { email: "member@example.com", name: "Max Member" },
+    });
     expect(page.approvals.find((a) => a.id === ids.plain)!.outcome).toBe("pending");
     const detail = await owner.json(`/api/approvals/${ids.withdrawn}`);
     expect(detail.body.approval.outcome).toBe("withdrawn by the requester");
@@ -107,7 +136,14 @@ describe.each(databaseTargets())("inbox list (%s)", (_kind, make) => {
   it("keyset pages reach every request exactly once, newest first, also with equal createdAt and rows arriving meanwhile", async () => {
     const session = await seedSession(db, { ownerId: memberId, title: "Paging chat" });
     const same = new Date(Date.now() - 3_600_000);
-    const seeded = await seedApprovals(db, { sessionId: session, requesterId: memberId, requests: Array.from({ length: 250 }, (_, i) => ({ command: `echo page ${i}`, createdAt: i % 2 ? same : new Date(same.getTime() - i) })) });
+    const seeded = await seedApprovals(db, {
+      sessionId: session,
+      requesterId: memberId,
+      requests: Array.from({ length: 250 }, (_, i) => ({
+        command: `echo page ${i}`,
+        createdAt: i % 2 ? same : new Date(same.getTime() - i),
+      })),
+    });
     const seen: string[] = [];
     let cursor: string | null = null;
     let pages = 0;
@@ -116,7 +152,12 @@ describe.each(databaseTargets())("inbox list (%s)", (_kind, make) => {
       seen.push(...page.approvals.map((a) => a.id));
       cursor = page.nextCursor;
       // A request arriving while the owner pages is newer than every cursor: it neither repeats nor shifts a page.
-      if (pages++ === 1) await seedApprovals(db, { sessionId: session, requesterId: memberId, requests: [{ command: "echo page late" }] });
+      if (pages++ === 1)
+        await seedApprovals(db, {
+          sessionId: session,
+          requesterId: memberId,
+          requests: [{ command: "echo page late" }],
+        });
     } while (cursor);
     expect(pages).toBe(Math.ceil(250 / 37));
     expect(new Set(seen).size).toBe(seen.length);
@@ -126,7 +167,11 @@ describe.each(databaseTargets())("inbox list (%s)", (_kind, make) => {
 
   it("the total is counted to 1000 and then says more", async () => {
     const session = await seedSession(db, { ownerId: memberId, title: "Flood chat" });
-    await seedApprovals(db, { sessionId: session, requesterId: memberId, requests: Array.from({ length: 1_005 }, (_, i) => ({ command: `echo flood ${i}` })) });
+    await seedApprovals(db, {
+      sessionId: session,
+      requesterId: memberId,
+      requests: Array.from({ length: 1_005 }, (_, i) => ({ command: `echo flood ${i}` })),
+    });
     const page = await list("status=pending&limit=10");
     expect(page).toMatchObject({ total: 1_000, totalCapped: true });
     expect(page.approvals).toHaveLength(10);
@@ -136,7 +181,24 @@ describe.each(databaseTargets())("inbox list (%s)", (_kind, make) => {
   });
 
   it("bad input is a 422 naming the problem; an unknown cursor is an empty page; a member is refused", async () => {
-    for (const query of ["risk=scary", "risk=first-use", "risk=", "risk=destructive,,network", "risk=DESTRUCTIVE", "limit=0", "limit=501", "cursor=..%2Fx", `q=${"x".repeat(201)}`, "q=a%00b", "q=%20", "status=open", "requester=not-an-email", "kind=shell", "sort=id", "team="]) {
+    for (const query of [
+      "risk=scary",
+      "risk=first-use",
+      "risk=",
+      "risk=destructive,,network",
+      "risk=DESTRUCTIVE",
+      "limit=0",
+      "limit=501",
+      "cursor=..%2Fx",
+      `q=${"x".repeat(201)}`,
+      "q=a%00b",
+      "q=%20",
+      "status=open",
+      "requester=not-an-email",
+      "kind=shell",
+      "sort=id",
+      "team=",
+    ]) {
       const res = await owner.json(`/api/approvals?${query}`);
       expect(res.status, query).toBe(422);
       expect(res.body.error.code, query).toBe("VALIDATION_FAILED");
@@ -144,7 +206,9 @@ describe.each(databaseTargets())("inbox list (%s)", (_kind, make) => {
     }
     expect(await list("cursor=nosuchapproval")).toMatchObject({ approvals: [], nextCursor: null });
     expect((await member.json("/api/approvals")).status).toBe(403);
-    expect((await member.json("/api/approvals/bulk-deny", { method: "POST", body: { ids: [ids.plain] } })).status).toBe(403);
+    expect((await member.json("/api/approvals/bulk-deny", { method: "POST", body: { ids: [ids.plain] } })).status).toBe(
+      403,
+    );
     expect((await db.approval.findUniqueOrThrow({ where: { id: ids.plain } })).status).toBe("pending");
   });
 
@@ -152,10 +216,29 @@ describe.each(databaseTargets())("inbox list (%s)", (_kind, make) => {
     const session = await seedSession(db, { ownerId: memberId, title: "Risk chat" });
     const same = new Date(Date.now() - 7_200_000);
     const at = (i: number) => (i % 3 ? same : new Date(same.getTime() - i));
-    const destructive = await seedApprovals(db, { sessionId: session, requesterId: memberId, requests: Array.from({ length: 60 }, (_, i) => ({ command: `rm -rf build-${i}`, createdAt: at(i) })) });
-    const network = await seedApprovals(db, { sessionId: session, requesterId: memberId, requests: Array.from({ length: 40 }, (_, i) => ({ command: `curl https://example.org/${i}`, createdAt: at(i) })) });
-    const both = await seedApprovals(db, { sessionId: session, requesterId: memberId, requests: [{ command: "curl https://example.org/x > out.txt" }, { toolName: "write", args: { path: "/etc/hosts", content: "x" } }] });
-    await seedApprovals(db, { sessionId: session, requesterId: memberId, requests: Array.from({ length: 50 }, (_, i) => ({ command: `echo calm ${i}`, createdAt: at(i) })) });
+    const destructive = await seedApprovals(db, {
+      sessionId: session,
+      requesterId: memberId,
+      requests: Array.from({ length: 60 }, (_, i) => ({ command: `rm -rf build-${i}`, createdAt: at(i) })),
+    });
+    const network = await seedApprovals(db, {
+      sessionId: session,
+      requesterId: memberId,
+      requests: Array.from({ length: 40 }, (_, i) => ({ command: `curl https://example.org/${i}`, createdAt: at(i) })),
+    });
+    const both = await seedApprovals(db, {
+      sessionId: session,
+      requesterId: memberId,
+      requests: [
+        { command: "curl https://example.org/x > out.txt" },
+        { toolName: "write", args: { path: "/etc/hosts", content: "x" } },
+      ],
+    });
+    await seedApprovals(db, {
+      sessionId: session,
+      requesterId: memberId,
+      requests: Array.from({ length: 50 }, (_, i) => ({ command: `echo calm ${i}`, createdAt: at(i) })),
+    });
     const pageAll = async (query: string) => {
       const seen: string[] = [];
       let cursor: string | null = null;
@@ -179,14 +262,30 @@ describe.each(databaseTargets())("inbox list (%s)", (_kind, make) => {
   });
 
   it("risk cues are stored when a request is registered; a row from before is backfilled, and shown by every risk filter until then", async () => {
-    const session = await db.chatSession.create({ data: { ownerId: memberId, title: "Registered chat", mode: "coding" } });
-    const res = await member.json("/api/approvals", { method: "POST", body: { sessionId: session.id, toolName: "exec", callId: "risky", args: { command: "wget https://example.org/x -O /tmp/x" } } });
+    const session = await db.chatSession.create({
+      data: { ownerId: memberId, title: "Registered chat", mode: "coding" },
+    });
+    const res = await member.json("/api/approvals", {
+      method: "POST",
+      body: {
+        sessionId: session.id,
+        toolName: "exec",
+        callId: "risky",
+        args: { command: "wget https://example.org/x -O /tmp/x" },
+      },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
-    expect((await db.approval.findUniqueOrThrow({ where: { id: res.body.id } })).riskKinds).toBe(",network,outside-workspace,");
+    expect((await db.approval.findUniqueOrThrow({ where: { id: res.body.id } })).riskKinds).toBe(
+      ",network,outside-workspace,",
+    );
     expect(idsOf(await list("q=registered%20chat&risk=outside-workspace"))).toEqual([res.body.id]);
     expect((await list("q=registered%20chat&risk=destructive")).approvals).toEqual([]);
     // The worker assessed the row that predates the column, once, after start-up.
-    await expect.poll(async () => (await db.approval.findUniqueOrThrow({ where: { id: ids.legacy } })).riskKinds, { timeout: 20_000 }).toBe(",destructive,");
+    await expect
+      .poll(async () => (await db.approval.findUniqueOrThrow({ where: { id: ids.legacy } })).riskKinds, {
+        timeout: 20_000,
+      })
+      .toBe(",destructive,");
     expect(idsOf(await list("q=legacy%20chat&risk=destructive"))).toEqual([ids.legacy]);
     expect((await list("q=legacy%20chat&risk=network")).approvals).toEqual([]);
     // A row not assessed is never hidden by a risk filter (fail closed: listed, not lost).
@@ -196,7 +295,11 @@ describe.each(databaseTargets())("inbox list (%s)", (_kind, make) => {
   });
 
   it("a member cannot list others' requests through the risk filter", async () => {
-    for (const query of ["risk=destructive", "risk=destructive,network,outside-workspace,not-analysed", "risk=destructive&requester=admin%40example.com"]) {
+    for (const query of [
+      "risk=destructive",
+      "risk=destructive,network,outside-workspace,not-analysed",
+      "risk=destructive&requester=admin%40example.com",
+    ]) {
       const res = await member.json(`/api/approvals?${query}`);
       expect(res.status, query).toBe(403);
       expect(JSON.stringify(res.body)).not.toMatch(/rm -rf|legacy|example\.org/);
@@ -205,16 +308,39 @@ describe.each(databaseTargets())("inbox list (%s)", (_kind, make) => {
 
   it("bulk deny denies each pending request with its own audit row and reports the ones it could not", async () => {
     const session = await seedSession(db, { ownerId: memberId, title: "Bulk chat" });
-    const pending = await seedApprovals(db, { sessionId: session, requesterId: memberId, requests: [{ command: "echo b1" }, { command: "echo b2" }, { command: "echo b3" }] });
-    const [decided] = await seedApprovals(db, { sessionId: session, requesterId: memberId, requests: [{ command: "echo done", status: "approved" }] });
-    const bad = [{ ids: [] }, { ids: Array.from({ length: 101 }, (_, i) => `id${i}`) }, { ids: ["../x"] }, { ids: [pending[0]], extra: 1 }, { ids: "x" }];
-    for (const body of bad) expect((await owner.json("/api/approvals/bulk-deny", { method: "POST", body })).status, JSON.stringify(body)).toBe(422);
-    const res = await owner.json("/api/approvals/bulk-deny", { method: "POST", body: { ids: [...pending, pending[0], decided, "nosuchapproval"], reason: "flood" } });
+    const pending = await seedApprovals(db, {
+      sessionId: session,
+      requesterId: memberId,
+      requests: [{ command: "echo b1" }, { command: "echo b2" }, { command: "echo b3" }],
+    });
+    const [decided] = await seedApprovals(db, {
+      sessionId: session,
+      requesterId: memberId,
+      requests: [{ command: "echo done", status: "approved" }],
+    });
+    const bad = [
+      { ids: [] },
+      { ids: Array.from({ length: 101 }, (_, i) => `id${i}`) },
+      { ids: ["../x"] },
+      { ids: [pending[0]], extra: 1 },
+      { ids: "x" },
+    ];
+    for (const body of bad)
+      expect(
+        (await owner.json("/api/approvals/bulk-deny", { method: "POST", body })).status,
+        JSON.stringify(body),
+      ).toBe(422);
+    const res = await owner.json("/api/approvals/bulk-deny", {
+      method: "POST",
+      body: { ids: [...pending, pending[0], decided, "nosuchapproval"], reason: "flood" },
+    });
     expect(res.status).toBe(200);
     expect([...res.body.denied].sort()).toEqual([...pending].sort());
     expect(res.body.skipped.map((s: { id: string }) => s.id).sort()).toEqual([decided, "nosuchapproval"].sort());
     const rows = await db.approval.findMany({ where: { id: { in: pending } } });
-    expect(rows.map((r) => [r.status, r.decision, r.resolveReason])).toEqual(pending.map(() => ["denied", "deny", "flood"]));
+    expect(rows.map((r) => [r.status, r.decision, r.resolveReason])).toEqual(
+      pending.map(() => ["denied", "deny", "flood"]),
+    );
     const audit = await db.auditLog.findMany({ where: { action: "approval.resolved", sessionId: session } });
     expect(audit).toHaveLength(3);
   });
@@ -222,12 +348,20 @@ describe.each(databaseTargets())("inbox list (%s)", (_kind, make) => {
   it("bulk deny keeps four eyes (an owner's own request is skipped) and needs a session", async () => {
     const ownerId = (await owner.json("/api/me")).body.user.id as string;
     const session = await seedSession(db, { ownerId, title: "Own chat" });
-    const [own] = await seedApprovals(db, { sessionId: session, requesterId: ownerId, requests: [{ command: "echo mine" }] });
+    const [own] = await seedApprovals(db, {
+      sessionId: session,
+      requesterId: ownerId,
+      requests: [{ command: "echo mine" }],
+    });
     const res = await owner.json("/api/approvals/bulk-deny", { method: "POST", body: { ids: [own] } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ denied: [], skipped: [{ id: own }] });
     expect((await db.approval.findUniqueOrThrow({ where: { id: own } })).status).toBe("pending");
-    const anonymous = await fetch(`${app.url}/api/approvals/bulk-deny`, { method: "POST", headers: { "content-type": "application/json", origin: app.url }, body: JSON.stringify({ ids: [own] }) });
+    const anonymous = await fetch(`${app.url}/api/approvals/bulk-deny`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: app.url },
+      body: JSON.stringify({ ids: [own] }),
+    });
     expect(anonymous.status).toBe(401);
     expect((await fetch(`${app.url}/api/approvals?q=x`)).status).toBe(401);
   });

@@ -18,10 +18,17 @@ describe.each(databaseTargets())("inbox search in lib/db (%s)", (_kind, make) =>
     const db = getDb();
     const member = await db.user.findUniqueOrThrow({ where: { email: "member@example.com" } });
     const sessionId = await seedSession(db, { ownerId: member.id, title: "Search chat" });
-    ids.push(...(await seedApprovals(db, { sessionId, requesterId: member.id, requests: commands.map((command) => ({ command, createdAt: new Date(1_800_000_000_000) })) })));
+    ids.push(
+      ...(await seedApprovals(db, {
+        sessionId,
+        requesterId: member.id,
+        requests: commands.map((command) => ({ command, createdAt: new Date(1_800_000_000_000) })),
+      })),
+    );
   });
 
-  const search = async (q: string) => (await lib.listApprovalPage({ filter: { q }, limit: 100 })).rows.map((r) => r.command);
+  const search = async (q: string) =>
+    (await lib.listApprovalPage({ filter: { q }, limit: 100 })).rows.map((r) => r.command);
 
   it("reads wildcards and the escape character literally", async () => {
     expect(await search("%")).toEqual(["echo 100% done"]);
@@ -59,9 +66,17 @@ describe.each(databaseTargets())("inbox search in lib/db (%s)", (_kind, make) =>
     const [rm, curl, calm, old] = await seedApprovals(db, {
       sessionId,
       requesterId: member.id,
-      requests: [{ command: "rm -rf x" }, { command: "curl https://example.org" }, { command: "echo calm" }, { command: "echo old", riskKinds: null }],
+      requests: [
+        { command: "rm -rf x" },
+        { command: "curl https://example.org" },
+        { command: "echo calm" },
+        { command: "echo old", riskKinds: null },
+      ],
     });
-    const risky = async (riskKinds: string[]) => (await lib.listApprovalPage({ filter: { q: "risk lib chat", riskKinds }, limit: 100 })).rows.map((r) => r.id).sort();
+    const risky = async (riskKinds: string[]) =>
+      (await lib.listApprovalPage({ filter: { q: "risk lib chat", riskKinds }, limit: 100 })).rows
+        .map((r) => r.id)
+        .sort();
     expect((await db.approval.findUniqueOrThrow({ where: { id: rm! } })).riskKinds).toBe(",destructive,");
     expect((await db.approval.findUniqueOrThrow({ where: { id: calm! } })).riskKinds).toBe("");
     expect(await risky(["destructive"])).toEqual([rm, old].sort());

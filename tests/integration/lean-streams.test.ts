@@ -23,7 +23,15 @@ function get(url: string, headers: Record<string, string> = {}): Promise<Raw> {
       res.on("data", (chunk: string) => (body += chunk));
       res.on("end", () => done(body));
       res.on("close", () => done(body));
-      const settle = () => resolve({ status: res.statusCode ?? 0, headers: res.headers, get body() { return body; }, ended });
+      const settle = () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          get body() {
+            return body;
+          },
+          ended,
+        });
       if (res.statusCode === 200) res.once("data", () => setTimeout(settle, 50));
       else res.on("end", settle);
     });
@@ -33,8 +41,17 @@ function get(url: string, headers: Record<string, string> = {}): Promise<Raw> {
 
 // Per-response or per-transport headers; everything else must be the same on both servers.
 // x-request-id names each request (scripts/server.mjs): it differs by design.
-const VARYING = new Set(["date", "connection", "keep-alive", "transfer-encoding", "content-length", "vary", "x-request-id"]);
-const comparable = (headers: http.IncomingHttpHeaders) => Object.fromEntries(Object.entries(headers).filter(([k]) => !VARYING.has(k)));
+const VARYING = new Set([
+  "date",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "content-length",
+  "vary",
+  "x-request-id",
+]);
+const comparable = (headers: http.IncomingHttpHeaders) =>
+  Object.fromEntries(Object.entries(headers).filter(([k]) => !VARYING.has(k)));
 
 describe("event streams from the lean handler (sqlite)", () => {
   const url = newSqliteUrl();
@@ -47,7 +64,10 @@ describe("event streams from the lean handler (sqlite)", () => {
 
   beforeAll(async () => {
     prepareDatabase(url);
-    const started = await Promise.allSettled([startApp({ databaseUrl: url }), startApp({ databaseUrl: url, env: { TOOLGATE_LEAN_STREAMS: "off" } })]);
+    const started = await Promise.allSettled([
+      startApp({ databaseUrl: url }),
+      startApp({ databaseUrl: url, env: { TOOLGATE_LEAN_STREAMS: "off" } }),
+    ]);
     // Both stop in afterAll even when only one of them came up.
     [lean, next] = started.map((s) => (s.status === "fulfilled" ? s.value : undefined!)) as [RunningApp, RunningApp];
     for (const s of started) if (s.status === "rejected") throw s.reason;
@@ -85,7 +105,10 @@ describe("event streams from the lean handler (sqlite)", () => {
   });
 
   it("opens a stream with the same headers and start as the Next.js route", async () => {
-    const [a, b] = await Promise.all([get(`${lean.url}/api/approvals/stream`, { cookie: cookieOf(owner) }), get(`${next.url}/api/approvals/stream`, { cookie: cookieOf(owner) })]);
+    const [a, b] = await Promise.all([
+      get(`${lean.url}/api/approvals/stream`, { cookie: cookieOf(owner) }),
+      get(`${next.url}/api/approvals/stream`, { cookie: cookieOf(owner) }),
+    ]);
     expect(a.status).toBe(200);
     expect(b.status).toBe(200);
     expect(comparable(a.headers)).toEqual(comparable(b.headers));
@@ -102,28 +125,55 @@ describe("event streams from the lean handler (sqlite)", () => {
 
   it("a revoked session closes the open stream (the claim is re-checked while it is open)", async () => {
     const email = `lean-owner-${Date.now()}@example.com`;
-    await db.user.create({ data: { email, passwordHash: await hashPassword(DEMO_PASSWORD), roles: { create: [{ role: "member" }, { role: "owner" }] } } });
+    await db.user.create({
+      data: {
+        email,
+        passwordHash: await hashPassword(DEMO_PASSWORD),
+        roles: { create: [{ role: "member" }, { role: "owner" }] },
+      },
+    });
     const a = await signedIn(lean.url, email);
     const b = await signedIn(lean.url, email);
     const stream = await get(`${lean.url}/api/approvals/stream`, { cookie: cookieOf(a) });
     expect(stream.status).toBe(200);
     // A password change ends every session of the user (a bumped session version), this stream's too.
-    const changed = await b.json("/api/me/password", { method: "POST", body: { currentPassword: DEMO_PASSWORD, newPassword: "another-password-456" } });
+    const changed = await b.json("/api/me/password", {
+      method: "POST",
+      body: { currentPassword: DEMO_PASSWORD, newPassword: "another-password-456" },
+    });
     expect(changed.status).toBe(200);
-    const text = await Promise.race([stream.ended, new Promise<string>((_, reject) => setTimeout(() => reject(new Error("stream still open 10 s after revocation")), 10_000))]);
+    const text = await Promise.race([
+      stream.ended,
+      new Promise<string>((_, reject) =>
+        setTimeout(() => reject(new Error("stream still open 10 s after revocation")), 10_000),
+      ),
+    ]);
     expect(text).toContain(": connected");
     expect((await get(`${lean.url}/api/approvals/stream`, { cookie: cookieOf(a) })).status).toBe(401);
   });
 
   it("an event published on one server reaches a lean stream, and Last-Event-ID replays it", async () => {
     const stream = await get(`${lean.url}/api/approvals/stream`, { cookie: cookieOf(owner) });
-    const asked = await member.json("/api/approvals", { method: "POST", body: { sessionId: (await member.json("/api/sessions", { method: "POST", body: {} })).body.id, toolName: "exec", callId: `lean-${Date.now()}`, args: { command: "ls" } } });
+    const asked = await member.json("/api/approvals", {
+      method: "POST",
+      body: {
+        sessionId: (await member.json("/api/sessions", { method: "POST", body: {} })).body.id,
+        toolName: "exec",
+        callId: `lean-${Date.now()}`,
+        args: { command: "ls" },
+      },
+    });
     expect(asked.status).toBe(202);
     const deadline = Date.now() + 10_000;
     while (!stream.body.includes(asked.body.id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    const id = new RegExp(`id: (\\d+)\\nevent: approval.requested\\ndata: [^\\n]*${asked.body.id}`).exec(stream.body)?.[1];
+    const id = new RegExp(`id: (\\d+)\\nevent: approval.requested\\ndata: [^\\n]*${asked.body.id}`).exec(
+      stream.body,
+    )?.[1];
     expect(id).toBeDefined();
-    const replay = await get(`${lean.url}/api/approvals/stream`, { cookie: cookieOf(owner), "last-event-id": String(Number(id) - 1) });
+    const replay = await get(`${lean.url}/api/approvals/stream`, {
+      cookie: cookieOf(owner),
+      "last-event-id": String(Number(id) - 1),
+    });
     await new Promise((r) => setTimeout(r, 300));
     expect(replay.body).toContain(`id: ${id}\nevent: approval.requested`);
   });

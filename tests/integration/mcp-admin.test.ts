@@ -13,7 +13,11 @@ import { appTargets } from "../support/targets";
 
 async function turn(client: HttpClient, sessionId: string, text: string): Promise<{ ms: number; body: string }> {
   const started = Date.now();
-  const res = await client.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ sessionId, message: { role: "user", parts: [{ type: "text", text }] } }) });
+  const res = await client.fetch("/api/chat", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ sessionId, message: { role: "user", parts: [{ type: "text", text }] } }),
+  });
   expect(res.status).toBe(200);
   const body = await res.text();
   return { ms: Date.now() - started, body };
@@ -28,13 +32,23 @@ describe.each(appTargets())("MCP admin and turn latency (%s)", (_kind, app) => {
 
   async function save(document: Record<string, unknown>) {
     const current = await admin.json("/api/policy", { method: "GET" });
-    const res = await admin.json("/api/policy", { method: "PUT", body: { baseVersion: current.body.version, document } });
+    const res = await admin.json("/api/policy", {
+      method: "PUT",
+      body: { baseVersion: current.body.version, document },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   }
   async function insertDirectly(document: Record<string, unknown>) {
     // As another instance or a script would: this process learns of it on its next turn or admin read.
     const last = await db.policyVersion.findFirst({ orderBy: { version: "desc" }, select: { version: true } });
-    await db.policyVersion.create({ data: { version: (last?.version ?? 0) + 1, document: document as never, createdById: null, comment: "mcp-admin test" } });
+    await db.policyVersion.create({
+      data: {
+        version: (last?.version ?? 0) + 1,
+        document: document as never,
+        createdById: null,
+        comment: "mcp-admin test",
+      },
+    });
   }
 
   beforeAll(async () => {
@@ -65,21 +79,32 @@ describe.each(appTargets())("MCP admin and turn latency (%s)", (_kind, app) => {
     await insertDirectly({
       system: { mcp: { enabled: true, allowedServers: ["hang-a", "hang-b"] } },
       mcpServers: [
-        { id: "hang-a", transport: hangingStdio(), allowedModes: ["chat_safe", "coding"], timeoutMs: HANG_TIMEOUT_MS, tools: { work: {} } },
+        {
+          id: "hang-a",
+          transport: hangingStdio(),
+          allowedModes: ["chat_safe", "coding"],
+          timeoutMs: HANG_TIMEOUT_MS,
+          tools: { work: {} },
+        },
         { id: "hang-b", transport: hangingStdio(), allowedModes: ["chat_safe", "coding"], timeoutMs: HANG_TIMEOUT_MS },
       ],
     });
     const rounds: number[] = [];
     for (let i = 0; i < 3; i += 1) rounds.push(...(await quiet()).map((r) => r.ms));
     const worst = Math.max(...rounds);
-    console.log(`[mcp-admin] turn latency: baseline median ${baseline} ms, with two hanging servers worst ${worst} ms, median ${median(rounds)} ms`);
+    console.log(
+      `[mcp-admin] turn latency: baseline median ${baseline} ms, with two hanging servers worst ${worst} ms, median ${median(rounds)} ms`,
+    );
     expect(worst - baseline).toBeLessThan(HANG_TIMEOUT_MS / 3);
     // A call of the hanging server's tool fails at once with the reason instead of waiting 15 s.
-    const call = await turn(users[0]!.client, users[0]!.sessionId, '/tool mcp__hang-a__work {}');
+    const call = await turn(users[0]!.client, users[0]!.sessionId, "/tool mcp__hang-a__work {}");
     expect(call.body).toMatch(/MCP server hang-a is still connecting/);
     expect(call.ms - baseline).toBeLessThan(HANG_TIMEOUT_MS / 3);
     const view = await admin.json("/api/mcp/servers", { method: "GET" });
-    expect(view.body.servers.map((s: { id: string; state: string }) => [s.id, s.state])).toEqual([["hang-a", "connecting"], ["hang-b", "connecting"]]);
+    expect(view.body.servers.map((s: { id: string; state: string }) => [s.id, s.state])).toEqual([
+      ["hang-a", "connecting"],
+      ["hang-b", "connecting"],
+    ]);
   });
 
   it("a 4 MB file read through server-filesystem is cut to the fs read limit in the stream and the database", async () => {
@@ -93,9 +118,15 @@ describe.each(appTargets())("MCP admin and turn latency (%s)", (_kind, app) => {
       mcpServers: [{ id: "files", transport: filesystemStdio(dir), allowedModes: ["coding"], timeoutMs: 20_000 }],
     });
     const { client, sessionId } = users[0]!;
-    expect((await client.json(`/api/sessions/${sessionId}`, { method: "PATCH", body: { mode: "coding" } })).status).toBe(200);
+    expect(
+      (await client.json(`/api/sessions/${sessionId}`, { method: "PATCH", body: { mode: "coding" } })).status,
+    ).toBe(200);
     try {
-      const { body } = await turn(client, sessionId, `/tool mcp__files__read_text_file ${JSON.stringify({ path: path.join(dir, "big.txt") })}`);
+      const { body } = await turn(
+        client,
+        sessionId,
+        `/tool mcp__files__read_text_file ${JSON.stringify({ path: path.join(dir, "big.txt") })}`,
+      );
       expect(body).toContain("[output truncated by Toolgate: ");
       const rows = await db.message.findMany({ where: { sessionId }, select: { content: true, parts: true } });
       const stored = rows.reduce((sum, row) => sum + row.content.length + JSON.stringify(row.parts ?? null).length, 0);
@@ -117,19 +148,24 @@ describe.each(appTargets())("MCP admin and turn latency (%s)", (_kind, app) => {
       mcpServers: [{ id: "everything", transport: everythingStdio(), allowedModes: ["coding"], timeoutMs: 20_000 }],
     });
     const { client, sessionId } = users[0]!;
-    expect((await client.json(`/api/sessions/${sessionId}`, { method: "PATCH", body: { mode: "coding" } })).status).toBe(200);
+    expect(
+      (await client.json(`/api/sessions/${sessionId}`, { method: "PATCH", body: { mode: "coding" } })).status,
+    ).toBe(200);
     try {
       const { body } = await turn(client, sessionId, '/tool mcp__everything__get-resource-links {"count":1}');
       const uri = /"uri":"(demo:\/\/[^"]+)"/.exec(body)?.[1];
       expect(uri, body.slice(0, 2000)).toBeDefined();
-      const url = (session: string, server: string, u: string) => `/api/mcp/resource?${new URLSearchParams({ session, server, uri: u })}`;
+      const url = (session: string, server: string, u: string) =>
+        `/api/mcp/resource?${new URLSearchParams({ session, server, uri: u })}`;
       const ok = await client.fetch(url(sessionId, "everything", uri!));
       expect(ok.status).toBe(200);
       expect(ok.headers.get("x-content-type-options")).toBe("nosniff");
       expect(ok.headers.get("content-security-policy")).toContain("sandbox");
       expect((await ok.arrayBuffer()).byteLength).toBeGreaterThan(0);
       // A URI the server never returned here, another user's session, a foreign server, and no session at all.
-      expect((await client.fetch(url(sessionId, "everything", "demo://resource/static/document/secret.md"))).status).toBe(403);
+      expect(
+        (await client.fetch(url(sessionId, "everything", "demo://resource/static/document/secret.md"))).status,
+      ).toBe(403);
       expect((await users[1]!.client.fetch(url(sessionId, "everything", uri!))).status).toBe(404);
       expect((await client.fetch(url(sessionId, "files", uri!))).status).toBe(403);
       expect((await client.fetch(`/api/mcp/resource?session=${sessionId}&server=../x&uri=a`)).status).toBe(422);
@@ -148,7 +184,10 @@ describe.each(appTargets())("MCP admin and turn latency (%s)", (_kind, app) => {
     const tools = await admin.json("/api/policy/tools", { method: "GET" });
     const names = tools.body.tools.map((t: { name: string }) => t.name);
     expect(names).toEqual(expect.arrayContaining(["mcp__fx__echo", "mcp__fx__add", "mcp__fx__grow"]));
-    const matrix = await admin.json("/api/policy/effective", { method: "POST", body: { context: { roles: ["member"] } } });
+    const matrix = await admin.json("/api/policy/effective", {
+      method: "POST",
+      body: { context: { roles: ["member"] } },
+    });
     expect(matrix.status).toBe(200);
     expect(JSON.stringify(matrix.body.matrix)).toContain("mcp__fx__add");
     const view = await admin.json("/api/mcp/servers", { method: "GET" });
@@ -190,20 +229,37 @@ describe.each(appTargets())("MCP admin and turn latency (%s)", (_kind, app) => {
     await save({
       modeGrants: { users: { [memberId]: ["chat_safe", "coding"] } },
       system: { mcp: { enabled: true, allowedServers: ["rug"] } },
-      mcpServers: [{ id: "rug", transport: hostileStdioTransport(), allowedModes: ["coding"], timeoutMs: 20_000, requireApprovalForDestructive: true }],
+      mcpServers: [
+        {
+          id: "rug",
+          transport: hostileStdioTransport(),
+          allowedModes: ["coding"],
+          timeoutMs: 20_000,
+          requireApprovalForDestructive: true,
+        },
+      ],
     });
     const { client, sessionId } = users[0]!;
-    expect((await client.json(`/api/sessions/${sessionId}`, { method: "PATCH", body: { mode: "coding" } })).status).toBe(200);
+    expect(
+      (await client.json(`/api/sessions/${sessionId}`, { method: "PATCH", body: { mode: "coding" } })).status,
+    ).toBe(200);
     type Change = { tool: string; hash: string; changed: string[]; pinned: unknown; proposed: unknown };
-    const rug = async () => (await admin.json("/api/mcp/servers", { method: "GET" })).body.servers.find((s: { id: string }) => s.id === "rug") as { pendingChanges: Change[]; tools: Array<{ name: string; requiresApproval: boolean }> };
+    const rug = async () =>
+      (await admin.json("/api/mcp/servers", { method: "GET" })).body.servers.find(
+        (s: { id: string }) => s.id === "rug",
+      ) as { pendingChanges: Change[]; tools: Array<{ name: string; requiresApproval: boolean }> };
     try {
       await turn(client, sessionId, "/tool mcp__rug__flip {}");
       let change: Change | undefined;
-      for (const deadline = Date.now() + 20_000; !change && Date.now() < deadline; ) {
+      for (const deadline = Date.now() + 20_000; !change && Date.now() < deadline;) {
         change = (await rug()).pendingChanges[0];
         if (!change) await new Promise((resolve) => setTimeout(resolve, 200));
       }
-      expect(change).toMatchObject({ tool: "wipe", proposed: { annotations: { readOnlyHint: true } }, pinned: { annotations: { destructiveHint: true } } });
+      expect(change).toMatchObject({
+        tool: "wipe",
+        proposed: { annotations: { readOnlyHint: true } },
+        pinned: { annotations: { destructiveHint: true } },
+      });
       expect((await rug()).tools.find((t) => t.name === "mcp__rug__wipe")?.requiresApproval).toBe(true);
       // The model calls the tool the server now calls read-only: it still waits for an owner.
       const call = await turn(client, sessionId, '/tool mcp__rug__wipe {"target":"prod"}');
@@ -211,7 +267,8 @@ describe.each(appTargets())("MCP admin and turn latency (%s)", (_kind, app) => {
       expect(call.body).not.toContain("wiped prod");
       await client.json(`/api/sessions/${sessionId}/stop`, { method: "POST", body: {} });
 
-      const accept = (who: HttpClient, server: string, body: unknown) => who.json(`/api/mcp/servers/${server}/tools/accept`, { method: "POST", body });
+      const accept = (who: HttpClient, server: string, body: unknown) =>
+        who.json(`/api/mcp/servers/${server}/tools/accept`, { method: "POST", body });
       expect((await accept(client, "rug", { tool: "wipe", hash: change!.hash })).status).toBe(403);
       const malformed = await accept(admin, "rug", { tool: "wipe", hash: "not-a-hash" });
       expect(malformed.status).toBe(422);
@@ -222,7 +279,10 @@ describe.each(appTargets())("MCP admin and turn latency (%s)", (_kind, app) => {
       expect(ok.status, JSON.stringify(ok.body)).toBe(200);
       expect(ok.body.server.pendingChanges).toEqual([]);
       expect((await accept(admin, "rug", { tool: "wipe", hash: change!.hash })).status).toBe(409);
-      const rows = await db.auditLog.findMany({ where: { action: { in: ["mcp.tool_changed", "mcp.tool_change_accepted"] }, toolName: "wipe" }, orderBy: { seq: "asc" } });
+      const rows = await db.auditLog.findMany({
+        where: { action: { in: ["mcp.tool_changed", "mcp.tool_change_accepted"] }, toolName: "wipe" },
+        orderBy: { seq: "asc" },
+      });
       expect(rows.map((r) => r.action).slice(-2)).toEqual(["mcp.tool_changed", "mcp.tool_change_accepted"]);
     } finally {
       await client.json(`/api/sessions/${sessionId}`, { method: "PATCH", body: { mode: "chat_safe" } });
@@ -233,7 +293,9 @@ describe.each(appTargets())("MCP admin and turn latency (%s)", (_kind, app) => {
     const member = users[0]!.client;
     expect((await member.json("/api/mcp/servers", { method: "GET" })).status).toBe(403);
     expect((await member.json("/api/mcp/servers/crashy/reconnect", { method: "POST" })).status).toBe(403);
-    expect((await member.json("/api/policy/import", { method: "POST", body: { format: "openclaw", text: "{}" } })).status).toBe(403);
+    expect(
+      (await member.json("/api/policy/import", { method: "POST", body: { format: "openclaw", text: "{}" } })).status,
+    ).toBe(403);
   });
 
   it("POST /api/policy/import maps JSON5 into the saved document and saves nothing", async () => {
@@ -244,12 +306,20 @@ describe.each(appTargets())("MCP admin and turn latency (%s)", (_kind, app) => {
         channels: { whatsapp: { groups: { '120363424282127706@g.us': { tools: { deny: ['exec'] } } } } }, }`;
     const res = await admin.json("/api/policy/import", { method: "POST", body: { format: "openclaw", text } });
     expect(res.status).toBe(200);
-    expect(res.body.document).toMatchObject({ tools: { deny: ["browser"] }, askRules: ["write"], agents: { family: { tools: { allow: ["read", "message"], deny: ["exec"] } } }, teams: { "whatsapp:120363424282127706@g.us": { deny: ["exec"] } } });
+    expect(res.body.document).toMatchObject({
+      tools: { deny: ["browser"] },
+      askRules: ["write"],
+      agents: { family: { tools: { allow: ["read", "message"], deny: ["exec"] } } },
+      teams: { "whatsapp:120363424282127706@g.us": { deny: ["exec"] } },
+    });
     expect(res.body.report.mapped.map((n: { path: string }) => n.path)).toContain("agents.entries.family");
     const after = await admin.json("/api/policy", { method: "GET" });
     expect(after.body.version).toBe(before.body.version);
     // The team id the import produced is one the team API accepts.
-    const team = await admin.json("/api/admin/teams", { method: "POST", body: { id: "whatsapp:120363424282127706@g.us", name: "Family group" } });
+    const team = await admin.json("/api/admin/teams", {
+      method: "POST",
+      body: { id: "whatsapp:120363424282127706@g.us", name: "Family group" },
+    });
     expect([200, 201]).toContain(team.status);
   });
 
@@ -266,7 +336,11 @@ describe.each(appTargets())("MCP admin and turn latency (%s)", (_kind, app) => {
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.body.error.message).toMatch(message);
     }
-    const raw = await admin.fetch("/api/policy/import", { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" });
+    const raw = await admin.fetch("/api/policy/import", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{not json",
+    });
     expect(raw.status).toBe(400);
   });
 });

@@ -24,10 +24,19 @@ async function chat(client: HttpClient, sessionId: string, text: string): Promis
   return { chunks, ms: Date.now() - started };
 }
 
-const textOf = (chunks: Chunk[]) => chunks.filter((c) => c.type === "text-delta").map((c) => String(c.delta)).join("");
+const textOf = (chunks: Chunk[]) =>
+  chunks
+    .filter((c) => c.type === "text-delta")
+    .map((c) => String(c.delta))
+    .join("");
 const ofType = (chunks: Chunk[], type: string) => chunks.filter((c) => c.type === type);
-const denialOf = (chunks: Chunk[]) => ofType(chunks, "data-tool_denied")[0]?.data as { errorCode?: string; message?: string } | undefined;
-const errorOf = (chunks: Chunk[]) => JSON.parse(String(ofType(chunks, "tool-output-error")[0]?.errorText ?? "{}")) as { error_code?: string; message?: string };
+const denialOf = (chunks: Chunk[]) =>
+  ofType(chunks, "data-tool_denied")[0]?.data as { errorCode?: string; message?: string } | undefined;
+const errorOf = (chunks: Chunk[]) =>
+  JSON.parse(String(ofType(chunks, "tool-output-error")[0]?.errorText ?? "{}")) as {
+    error_code?: string;
+    message?: string;
+  };
 
 describe.each(appTargets())("MCP plugin tools through chat (%s)", (_kind, app) => {
   let db: Db;
@@ -40,7 +49,9 @@ describe.each(appTargets())("MCP plugin tools through chat (%s)", (_kind, app) =
 
   async function setPolicy(document: Record<string, unknown>) {
     const last = await db.policyVersion.findFirst({ orderBy: { version: "desc" }, select: { version: true } });
-    await db.policyVersion.create({ data: { version: (last?.version ?? 0) + 1, document: document as never, createdById: null, comment: "mcp test" } });
+    await db.policyVersion.create({
+      data: { version: (last?.version ?? 0) + 1, document: document as never, createdById: null, comment: "mcp test" },
+    });
   }
 
   /** Discovery runs in the background (turns never wait on it): wait until the admin's view shows the servers ready. */
@@ -56,7 +67,12 @@ describe.each(appTargets())("MCP plugin tools through chat (%s)", (_kind, app) =
   }
 
   function policy({ enabled = true, timeoutMs = 5000, destructive = false } = {}) {
-    const common = { allowedModes: ["coding"], timeoutMs, requireApprovalForDestructive: destructive, tools: { add: {} } };
+    const common = {
+      allowedModes: ["coding"],
+      timeoutMs,
+      requireApprovalForDestructive: destructive,
+      tools: { add: {} },
+    };
     return {
       modeGrants: { users: { [memberId]: ["chat_safe", "coding"] } },
       system: { mcp: { enabled, allowedServers: ["fixture", "fixture-http", "dying-http"] } },
@@ -97,7 +113,10 @@ describe.each(appTargets())("MCP plugin tools through chat (%s)", (_kind, app) =
     await db?.$disconnect();
   });
 
-  it.each([["stdio", "fixture"], ["http", "fixture-http"]])("a member in coding calls a plugin tool over %s and sees the result", async (_t, server) => {
+  it.each([
+    ["stdio", "fixture"],
+    ["http", "fixture-http"],
+  ])("a member in coding calls a plugin tool over %s and sees the result", async (_t, server) => {
     const { chunks } = await chat(member, sessionId, `/tool mcp__${server}__add {"a":2,"b":3}`);
     expect(ofType(chunks, "tool-output-available")).toEqual([expect.objectContaining({ output: "5" })]);
     expect(textOf(chunks)).toContain(`mcp__${server}__add" returned: 5`);
@@ -110,17 +129,26 @@ describe.each(appTargets())("MCP plugin tools through chat (%s)", (_kind, app) =
     expect(ofType(chunks, "tool-output-available")).toEqual([]);
   });
 
-  it.each([["stdio", "fixture"], ["http", "fixture-http"]])("a hanging tool over %s gives the model a clear error within the timeout, and the chat goes on", async (_t, server) => {
-    const { chunks, ms } = await chat(member, sessionId, `/tool mcp__${server}__hang {}`);
-    expect(errorOf(chunks)).toMatchObject({ error_code: "TOOL_FAILED" });
-    expect(errorOf(chunks).message).toContain(`MCP server ${server}: calling hang timed out after 5000 ms`);
-    expect(textOf(chunks)).toMatch(/timed out after 5000 ms/);
-    expect(chunks.at(-1)).toMatchObject({ type: "finish" });
-    expect(ms).toBeGreaterThanOrEqual(5000);
-    expect(ms).toBeLessThan(10_000);
-  });
+  it.each([
+    ["stdio", "fixture"],
+    ["http", "fixture-http"],
+  ])(
+    "a hanging tool over %s gives the model a clear error within the timeout, and the chat goes on",
+    async (_t, server) => {
+      const { chunks, ms } = await chat(member, sessionId, `/tool mcp__${server}__hang {}`);
+      expect(errorOf(chunks)).toMatchObject({ error_code: "TOOL_FAILED" });
+      expect(errorOf(chunks).message).toContain(`MCP server ${server}: calling hang timed out after 5000 ms`);
+      expect(textOf(chunks)).toMatch(/timed out after 5000 ms/);
+      expect(chunks.at(-1)).toMatchObject({ type: "finish" });
+      expect(ms).toBeGreaterThanOrEqual(5000);
+      expect(ms).toBeLessThan(10_000);
+    },
+  );
 
-  it.each([["stdio", "fixture", /server exited while calling crash/], ["http", "dying-http", /server exited or is unreachable while calling crash/]])(
+  it.each([
+    ["stdio", "fixture", /server exited while calling crash/],
+    ["http", "dying-http", /server exited or is unreachable while calling crash/],
+  ])(
     "a server that dies over %s gives the model a clear error within the timeout, and the chat goes on",
     async (_t, server, expected) => {
       const { chunks, ms } = await chat(member, sessionId, `/tool mcp__${server}__crash {}`);
@@ -145,7 +173,9 @@ describe.each(appTargets())("MCP plugin tools through chat (%s)", (_kind, app) =
     expect(ofType(chunks, "data-approval_pending")).toHaveLength(1);
     expect(ofType(chunks, "tool-output-available")).toEqual([]);
     // The session's turn waits for that owner; Stop ends it so the next tests can chat here again.
-    expect((await member.json(`/api/sessions/${sessionId}/stop`, { method: "POST", body: {} })).body).toEqual({ stopped: true });
+    expect((await member.json(`/api/sessions/${sessionId}/stop`, { method: "POST", body: {} })).body).toEqual({
+      stopped: true,
+    });
     await setPolicy(policy());
   });
 

@@ -25,15 +25,20 @@ const UPSTREAM = path.join(ROOT, "tests/fixtures/conformance-server.mjs");
 
 /** Scenarios that do not apply to Toolgate's gateway, with the reason (kept in step with docs/mcp-gateway.md). */
 const NOT_APPLICABLE: Record<string, string> = {
-  "tools-call-audio": "audio is not passed through: a call's output is recorded and audited, and audio is kept as its type and size only",
-  "tools-call-sampling": "server-to-client requests (sampling) do not cross the gateway: it is stateless, and Toolgate's upstream client offers no sampling",
+  "tools-call-audio":
+    "audio is not passed through: a call's output is recorded and audited, and audio is kept as its type and size only",
+  "tools-call-sampling":
+    "server-to-client requests (sampling) do not cross the gateway: it is stateless, and Toolgate's upstream client offers no sampling",
   "tools-call-elicitation": "server-to-client requests (elicitation) do not cross the gateway, for the same reason",
   "elicitation-sep1034-defaults": "elicitation, as above",
   "elicitation-sep1330-enums": "elicitation, as above",
-  "resources-subscribe": "the gateway is stateless (no session and no GET stream to push updates on), so it offers no subscriptions",
+  "resources-subscribe":
+    "the gateway is stateless (no session and no GET stream to push updates on), so it offers no subscriptions",
   "resources-unsubscribe": "subscriptions, as above",
-  "server-sse-polling": "the gateway is stateless: GET (a standing SSE stream) is answered 405, as the transport allows",
-  "server-sse-multiple-streams": "it needs a session id; the stateless gateway gives none, so the scenario only warns and checks nothing (each POST is its own stream anyway)",
+  "server-sse-polling":
+    "the gateway is stateless: GET (a standing SSE stream) is answered 405, as the transport allows",
+  "server-sse-multiple-streams":
+    "it needs a session id; the stateless gateway gives none, so the scenario only warns and checks nothing (each POST is its own stream anyway)",
 };
 
 describe.each(databaseTargets())("MCP conformance suite through the gateway (%s)", (_kind, make) => {
@@ -54,7 +59,14 @@ describe.each(databaseTargets())("MCP conformance suite through the gateway (%s)
     db = createDb(target.url);
     await setPolicy(db, {
       system: { mcp: { enabled: true, allowedServers: ["conformance"] } },
-      mcpServers: [{ id: "conformance", transport: { type: "http", url: upstream.url }, allowedModes: ["chat_safe"], timeoutMs: 8000 }],
+      mcpServers: [
+        {
+          id: "conformance",
+          transport: { type: "http", url: upstream.url },
+          allowedModes: ["chat_safe"],
+          timeoutMs: 8000,
+        },
+      ],
     });
     const member = await signedIn(app.url, "member@example.com");
     const made = await member.json("/api/tokens", { method: "POST", body: { name: "conformance" } });
@@ -62,8 +74,17 @@ describe.each(databaseTargets())("MCP conformance suite through the gateway (%s)
     token = made.body.token;
     // Discovery runs in the background: wait until the upstream's tools are offered to the token.
     const client = new Client({ name: "warm-up", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-    await until("the upstream's tools", async () => (await client.listTools()).tools.some((t) => t.name === "mcp__conformance__test_simple_text"), 30_000, 200);
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    await until(
+      "the upstream's tools",
+      async () => (await client.listTools()).tools.some((t) => t.name === "mcp__conformance__test_simple_text"),
+      30_000,
+      200,
+    );
     await client.close();
     proxy = await startRenamingProxy({ target: `${app.url}/mcp`, token, serverId: "conformance" });
   }, 180_000);
@@ -79,10 +100,19 @@ describe.each(databaseTargets())("MCP conformance suite through the gateway (%s)
 
   it("every scenario that applies to a gateway passes; the others are exactly the ones listed as not applying", async () => {
     // Exit code 1 when any scenario fails: the summary is what is judged.
-    const run = await promisify(execFile)(process.execPath, [SUITE, "server", "--url", proxy.url, "--suite", "all"], { cwd, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 }).catch(
-      (error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? "", stderr: error.stderr ?? "" }),
-    );
-    const summary = [...run.stdout.matchAll(/^[✓✗] (\S+): (\d+) passed, (\d+) failed$/gmu)].map((m) => ({ name: m[1]!, passed: Number(m[2]), failed: Number(m[3]) }));
+    const run = await promisify(execFile)(process.execPath, [SUITE, "server", "--url", proxy.url, "--suite", "all"], {
+      cwd,
+      timeout: 240_000,
+      maxBuffer: 16 * 1024 * 1024,
+    }).catch((error: { stdout?: string; stderr?: string }) => ({
+      stdout: error.stdout ?? "",
+      stderr: error.stderr ?? "",
+    }));
+    const summary = [...run.stdout.matchAll(/^[✓✗] (\S+): (\d+) passed, (\d+) failed$/gmu)].map((m) => ({
+      name: m[1]!,
+      passed: Number(m[2]),
+      failed: Number(m[3]),
+    }));
     expect(summary.length, run.stdout.slice(-2000)).toBeGreaterThanOrEqual(25);
     const failing = summary.filter((s) => s.failed > 0 || s.passed === 0).map((s) => s.name);
     const applicable = summary.filter((s) => !(s.name in NOT_APPLICABLE));
@@ -119,6 +149,8 @@ describe.each(databaseTargets())("MCP conformance suite through the gateway (%s)
       ]),
     );
     // A scenario listed as not applying that starts to pass is news: the list (and the docs) must say so.
-    expect(Object.keys(NOT_APPLICABLE).filter((name) => summary.some((s) => s.name === name) && !failing.includes(name))).toEqual([]);
+    expect(
+      Object.keys(NOT_APPLICABLE).filter((name) => summary.some((s) => s.name === name) && !failing.includes(name)),
+    ).toEqual([]);
   }, 300_000);
 });

@@ -1,7 +1,15 @@
 // The connection manager against the real fixture server, over stdio and streamable HTTP: lazy connect,
 // per-call timeout, abort, a dying server, reconnect, back-off, encrypted headers, and registry sync.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parsePolicyDocument, ToolRegistry, type McpServerConfig, type McpServerConfigInput, type PolicyDocument, type PolicyDocumentInput, type ToolDefinition } from "@/lib/policy";
+import {
+  parsePolicyDocument,
+  ToolRegistry,
+  type McpServerConfig,
+  type McpServerConfigInput,
+  type PolicyDocument,
+  type PolicyDocumentInput,
+  type ToolDefinition,
+} from "@/lib/policy";
 import { addLogSink, type LogRecord } from "@/lib/log";
 import { backoffDelay, closeMcpConnections, encryptHeaders, McpConnection, syncMcpTools } from "@/lib/tools/mcp";
 import { TEST_AUTH_SECRET } from "../support/app-server";
@@ -13,14 +21,16 @@ function parseDoc(input: PolicyDocumentInput): PolicyDocument {
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
   return parsed.document;
 }
-const config = (input: Record<string, unknown>): McpServerConfig => parseDoc({ mcpServers: [input as never] }).mcpServers[0]!;
+const config = (input: Record<string, unknown>): McpServerConfig =>
+  parseDoc({ mcpServers: [input as never] }).mcpServers[0]!;
 
 async function timed<T>(work: Promise<T>): Promise<{ ms: number; result: PromiseSettledResult<T> }> {
   const started = Date.now();
   const [result] = await Promise.allSettled([work]);
   return { ms: Date.now() - started, result: result! };
 }
-const reason = (r: PromiseSettledResult<unknown>) => (r.status === "rejected" ? String((r.reason as Error).message) : `resolved: ${JSON.stringify(r.value)}`);
+const reason = (r: PromiseSettledResult<unknown>) =>
+  r.status === "rejected" ? String((r.reason as Error).message) : `resolved: ${JSON.stringify(r.value)}`;
 
 let http: HttpFixture;
 const open: McpConnection[] = [];
@@ -38,10 +48,11 @@ afterAll(async () => {
   await http?.stop();
 });
 
-const transports = () => [
-  ["stdio", stdioFixtureTransport()],
-  ["http", { type: "http", url: http.url }],
-] as const;
+const transports = () =>
+  [
+    ["stdio", stdioFixtureTransport()],
+    ["http", { type: "http", url: http.url }],
+  ] as const;
 
 describe.each(["stdio", "http"] as const)("McpConnection over %s", (kind) => {
   const connect = (extra: Record<string, unknown> = {}) => {
@@ -55,9 +66,14 @@ describe.each(["stdio", "http"] as const)("McpConnection over %s", (kind) => {
   it("discovers the tools with their schemas and annotations, and calls one", async () => {
     const connection = connect();
     const tools = await connection.listTools();
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["echo", "add", "delete_everything", "hang", "crash"]));
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(["echo", "add", "delete_everything", "hang", "crash"]),
+    );
     expect(tools.find((t) => t.name === "echo")?.annotations).toMatchObject({ readOnlyHint: true });
-    expect(tools.find((t) => t.name === "add")?.inputSchema).toMatchObject({ properties: { a: { type: "number" } }, required: ["a", "b"] });
+    expect(tools.find((t) => t.name === "add")?.inputSchema).toMatchObject({
+      properties: { a: { type: "number" } },
+      required: ["a", "b"],
+    });
     expect(await connection.callTool("add", { a: 2, b: 3 })).toMatchObject({ content: [{ type: "text", text: "5" }] });
   });
 
@@ -84,7 +100,9 @@ describe.each(["stdio", "http"] as const)("McpConnection over %s", (kind) => {
 describe("a server that dies", () => {
   it("stdio: the call fails with 'server exited' within the timeout, and the next call reconnects", async () => {
     // Long timeout: an exit must be reported at once, not when the deadline passes (and respawning is slow under load).
-    const connection = new McpConnection(config({ id: "fx-crash", transport: stdioFixtureTransport(), timeoutMs: 10_000 }));
+    const connection = new McpConnection(
+      config({ id: "fx-crash", transport: stdioFixtureTransport(), timeoutMs: 10_000 }),
+    );
     open.push(connection);
     await connection.listTools();
     const { ms, result } = await timed(connection.callTool("crash", {}));
@@ -95,7 +113,9 @@ describe("a server that dies", () => {
 
   it("http: the call fails naming the server within the timeout; while it is down a call fails at once", async () => {
     const dying = await startHttpFixture();
-    const connection = new McpConnection(config({ id: "fx-http-crash", transport: { type: "http", url: dying.url }, timeoutMs: 10_000 }));
+    const connection = new McpConnection(
+      config({ id: "fx-http-crash", transport: { type: "http", url: dying.url }, timeoutMs: 10_000 }),
+    );
     open.push(connection);
     await connection.listTools();
     const { ms, result } = await timed(connection.callTool("crash", {}));
@@ -110,9 +130,13 @@ describe("a server that dies", () => {
   });
 
   it("a command that cannot start fails clearly; back-off doubles up to a ceiling", async () => {
-    const connection = new McpConnection(config({ id: "fx-missing", transport: { type: "stdio", command: "/nonexistent/mcp-server" }, timeoutMs: 2000 }));
+    const connection = new McpConnection(
+      config({ id: "fx-missing", transport: { type: "stdio", command: "/nonexistent/mcp-server" }, timeoutMs: 2000 }),
+    );
     open.push(connection);
-    expect(reason((await timed(connection.listTools())).result)).toMatch(/MCP server fx-missing could not be connected/);
+    expect(reason((await timed(connection.listTools())).result)).toMatch(
+      /MCP server fx-missing could not be connected/,
+    );
     expect([1, 2, 3, 10].map(backoffDelay)).toEqual([500, 1000, 2000, 30_000]);
   });
 });
@@ -122,7 +146,9 @@ describe("HTTP sessions", () => {
     const stateful = await startHttpFixture({}, "--http-sessions");
     const records: LogRecord[] = [];
     const remove = addLogSink((r) => records.push(r));
-    const connection = new McpConnection(config({ id: "fx-sessions", transport: { type: "http", url: stateful.url }, timeoutMs: 5000 }));
+    const connection = new McpConnection(
+      config({ id: "fx-sessions", transport: { type: "http", url: stateful.url }, timeoutMs: 5000 }),
+    );
     open.push(connection);
     try {
       expect(await connection.callTool("add", { a: 1, b: 2 })).toMatchObject({ content: [{ text: "3" }] });
@@ -142,7 +168,9 @@ describe("HTTP sessions", () => {
 describe("HTTP headers", () => {
   it("are sent decrypted from headersEncrypted", async () => {
     const headersEncrypted = encryptHeaders("fx-auth", { "x-api-key": "s3cret" }, TEST_AUTH_SECRET);
-    const connection = new McpConnection(config({ id: "fx-auth", transport: { type: "http", url: http.url, headersEncrypted } }));
+    const connection = new McpConnection(
+      config({ id: "fx-auth", transport: { type: "http", url: http.url, headersEncrypted } }),
+    );
     open.push(connection);
     expect(await connection.callTool("whoami", {})).toMatchObject({ content: [{ text: "s3cret" }] });
   });
@@ -150,14 +178,38 @@ describe("HTTP headers", () => {
 
 describe("syncMcpTools", () => {
   const registry = new ToolRegistry<ToolDefinition>({ logger: { warn: () => undefined } });
-  const server: McpServerConfigInput = { id: "fx-sync", transport: stdioFixtureTransport(), allowedModes: ["coding"], tools: { hang: { allowedModes: [] } } };
+  const server: McpServerConfigInput = {
+    id: "fx-sync",
+    transport: stdioFixtureTransport(),
+    allowedModes: ["coding"],
+    tools: { hang: { allowedModes: [] } },
+  };
   const enabled: PolicyDocumentInput = { system: { mcp: { enabled: true, allowedServers: ["fx-sync"] } } };
-  const names = () => registry.all().map((t) => t.name).filter((n) => n.startsWith("mcp__")).sort();
+  const names = () =>
+    registry
+      .all()
+      .map((t) => t.name)
+      .filter((n) => n.startsWith("mcp__"))
+      .sort();
 
   it("registers a configured, allowed server's tools as plugin tools, with admin-chosen modes", async () => {
     await syncMcpTools(parseDoc({ ...enabled, mcpServers: [server] }), registry);
-    expect(names()).toEqual(["mcp__fx-sync__add", "mcp__fx-sync__crash", "mcp__fx-sync__delete_everything", "mcp__fx-sync__echo", "mcp__fx-sync__grow", "mcp__fx-sync__hang", "mcp__fx-sync__picture"]);
-    expect(registry.meta().find((m) => m.name === "mcp__fx-sync__add")).toEqual({ name: "mcp__fx-sync__add", group: "plugin", allowedModes: ["coding"], ownerOnly: false, pluginId: "fx-sync" });
+    expect(names()).toEqual([
+      "mcp__fx-sync__add",
+      "mcp__fx-sync__crash",
+      "mcp__fx-sync__delete_everything",
+      "mcp__fx-sync__echo",
+      "mcp__fx-sync__grow",
+      "mcp__fx-sync__hang",
+      "mcp__fx-sync__picture",
+    ]);
+    expect(registry.meta().find((m) => m.name === "mcp__fx-sync__add")).toEqual({
+      name: "mcp__fx-sync__add",
+      group: "plugin",
+      allowedModes: ["coding"],
+      ownerOnly: false,
+      pluginId: "fx-sync",
+    });
     expect(registry.getEffectiveModes("mcp__fx-sync__hang")).toEqual([]);
     await expect(registry.get("mcp__fx-sync__add")!.execute({ a: 20, b: 22 }, { callId: "c" })).resolves.toBe("42");
   });
@@ -168,7 +220,10 @@ describe("syncMcpTools", () => {
     const before = registry.meta();
     await syncMcpTools(parseDoc({ ...enabled, mcpServers: [server] }), registry);
     expect(registry.meta()).toBe(before);
-    await syncMcpTools(parseDoc({ ...enabled, mcpServers: [{ ...server, requireApprovalForDestructive: true }] }), registry);
+    await syncMcpTools(
+      parseDoc({ ...enabled, mcpServers: [{ ...server, requireApprovalForDestructive: true }] }),
+      registry,
+    );
     expect(registry.meta().find((m) => m.name === "mcp__fx-sync__delete_everything")?.requiresApproval).toBe(true);
     expect(registry.meta().find((m) => m.name === "mcp__fx-sync__echo")?.requiresApproval).toBeUndefined();
   });
@@ -182,12 +237,20 @@ describe("syncMcpTools", () => {
     const records: LogRecord[] = [];
     const remove = addLogSink((r) => records.push(r));
     try {
-      const offline: McpServerConfigInput = { id: "fx-off", transport: { type: "stdio", command: "/nonexistent/never-started" }, allowedModes: ["coding"], tools: { add: {} } };
+      const offline: McpServerConfigInput = {
+        id: "fx-off",
+        transport: { type: "stdio", command: "/nonexistent/never-started" },
+        allowedModes: ["coding"],
+        tools: { add: {} },
+      };
       await syncMcpTools(parseDoc({ mcpServers: [offline] }), registry);
       expect(names()).toEqual(["mcp__fx-off__add"]);
       expect(records.filter((r) => r.event.startsWith("mcp_connect") || r.event === "mcp_server_down")).toEqual([]);
       // Allowed now: the sync tries to connect, fails, logs, and the turn would go on with the known names.
-      await syncMcpTools(parseDoc({ system: { mcp: { enabled: true, allowedServers: ["fx-off"] } }, mcpServers: [offline] }), registry);
+      await syncMcpTools(
+        parseDoc({ system: { mcp: { enabled: true, allowedServers: ["fx-off"] } }, mcpServers: [offline] }),
+        registry,
+      );
       expect(records.map((r) => r.event)).toContain("mcp_server_down");
       expect(names()).toEqual(["mcp__fx-off__add"]);
     } finally {

@@ -5,9 +5,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { LoggingMessageNotificationSchema, type LoggingMessageNotification, type Progress } from "@modelcontextprotocol/sdk/types.js";
+import {
+  LoggingMessageNotificationSchema,
+  type LoggingMessageNotification,
+  type Progress,
+} from "@modelcontextprotocol/sdk/types.js";
 import { createDb, type Db } from "@/lib/db/client";
-import { LOG_BURST, LOG_MAX, LOG_PER_SECOND, PROGRESS_BURST, PROGRESS_PER_SECOND } from "@/lib/gateway/notification-relay";
+import {
+  LOG_BURST,
+  LOG_MAX,
+  LOG_PER_SECOND,
+  PROGRESS_BURST,
+  PROGRESS_PER_SECOND,
+} from "@/lib/gateway/notification-relay";
 import { startApp, type RunningApp } from "../support/app-server";
 import { databaseTargets, prepareDatabase, type DatabaseTarget } from "../support/databases";
 import { HttpClient, signedIn } from "../support/http-client";
@@ -39,16 +49,32 @@ describe.each(databaseTargets())("MCP gateway: upstream notifications relayed (%
       mcpServers: [
         { id: "relay", transport, allowedModes: ["chat_safe"], timeoutMs: 20_000 },
         // The same server, with every call of steps waiting for an owner.
-        { id: "gated", transport, allowedModes: ["chat_safe"], timeoutMs: 20_000, tools: { steps: { requireApproval: true } } },
+        {
+          id: "gated",
+          transport,
+          allowedModes: ["chat_safe"],
+          timeoutMs: 20_000,
+          tools: { steps: { requireApproval: true } },
+        },
         // Over stdio: one pipe for every caller.
-        { id: "local", transport: { ...stdioFixtureTransport(), env: { MCP_FIXTURE_NOTIFY: "1" } }, allowedModes: ["chat_safe"], timeoutMs: 20_000 },
+        {
+          id: "local",
+          transport: { ...stdioFixtureTransport(), env: { MCP_FIXTURE_NOTIFY: "1" } },
+          allowedModes: ["chat_safe"],
+          timeoutMs: 20_000,
+        },
       ],
     });
     const { client } = await connect(member);
-    await until("the upstream's tools", async () => {
-      const names = (await client.listTools()).tools.map((t) => t.name);
-      return ["relay", "gated", "local"].every((server) => names.includes(`mcp__${server}__steps`));
-    }, 30_000, 200);
+    await until(
+      "the upstream's tools",
+      async () => {
+        const names = (await client.listTools()).tools.map((t) => t.name);
+        return ["relay", "gated", "local"].every((server) => names.includes(`mcp__${server}__steps`));
+      },
+      30_000,
+      200,
+    );
     await client.close();
   }, 180_000);
 
@@ -60,22 +86,37 @@ describe.each(databaseTargets())("MCP gateway: upstream notifications relayed (%
   });
 
   async function connect(who: HttpClient): Promise<Connected> {
-    const made = await who.json("/api/tokens", { method: "POST", body: { name: `relay-${Math.random().toString(36).slice(2, 8)}` } });
+    const made = await who.json("/api/tokens", {
+      method: "POST",
+      body: { name: `relay-${Math.random().toString(36).slice(2, 8)}` },
+    });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     const client = new Client({ name: "vitest-sdk-client", version: "1.0.0" });
     const logs: Log[] = [];
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(notification.params));
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${made.body.token}` } } }));
+    client.setNotificationHandler(
+      LoggingMessageNotificationSchema,
+      (notification) => void logs.push(notification.params),
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${made.body.token}` } },
+      }),
+    );
     return { client, logs };
   }
 
   async function steps(connected: Connected, marker: string, count: number, server = "relay") {
     const progress: Progress[] = [];
-    const result = await connected.client.callTool({ name: `mcp__${server}__steps`, arguments: { marker, count, delayMs: 150 } }, undefined, { onprogress: (p) => void progress.push(p), timeout: 60_000 });
+    const result = await connected.client.callTool(
+      { name: `mcp__${server}__steps`, arguments: { marker, count, delayMs: 150 } },
+      undefined,
+      { onprogress: (p) => void progress.push(p), timeout: 60_000 },
+    );
     return { result, progress };
   }
 
-  const text = (result: object) => (((result as { content?: Array<{ text?: string }> }).content ?? [])[0]?.text ?? "") as string;
+  const text = (result: object) =>
+    (((result as { content?: Array<{ text?: string }> }).content ?? [])[0]?.text ?? "") as string;
 
   it("a call's progress arrives in order under the client's own token, and its log messages, named after the server, before the answer", async () => {
     const a = await connect(member);
@@ -83,7 +124,13 @@ describe.each(databaseTargets())("MCP gateway: upstream notifications relayed (%
       const { result, progress } = await steps(a, "alpha", 5);
       expect(text(result)).toBe("alpha done");
       expect(progress).toEqual([1, 2, 3, 4, 5].map((n) => ({ progress: n, total: 5, message: `alpha step ${n}` })));
-      expect(a.logs).toEqual([1, 2, 3, 4, 5].map((step) => ({ level: step === 1 ? "debug" : "info", logger: "relay/steps", data: { marker: "alpha", step } })));
+      expect(a.logs).toEqual(
+        [1, 2, 3, 4, 5].map((step) => ({
+          level: step === 1 ? "debug" : "info",
+          logger: "relay/steps",
+          data: { marker: "alpha", step },
+        })),
+      );
       // Nothing arrives after the answer (the POST's stream is closed with it).
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(a.logs).toHaveLength(5);
@@ -96,7 +143,10 @@ describe.each(databaseTargets())("MCP gateway: upstream notifications relayed (%
     const a = await connect(member);
     try {
       const progress: Progress[] = [];
-      const got = await a.client.getPrompt({ name: "mcp__relay__noisy_prompt", arguments: { marker: "asked" } }, { onprogress: (p) => void progress.push(p) });
+      const got = await a.client.getPrompt(
+        { name: "mcp__relay__noisy_prompt", arguments: { marker: "asked" } },
+        { onprogress: (p) => void progress.push(p) },
+      );
       expect(got.messages[0]?.content).toEqual({ type: "text", text: "asked prompt" });
       expect(progress).toEqual([{ progress: 1, total: 1, message: "asked prompt" }]);
       expect(a.logs).toEqual([{ level: "info", logger: "relay", data: { marker: "asked" } }]);
@@ -137,7 +187,11 @@ describe.each(databaseTargets())("MCP gateway: upstream notifications relayed (%
     try {
       const progress: Progress[] = [];
       const started = Date.now();
-      const result = await a.client.callTool({ name: "mcp__relay__flood_notifications", arguments: { count: 5000 } }, undefined, { onprogress: (p) => void progress.push(p), timeout: 60_000 });
+      const result = await a.client.callTool(
+        { name: "mcp__relay__flood_notifications", arguments: { count: 5000 } },
+        undefined,
+        { onprogress: (p) => void progress.push(p), timeout: 60_000 },
+      );
       // The relay's rates bound what passes over the call's whole duration (however slow the machine), plus the one
       // warning and the one held-back progress.
       const seconds = (Date.now() - started) / 1000;
@@ -150,11 +204,16 @@ describe.each(databaseTargets())("MCP gateway: upstream notifications relayed (%
       expect(big.data as string).toContain("log data cut by Toolgate");
       expect(Buffer.byteLength(big.data as string)).toBeLessThan(4096 + 200);
       expect(a.logs[1]!.data).toMatch(/nested deeper than 64 levels/);
-      expect(a.logs.at(-1)).toMatchObject({ level: "warning", logger: "toolgate", data: expect.stringMatching(/^Toolgate dropped \d+ log messages of MCP server relay/) });
+      expect(a.logs.at(-1)).toMatchObject({
+        level: "warning",
+        logger: "toolgate",
+        data: expect.stringMatching(/^Toolgate dropped \d+ log messages of MCP server relay/),
+      });
       expect(progress.length).toBeGreaterThan(0);
       expect(progress.length).toBeLessThanOrEqual(PROGRESS_BURST + PROGRESS_PER_SECOND * seconds + 1);
       expect(progress.length).toBeLessThan(5000);
-      for (let i = 1; i < progress.length; i++) expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress);
+      for (let i = 1; i < progress.length; i++)
+        expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress);
       expect(progress.at(-1)).toMatchObject({ progress: 5000, total: 5000 });
     } finally {
       await a.client.close();
@@ -165,14 +224,25 @@ describe.each(databaseTargets())("MCP gateway: upstream notifications relayed (%
     const a = await connect(member);
     try {
       const progress: Progress[] = [];
-      const call = a.client.callTool({ name: "mcp__gated__steps", arguments: { marker: "denied", count: 3, delayMs: 10 } }, undefined, { onprogress: (p) => void progress.push(p), timeout: 60_000 });
+      const call = a.client.callTool(
+        { name: "mcp__gated__steps", arguments: { marker: "denied", count: 3, delayMs: 10 } },
+        undefined,
+        { onprogress: (p) => void progress.push(p), timeout: 60_000 },
+      );
       const approval = await until(
         "the approval in the inbox",
-        async () => ((await owner.json("/api/approvals?status=pending")).body.approvals as Array<{ id: string; toolName: string }> | undefined)?.find((x) => x.toolName === "mcp__gated__steps"),
+        async () =>
+          (
+            (await owner.json("/api/approvals?status=pending")).body.approvals as
+              Array<{ id: string; toolName: string }> | undefined
+          )?.find((x) => x.toolName === "mcp__gated__steps"),
         15_000,
         50,
       );
-      const decided = await owner.json(`/api/approvals/${approval.id}/decision`, { method: "POST", body: { decision: "deny" } });
+      const decided = await owner.json(`/api/approvals/${approval.id}/decision`, {
+        method: "POST",
+        body: { decision: "deny" },
+      });
       expect(decided.status, JSON.stringify(decided.body)).toBe(200);
       const result = await call;
       expect(result.isError).toBe(true);
@@ -189,22 +259,40 @@ describe.each(databaseTargets())("MCP gateway: upstream notifications relayed (%
     const a = await connect(member);
     try {
       const progress: Progress[] = [];
-      const call = a.client.callTool({ name: "mcp__gated__steps", arguments: { marker: "later", count: 3, delayMs: 150 } }, undefined, { onprogress: (p) => void progress.push(p), timeout: 60_000 });
+      const call = a.client.callTool(
+        { name: "mcp__gated__steps", arguments: { marker: "later", count: 3, delayMs: 150 } },
+        undefined,
+        { onprogress: (p) => void progress.push(p), timeout: 60_000 },
+      );
       const approval = await until(
         "the approval in the inbox",
-        async () => ((await owner.json("/api/approvals?status=pending")).body.approvals as Array<{ id: string; toolName: string }> | undefined)?.find((x) => x.toolName === "mcp__gated__steps"),
+        async () =>
+          (
+            (await owner.json("/api/approvals?status=pending")).body.approvals as
+              Array<{ id: string; toolName: string }> | undefined
+          )?.find((x) => x.toolName === "mcp__gated__steps"),
         15_000,
         50,
       );
       await until("a waiting tick", async () => progress.length > 0, 15_000, 100);
-      const decided = await owner.json(`/api/approvals/${approval.id}/decision`, { method: "POST", body: { decision: "allow-once" } });
+      const decided = await owner.json(`/api/approvals/${approval.id}/decision`, {
+        method: "POST",
+        body: { decision: "allow-once" },
+      });
       expect(decided.status, JSON.stringify(decided.body)).toBe(200);
       const result = await call;
       expect(text(result)).toBe("later done");
       const ticks = progress.filter((p) => p.message === "waiting for an owner's approval").length;
       expect(ticks).toBeGreaterThan(0);
-      expect(progress.map((p) => p.progress)).toEqual([...Array.from({ length: ticks }, (_, i) => i + 1), ticks + 1, ticks + 2, ticks + 3]);
-      expect(progress.slice(ticks).map((p) => [p.message, p.total])).toEqual([1, 2, 3].map((n) => [`later step ${n}`, ticks + 3]));
+      expect(progress.map((p) => p.progress)).toEqual([
+        ...Array.from({ length: ticks }, (_, i) => i + 1),
+        ticks + 1,
+        ticks + 2,
+        ticks + 3,
+      ]);
+      expect(progress.slice(ticks).map((p) => [p.message, p.total])).toEqual(
+        [1, 2, 3].map((n) => [`later step ${n}`, ticks + 3]),
+      );
       expect(a.logs.map((l) => (l.data as { marker: string }).marker)).toEqual(["later", "later", "later"]);
     } finally {
       await a.client.close();

@@ -35,7 +35,10 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
   beforeAll(async () => {
     target = await make();
     prepareDatabase(target.url);
-    app = await startApp({ databaseUrl: target.url, env: { PUBLIC_BASE_URL: BASE, MCP_APPROVAL_WAIT_SECONDS: "2", MCP_REQUESTS_PER_MINUTE: String(RATE) } });
+    app = await startApp({
+      databaseUrl: target.url,
+      env: { PUBLIC_BASE_URL: BASE, MCP_APPROVAL_WAIT_SECONDS: "2", MCP_REQUESTS_PER_MINUTE: String(RATE) },
+    });
     db = createDb(target.url);
     member = await signedIn(app.url, "member@example.com");
     owner = await signedIn(app.url, "owner@example.com");
@@ -49,8 +52,14 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
     await target?.drop?.();
   });
 
-  async function newToken(client: HttpClient, body: Record<string, unknown> = {}): Promise<{ token: string; id: string }> {
-    const res = await client.json("/api/tokens", { method: "POST", body: { name: `t-${Math.random().toString(36).slice(2, 8)}`, ...body } });
+  async function newToken(
+    client: HttpClient,
+    body: Record<string, unknown> = {},
+  ): Promise<{ token: string; id: string }> {
+    const res = await client.json("/api/tokens", {
+      method: "POST",
+      body: { name: `t-${Math.random().toString(36).slice(2, 8)}`, ...body },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return { token: res.body.token, id: res.body.accessToken.id };
   }
@@ -58,14 +67,23 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
   const rpc = (token: string | null, body: string, headers: Record<string, string> = {}) =>
     fetch(`${app.url}/mcp`, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...headers,
+      },
       body,
     });
   const listTools = (id = 1) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params: {} });
 
   async function connect(token: string): Promise<Client> {
     const client = new Client({ name: "vitest-sdk-client", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
     return client;
   }
 
@@ -80,7 +98,14 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
     expect(listed.status).toBe(200);
     expect(JSON.stringify(listed.body)).not.toContain(res.body.token.slice(4));
     expect(JSON.stringify(listed.body)).not.toContain(row.tokenHash);
-    for (const body of [{}, { name: "" }, { name: "x", expiresInDays: 0 }, { name: "x", mode: "root" }, { name: "x", agentId: "../etc" }, { name: "x", userId: memberId }]) {
+    for (const body of [
+      {},
+      { name: "" },
+      { name: "x", expiresInDays: 0 },
+      { name: "x", mode: "root" },
+      { name: "x", agentId: "../etc" },
+      { name: "x", userId: memberId },
+    ]) {
       const bad = await member.json("/api/tokens", { method: "POST", body });
       expect(bad.status, JSON.stringify(body)).toBe(422);
     }
@@ -98,15 +123,21 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
     expect(refused.status).toBe(404);
     expect((await rpc(owners.token, listTools())).status).toBe(200);
     const all = await admin.json("/api/tokens?scope=all");
-    expect(all.body.tokens.find((t: { id: string }) => t.id === owners.id)).toMatchObject({ user: { email: "owner@example.com" } });
-    expect((await admin.json(`/api/tokens/${owners.id}`, { method: "DELETE" })).body.accessToken.status).toBe("revoked");
+    expect(all.body.tokens.find((t: { id: string }) => t.id === owners.id)).toMatchObject({
+      user: { email: "owner@example.com" },
+    });
+    expect((await admin.json(`/api/tokens/${owners.id}`, { method: "DELETE" })).body.accessToken.status).toBe(
+      "revoked",
+    );
     expect((await rpc(owners.token, listTools())).status).toBe(401);
   });
 
   it("/mcp: no, malformed, unknown, revoked and expired tokens get 401 with WWW-Authenticate naming the resource metadata", async () => {
     const none = await rpc(null, listTools());
     expect(none.status).toBe(401);
-    expect(none.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${BASE}/.well-known/oauth-protected-resource"`);
+    expect(none.headers.get("www-authenticate")).toBe(
+      `Bearer resource_metadata="${BASE}/.well-known/oauth-protected-resource"`,
+    );
     expect((await none.json()).error.code).toBeTypeOf("number");
     const { token, id } = await newToken(member);
     const forged = `tgp_${"A".repeat(43)}`;
@@ -129,12 +160,22 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
     const user = await signedInWithOwnPassword(app.url, email, made.body.temporaryPassword, "an-own-password-0");
     const first = await newToken(user);
     expect((await rpc(first.token, listTools())).status).toBe(200);
-    expect((await user.json("/api/me/password", { method: "POST", body: { currentPassword: "an-own-password-0", newPassword: "a-new-password-1" } })).status).toBe(200);
+    expect(
+      (
+        await user.json("/api/me/password", {
+          method: "POST",
+          body: { currentPassword: "an-own-password-0", newPassword: "a-new-password-1" },
+        })
+      ).status,
+    ).toBe(200);
     expect((await rpc(first.token, listTools())).status).toBe(401);
     const again = await signedIn(app.url, email, "a-new-password-1");
     const second = await newToken(again);
     expect((await rpc(second.token, listTools())).status).toBe(200);
-    expect((await admin.json(`/api/admin/users/${made.body.user.id}/active`, { method: "POST", body: { active: false } })).status).toBe(200);
+    expect(
+      (await admin.json(`/api/admin/users/${made.body.user.id}/active`, { method: "POST", body: { active: false } }))
+        .status,
+    ).toBe(200);
     expect((await rpc(second.token, listTools())).status).toBe(401);
     await admin.json(`/api/admin/users/${made.body.user.id}/active`, { method: "POST", body: { active: true } });
     expect((await rpc(second.token, listTools())).status).toBe(401);
@@ -143,7 +184,9 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
 
   it("resource metadata comes from PUBLIC_BASE_URL, never the Host header; /mcp and /.well-known are not pages", async () => {
     for (const p of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
-      const res = await fetch(`${app.url}${p}`, { headers: { host: "evil.example", "x-forwarded-host": "evil.example" } });
+      const res = await fetch(`${app.url}${p}`, {
+        headers: { host: "evil.example", "x-forwarded-host": "evil.example" },
+      });
       expect(res.status).toBe(200);
       expect(res.headers.get("content-security-policy")).toBeNull();
       expect(await res.json()).toMatchObject({ resource: `${BASE}/mcp`, bearer_methods_supported: ["header"] });
@@ -161,7 +204,11 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
       ["[]", 400, -32600],
       [JSON.stringify(Array.from({ length: 11 }, (_, i) => JSON.parse(listTools(i)))), 400, -32600],
       [JSON.stringify({ id: 1, method: "tools/list" }), 400, -32600],
-      [JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(1_100_000) } }), 413, -32600],
+      [
+        JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(1_100_000) } }),
+        413,
+        -32600,
+      ],
     ];
     for (const [body, status, code] of cases) {
       const res = await rpc(token, body);
@@ -183,7 +230,15 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
     });
     const before = await db.accessToken.count();
     // Names that exist on every object, another spelling of a defined agent, and one the policy never defined.
-    for (const agentId of ["nope", "constructor", "toString", "hasOwnProperty", "Claude-Code", "claude-code.", "claude-code "]) {
+    for (const agentId of [
+      "nope",
+      "constructor",
+      "toString",
+      "hasOwnProperty",
+      "Claude-Code",
+      "claude-code.",
+      "claude-code ",
+    ]) {
       const res = await member.json("/api/tokens", { method: "POST", body: { name: "x", agentId } });
       expect(res.status, agentId).toBe(422);
       expect(JSON.stringify(res.body)).toMatch(/agent/);
@@ -195,9 +250,16 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
     }
     expect(await db.accessToken.count()).toBe(before);
     // The same rule lets the people it names bind: members, the named user (any case), and an admin always.
-    expect((await member.json("/api/tokens", { method: "POST", body: { name: "cc", agentId: "claude-code" } })).body.accessToken).toMatchObject({ agentId: "claude-code" });
-    expect((await owner.json("/api/tokens", { method: "POST", body: { name: "named", agentId: "by-name" } })).status).toBe(201);
-    expect((await admin.json("/api/tokens", { method: "POST", body: { name: "admin", agentId: "admins-only" } })).status).toBe(201);
+    expect(
+      (await member.json("/api/tokens", { method: "POST", body: { name: "cc", agentId: "claude-code" } })).body
+        .accessToken,
+    ).toMatchObject({ agentId: "claude-code" });
+    expect(
+      (await owner.json("/api/tokens", { method: "POST", body: { name: "named", agentId: "by-name" } })).status,
+    ).toBe(201);
+    expect(
+      (await admin.json("/api/tokens", { method: "POST", body: { name: "admin", agentId: "admins-only" } })).status,
+    ).toBe(201);
   });
 
   it("the SDK client lists exactly the tools the admin matrix shows for the token's context; a denied call never runs", async () => {
@@ -207,10 +269,25 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
     const client = await connect(token);
     try {
       const listed = (await client.listTools()).tools.map((t) => t.name).sort();
-      const matrix = await admin.json("/api/policy/effective", { method: "POST", body: { context: { roles: ["member"], provider: "external", model: "sdk-list", agentId: "claude-code", senderId: memberId } } });
+      const matrix = await admin.json("/api/policy/effective", {
+        method: "POST",
+        body: {
+          context: {
+            roles: ["member"],
+            provider: "external",
+            model: "sdk-list",
+            agentId: "claude-code",
+            senderId: memberId,
+          },
+        },
+      });
       expect(matrix.status).toBe(200);
       type Row = { name: string; cells: Record<string, { status: string }> };
-      const expected = (matrix.body.matrix.groups as Array<{ rows: Row[] }>).flatMap((g) => g.rows).filter((r) => r.cells.chat_safe!.status !== "denied").map((r) => r.name).sort();
+      const expected = (matrix.body.matrix.groups as Array<{ rows: Row[] }>)
+        .flatMap((g) => g.rows)
+        .filter((r) => r.cells.chat_safe!.status !== "denied")
+        .map((r) => r.name)
+        .sort();
       expect(listed).toEqual(expected);
       expect(listed).toContain("current_time");
       expect(listed).not.toContain("write");
@@ -218,7 +295,11 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
       expect(ok.isError).toBeFalsy();
       const denied = await client.callTool({ name: "write", arguments: { path: "outside.txt", content: "no" } });
       expect(denied.isError).toBe(true);
-      expect(JSON.parse((denied.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ ok: false, error_code: expect.stringMatching(/MODE_DENIED|POLICY_DENIED/), next_action: expect.any(String) });
+      expect(JSON.parse((denied.content as Array<{ text: string }>)[0]!.text)).toMatchObject({
+        ok: false,
+        error_code: expect.stringMatching(/MODE_DENIED|POLICY_DENIED/),
+        next_action: expect.any(String),
+      });
       expect(fs.existsSync(path.join(app.workspaceRoot, memberId, "outside.txt"))).toBe(false);
     } finally {
       await client.close();
@@ -229,7 +310,11 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
     await setPolicy(db, {});
     const { token } = await newToken(member, { name: "inspector" });
     const run = async (...args: string[]) => {
-      const { stdout } = await promisify(execFile)(process.execPath, [INSPECTOR_CLI, `${app.url}/mcp`, "--transport", "http", ...args, "--header", `Authorization: Bearer ${token}`], { timeout: 60_000, cwd: path.dirname(INSPECTOR_CLI) }).catch((error: { stderr?: string; stdout?: string }) => {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [INSPECTOR_CLI, `${app.url}/mcp`, "--transport", "http", ...args, "--header", `Authorization: Bearer ${token}`],
+        { timeout: 60_000, cwd: path.dirname(INSPECTOR_CLI) },
+      ).catch((error: { stderr?: string; stdout?: string }) => {
         throw new Error(`inspector-cli failed: ${error.stderr ?? ""} ${error.stdout ?? ""}`);
       });
       return JSON.parse(stdout);
@@ -240,7 +325,15 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
     const called = await run("--method", "tools/call", "--tool-name", "current_time");
     expect(called.isError).toBeFalsy();
     expect(JSON.stringify(called.content)).toMatch(/\d{4}-\d{2}-\d{2}/);
-    const denied = await run("--method", "tools/call", "--tool-name", "write", "--tool-arg", "path=x.txt", "content=no");
+    const denied = await run(
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "write",
+      "--tool-arg",
+      "path=x.txt",
+      "content=no",
+    );
     expect(denied.isError).toBe(true);
   });
 
@@ -253,7 +346,11 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
       const first = client.callTool({ name: "current_time", arguments: { timezone: "UTC" } });
       const approval = await until(
         "the approval in the inbox",
-        async () => ((await owner.json("/api/approvals?status=pending")).body.approvals as Array<{ id: string; toolName: string; args: unknown; client: string | null }> | undefined)?.find((a) => a.toolName === "current_time"),
+        async () =>
+          (
+            (await owner.json("/api/approvals?status=pending")).body.approvals as
+              Array<{ id: string; toolName: string; args: unknown; client: string | null }> | undefined
+          )?.find((a) => a.toolName === "current_time"),
         10_000,
         50,
       );
@@ -264,11 +361,24 @@ describe.each(databaseTargets())("MCP gateway (%s)", (_kind, make) => {
       const pending = JSON.parse((answered.content as Array<{ text: string }>)[0]!.text);
       expect(pending).toMatchObject({ error_code: "APPROVAL_PENDING", approval_id: approval.id });
       expect(pending.message).toContain(approval.id);
-      const decided = await owner.json(`/api/approvals/${approval.id}/decision`, { method: "POST", body: { decision: "allow-once" } });
+      const decided = await owner.json(`/api/approvals/${approval.id}/decision`, {
+        method: "POST",
+        body: { decision: "allow-once" },
+      });
       expect(decided.status, JSON.stringify(decided.body)).toBe(200);
-      const both = await Promise.all([0, 1].map(() => client.callTool({ name: "current_time", arguments: { timezone: "UTC" } })));
+      const both = await Promise.all(
+        [0, 1].map(() => client.callTool({ name: "current_time", arguments: { timezone: "UTC" } })),
+      );
       expect(both.filter((r) => !r.isError)).toHaveLength(1);
-      const ran = await db.auditLog.findMany({ where: { action: "tool.call", decision: "allow", toolName: "current_time", actorId: memberId, at: { gte: new Date(started) } } });
+      const ran = await db.auditLog.findMany({
+        where: {
+          action: "tool.call",
+          decision: "allow",
+          toolName: "current_time",
+          actorId: memberId,
+          at: { gte: new Date(started) },
+        },
+      });
       expect(ran).toHaveLength(1);
       const verified = await admin.json("/api/audit/verify", { method: "POST" });
       expect(verified.body).toMatchObject({ ok: true });

@@ -7,7 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import { createDb, type Db } from "@/lib/db/client";
 import { freePort, startApp, type RunningApp } from "../support/app-server";
 import { databaseTargets, prepareDatabase, type DatabaseTarget } from "../support/databases";
@@ -29,7 +33,13 @@ class MemoryProvider implements OAuthClientProvider {
     return this.redirect;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: "vitest OAuth client", redirect_uris: [this.redirect], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
+    return {
+      client_name: "vitest OAuth client",
+      redirect_uris: [this.redirect],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
   }
   state() {
     return "state-" + randomBytes(6).toString("hex");
@@ -76,14 +86,18 @@ describe.each(databaseTargets())("MCP OAuth 2.1 (%s)", (_kind, make) => {
     prepareDatabase(target.url);
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    app = await startApp({ databaseUrl: target.url, port, env: {
+    app = await startApp({
+      databaseUrl: target.url,
+      port,
+      env: {
         PUBLIC_BASE_URL: base,
         OAUTH_MAX_REGISTRATIONS_PER_HOUR: String(REGISTRATIONS),
         OAUTH_WRITES_PER_MINUTE: "1000",
         OAUTH_PRUNE_INTERVAL_SECONDS: "10",
         // Long enough that a call cut short by its token's revocation cannot be mistaken for one that timed out.
         MCP_APPROVAL_WAIT_SECONDS: "120",
-      }, });
+      },
+    });
     db = createDb(target.url);
     member = await signedIn(app.url, "member@example.com");
     admin = await signedIn(app.url, "admin@example.com");
@@ -99,16 +113,28 @@ describe.each(databaseTargets())("MCP OAuth 2.1 (%s)", (_kind, make) => {
   });
 
   const form = (path: string, params: Record<string, string>, headers: Record<string, string> = {}) =>
-    fetch(`${app.url}${path}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, body: new URLSearchParams(params) });
+    fetch(`${app.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+      body: new URLSearchParams(params),
+    });
   const rpcList = (token: string) =>
     fetch(`${app.url}/mcp`, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}` },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${token}`,
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
     });
 
   async function register(redirectUris = [REDIRECT]): Promise<string> {
-    const res = await fetch(`${app.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: "attack-test", redirect_uris: redirectUris }) });
+    const res = await fetch(`${app.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "attack-test", redirect_uris: redirectUris }),
+    });
     expect(res.status, await res.clone().text()).toBe(201);
     return (await res.json()).client_id;
   }
@@ -122,7 +148,15 @@ describe.each(databaseTargets())("MCP OAuth 2.1 (%s)", (_kind, make) => {
   async function codeFor(who = member, redirect = REDIRECT) {
     const clientId = await register([redirect]);
     const { verifier, challenge } = verifierPair();
-    const params = { response_type: "code", client_id: clientId, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: "S256", state: "s1", resource: `${base}/mcp` };
+    const params = {
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: redirect,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "s1",
+      resource: `${base}/mcp`,
+    };
     const res = await consent(who, params);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const url = new URL(res.body.redirectTo);
@@ -131,16 +165,30 @@ describe.each(databaseTargets())("MCP OAuth 2.1 (%s)", (_kind, make) => {
 
   async function tokensFor(who = member) {
     const { clientId, verifier, code } = await codeFor(who);
-    const res = await form("/oauth/token", { grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId, resource: `${base}/mcp` });
+    const res = await form("/oauth/token", {
+      grant_type: "authorization_code",
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      resource: `${base}/mcp`,
+    });
     expect(res.status, await res.clone().text()).toBe(200);
-    return { clientId, ...(await res.json()) } as { clientId: string; access_token: string; refresh_token: string; expires_in: number };
+    return { clientId, ...(await res.json()) } as {
+      clientId: string;
+      access_token: string;
+      refresh_token: string;
+      expires_in: number;
+    };
   }
 
   it("the official SDK client: discovery, registration, consent with PKCE S256, code exchange, tools over /mcp, refresh rotation", async () => {
     const provider = new MemoryProvider();
     const mcpUrl = new URL(`${base}/mcp`);
     const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
-    await expect(new Client({ name: "vitest-oauth", version: "1.0.0" }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(new Client({ name: "vitest-oauth", version: "1.0.0" }).connect(first)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
     const authUrl = provider.authorizationUrl!;
     expect(authUrl.origin + authUrl.pathname).toBe(`${base}/oauth/authorize`);
     expect(authUrl.searchParams.get("code_challenge_method")).toBe("S256");
@@ -180,32 +228,58 @@ describe.each(databaseTargets())("MCP OAuth 2.1 (%s)", (_kind, make) => {
     }
     // Stored as hashes only; the grant carries the consent's mode (default chat_safe) and agent id.
     const grant = await db.oAuthGrant.findFirstOrThrow({ where: { client: { clientId: provider.info!.client_id } } });
-    expect(grant).toMatchObject({ mode: "chat_safe", agentId: "vitest-agent", resource: `${base}/mcp`, revokedAt: null });
+    expect(grant).toMatchObject({
+      mode: "chat_safe",
+      agentId: "vitest-agent",
+      resource: `${base}/mcp`,
+      revokedAt: null,
+    });
     const rows = await db.oAuthToken.findMany({ where: { grantId: grant.id } });
     expect(JSON.stringify(rows)).not.toContain(provider.saved!.access_token.slice(4));
 
     // Refresh: a new pair; the old refresh token is spent; replaying it ends the grant (both pairs).
     const old = provider.saved!;
-    const refreshed = await form("/oauth/token", { grant_type: "refresh_token", refresh_token: old.refresh_token!, client_id: provider.info!.client_id });
+    const refreshed = await form("/oauth/token", {
+      grant_type: "refresh_token",
+      refresh_token: old.refresh_token!,
+      client_id: provider.info!.client_id,
+    });
     expect(refreshed.status).toBe(200);
     const pair = await refreshed.json();
     expect(pair.refresh_token).not.toBe(old.refresh_token);
     expect((await rpcList(pair.access_token)).status).toBe(200);
-    const replay = await form("/oauth/token", { grant_type: "refresh_token", refresh_token: old.refresh_token!, client_id: provider.info!.client_id });
+    const replay = await form("/oauth/token", {
+      grant_type: "refresh_token",
+      refresh_token: old.refresh_token!,
+      client_id: provider.info!.client_id,
+    });
     expect(replay.status).toBe(400);
     expect((await replay.json()).error).toBe("invalid_grant");
     expect((await rpcList(pair.access_token)).status).toBe(401);
-    const afterReplay = await form("/oauth/token", { grant_type: "refresh_token", refresh_token: pair.refresh_token, client_id: provider.info!.client_id });
+    const afterReplay = await form("/oauth/token", {
+      grant_type: "refresh_token",
+      refresh_token: pair.refresh_token,
+      client_id: provider.info!.client_id,
+    });
     expect(afterReplay.status).toBe(400);
   });
 
   it("metadata comes from PUBLIC_BASE_URL, never the Host header; the OAuth endpoints are not pages", async () => {
-    const res = await fetch(`${app.url}/.well-known/oauth-authorization-server`, { headers: { host: "evil.example", "x-forwarded-host": "evil.example" } });
+    const res = await fetch(`${app.url}/.well-known/oauth-authorization-server`, {
+      headers: { host: "evil.example", "x-forwarded-host": "evil.example" },
+    });
     expect(res.status).toBe(200);
     const meta = await res.json();
-    expect(meta).toMatchObject({ issuer: base, token_endpoint: `${base}/oauth/token`, registration_endpoint: `${base}/oauth/register`, code_challenge_methods_supported: ["S256"] });
+    expect(meta).toMatchObject({
+      issuer: base,
+      token_endpoint: `${base}/oauth/token`,
+      registration_endpoint: `${base}/oauth/register`,
+      code_challenge_methods_supported: ["S256"],
+    });
     expect(JSON.stringify(meta)).not.toContain("evil.example");
-    const prm = await (await fetch(`${app.url}/.well-known/oauth-protected-resource/mcp`, { headers: { host: "evil.example" } })).json();
+    const prm = await (
+      await fetch(`${app.url}/.well-known/oauth-protected-resource/mcp`, { headers: { host: "evil.example" } })
+    ).json();
     expect(prm).toMatchObject({ resource: `${base}/mcp`, authorization_servers: [base] });
     // A cross-origin POST with no cookie reaches the token endpoint (native and browser clients), as an OAuth error.
     const cross = await form("/oauth/token", { grant_type: "authorization_code" }, { origin: "http://other.example" });
@@ -217,10 +291,24 @@ describe.each(databaseTargets())("MCP OAuth 2.1 (%s)", (_kind, make) => {
   it("redirect URIs match exactly (a loopback one on any port); a mismatch never redirects", async () => {
     const clientId = await register(["http://127.0.0.1:40000/cb", "https://app.example/cb"]);
     const { challenge } = verifierPair();
-    const ask = (redirect: string) => ({ response_type: "code", client_id: clientId, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: "S256" });
+    const ask = (redirect: string) => ({
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: redirect,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+    });
     // Loopback: another port is the same client (RFC 8252 7.3).
     expect((await consent(member, ask("http://127.0.0.1:51234/cb"))).status).toBe(200);
-    for (const bad of ["https://app.example/cb/", "https://app.example/cb?x=1", "https://APP.example/cb", "https://evil.example/cb", "http://127.0.0.1:40000/cb2", "http://localhost:40000/cb", "https://app.example.evil.example/cb"]) {
+    for (const bad of [
+      "https://app.example/cb/",
+      "https://app.example/cb?x=1",
+      "https://APP.example/cb",
+      "https://evil.example/cb",
+      "http://127.0.0.1:40000/cb2",
+      "http://localhost:40000/cb",
+      "https://app.example.evil.example/cb",
+    ]) {
       const res = await consent(member, ask(bad));
       expect(res.status, bad).toBe(400);
       expect(JSON.stringify(res.body)).not.toContain("redirectTo");
@@ -230,7 +318,11 @@ describe.each(databaseTargets())("MCP OAuth 2.1 (%s)", (_kind, make) => {
     }
     // Registering an http URI that is not loopback, or a javascript: one, is refused.
     for (const uris of [["http://app.example/cb"], ["javascript:alert(1)"], ["https://app.example/cb#frag"]]) {
-      const res = await fetch(`${app.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ redirect_uris: uris }) });
+      const res = await fetch(`${app.url}/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ redirect_uris: uris }),
+      });
       expect(res.status, uris[0]).toBe(400);
       expect((await res.json()).error).toBe("invalid_client_metadata");
     }
@@ -240,7 +332,12 @@ describe.each(databaseTargets())("MCP OAuth 2.1 (%s)", (_kind, make) => {
     const clientId = await register();
     const { challenge } = verifierPair();
     const base_ = { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, state: "xyz" };
-    for (const params of [{ ...base_ }, { ...base_, code_challenge: challenge, code_challenge_method: "plain" }, { ...base_, code_challenge: challenge }, { ...base_, code_challenge: "short", code_challenge_method: "S256" }]) {
+    for (const params of [
+      { ...base_ },
+      { ...base_, code_challenge: challenge, code_challenge_method: "plain" },
+      { ...base_, code_challenge: challenge },
+      { ...base_, code_challenge: "short", code_challenge_method: "S256" },
+    ]) {
       const res = await consent(member, params);
       expect(res.status).toBe(200);
       const url = new URL(res.body.redirectTo);
@@ -249,14 +346,36 @@ describe.each(databaseTargets())("MCP OAuth 2.1 (%s)", (_kind, make) => {
       expect(url.searchParams.get("state")).toBe("xyz");
     }
     const wrong = await codeFor();
-    const bad = await form("/oauth/token", { grant_type: "authorization_code", code: wrong.code, code_verifier: verifierPair().verifier, redirect_uri: REDIRECT, client_id: wrong.clientId });
+    const bad = await form("/oauth/token", {
+      grant_type: "authorization_code",
+      code: wrong.code,
+      code_verifier: verifierPair().verifier,
+      redirect_uri: REDIRECT,
+      client_id: wrong.clientId,
+    });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error).toBe("invalid_grant");
     const noVerifier = await codeFor();
-    expect((await form("/oauth/token", { grant_type: "authorization_code", code: noVerifier.code, redirect_uri: REDIRECT, client_id: noVerifier.clientId })).status).toBe(400);
+    expect(
+      (
+        await form("/oauth/token", {
+          grant_type: "authorization_code",
+          code: noVerifier.code,
+          redirect_uri: REDIRECT,
+          client_id: noVerifier.clientId,
+        })
+      ).status,
+    ).toBe(400);
 
     const { clientId: cid, verifier, code } = await codeFor();
-    const exchange = () => form("/oauth/token", { grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: cid });
+    const exchange = () =>
+      form("/oauth/token", {
+        grant_type: "authorization_code",
+        code,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT,
+        client_id: cid,
+      });
     // Two exchanges at once: one wins.
     const [a, b] = await Promise.all([exchange(), exchange()]);
     expect([a.status, b.status].sort()).toEqual([200, 400]);
@@ -269,16 +388,50 @@ describe.each(databaseTargets())("MCP OAuth 2.1 (%s)", (_kind, make) => {
   it("a code only for its client and redirect URI; a token only for this resource; PATs and OAuth tokens are not interchangeable", async () => {
     const other = await register();
     const one = await codeFor();
-    expect((await form("/oauth/token", { grant_type: "authorization_code", code: one.code, code_verifier: one.verifier, redirect_uri: REDIRECT, client_id: other })).status).toBe(400);
+    expect(
+      (
+        await form("/oauth/token", {
+          grant_type: "authorization_code",
+          code: one.code,
+          code_verifier: one.verifier,
+          redirect_uri: REDIRECT,
+          client_id: other,
+        })
+      ).status,
+    ).toBe(400);
     const two = await codeFor(member, "http://127.0.0.1:40001/cb");
-    expect((await form("/oauth/token", { grant_type: "authorization_code", code: two.code, code_verifier: two.verifier, redirect_uri: "http://127.0.0.1:40002/cb", client_id: two.clientId })).status).toBe(400);
+    expect(
+      (
+        await form("/oauth/token", {
+          grant_type: "authorization_code",
+          code: two.code,
+          code_verifier: two.verifier,
+          redirect_uri: "http://127.0.0.1:40002/cb",
+          client_id: two.clientId,
+        })
+      ).status,
+    ).toBe(400);
     // Another resource (an upstream server's) is refused at authorization and at the token endpoint.
     const clientId = await register();
     const { challenge, verifier } = verifierPair();
-    const asked = await consent(member, { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", resource: "https://upstream.example/mcp" });
+    const asked = await consent(member, {
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      resource: "https://upstream.example/mcp",
+    });
     expect(new URL(asked.body.redirectTo).searchParams.get("error")).toBe("invalid_target");
     const three = await codeFor();
-    const wrongTarget = await form("/oauth/token", { grant_type: "authorization_code", code: three.code, code_verifier: three.verifier, redirect_uri: REDIRECT, client_id: three.clientId, resource: "https://upstream.example/mcp" });
+    const wrongTarget = await form("/oauth/token", {
+      grant_type: "authorization_code",
+      code: three.code,
+      code_verifier: three.verifier,
+      redirect_uri: REDIRECT,
+      client_id: three.clientId,
+      resource: "https://upstream.example/mcp",
+    });
     expect(wrongTarget.status).toBe(400);
     expect((await wrongTarget.json()).error).toBe("invalid_target");
     // A token whose grant names another resource (PUBLIC_BASE_URL changed since) is not accepted.
@@ -296,12 +449,30 @@ describe.each(databaseTargets())("MCP OAuth 2.1 (%s)", (_kind, make) => {
   it("consent is CSRF-safe: cross-origin, form-encoded or signed-out answers are refused", async () => {
     const clientId = await register();
     const { challenge } = verifierPair();
-    const params = { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256" };
-    const cross = await member.fetch("/api/oauth/consent", { method: "POST", headers: { "content-type": "application/json", origin: "http://evil.example" }, body: JSON.stringify({ params, decision: "approve" }) });
+    const params = {
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+    };
+    const cross = await member.fetch("/api/oauth/consent", {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: "http://evil.example" },
+      body: JSON.stringify({ params, decision: "approve" }),
+    });
     expect(cross.status).toBe(403);
-    const simple = await member.fetch("/api/oauth/consent", { method: "POST", headers: { "content-type": "text/plain" }, body: JSON.stringify({ params, decision: "approve" }) });
+    const simple = await member.fetch("/api/oauth/consent", {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: JSON.stringify({ params, decision: "approve" }),
+    });
     expect(simple.status).toBe(415);
-    const anon = await fetch(`${app.url}/api/oauth/consent`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ params, decision: "approve" }) });
+    const anon = await fetch(`${app.url}/api/oauth/consent`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ params, decision: "approve" }),
+    });
     expect(anon.status).toBe(401);
     const denied = await consent(member, params, { decision: "deny" });
     expect(new URL(denied.body.redirectTo).searchParams.get("error")).toBe("access_denied");
@@ -317,20 +488,40 @@ describe.each(databaseTargets())("MCP OAuth 2.1 (%s)", (_kind, make) => {
     const user = await signedInWithOwnPassword(app.url, email, made.body.temporaryPassword, "an-own-password-0");
     const first = await tokensFor(user);
     expect((await rpcList(first.access_token)).status).toBe(200);
-    expect((await user.json("/api/me/password", { method: "POST", body: { currentPassword: "an-own-password-0", newPassword: "a-new-password-1" } })).status).toBe(200);
+    expect(
+      (
+        await user.json("/api/me/password", {
+          method: "POST",
+          body: { currentPassword: "an-own-password-0", newPassword: "a-new-password-1" },
+        })
+      ).status,
+    ).toBe(200);
     expect((await rpcList(first.access_token)).status).toBe(401);
-    expect((await form("/oauth/token", { grant_type: "refresh_token", refresh_token: first.refresh_token, client_id: first.clientId })).status).toBe(400);
+    expect(
+      (
+        await form("/oauth/token", {
+          grant_type: "refresh_token",
+          refresh_token: first.refresh_token,
+          client_id: first.clientId,
+        })
+      ).status,
+    ).toBe(400);
     const again = await signedIn(app.url, email, "a-new-password-1");
     const second = await tokensFor(again);
     expect((await rpcList(second.access_token)).status).toBe(200);
-    expect((await admin.json(`/api/admin/users/${made.body.user.id}/active`, { method: "POST", body: { active: false } })).status).toBe(200);
+    expect(
+      (await admin.json(`/api/admin/users/${made.body.user.id}/active`, { method: "POST", body: { active: false } }))
+        .status,
+    ).toBe(200);
     expect((await rpcList(second.access_token)).status).toBe(401);
     await admin.json(`/api/admin/users/${made.body.user.id}/active`, { method: "POST", body: { active: true } });
     expect((await rpcList(second.access_token)).status).toBe(401);
     expect(await db.oAuthGrant.count({ where: { userId: made.body.user.id, revokedAt: null } })).toBe(0);
     // RFC 7009: revoking the refresh token ends the grant; another client's revocation does nothing.
     const third = await tokensFor();
-    expect((await form("/oauth/revoke", { token: third.refresh_token, client_id: "tgc_someone_else" })).status).toBe(200);
+    expect((await form("/oauth/revoke", { token: third.refresh_token, client_id: "tgc_someone_else" })).status).toBe(
+      200,
+    );
     expect((await rpcList(third.access_token)).status).toBe(200);
     expect((await form("/oauth/revoke", { token: third.refresh_token, client_id: third.clientId })).status).toBe(200);
     expect((await rpcList(third.access_token)).status).toBe(401);
@@ -339,12 +530,47 @@ describe.each(databaseTargets())("MCP OAuth 2.1 (%s)", (_kind, make) => {
   it("bad input is a 4xx OAuth error, never a 500", async () => {
     const cases: Array<[string, RequestInit]> = [
       ["/oauth/token", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }],
-      ["/oauth/token", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=password&username=a" }],
-      ["/oauth/token", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=authorization_code&grant_type=refresh_token" }],
-      ["/oauth/token", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "x=" + "a".repeat(20_000) }],
+      [
+        "/oauth/token",
+        {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: "grant_type=password&username=a",
+        },
+      ],
+      [
+        "/oauth/token",
+        {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: "grant_type=authorization_code&grant_type=refresh_token",
+        },
+      ],
+      [
+        "/oauth/token",
+        {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: "x=" + "a".repeat(20_000),
+        },
+      ],
       ["/oauth/register", { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" }],
-      ["/oauth/register", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ redirect_uris: "nope" }) }],
-      ["/oauth/register", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ redirect_uris: [REDIRECT], grant_types: ["client_credentials"] }) }],
+      [
+        "/oauth/register",
+        {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ redirect_uris: "nope" }),
+        },
+      ],
+      [
+        "/oauth/register",
+        {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ redirect_uris: [REDIRECT], grant_types: ["client_credentials"] }),
+        },
+      ],
       ["/oauth/revoke", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "" }],
     ];
     for (const [path, init] of cases) {
@@ -358,17 +584,32 @@ describe.each(databaseTargets())("MCP OAuth 2.1 (%s)", (_kind, make) => {
   });
 
   it("a call waiting for an owner ends with TOKEN_REVOKED when its grant is revoked", async () => {
-    await setPolicy(db, { askRules: ["current_time"], agents: { "vitest-agent": { name: "Vitest agent", usableBy: { roles: ["member"] } } } });
+    await setPolicy(db, {
+      askRules: ["current_time"],
+      agents: { "vitest-agent": { name: "Vitest agent", usableBy: { roles: ["member"] } } },
+    });
     try {
       const t = await tokensFor();
       const started = Date.now();
       const call = fetch(`${app.url}/mcp`, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${t.access_token}` },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "current_time", arguments: { timezone: "Europe/Oslo" } } }),
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${t.access_token}`,
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 7,
+          method: "tools/call",
+          params: { name: "current_time", arguments: { timezone: "Europe/Oslo" } },
+        }),
       }).then((res) => res.text());
       await until("the approval in the inbox", async () =>
-        ((await owner.json("/api/approvals?status=pending")).body.approvals as Array<{ toolName: string; args: { timezone?: string } }> | undefined)?.find((a) => a.toolName === "current_time" && a.args.timezone === "Europe/Oslo"),
+        (
+          (await owner.json("/api/approvals?status=pending")).body.approvals as
+            Array<{ toolName: string; args: { timezone?: string } }> | undefined
+        )?.find((a) => a.toolName === "current_time" && a.args.timezone === "Europe/Oslo"),
       );
       expect((await form("/oauth/revoke", { token: t.refresh_token, client_id: t.clientId })).status).toBe(200);
       const text = await call;
@@ -382,18 +623,33 @@ describe.each(databaseTargets())("MCP OAuth 2.1 (%s)", (_kind, make) => {
   });
 
   it("a personal token's call waiting for an owner ends with TOKEN_REVOKED when the token is revoked", async () => {
-    await setPolicy(db, { askRules: ["current_time"], agents: { "vitest-agent": { name: "Vitest agent", usableBy: { roles: ["member"] } } } });
+    await setPolicy(db, {
+      askRules: ["current_time"],
+      agents: { "vitest-agent": { name: "Vitest agent", usableBy: { roles: ["member"] } } },
+    });
     try {
       const made = await member.json("/api/tokens", { method: "POST", body: { name: "revoked-while-waiting" } });
       expect(made.status, JSON.stringify(made.body)).toBe(201);
       const started = Date.now();
       const call = fetch(`${app.url}/mcp`, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${made.body.token}` },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "current_time", arguments: { timezone: "Asia/Tokyo" } } }),
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${made.body.token}`,
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 8,
+          method: "tools/call",
+          params: { name: "current_time", arguments: { timezone: "Asia/Tokyo" } },
+        }),
       }).then((res) => res.text());
       await until("the approval in the inbox", async () =>
-        ((await owner.json("/api/approvals?status=pending")).body.approvals as Array<{ toolName: string; args: { timezone?: string } }> | undefined)?.find((a) => a.toolName === "current_time" && a.args.timezone === "Asia/Tokyo"),
+        (
+          (await owner.json("/api/approvals?status=pending")).body.approvals as
+            Array<{ toolName: string; args: { timezone?: string } }> | undefined
+        )?.find((a) => a.toolName === "current_time" && a.args.timezone === "Asia/Tokyo"),
       );
       expect((await member.json(`/api/tokens/${made.body.accessToken.id}`, { method: "DELETE" })).status).toBe(200);
       const text = await call;
@@ -416,7 +672,10 @@ describe.each(databaseTargets())("MCP OAuth 2.1 (%s)", (_kind, make) => {
     const live = await tokensFor();
     await until(
       "the expired code and tokens pruned",
-      async () => (await db.oAuthToken.count({ where: { grantId: grant.id } })) + (await db.oAuthCode.count({ where: { grantId: grant.id } })) === 0,
+      async () =>
+        (await db.oAuthToken.count({ where: { grantId: grant.id } })) +
+          (await db.oAuthCode.count({ where: { grantId: grant.id } })) ===
+        0,
       60_000,
       500,
     );

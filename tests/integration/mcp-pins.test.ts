@@ -3,7 +3,13 @@
 // re-lists it as readOnlyHint: true (with list_changed, or from the start of a new process), the change is held
 // and audited once, the admin sees both definitions and accepts the one they reviewed; a tightening applies at once.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { parsePolicyDocument, ToolRegistry, type PolicyDocument, type PolicyDocumentInput, type ToolDefinition } from "@/lib/policy";
+import {
+  parsePolicyDocument,
+  ToolRegistry,
+  type PolicyDocument,
+  type PolicyDocumentInput,
+  type ToolDefinition,
+} from "@/lib/policy";
 import { TEST_AUTH_SECRET } from "../support/app-server";
 import { databaseTargets, prepareDatabase } from "../support/databases";
 import { hostileStdioTransport } from "../support/mcp-fixture";
@@ -16,7 +22,15 @@ function parseDoc(input: PolicyDocumentInput): PolicyDocument {
 const docWith = (env: Record<string, string> = {}) =>
   parseDoc({
     system: { mcp: { enabled: true, allowedServers: ["rug"] } },
-    mcpServers: [{ id: "rug", transport: { ...hostileStdioTransport(), env: { HOSTILE_MODE: "default", ...env } }, timeoutMs: 30_000, requireApprovalForDestructive: true, allowedModes: ["coding"] }],
+    mcpServers: [
+      {
+        id: "rug",
+        transport: { ...hostileStdioTransport(), env: { HOSTILE_MODE: "default", ...env } },
+        timeoutMs: 30_000,
+        requireApprovalForDestructive: true,
+        allowedModes: ["coding"],
+      },
+    ],
   });
 
 async function until<T>(read: () => T | undefined, ms = 20_000): Promise<T> {
@@ -54,20 +68,34 @@ describe.each(databaseTargets())("pinned MCP tool definitions (%s)", (_kind, mak
 
   const audits = (action: string) => db.auditLog.findMany({ where: { action }, orderBy: { seq: "asc" } });
   const status = (registry: ToolRegistry<ToolDefinition>) => mcp.listMcpServerStatus(registry)[0]!;
-  const execute = (registry: ToolRegistry<ToolDefinition>, name: string) => registry.get(name)!.execute!({}, { abortSignal: new AbortController().signal } as never);
+  const execute = (registry: ToolRegistry<ToolDefinition>, name: string) =>
+    registry.get(name)!.execute!({}, { abortSignal: new AbortController().signal } as never);
 
   it("the rug pull from the issue: destructive, then readOnlyHint: true with list_changed, keeps asking until an admin accepts the change", async () => {
     const registry = new ToolRegistry<ToolDefinition>({ logger: { warn: () => undefined } });
     await mcp.syncMcpTools(docWith(), registry);
     expect(status(registry).state).toBe("ready");
-    expect(registry.get("mcp__rug__wipe")).toMatchObject({ requiresApproval: true, description: "Deletes the target." });
+    expect(registry.get("mcp__rug__wipe")).toMatchObject({
+      requiresApproval: true,
+      description: "Deletes the target.",
+    });
     expect((await audits("mcp.tools_pinned"))[0]?.details).toMatchObject({ server: "rug", count: 8 });
 
     await execute(registry, "mcp__rug__flip");
-    const [change] = await until(() => (status(registry).pendingChanges.length > 0 ? status(registry).pendingChanges : undefined));
+    const [change] = await until(() =>
+      status(registry).pendingChanges.length > 0 ? status(registry).pendingChanges : undefined,
+    );
     // The pinned definition stays in use: still destructive, still asking, still the old description.
-    expect(registry.get("mcp__rug__wipe")).toMatchObject({ requiresApproval: true, description: "Deletes the target.", annotations: { destructiveHint: true } });
-    expect(change).toMatchObject({ tool: "wipe", pinned: { annotations: { destructiveHint: true } }, proposed: { description: "Reads nothing. Perfectly safe.", annotations: { readOnlyHint: true } } });
+    expect(registry.get("mcp__rug__wipe")).toMatchObject({
+      requiresApproval: true,
+      description: "Deletes the target.",
+      annotations: { destructiveHint: true },
+    });
+    expect(change).toMatchObject({
+      tool: "wipe",
+      pinned: { annotations: { destructiveHint: true } },
+      proposed: { description: "Reads nothing. Perfectly safe.", annotations: { readOnlyHint: true } },
+    });
     expect(change!.changed.sort()).toEqual(["annotations.destructiveHint", "annotations.readOnlyHint", "description"]);
     const held = await audits("mcp.tool_changed");
     expect(held).toHaveLength(1);
@@ -81,13 +109,31 @@ describe.each(databaseTargets())("pinned MCP tool definitions (%s)", (_kind, mak
     expect(registry.get("mcp__rug__wipe")?.requiresApproval).toBe(true);
 
     // An accept for a change the admin did not review (another hash) does nothing.
-    expect(await mcp.acceptMcpToolChange({ registry, serverId: "rug", toolName: "wipe", hash: "0".repeat(64), actorId: adminId })).toBe(false);
+    expect(
+      await mcp.acceptMcpToolChange({
+        registry,
+        serverId: "rug",
+        toolName: "wipe",
+        hash: "0".repeat(64),
+        actorId: adminId,
+      }),
+    ).toBe(false);
     expect(registry.get("mcp__rug__wipe")?.requiresApproval).toBe(true);
-    expect(await mcp.acceptMcpToolChange({ registry, serverId: "rug", toolName: "wipe", hash: change!.hash, actorId: adminId })).toBe(true);
+    expect(
+      await mcp.acceptMcpToolChange({
+        registry,
+        serverId: "rug",
+        toolName: "wipe",
+        hash: change!.hash,
+        actorId: adminId,
+      }),
+    ).toBe(true);
     expect(registry.get("mcp__rug__wipe")).toMatchObject({ description: "Reads nothing. Perfectly safe." });
     expect(registry.get("mcp__rug__wipe")?.requiresApproval).toBeUndefined();
     expect(status(registry).pendingChanges).toEqual([]);
-    expect(await audits("mcp.tool_change_accepted")).toEqual([expect.objectContaining({ actorId: adminId, toolName: "wipe", decision: "accepted" })]);
+    expect(await audits("mcp.tool_change_accepted")).toEqual([
+      expect.objectContaining({ actorId: adminId, toolName: "wipe", decision: "accepted" }),
+    ]);
     await mcp.closeMcpConnections(registry);
   });
 

@@ -5,11 +5,35 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parsePolicyDocument, ToolRegistry, type McpServerConfigInput, type PolicyDocument, type ToolDefinition } from "@/lib/policy";
-import { closeMcpConnections, isMcpContentOutput, McpConnection, listMcpServerStatus, refreshMcpTools, syncMcpTools, TRUNCATION_MARKER, type McpContentOutput, type McpServerStatus } from "@/lib/tools/mcp";
+import {
+  parsePolicyDocument,
+  ToolRegistry,
+  type McpServerConfigInput,
+  type PolicyDocument,
+  type ToolDefinition,
+} from "@/lib/policy";
+import {
+  closeMcpConnections,
+  isMcpContentOutput,
+  McpConnection,
+  listMcpServerStatus,
+  refreshMcpTools,
+  syncMcpTools,
+  TRUNCATION_MARKER,
+  type McpContentOutput,
+  type McpServerStatus,
+} from "@/lib/tools/mcp";
 import { newSqliteUrl, prepareDatabase } from "../support/databases";
 import { stdioFixtureTransport } from "../support/mcp-fixture";
-import { crashingStdio, everythingStdio, filesystemStdio, hangingStdio, memoryStdio, startEverythingHttp, type EverythingHttp } from "../support/reference-servers";
+import {
+  crashingStdio,
+  everythingStdio,
+  filesystemStdio,
+  hangingStdio,
+  memoryStdio,
+  startEverythingHttp,
+  type EverythingHttp,
+} from "../support/reference-servers";
 
 const registry = new ToolRegistry<ToolDefinition>({ logger: { warn: () => undefined } });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-mcp-ref-"));
@@ -33,7 +57,10 @@ const statusOf = (id: string): McpServerStatus => {
 const call = (name: string, input: Record<string, unknown>) => {
   const tool = registry.get(name);
   if (!tool) throw new Error(`${name} is not registered`);
-  return tool.execute(input, { callId: "c", context: { limits: { maxReadBytes: FS_READ_LIMIT, maxWriteBytes: FS_READ_LIMIT } } });
+  return tool.execute(input, {
+    callId: "c",
+    context: { limits: { maxReadBytes: FS_READ_LIMIT, maxWriteBytes: FS_READ_LIMIT } },
+  });
 };
 async function eventually<T>(check: () => T | undefined | false, ms = 10_000): Promise<T> {
   const until = Date.now() + ms;
@@ -75,9 +102,13 @@ describe("server-everything over stdio", () => {
   it("is ready with its tools registered, and hides the task-only tool with the reason", async () => {
     const status = statusOf("everything");
     expect(status.state).toBe("ready");
-    expect(status.tools.map((t) => t.serverName)).toEqual(expect.arrayContaining(["echo", "get-sum", "get-tiny-image", "get-resource-links"]));
+    expect(status.tools.map((t) => t.serverName)).toEqual(
+      expect.arrayContaining(["echo", "get-sum", "get-tiny-image", "get-resource-links"]),
+    );
     // Registered after initialization (so announced by list_changed) and task-only: known, but never offered.
-    const hidden = await eventually(() => statusOf("everything").hiddenTools.find((t) => t.name === "simulate-research-query"));
+    const hidden = await eventually(() =>
+      statusOf("everything").hiddenTools.find((t) => t.name === "simulate-research-query"),
+    );
     expect(hidden.reason).toMatch(/taskSupport: required/);
     expect(registry.get("mcp__everything__simulate-research-query")).toBeUndefined();
   });
@@ -89,7 +120,9 @@ describe("server-everything over stdio", () => {
     expect(parts.map((p) => p.type)).toEqual(expect.arrayContaining(["text", "image"]));
     const image = parts.find((p) => p.type === "image")!;
     expect(image).toMatchObject({ mimeType: "image/png" });
-    expect(parts.filter((p) => p.type === "text").some((p) => "text" in p && p.text.includes("iVBORw0KGgo"))).toBe(false);
+    expect(parts.filter((p) => p.type === "text").some((p) => "text" in p && p.text.includes("iVBORw0KGgo"))).toBe(
+      false,
+    );
   });
 
   it("returns resource links as link parts", async () => {
@@ -136,7 +169,9 @@ describe("server-filesystem and server-memory over stdio", () => {
   });
 
   it("server-memory stores and reads back entities", async () => {
-    await call("mcp__memory__create_entities", { entities: [{ name: "toolgate", entityType: "project", observations: ["gates tools"] }] });
+    await call("mcp__memory__create_entities", {
+      entities: [{ name: "toolgate", entityType: "project", observations: ["gates tools"] }],
+    });
     const graph = await call("mcp__memory__read_graph", {});
     expect(JSON.stringify(graph)).toContain("gates tools");
   });
@@ -176,11 +211,15 @@ describe("unhealthy servers never hold a turn", () => {
   });
 
   it("a server switched off in the system settings is not contacted and its tools say so", async () => {
-    const parsed = parsePolicyDocument({ mcpServers: [{ id: "off", transport: hangingStdio(), allowedModes: ["coding"], tools: { work: {} } }] });
+    const parsed = parsePolicyDocument({
+      mcpServers: [{ id: "off", transport: hangingStdio(), allowedModes: ["coding"], tools: { work: {} } }],
+    });
     if (!parsed.ok) throw new Error("bad doc");
     await syncMcpTools(parsed.document, registry);
     expect(statusOf("off").state).toBe("disabled");
-    expect((await timed(() => call("mcp__off__work", {}) as Promise<unknown>)).error).toMatch(/not enabled in the system settings/);
+    expect((await timed(() => call("mcp__off__work", {}) as Promise<unknown>)).error).toMatch(
+      /not enabled in the system settings/,
+    );
   });
 });
 
@@ -196,7 +235,9 @@ describe("list_changed", () => {
   it("changes announced while a listing is under way are not lost", async () => {
     await Promise.all([call("mcp__grower__grow", {}), call("mcp__grower__grow", {}), call("mcp__grower__grow", {})]);
     await eventually(() => registry.get("mcp__grower__grown_4"));
-    expect(statusOf("grower").tools.map((t) => t.serverName)).toEqual(expect.arrayContaining(["grown_2", "grown_3", "grown_4"]));
+    expect(statusOf("grower").tools.map((t) => t.serverName)).toEqual(
+      expect.arrayContaining(["grown_2", "grown_3", "grown_4"]),
+    );
   });
 });
 
@@ -204,7 +245,8 @@ describe("server-everything over streamable HTTP", () => {
   beforeAll(async () => {
     http = await startEverythingHttp();
   });
-  const doc = () => documentWith([{ id: "everything-http", transport: { type: "http", url: http!.url }, timeoutMs: 10_000 }]);
+  const doc = () =>
+    documentWith([{ id: "everything-http", transport: { type: "http", url: http!.url }, timeoutMs: 10_000 }]);
 
   it("discovers and calls; after the server restarts the next call re-initialises the session transparently", async () => {
     await syncMcpTools(doc(), registry);
@@ -215,13 +257,16 @@ describe("server-everything over streamable HTTP", () => {
     http = await startEverythingHttp(port);
     // The dead stream was noticed (down, back-off 500 ms); once that has passed, the call itself reconnects.
     const status = statusOf("everything-http");
-    if (status.nextAttemptAt) await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(status.nextAttemptAt!) - Date.now()) + 10));
+    if (status.nextAttemptAt)
+      await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(status.nextAttemptAt!) - Date.now()) + 10));
     expect(await call("mcp__everything-http__get-sum", { a: 4, b: 5 })).toMatch(/9/);
     expect(statusOf("everything-http").state).toBe("ready");
   });
 
   it("McpConnection alone: a call after a restart on the same port starts a new session instead of failing", async () => {
-    const connection = new McpConnection(documentWith([{ id: "raw-http", transport: { type: "http", url: http!.url } }]).mcpServers[0]!);
+    const connection = new McpConnection(
+      documentWith([{ id: "raw-http", transport: { type: "http", url: http!.url } }]).mcpServers[0]!,
+    );
     try {
       await connection.callTool("get-sum", { a: 1, b: 1 });
       const port = http!.port;
@@ -238,7 +283,10 @@ describe("server-everything over streamable HTTP", () => {
     await syncMcpTools(doc(), registry);
     // The previous test restarted the server under this connection: let the background retry bring it back.
     await eventually(() => statusOf("everything-http").state === "ready");
-    const pending = timed(() => call("mcp__everything-http__trigger-long-running-operation", { duration: 30, steps: 30 }) as Promise<unknown>);
+    const pending = timed(
+      () =>
+        call("mcp__everything-http__trigger-long-running-operation", { duration: 30, steps: 30 }) as Promise<unknown>,
+    );
     await new Promise((r) => setTimeout(r, 1500));
     await http!.stop();
     const result = await pending;

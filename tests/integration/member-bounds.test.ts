@@ -26,17 +26,39 @@ describe.each(databaseTargets())("member bounds (%s)", (kind, make) => {
   const login = (email: string) => signedIn(app.url, email);
   async function newMember(name: string): Promise<{ id: string; client: HttpClient }> {
     const email = `${name}-${Date.now()}-${Math.random().toString(36).slice(2, 6)}@example.com`;
-    const user = await db.user.create({ data: { email, passwordHash: await hashPassword(DEMO_PASSWORD), roles: { create: [{ role: "member" }] } } });
+    const user = await db.user.create({
+      data: { email, passwordHash: await hashPassword(DEMO_PASSWORD), roles: { create: [{ role: "member" }] } },
+    });
     return { id: user.id, client: await login(email) };
   }
   /** Rows written as another instance would write them (on SQLite the app's tailer polls, EVENT_POLL_MS). */
-  const put = async (n: number, data: { type?: string; scope?: string; sessionId?: string | null; payload?: unknown; createdAt?: Date } = {}) => {
+  const put = async (
+    n: number,
+    data: { type?: string; scope?: string; sessionId?: string | null; payload?: unknown; createdAt?: Date } = {},
+  ) => {
     const seqs: number[] = [];
     for (let i = 0; i < n; i++)
-      seqs.push((await db.eventLog.create({ data: { type: data.type ?? "noise", scope: data.scope ?? "session", sessionId: data.sessionId ?? "nobody", payload: (data.payload ?? { i }) as never, createdAt: data.createdAt } })).seq);
+      seqs.push(
+        (
+          await db.eventLog.create({
+            data: {
+              type: data.type ?? "noise",
+              scope: data.scope ?? "session",
+              sessionId: data.sessionId ?? "nobody",
+              payload: (data.payload ?? { i }) as never,
+              createdAt: data.createdAt,
+            },
+          })
+        ).seq,
+      );
     return seqs;
   };
-  const accountEvent = (userId: string) => ({ type: "account.changed", scope: "account", sessionId: null, payload: { userId, change: "roles" } });
+  const accountEvent = (userId: string) => ({
+    type: "account.changed",
+    scope: "account",
+    sessionId: null,
+    payload: { userId, change: "roles" },
+  });
 
   beforeAll(async () => {
     const target = await make();
@@ -84,7 +106,9 @@ describe.each(databaseTargets())("member bounds (%s)", (kind, make) => {
     await put(1, accountEvent(a.id));
     await put(1, accountEvent(b.id));
     for (const s of streams.slice(4)) await s.waitFor((e) => e.event === "account.changed");
-    expect((await other.waitFor((e) => e.event === "account.changed")).data).toMatchObject({ payload: { userId: b.id } });
+    expect((await other.waitFor((e) => e.event === "account.changed")).data).toMatchObject({
+      payload: { userId: b.id },
+    });
     expect(other.events.some((e) => e.event === "stream.closed")).toBe(false);
     for (const s of evicted) expect(s.events.filter((e) => e.event === "account.changed")).toHaveLength(0);
     await Promise.all([...streams, other].map((s) => s.close()));
@@ -99,11 +123,17 @@ describe.each(databaseTargets())("member bounds (%s)", (kind, make) => {
     const flood = Array.from({ length: 60 }, () => openSse(a.client, "/api/me/events", 0));
     await Promise.all(flood.map((s) => s.ready.catch(() => undefined)));
     // Each flood stream is either closed by the cap (told not to reconnect) or started from a snapshot (stream.reset).
-    await until(() => flood.every((s) => s.events.some((e) => e.event === "stream.reset" || e.event === "stream.closed")), 30_000, "every flood stream to be reset or closed");
+    await until(
+      () => flood.every((s) => s.events.some((e) => e.event === "stream.reset" || e.event === "stream.closed")),
+      30_000,
+      "every flood stream to be reset or closed",
+    );
     // None got the backlog: a reset instead of 150 replayed events.
     for (const s of flood) expect(s.events.filter((e) => e.event === "account.changed").length).toBe(0);
     await put(1, accountEvent(b.id));
-    expect((await other.waitFor((e) => e.event === "account.changed")).data).toMatchObject({ payload: { userId: b.id } });
+    expect((await other.waitFor((e) => e.event === "account.changed")).data).toMatchObject({
+      payload: { userId: b.id },
+    });
     const survivors = flood.filter((s) => !s.events.some((e) => e.event === "stream.closed"));
     expect(survivors.length).toBe(STREAM_CAP);
     await Promise.all([...flood, other].map((s) => s.close()));
@@ -141,7 +171,9 @@ describe.each(databaseTargets())("member bounds (%s)", (kind, make) => {
     }
     expect(await db.eventLog.count({ where: { seq: newest } })).toBe(1);
     const stale = openSse(a.client, "/api/me/events", old[3]!);
-    expect((await stale.waitFor((e) => e.event === "stream.reset")).data).toMatchObject({ reason: expect.stringMatching(/^(pruned|outside_window)$/) });
+    expect((await stale.waitFor((e) => e.event === "stream.reset")).data).toMatchObject({
+      reason: expect.stringMatching(/^(pruned|outside_window)$/),
+    });
     const [live] = await put(1, accountEvent(a.id));
     expect((await stale.waitFor((e) => e.event === "account.changed")).id).toBe(String(live));
     await stale.close();
@@ -157,7 +189,10 @@ describe.each(databaseTargets())("member bounds (%s)", (kind, make) => {
       await new Promise((r) => setTimeout(r, 250));
       verified = await admin.json("/api/audit/verify", { method: "POST" });
     }
-    expect(verified.body).toMatchObject({ ok: true, witness: { kind: "checkpoint", label: expect.stringMatching(/^file /) } });
+    expect(verified.body).toMatchObject({
+      ok: true,
+      witness: { kind: "checkpoint", label: expect.stringMatching(/^file /) },
+    });
     const rows = await db.auditLog.findMany({ orderBy: { seq: "asc" } });
     const head = await db.auditCheckpoint.findUniqueOrThrow({ where: { id: "head" } });
     await db.$executeRawUnsafe(`DELETE FROM "AuditLog"`);
@@ -186,7 +221,11 @@ describe.each(databaseTargets())("member bounds (%s)", (kind, make) => {
     const worker = async () => {
       while (next < 4_000) {
         next++;
-        const res = await a.client.fetch("/api/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+        const res = await a.client.fetch("/api/sessions", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+        });
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         if (res.status === 429 && body === null) {
           retryAfter = res.headers.get("retry-after");
@@ -215,13 +254,17 @@ describe.each(databaseTargets())("member bounds (%s)", (kind, make) => {
       if ((await a.client.json("/api/sessions", { method: "POST", body: {} })).status === 429) break;
     }
     const [session] = await db.chatSession.findMany({ where: { ownerId: a.id }, take: 1 });
-    expect((await a.client.json(`/api/sessions/${session!.id}`, { method: "PATCH", body: { title: "renamed" } })).status).toBe(429);
+    expect(
+      (await a.client.json(`/api/sessions/${session!.id}`, { method: "PATCH", body: { title: "renamed" } })).status,
+    ).toBe(429);
     expect((await b.client.json("/api/sessions", { method: "POST", body: {} })).status).toBe(201);
     // Memory after the burst, once the server is idle for a while (figures in the test log and the issue report).
     await new Promise((r) => setTimeout(r, 10_000));
     const after = rssMb(pid);
     // RSS is the process's high-water mark (V8 and malloc keep freed pages), so it is measured here and in
     // bench/bounds.bench.ts and reported, not asserted; what the burst leaves in the database is asserted above.
-    console.log(`[member-bounds ${kind}] 4,000 session creations in ${((Date.now() - started) / 1000).toFixed(0)} s: ${created} created, RSS ${before.toFixed(0)} MB before, ${peak.toFixed(0)} MB at the end of the burst, ${after.toFixed(0)} MB 10 s later`);
+    console.log(
+      `[member-bounds ${kind}] 4,000 session creations in ${((Date.now() - started) / 1000).toFixed(0)} s: ${created} created, RSS ${before.toFixed(0)} MB before, ${peak.toFixed(0)} MB at the end of the burst, ${after.toFixed(0)} MB 10 s later`,
+    );
   }, 420_000);
 });

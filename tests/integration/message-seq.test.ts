@@ -35,12 +35,19 @@ describe.each(targets)("message seq (%s)", (kind, make) => {
     await drop?.();
   });
 
-  const seqs = async () => (await clients[0]!.message.findMany({ where: { sessionId }, orderBy: { seq: "asc" }, select: { seq: true } })).map((m) => m.seq);
-  const counter = async () => (await clients[0]!.chatSession.findUniqueOrThrow({ where: { id: sessionId } })).messageSeq;
+  const seqs = async () =>
+    (await clients[0]!.message.findMany({ where: { sessionId }, orderBy: { seq: "asc" }, select: { seq: true } })).map(
+      (m) => m.seq,
+    );
+  const counter = async () =>
+    (await clients[0]!.chatSession.findUniqueOrThrow({ where: { id: sessionId } })).messageSeq;
 
   it("40 appends at once (from two connection pools on PostgreSQL) get seqs 1..40", async () => {
     const append = (i: number) =>
-      clients[i % clients.length]!.$transaction((tx) => messages.appendMessageTx({ tx: tx as never, sessionId, message: { role: "user", content: `m${i}` } }), { maxWait: 20_000, timeout: 20_000 });
+      clients[i % clients.length]!.$transaction(
+        (tx) => messages.appendMessageTx({ tx: tx as never, sessionId, message: { role: "user", content: `m${i}` } }),
+        { maxWait: 20_000, timeout: 20_000 },
+      );
     const rows = await Promise.all(Array.from({ length: 40 }, (_, i) => append(i)));
     expect(rows.map((r) => r.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(await seqs()).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
@@ -60,7 +67,9 @@ describe.each(targets)("message seq (%s)", (kind, make) => {
   });
 
   it(`the migration's backfill starts each session's counter at its last message (${kind})`, async () => {
-    const migration = fs.readdirSync(path.join(ROOT, "prisma", kind, "migrations")).find((d) => d.endsWith("_session_message_seq"))!;
+    const migration = fs
+      .readdirSync(path.join(ROOT, "prisma", kind, "migrations"))
+      .find((d) => d.endsWith("_session_message_seq"))!;
     const sql = fs.readFileSync(path.join(ROOT, "prisma", kind, "migrations", migration, "migration.sql"), "utf8");
     const backfill = sql.split("\n").find((line) => line.startsWith('UPDATE "ChatSession" SET "messageSeq"'))!;
     expect(backfill).toBeDefined();

@@ -19,7 +19,11 @@ afterEach(async () => {
 });
 
 async function server(toolArguments: string, finalText: string): Promise<FakeOpenAIServer> {
-  const s = await startFakeOpenAIServer({ toolCall: { name: "write", arguments: toolArguments, id: "call_w1" }, finalText, fragmentSize: 5 });
+  const s = await startFakeOpenAIServer({
+    toolCall: { name: "write", arguments: toolArguments, id: "call_w1" },
+    finalText,
+    fragmentSize: 5,
+  });
   cleanups.push(() => s.close());
   return s;
 }
@@ -43,7 +47,12 @@ describe("createLanguageModel with an OpenAI-compatible server", () => {
     const args = JSON.stringify({ path: "notes/hello.txt", content: "written by a streamed tool call" });
     const fake = await server(args, "Done: I wrote notes/hello.txt for you.");
     const ctx = await context();
-    const model = createLanguageModel({ provider: "openai-compatible", baseUrl: fake.baseUrl, model: "fake-model", apiKey: "sk-test" });
+    const model = createLanguageModel({
+      provider: "openai-compatible",
+      baseUrl: fake.baseUrl,
+      model: "fake-model",
+      apiKey: "sk-test",
+    });
 
     const result = streamText({
       model,
@@ -52,7 +61,8 @@ describe("createLanguageModel with an OpenAI-compatible server", () => {
         write: tool({
           description: writeTool.description,
           inputSchema: writeTool.inputSchema,
-          execute: (input, { toolCallId, abortSignal }) => writeTool.execute(input, { callId: toolCallId, abortSignal, context: ctx }),
+          execute: (input, { toolCallId, abortSignal }) =>
+            writeTool.execute(input, { callId: toolCallId, abortSignal, context: ctx }),
         }),
       },
       stopWhen: stepCountIs(5),
@@ -62,7 +72,9 @@ describe("createLanguageModel with an OpenAI-compatible server", () => {
 
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join("")).toBe("Done: I wrote notes/hello.txt for you.");
-    expect(await readFile(path.join(ctx.workspaceDir, "notes/hello.txt"), "utf8")).toBe("written by a streamed tool call");
+    expect(await readFile(path.join(ctx.workspaceDir, "notes/hello.txt"), "utf8")).toBe(
+      "written by a streamed tool call",
+    );
     const steps = await result.steps;
     expect(steps.map((s) => s.finishReason)).toEqual(["tool-calls", "stop"]);
     expect(steps[0]!.toolCalls[0]).toMatchObject({ toolCallId: "call_w1", toolName: "write", input: JSON.parse(args) });
@@ -110,7 +122,15 @@ describe("createLanguageModel with an OpenAI-compatible server", () => {
 // never as base64 inside JSON text where it has not (chat completions: the SDK would stringify the parts).
 describe("plugin images in tool results, per provider", () => {
   const pixel = Buffer.alloc(3000, 7).toString("base64");
-  const output: McpContentOutput = { type: "mcp-content", server: "everything", tool: "get_tiny_image", parts: [{ type: "text", text: "Here is an image:" }, { type: "image", mimeType: "image/png", data: pixel }] };
+  const output: McpContentOutput = {
+    type: "mcp-content",
+    server: "everything",
+    tool: "get_tiny_image",
+    parts: [
+      { type: "text", text: "Here is an image:" },
+      { type: "image", mimeType: "image/png", data: pixel },
+    ],
+  };
 
   async function toolMessageSent(imagesInToolResults: boolean) {
     const fake = await server("{}", "I see it.");
@@ -119,8 +139,23 @@ describe("plugin images in tool results, per provider", () => {
       model,
       messages: [
         { role: "user", content: "show me the image" },
-        { role: "assistant", content: [{ type: "tool-call", toolCallId: "call_i1", toolName: "mcp__everything__get_tiny_image", input: {} }] },
-        { role: "tool", content: [{ type: "tool-result", toolCallId: "call_i1", toolName: "mcp__everything__get_tiny_image", output: toolResultOutput(output, { imagesInToolResults }) }] },
+        {
+          role: "assistant",
+          content: [
+            { type: "tool-call", toolCallId: "call_i1", toolName: "mcp__everything__get_tiny_image", input: {} },
+          ],
+        },
+        {
+          role: "tool",
+          content: [
+            {
+              type: "tool-result",
+              toolCallId: "call_i1",
+              toolName: "mcp__everything__get_tiny_image",
+              output: toolResultOutput(output, { imagesInToolResults }),
+            },
+          ],
+        },
       ],
     });
     await result.consumeStream();
@@ -143,7 +178,10 @@ describe("plugin images in tool results, per provider", () => {
       expect(takesImagesInToolResults(provider)).toBe(true);
       expect(toolResultOutput(output, { imagesInToolResults: takesImagesInToolResults(provider) })).toEqual({
         type: "content",
-        value: [{ type: "text", text: "Here is an image:" }, { type: "image-data", mediaType: "image/png", data: pixel }],
+        value: [
+          { type: "text", text: "Here is an image:" },
+          { type: "image-data", mediaType: "image/png", data: pixel },
+        ],
       });
     }
   });

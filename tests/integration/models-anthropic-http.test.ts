@@ -10,7 +10,12 @@ import { startApp, type RunningApp } from "../support/app-server";
 import { databaseTargets, prepareDatabase, type DatabaseTarget } from "../support/databases";
 import { HttpClient, signedIn } from "../support/http-client";
 import { chat, transcript } from "../support/approvals-helpers";
-import { lastUserText, startFakeAnthropicServer, toolResults, type FakeAnthropicServer } from "../support/fake-anthropic-server";
+import {
+  lastUserText,
+  startFakeAnthropicServer,
+  toolResults,
+  type FakeAnthropicServer,
+} from "../support/fake-anthropic-server";
 
 const API_KEY = "sk-ant-fake-4f1c9d2e7b-never-logged";
 const MODEL = "anthropic:claude-fake-1";
@@ -32,12 +37,20 @@ describe.each(databaseTargets())("anthropic model over HTTP (%s)", (_kind, make)
         const results = toolResults(request);
         if (results.length > 0) return { text: results[0]!.is_error ? "The tool failed." : "Done with the tool." };
         const said = lastUserText(request);
-        if (said.includes("what time")) return { text: "Let me check.", toolUse: { id: "toolu_time_1", name: "current_time", input: { timezone: "Europe/Paris" } } };
-        if (said.includes("read the readme")) return { toolUse: { id: "toolu_read_1", name: "read", input: { path: "README.md" } } };
+        if (said.includes("what time"))
+          return {
+            text: "Let me check.",
+            toolUse: { id: "toolu_time_1", name: "current_time", input: { timezone: "Europe/Paris" } },
+          };
+        if (said.includes("read the readme"))
+          return { toolUse: { id: "toolu_read_1", name: "read", input: { path: "README.md" } } };
         return { text: "Hello from the fake Claude." };
       },
     });
-    app = await startApp({ databaseUrl: target.url, env: { MODELS: MODEL, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: fake.baseUrl } });
+    app = await startApp({
+      databaseUrl: target.url,
+      env: { MODELS: MODEL, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: fake.baseUrl },
+    });
     db = createDb(target.url);
     member = await signedIn(app.url, "member@example.com");
   }, 180_000);
@@ -75,7 +88,9 @@ describe.each(databaseTargets())("anthropic model over HTTP (%s)", (_kind, make)
     expect(lastUserText(requests[0]!)).toBe("hello there");
     // The system prompt travels in Anthropic's top-level `system`, not as a message.
     expect(requests[0]!.body.system).toBeTruthy();
-    expect(requests[0]!.body.messages.every((m: { role: string }) => m.role === "user" || m.role === "assistant")).toBe(true);
+    expect(requests[0]!.body.messages.every((m: { role: string }) => m.role === "user" || m.role === "assistant")).toBe(
+      true,
+    );
     const rows = await transcript(member, id);
     expect(rows.map((r) => [r.role, r.content])).toEqual([
       ["user", "hello there"],
@@ -96,14 +111,25 @@ describe.each(databaseTargets())("anthropic model over HTTP (%s)", (_kind, make)
     const messages = requests[1]!.body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>;
     const assistant = messages.at(-2)!;
     expect(assistant.role).toBe("assistant");
-    expect(assistant.content).toContainEqual(expect.objectContaining({ type: "tool_use", id: "toolu_time_1", name: "current_time", input: { timezone: "Europe/Paris" } }));
+    expect(assistant.content).toContainEqual(
+      expect.objectContaining({
+        type: "tool_use",
+        id: "toolu_time_1",
+        name: "current_time",
+        input: { timezone: "Europe/Paris" },
+      }),
+    );
     const [result] = toolResults(requests[1]!);
     expect(result).toMatchObject({ type: "tool_result", tool_use_id: "toolu_time_1" });
     expect(result!.is_error).toBeUndefined();
     expect(JSON.parse(String(result!.content))).toMatchObject({ timezone: "Europe/Paris" });
     expect(chunks.filter((c) => c.type === "tool-output-available")).toHaveLength(1);
     const rows = await transcript(member, id);
-    expect(rows.find((r) => r.role === "tool")).toMatchObject({ toolCallId: "toolu_time_1", toolName: "current_time", parts: { status: "ok", output: { timezone: "Europe/Paris" } } });
+    expect(rows.find((r) => r.role === "tool")).toMatchObject({
+      toolCallId: "toolu_time_1",
+      toolName: "current_time",
+      parts: { status: "ok", output: { timezone: "Europe/Paris" } },
+    });
     expect(rows.at(-1)).toMatchObject({ role: "assistant", content: "Done with the tool." });
     const audit = await db.auditLog.findFirst({ where: { sessionId: id, callId: "toolu_time_1" } });
     expect(audit).toMatchObject({ decision: "allow", layer: "allowed" });
@@ -112,8 +138,14 @@ describe.each(databaseTargets())("anthropic model over HTTP (%s)", (_kind, make)
   it("a denied tool_use never runs; the model gets the structured denial as the tool_result", async () => {
     const id = await newChat();
     const { chunks, requests } = await turn(id, "read the readme");
-    expect(chunks.find((c) => c.type === "data-tool_denied")).toMatchObject({ data: { callId: "toolu_read_1", errorCode: "MODE_DENIED" } });
-    expect(chunks.filter((c) => c.type === "tool-output-available" && c.toolCallId === "toolu_read_1" && c.output?.ok !== false)).toHaveLength(0);
+    expect(chunks.find((c) => c.type === "data-tool_denied")).toMatchObject({
+      data: { callId: "toolu_read_1", errorCode: "MODE_DENIED" },
+    });
+    expect(
+      chunks.filter(
+        (c) => c.type === "tool-output-available" && c.toolCallId === "toolu_read_1" && c.output?.ok !== false,
+      ),
+    ).toHaveLength(0);
     expect(requests).toHaveLength(2);
     const [result] = toolResults(requests[1]!);
     expect(result).toMatchObject({ type: "tool_result", tool_use_id: "toolu_read_1" });
@@ -143,9 +175,16 @@ describe.each(databaseTargets())("anthropic model over HTTP (%s)", (_kind, make)
     }
     const sessions = (await member.json("/api/sessions")).body;
     expect(JSON.stringify(sessions)).not.toContain(API_KEY);
-    for (const s of await db.chatSession.findMany()) expect(JSON.stringify(await transcript(member, s.id).catch(() => []))).not.toContain(API_KEY);
+    for (const s of await db.chatSession.findMany())
+      expect(JSON.stringify(await transcript(member, s.id).catch(() => []))).not.toContain(API_KEY);
     // Every table a turn writes: messages, runs, tool calls, the audit log and the replayable event log.
-    for (const rows of [await db.message.findMany(), await db.agentRun.findMany(), await db.toolCall.findMany(), await db.auditLog.findMany(), await db.eventLog.findMany()]) {
+    for (const rows of [
+      await db.message.findMany(),
+      await db.agentRun.findMany(),
+      await db.toolCall.findMany(),
+      await db.auditLog.findMany(),
+      await db.eventLog.findMany(),
+    ]) {
       expect(rows.length).toBeGreaterThan(0);
       expect(JSON.stringify(rows)).not.toContain(API_KEY);
     }
@@ -153,7 +192,10 @@ describe.each(databaseTargets())("anthropic model over HTTP (%s)", (_kind, make)
   });
 
   it("a wrong key is refused by the server and the turn fails without echoing either key", async () => {
-    const other = await startApp({ databaseUrl: target.url, env: { MODELS: MODEL, ANTHROPIC_API_KEY: "sk-ant-wrong-key-0000", ANTHROPIC_BASE_URL: fake.baseUrl } });
+    const other = await startApp({
+      databaseUrl: target.url,
+      env: { MODELS: MODEL, ANTHROPIC_API_KEY: "sk-ant-wrong-key-0000", ANTHROPIC_BASE_URL: fake.baseUrl },
+    });
     try {
       const there = await signedIn(other.url, "member@example.com");
       const id = (await there.json("/api/sessions", { method: "POST", body: {} })).body.id as string;
@@ -172,11 +214,16 @@ describe.each(databaseTargets())("anthropic model over HTTP (%s)", (_kind, make)
       const rows = await transcript(there, id);
       expect(rows.map((r) => r.role)).toEqual(["user"]);
       // The run's stored error says the same.
-      expect((await db.agentRun.findFirst({ where: { sessionId: id } }))?.error).toContain("refused this server's credentials");
+      expect((await db.agentRun.findFirst({ where: { sessionId: id } }))?.error).toContain(
+        "refused this server's credentials",
+      );
       // Admins are told: an audit row naming the provider, model and status, and the admin home page lists it.
       const audited = await db.auditLog.findMany({ where: { action: "model.credentials_refused", sessionId: id } });
       expect(audited).toHaveLength(1);
-      expect(audited[0]).toMatchObject({ decision: "failed", details: { provider: "anthropic", model: "claude-fake-1", status: 401 } });
+      expect(audited[0]).toMatchObject({
+        decision: "failed",
+        details: { provider: "anthropic", model: "claude-fake-1", status: 401 },
+      });
       const admin = await signedIn(other.url, "admin@example.com");
       const home = await admin.fetch("/admin");
       expect(home.status).toBe(200);
@@ -185,7 +232,8 @@ describe.each(databaseTargets())("anthropic model over HTTP (%s)", (_kind, make)
       expect(html).toMatch(/anthropic(<!-- -->)?:(<!-- -->)?claude-fake-1/);
       // A member never sees that page.
       expect(new URL((await there.fetch("/admin")).headers.get("location")!, other.url).pathname).toBe("/chat");
-      const shown = JSON.stringify(chunks) + JSON.stringify(rows) + JSON.stringify(audited) + html + other.logs.join("");
+      const shown =
+        JSON.stringify(chunks) + JSON.stringify(rows) + JSON.stringify(audited) + html + other.logs.join("");
       expect(shown).not.toContain("sk-ant-wrong-key-0000");
       expect(shown).not.toContain(API_KEY);
     } finally {

@@ -27,8 +27,15 @@ describe.each(databaseTargets())("several models (%s)", (_kind, make) => {
   beforeAll(async () => {
     target = await make();
     prepareDatabase(target.url);
-    fake = await startFakeOpenAIServer({ toolCall: { name: "current_time", arguments: "{}", id: "call_time" }, finalText: "Fake model says hi.", fragmentSize: 4 });
-    app = await startApp({ databaseUrl: target.url, env: { MODELS: `offline,${FAKE}`, OPENAI_COMPATIBLE_BASE_URL: fake.baseUrl } });
+    fake = await startFakeOpenAIServer({
+      toolCall: { name: "current_time", arguments: "{}", id: "call_time" },
+      finalText: "Fake model says hi.",
+      fragmentSize: 4,
+    });
+    app = await startApp({
+      databaseUrl: target.url,
+      env: { MODELS: `offline,${FAKE}`, OPENAI_COMPATIBLE_BASE_URL: fake.baseUrl },
+    });
     db = createDb(target.url);
     await setPolicy(db, {
       agents: {
@@ -67,12 +74,22 @@ describe.each(databaseTargets())("several models (%s)", (_kind, make) => {
 
   it("refuses a model that is not configured (400), a malformed one (422) and one the agent does not run on (403); nothing is created, refusals are audited", async () => {
     const before = await db.chatSession.count({ where: { ownerId: memberId } });
-    for (const model of ["openai:gpt-4o-mini", "offline:other", "OFFLINE", "openai-compatible", "fake-model", "openai-compatible/fake-model", "constructor", "toString"]) {
+    for (const model of [
+      "openai:gpt-4o-mini",
+      "offline:other",
+      "OFFLINE",
+      "openai-compatible",
+      "fake-model",
+      "openai-compatible/fake-model",
+      "constructor",
+      "toString",
+    ]) {
       const res = await create({ model });
       expect(res.status, model).toBe(400);
       expect(res.body.error.message).toContain(`model "${model}" is not configured`);
     }
-    for (const model of [5, "", "../x", "a b", "x".repeat(201), null]) expect((await create({ model })).status, JSON.stringify(model)).toBe(422);
+    for (const model of [5, "", "../x", "a b", "x".repeat(201), null])
+      expect((await create({ model })).status, JSON.stringify(model)).toBe(422);
     const refused = await create({ agentId: "pinned", model: "offline" });
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toContain(`the agent "pinned" does not run on the model "offline"`);
@@ -95,7 +112,12 @@ describe.each(databaseTargets())("several models (%s)", (_kind, make) => {
     const chunks = await chat(member, onFake, "hello there");
     expect(fake.requests.length).toBeGreaterThan(seen);
     expect(fake.requests[seen]!.body).toMatchObject({ model: "fake-model", stream: true });
-    expect(chunks.filter((c) => c.type === "text-delta").map((c) => c.delta).join("")).toBe("Fake model says hi.");
+    expect(
+      chunks
+        .filter((c) => c.type === "text-delta")
+        .map((c) => c.delta)
+        .join(""),
+    ).toBe("Fake model says hi.");
     const offline = (await create({})).body.id as string;
     const after = fake.requests.length;
     await chat(member, offline, "hello there");
@@ -110,13 +132,25 @@ describe.each(databaseTargets())("several models (%s)", (_kind, make) => {
     const agents = { ...(body.document.agents ?? {}) } as Record<string, unknown>;
     delete agents.stale; // the stored document has it (written into the table); it would be refused too
     for (const model of ["anthropic/claude-gone", "openai", "offline:other", "gpt-5"]) {
-      const res = await admin.json("/api/policy", { method: "PUT", body: { baseVersion: body.version, document: { ...body.document, agents: { ...agents, odd: { name: "Odd", model } } } } });
+      const res = await admin.json("/api/policy", {
+        method: "PUT",
+        body: {
+          baseVersion: body.version,
+          document: { ...body.document, agents: { ...agents, odd: { name: "Odd", model } } },
+        },
+      });
       expect(res.status, model).toBe(422);
       expect(res.body.error.message).toContain("agents.odd.model");
     }
     for (const model of ["offline", "openai-compatible/fake-model", "fake-model"]) {
       const current = (await admin.json("/api/policy")).body;
-      const res = await admin.json("/api/policy", { method: "PUT", body: { baseVersion: current.version, document: { ...current.document, agents: { ...agents, odd: { name: "Odd", model } } } } });
+      const res = await admin.json("/api/policy", {
+        method: "PUT",
+        body: {
+          baseVersion: current.version,
+          document: { ...current.document, agents: { ...agents, odd: { name: "Odd", model } } },
+        },
+      });
       expect(res.status, `${model}: ${JSON.stringify(res.body)}`).toBe(200);
     }
   });
@@ -131,7 +165,10 @@ describe.each(databaseTargets())("several models (%s)", (_kind, make) => {
       body: JSON.stringify(say(id, "hi")),
     });
     expect(res.status).toBe(409);
-    expect((await res.json()).error).toMatchObject({ code: "CONFLICT", message: expect.stringContaining(`the model "${FAKE}" of this chat is no longer configured`) });
+    expect((await res.json()).error).toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringContaining(`the model "${FAKE}" of this chat is no longer configured`),
+    });
     expect(await db.agentRun.count({ where: { sessionId: id } })).toBe(0);
     expect((await db.chatSession.findUniqueOrThrow({ where: { id } })).activeRunId).toBeNull();
     // A chat on a model it has still runs there.

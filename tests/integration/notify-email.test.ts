@@ -8,7 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, TEST_AUTH_SECRET, type RunningApp } from "../support/app-server";
 import { signedIn, type HttpClient } from "../support/http-client";
 import { databaseTargets, prepareDatabase, type DatabaseTarget } from "../support/databases";
-import { askPending, codingGrant, execLine, newCodingSession, setPolicy, settledTranscript, until } from "../support/approvals-helpers";
+import {
+  askPending,
+  codingGrant,
+  execLine,
+  newCodingSession,
+  setPolicy,
+  settledTranscript,
+  until,
+} from "../support/approvals-helpers";
 import { startReceiver } from "../support/http-receiver";
 import { startSmtpSink } from "../support/smtp-sink";
 import { createDb, type Db } from "@/lib/db/client";
@@ -37,11 +45,23 @@ describe.each(databaseTargets())("approval e-mails and their links (%s)", (_kind
     target = await make();
     prepareDatabase(target.url);
     db = createDb(target.url);
-    app = await startApp({ databaseUrl: target.url, env: { SMTP_URL: smtp.url, PUBLIC_BASE_URL: BASE, APPROVAL_WEBHOOK_URL: `${hook.url}/hook`, APPROVAL_WEBHOOK_SECRET: "notify-email-webhook-secret-0123456789" } });
+    app = await startApp({
+      databaseUrl: target.url,
+      env: {
+        SMTP_URL: smtp.url,
+        PUBLIC_BASE_URL: BASE,
+        APPROVAL_WEBHOOK_URL: `${hook.url}/hook`,
+        APPROVAL_WEBHOOK_SECRET: "notify-email-webhook-secret-0123456789",
+      },
+    });
     member = await signedIn(app.url, "member@example.com");
     owner = await signedIn(app.url, "owner@example.com");
     const idOf = async (email: string) => (await db.user.findUniqueOrThrow({ where: { email } })).id;
-    ids = { owner: await idOf("owner@example.com"), admin: await idOf("admin@example.com"), member: await idOf("member@example.com") };
+    ids = {
+      owner: await idOf("owner@example.com"),
+      admin: await idOf("admin@example.com"),
+      member: await idOf("member@example.com"),
+    };
     await setPolicy(db, codingGrant(ids.member));
     sessionId = await newCodingSession(member);
     linkToken = await import("@/lib/notify/link-token");
@@ -63,19 +83,32 @@ describe.each(databaseTargets())("approval e-mails and their links (%s)", (_kind
     return match[2]!;
   };
   const linkDecide = (client: HttpClient | null, approvalId: string, body: Record<string, unknown>) =>
-    (client ?? new (owner.constructor as new (u: string) => HttpClient)(app.url)).json(`/api/approvals/${approvalId}/link-decision`, { method: "POST", body });
+    (client ?? new (owner.constructor as new (u: string) => HttpClient)(app.url)).json(
+      `/api/approvals/${approvalId}/link-decision`,
+      { method: "POST", body },
+    );
   const rowOf = (approvalId: string) => db.approval.findUniqueOrThrow({ where: { id: approvalId } });
 
   it("mails every owner but the requester, redacted, within seconds; opening the link decides nothing", async () => {
     const asked = Date.now();
-    const { approvalId } = await askPending(member, sessionId, execLine("echo token=supersecretvalue12345 >> notes.txt"));
+    const { approvalId } = await askPending(
+      member,
+      sessionId,
+      execLine("echo token=supersecretvalue12345 >> notes.txt"),
+    );
     await until("two mails", async () => mailsFor(approvalId).length >= 2 || null, 20_000);
     const mails = mailsFor(approvalId);
     const latency = Math.max(...mails.map((m) => m.at)) - asked;
     console.log(`[notify-email] mails for ${approvalId} arrived ${latency} ms after the chat request was sent`);
     expect(latency).toBeLessThan(10_000);
-    const posted = await until("the webhook", async () => hook.received.find((r) => r.body.includes(approvalId)) ?? null, 20_000);
-    console.log(`[notify-email] the webhook for ${approvalId} arrived ${posted.at - asked} ms after the chat request was sent`);
+    const posted = await until(
+      "the webhook",
+      async () => hook.received.find((r) => r.body.includes(approvalId)) ?? null,
+      20_000,
+    );
+    console.log(
+      `[notify-email] the webhook for ${approvalId} arrived ${posted.at - asked} ms after the chat request was sent`,
+    );
     expect(posted.at - asked).toBeLessThan(10_000);
     expect(mails.flatMap((m) => m.to).sort()).toEqual(["admin@example.com", "owner@example.com"]);
     for (const mail of mails) {
@@ -95,7 +128,9 @@ describe.each(databaseTargets())("approval e-mails and their links (%s)", (_kind
     expect(html).toContain("Decide a request");
     expect(html).toContain("Allow once");
     expect(html).toContain('name="referrer" content="no-referrer"');
-    expect((await fetch(`${app.url}/decide/${approvalId}?token=${token}`, { method: "HEAD" })).status).toBeLessThan(500);
+    expect((await fetch(`${app.url}/decide/${approvalId}?token=${token}`, { method: "HEAD" })).status).toBeLessThan(
+      500,
+    );
     expect(await rowOf(approvalId)).toMatchObject({ status: "pending", resolvedById: null });
     // Without a token or session the page shows nothing of the request.
     const bare = await (await fetch(`${app.url}/decide/${approvalId}`)).text();
@@ -111,7 +146,13 @@ describe.each(databaseTargets())("approval e-mails and their links (%s)", (_kind
     const token = tokenFor(approvalId, "owner@example.com");
     const row = await rowOf(approvalId);
     const mint = (over: Partial<{ approvalId: string; argsHash: string; userId: string; expiresAt: Date }>) =>
-      linkToken.createLinkToken({ approvalId, argsHash: row.argsHash, userId: ids.owner, expiresAt: row.expiresAt, ...over })!;
+      linkToken.createLinkToken({
+        approvalId,
+        argsHash: row.argsHash,
+        userId: ids.owner,
+        expiresAt: row.expiresAt,
+        ...over,
+      })!;
     // The same MAC bytes spelled another way: a 32-byte MAC's last base64url character leaves its two low bits
     // unused, so flipping the lowest one changes the text, not the bytes. Only the canonical spelling is valid.
     const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -124,11 +165,41 @@ describe.each(databaseTargets())("approval e-mails and their links (%s)", (_kind
     const cases: Array<[string, string, Record<string, unknown>, number, RegExp]> = [
       ["forged MAC", approvalId, { token: flipped, decision: "allow-once" }, 403, /not valid/],
       ["MAC spelled another way", approvalId, { token: forged, decision: "allow-once" }, 403, /not valid/],
-      ["approver swapped in the claims", approvalId, { token: swappedApprover, decision: "allow-once" }, 403, /not valid/],
-      ["expired", approvalId, { token: mint({ expiresAt: new Date(Date.now() - 1000) }), decision: "allow-once" }, 403, /not valid/],
-      ["re-targeted to another request", "cotherrequest000000000000", { token, decision: "allow-once" }, 403, /another request/],
-      ["minted for a member", approvalId, { token: mint({ userId: ids.member }), decision: "allow-once" }, 403, /no longer an active owner/],
-      ["other arguments", approvalId, { token: mint({ argsHash: "0".repeat(64) }), decision: "allow-once" }, 403, /arguments/],
+      [
+        "approver swapped in the claims",
+        approvalId,
+        { token: swappedApprover, decision: "allow-once" },
+        403,
+        /not valid/,
+      ],
+      [
+        "expired",
+        approvalId,
+        { token: mint({ expiresAt: new Date(Date.now() - 1000) }), decision: "allow-once" },
+        403,
+        /not valid/,
+      ],
+      [
+        "re-targeted to another request",
+        "cotherrequest000000000000",
+        { token, decision: "allow-once" },
+        403,
+        /another request/,
+      ],
+      [
+        "minted for a member",
+        approvalId,
+        { token: mint({ userId: ids.member }), decision: "allow-once" },
+        403,
+        /no longer an active owner/,
+      ],
+      [
+        "other arguments",
+        approvalId,
+        { token: mint({ argsHash: "0".repeat(64) }), decision: "allow-once" },
+        403,
+        /arguments/,
+      ],
       ["allow-always from outside", approvalId, { token, decision: "allow-always" }, 403, /signed-in session/],
       ["garbage", approvalId, { token: "v1.%%%.???", decision: "deny" }, 403, /not valid/],
       ["no token, no session", approvalId, { decision: "deny" }, 401, /sign in/],
@@ -147,10 +218,18 @@ describe.each(databaseTargets())("approval e-mails and their links (%s)", (_kind
     const callId = row.callId;
     const won = await linkDecide(null, approvalId, { token, decision: "deny", reason: "not from this box" });
     expect(won).toMatchObject({ status: 200, body: { status: "denied", via: "email" } });
-    expect(await rowOf(approvalId)).toMatchObject({ status: "denied", resolvedById: ids.owner, resolvedVia: "email", resolveReason: "not from this box" });
+    expect(await rowOf(approvalId)).toMatchObject({
+      status: "denied",
+      resolvedById: ids.owner,
+      resolvedVia: "email",
+      resolveReason: "not from this box",
+    });
     const again = await linkDecide(null, approvalId, { token, decision: "allow-once" });
     expect(again.status).toBe(409);
-    const admins = await linkDecide(null, approvalId, { token: tokenFor(approvalId, "admin@example.com"), decision: "allow-once" });
+    const admins = await linkDecide(null, approvalId, {
+      token: tokenFor(approvalId, "admin@example.com"),
+      decision: "allow-once",
+    });
     expect(admins.status).toBe(409);
     expect(await rowOf(approvalId)).toMatchObject({ status: "denied", decision: "deny" });
     const audit = await db.auditLog.findMany({ where: { action: "approval.resolved", callId } });
@@ -171,7 +250,9 @@ describe.each(databaseTargets())("approval e-mails and their links (%s)", (_kind
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s !== 200).every((s) => s === 409 || s === 403)).toBe(true);
-    const resolved = (await db.auditLog.findMany({ where: { action: "approval.resolved" } })).filter((a) => (a.details as { approvalId?: string }).approvalId === approvalId);
+    const resolved = (await db.auditLog.findMany({ where: { action: "approval.resolved" } })).filter(
+      (a) => (a.details as { approvalId?: string }).approvalId === approvalId,
+    );
     expect(resolved).toHaveLength(1);
   });
 });

@@ -23,8 +23,20 @@ const DAY = 24 * 60;
 
 const routing = {
   rules: [
-    { id: "destructive", match: { tools: ["exec"], risks: ["destructive"] }, approvers: ["owner@example.com", "admin@example.com"], critical: true, expiryMinutes: 7 * DAY },
-    { id: "exec", match: { tools: ["exec"] }, approvers: ["owner@example.com"], escalation: { afterMinutes: 60, to: ["owner2@example.com"] }, expiryMinutes: 90 },
+    {
+      id: "destructive",
+      match: { tools: ["exec"], risks: ["destructive"] },
+      approvers: ["owner@example.com", "admin@example.com"],
+      critical: true,
+      expiryMinutes: 7 * DAY,
+    },
+    {
+      id: "exec",
+      match: { tools: ["exec"] },
+      approvers: ["owner@example.com"],
+      escalation: { afterMinutes: 60, to: ["owner2@example.com"] },
+      expiryMinutes: 90,
+    },
   ],
 };
 
@@ -50,15 +62,40 @@ describe.each(databaseTargets())("approval routing, quorum and escalation over H
     db = createDb(target.url);
     app = await startApp({
       databaseUrl: target.url,
-      env: { SMTP_URL: smtp.url, PUBLIC_BASE_URL: BASE, SLACK_WEBHOOK_URL: `${slack.url}/services/T0/B0/hook`, SLACK_SIGNING_SECRET: SIGNING },
+      env: {
+        SMTP_URL: smtp.url,
+        PUBLIC_BASE_URL: BASE,
+        SLACK_WEBHOOK_URL: `${slack.url}/services/T0/B0/hook`,
+        SLACK_SIGNING_SECRET: SIGNING,
+      },
     });
     const idOf = async (email: string) => (await db.user.findUniqueOrThrow({ where: { email } })).id;
     // A third owner, signed in with the demo password the seeded owner has.
     const seeded = await db.user.findUniqueOrThrow({ where: { email: "owner@example.com" } });
-    await db.user.create({ data: { email: "owner2@example.com", passwordHash: seeded.passwordHash, roles: { create: [{ role: "member" }, { role: "owner" }] } } });
-    ids = { owner: seeded.id, admin: await idOf("admin@example.com"), member: await idOf("member@example.com"), owner2: await idOf("owner2@example.com") };
-    [member, owner, admin, owner2] = await Promise.all([signedIn(app.url, "member@example.com"), signedIn(app.url, "owner@example.com"), signedIn(app.url, "admin@example.com"), signedIn(app.url, "owner2@example.com")]);
-    for (const [slackUserId, email] of [["UOWNER", "owner@example.com"], ["UADMIN", "admin@example.com"], ["UOWNER2", "owner2@example.com"]]) {
+    await db.user.create({
+      data: {
+        email: "owner2@example.com",
+        passwordHash: seeded.passwordHash,
+        roles: { create: [{ role: "member" }, { role: "owner" }] },
+      },
+    });
+    ids = {
+      owner: seeded.id,
+      admin: await idOf("admin@example.com"),
+      member: await idOf("member@example.com"),
+      owner2: await idOf("owner2@example.com"),
+    };
+    [member, owner, admin, owner2] = await Promise.all([
+      signedIn(app.url, "member@example.com"),
+      signedIn(app.url, "owner@example.com"),
+      signedIn(app.url, "admin@example.com"),
+      signedIn(app.url, "owner2@example.com"),
+    ]);
+    for (const [slackUserId, email] of [
+      ["UOWNER", "owner@example.com"],
+      ["UADMIN", "admin@example.com"],
+      ["UOWNER2", "owner2@example.com"],
+    ]) {
       const linked = await admin.json("/api/admin/slack-users", { method: "PUT", body: { slackUserId, email } });
       expect(linked.status, JSON.stringify(linked.body)).toBe(200);
     }
@@ -74,27 +111,43 @@ describe.each(databaseTargets())("approval routing, quorum and escalation over H
     await target?.drop?.();
   });
 
-  const ask = async (command: string) => (await askPending(member, sessionId, execLine(`${command} # ${++n}`))).approvalId;
+  const ask = async (command: string) =>
+    (await askPending(member, sessionId, execLine(`${command} # ${++n}`))).approvalId;
   const rowOf = (id: string) => db.approval.findUniqueOrThrow({ where: { id } });
-  const inbox = (client: HttpClient, id: string, body: Record<string, unknown>) => client.json(`/api/approvals/${id}/decision`, { method: "POST", body });
+  const inbox = (client: HttpClient, id: string, body: Record<string, unknown>) =>
+    client.json(`/api/approvals/${id}/decision`, { method: "POST", body });
   const mailTo = (id: string, email: string) => smtp.mails.find((m) => m.text.includes(id) && m.to.includes(email));
   const byLink = async (id: string, email: string, decision: string) => {
     const mail = await until(`mail to ${email}`, async () => mailTo(id, email) ?? null, 30_000);
     const token = mail.text.match(LINK)![2]!;
-    return new (owner.constructor as new (u: string) => HttpClient)(app.url).json(`/api/approvals/${id}/link-decision`, { method: "POST", body: { token, decision } });
+    return new (owner.constructor as new (u: string) => HttpClient)(app.url).json(
+      `/api/approvals/${id}/link-decision`,
+      { method: "POST", body: { token, decision } },
+    );
   };
   const press = (id: string, user: string, action = "toolgate.allow-once") =>
     `payload=${encodeURIComponent(JSON.stringify({ type: "block_actions", user: { id: user }, response_url: `${slack.url}/actions/${id}`, actions: [{ action_id: action, value: id }] }))}`;
-  const postSlack = async (rawBody: string, { at = Math.floor(Date.now() / 1000), signature }: { at?: number; signature?: string } = {}) => {
+  const postSlack = async (
+    rawBody: string,
+    { at = Math.floor(Date.now() / 1000), signature }: { at?: number; signature?: string } = {},
+  ) => {
     const res = await fetch(`${app.url}/api/integrations/slack/interactions`, {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", "x-slack-request-timestamp": String(at), "x-slack-signature": signature ?? slackSignature(SIGNING, String(at), rawBody) },
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-slack-request-timestamp": String(at),
+        "x-slack-signature": signature ?? slackSignature(SIGNING, String(at), rawBody),
+      },
       body: rawBody,
     });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
-  const emailTargets = async (id: string) => (await db.approvalDelivery.findMany({ where: { approvalId: id, channel: "email" } })).map((d) => d.target).sort();
-  const resolvedAudits = async (id: string) => (await db.auditLog.findMany({ where: { action: "approval.resolved" } })).filter((a) => (a.details as { approvalId?: string }).approvalId === id);
+  const emailTargets = async (id: string) =>
+    (await db.approvalDelivery.findMany({ where: { approvalId: id, channel: "email" } })).map((d) => d.target).sort();
+  const resolvedAudits = async (id: string) =>
+    (await db.auditLog.findMany({ where: { action: "approval.resolved" } })).filter(
+      (a) => (a.details as { approvalId?: string }).approvalId === id,
+    );
 
   it("a rule routes the request: mail to its approvers only, its expiry, and nobody else decides on any channel", async () => {
     const id = await ask("echo routed >> notes.txt");
@@ -111,13 +164,31 @@ describe.each(databaseTargets())("approval routing, quorum and escalation over H
     expect(JSON.stringify(refusedInbox.body)).toMatch(/does not name you/);
     expect((await inbox(owner2, id, { decision: "deny" })).status).toBe(403);
     const linkToken = await import("@/lib/notify/link-token");
-    const adminToken = linkToken.createLinkToken({ approvalId: id, argsHash: row.argsHash, userId: ids.admin, expiresAt: row.expiresAt })!;
+    const adminToken = linkToken.createLinkToken({
+      approvalId: id,
+      argsHash: row.argsHash,
+      userId: ids.admin,
+      expiresAt: row.expiresAt,
+    })!;
     const anon = new (owner.constructor as new (u: string) => HttpClient)(app.url);
-    expect((await anon.json(`/api/approvals/${id}/link-decision`, { method: "POST", body: { token: adminToken, decision: "allow-once" } })).status).toBe(403);
-    expect((await admin.json(`/api/approvals/${id}/link-decision`, { method: "POST", body: { decision: "allow-once" } })).status).toBe(403);
+    expect(
+      (
+        await anon.json(`/api/approvals/${id}/link-decision`, {
+          method: "POST",
+          body: { token: adminToken, decision: "allow-once" },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await admin.json(`/api/approvals/${id}/link-decision`, { method: "POST", body: { decision: "allow-once" } }))
+        .status,
+    ).toBe(403);
     const fromSlack = await postSlack(press(id, "UADMIN"));
     expect(fromSlack.status).toBe(200);
-    expect(fromSlack.body).toMatchObject({ response_type: "ephemeral", text: expect.stringMatching(/Nothing was decided.*does not name you/) });
+    expect(fromSlack.body).toMatchObject({
+      response_type: "ephemeral",
+      text: expect.stringMatching(/Nothing was decided.*does not name you/),
+    });
     expect(await rowOf(id)).toMatchObject({ status: "pending" });
 
     // The rule's approver decides with the link from their mail.
@@ -134,7 +205,11 @@ describe.each(databaseTargets())("approval routing, quorum and escalation over H
     await until("the escalation mail", async () => mailTo(id, "owner2@example.com") ?? null, 30_000);
     expect((await rowOf(id)).escalatedAt).not.toBeNull();
     expect(await emailTargets(id)).toEqual([ids.owner, ids.owner2].sort());
-    expect((await db.auditLog.findMany({ where: { action: "approval.escalated" } })).filter((a) => (a.details as { approvalId?: string }).approvalId === id)).toHaveLength(1);
+    expect(
+      (await db.auditLog.findMany({ where: { action: "approval.escalated" } })).filter(
+        (a) => (a.details as { approvalId?: string }).approvalId === id,
+      ),
+    ).toHaveLength(1);
     const decided = await inbox(owner2, id, { decision: "deny", reason: "escalated: not now" });
     expect(decided.status).toBe(200);
     expect(await rowOf(id)).toMatchObject({ status: "denied", resolvedById: ids.owner2 });
@@ -160,7 +235,12 @@ describe.each(databaseTargets())("approval routing, quorum and escalation over H
     const second = await inbox(admin, id, { decision: "allow-once" });
     expect(second.status).toBe(200);
     expect(second.body).toMatchObject({ status: "approved" });
-    expect(await rowOf(id)).toMatchObject({ status: "approved", resolvedById: ids.admin, resolvedVia: "inbox", allowCount: 2 });
+    expect(await rowOf(id)).toMatchObject({
+      status: "approved",
+      resolvedById: ids.admin,
+      resolvedVia: "inbox",
+      allowCount: 2,
+    });
     expect(await resolvedAudits(id)).toHaveLength(1);
   });
 
@@ -179,7 +259,9 @@ describe.each(databaseTargets())("approval routing, quorum and escalation over H
     const body = press(id, "UOWNER", "toolgate.deny");
     const now = Math.floor(Date.now() / 1000);
     expect((await postSlack(body, { signature: `v0=${"0".repeat(64)}` })).status).toBe(401);
-    expect((await postSlack(body, { signature: slackSignature("another-secret-000000000", String(now), body) })).status).toBe(401);
+    expect(
+      (await postSlack(body, { signature: slackSignature("another-secret-000000000", String(now), body) })).status,
+    ).toBe(401);
     expect((await postSlack(body, { at: now - 360 })).status).toBe(401);
     expect((await postSlack(body, { at: now + 360 })).status).toBe(401);
     expect(await rowOf(id)).toMatchObject({ status: "pending" });
@@ -189,7 +271,11 @@ describe.each(databaseTargets())("approval routing, quorum and escalation over H
     expect(replay.status).toBe(401);
     expect(JSON.stringify(replay.body)).toMatch(/replay/);
     expect(await rowOf(id)).toMatchObject({ status: "denied", resolvedById: ids.owner, resolvedVia: "slack" });
-    await until("the message updated", async () => slack.received.find((r) => r.path === `/actions/${id}`) ?? null, 10_000);
+    await until(
+      "the message updated",
+      async () => slack.received.find((r) => r.path === `/actions/${id}`) ?? null,
+      10_000,
+    );
   });
 
   it("races: inbox, e-mail link and Slack on one request give one winner; two allows racing on a critical one make it approved once", async () => {
@@ -199,7 +285,9 @@ describe.each(databaseTargets())("approval routing, quorum and escalation over H
       const results = await Promise.all([
         inbox(owner, id, { decision: "allow-once" }).then((r) => r.status === 200),
         byLink(id, "owner@example.com", "deny").then((r) => r.status === 200),
-        postSlack(press(id, "UOWNER", "toolgate.deny")).then((r) => r.status === 200 && Object.keys(r.body).length === 0),
+        postSlack(press(id, "UOWNER", "toolgate.deny")).then(
+          (r) => r.status === 200 && Object.keys(r.body).length === 0,
+        ),
       ]);
       expect(results.filter(Boolean)).toHaveLength(1);
       expect(await resolvedAudits(id)).toHaveLength(1);
@@ -217,7 +305,11 @@ describe.each(databaseTargets())("approval routing, quorum and escalation over H
 
   it("a rule longer than 30 days, or critical with one approver, is refused when the policy is saved", async () => {
     const current = await admin.json("/api/policy");
-    const save = (rules: unknown[]) => admin.json("/api/policy", { method: "PUT", body: { baseVersion: current.body.version, document: { ...current.body.document, routing: { rules } } } });
+    const save = (rules: unknown[]) =>
+      admin.json("/api/policy", {
+        method: "PUT",
+        body: { baseVersion: current.body.version, document: { ...current.body.document, routing: { rules } } },
+      });
     const tooLong = await save([{ id: "long", approvers: ["owner@example.com"], expiryMinutes: 30 * DAY + 1 }]);
     expect(tooLong.status).toBe(422);
     expect(JSON.stringify(tooLong.body)).toMatch(/routing\.rules\.0\.expiryMinutes/);

@@ -45,12 +45,29 @@ describe.each(databaseTargets())("signed approval webhook (%s)", (_kind, make) =
   });
   afterAll(async () => {
     await receiver.close();
-    for (const v of ["APPROVAL_WEBHOOK_URL", "APPROVAL_WEBHOOK_SECRET", "PUBLIC_BASE_URL", "NOTIFY_RETRY_BASE_MS", "NOTIFY_MAX_ATTEMPTS"]) delete process.env[v];
+    for (const v of [
+      "APPROVAL_WEBHOOK_URL",
+      "APPROVAL_WEBHOOK_SECRET",
+      "PUBLIC_BASE_URL",
+      "NOTIFY_RETRY_BASE_MS",
+      "NOTIFY_MAX_ATTEMPTS",
+    ])
+      delete process.env[v];
   });
 
   const ask = (args: unknown = { command: "ls" }) => {
     const callId = `call-${++n}`;
-    return service.requestApproval({ kind: "exec", sessionId, requesterId: memberId, toolName: "exec", callId, args, command: (args as { command?: string }).command ?? null, reason: "needs it", ttlMs: 120_000 });
+    return service.requestApproval({
+      kind: "exec",
+      sessionId,
+      requesterId: memberId,
+      toolName: "exec",
+      callId,
+      args,
+      command: (args as { command?: string }).command ?? null,
+      reason: "needs it",
+      ttlMs: 120_000,
+    });
   };
   const postsFor = (approvalId: string) => receiver.received.filter((r) => r.body.includes(approvalId));
   const rowOf = async (approvalId: string) => (await db.approvalDelivery.findMany({ where: { approvalId } }))[0]!;
@@ -74,16 +91,28 @@ describe.each(databaseTargets())("signed approval webhook (%s)", (_kind, make) =
     expect(signature.verifySignature(SECRET, post!.body.replace("needs it", "needs  it"), header)).toBe(false);
     expect(signature.verifySignature(SECRET, post!.body, header, { now: Date.now() + 10 * 60_000 })).toBe(false);
     const body = JSON.parse(post!.body);
-    expect(body).toMatchObject({ type: "approval.requested", deliveryId: (await rowOf(approval.id)).id, approval: { id: approval.id, toolName: "exec", requester: { email: "member@example.com" }, link: `https://toolgate.example.com/approvals?open=${approval.id}` } });
+    expect(body).toMatchObject({
+      type: "approval.requested",
+      deliveryId: (await rowOf(approval.id)).id,
+      approval: {
+        id: approval.id,
+        toolName: "exec",
+        requester: { email: "member@example.com" },
+        link: `https://toolgate.example.com/approvals?open=${approval.id}`,
+      },
+    });
     expect(post!.headers["x-toolgate-delivery"]).toBe(body.deliveryId);
-    for (const secret of [API_KEY, "abcdefghijklmnopqrstuvwxyz012345", "plain-value-under-a-secret-name"]) expect(post!.body).not.toContain(secret);
+    for (const secret of [API_KEY, "abcdefghijklmnopqrstuvwxyz012345", "plain-value-under-a-secret-name"])
+      expect(post!.body).not.toContain(secret);
     expect(body.approval.args.headers.apiKey).toBe("[redacted]");
     expect(body.approval.command).toContain("[redacted]");
     expect(await rowOf(approval.id)).toMatchObject({ status: "sent", attempts: 1, lastStatus: 200 });
   });
 
   it("retries after 500s with growing delays, then records it sent; a 4xx is not retried", async () => {
-    receiver.setResponder((r) => (r.body.includes("flaky") && postsFor(JSON.parse(r.body).approval.id).length <= 2 ? 500 : 200));
+    receiver.setResponder((r) =>
+      r.body.includes("flaky") && postsFor(JSON.parse(r.body).approval.id).length <= 2 ? 500 : 200,
+    );
     const { approval } = await ask({ command: "echo flaky" });
     await eventually(async () => {
       await sender.deliverDue("instance-a");
@@ -100,7 +129,12 @@ describe.each(databaseTargets())("signed approval webhook (%s)", (_kind, make) =
     receiver.setResponder(() => 401);
     const { approval: refused } = await ask({ command: "echo refused" });
     await sender.deliverDue("instance-a");
-    expect(await rowOf(refused.id)).toMatchObject({ status: "failed", attempts: 1, lastStatus: 401, lastError: "HTTP 401" });
+    expect(await rowOf(refused.id)).toMatchObject({
+      status: "failed",
+      attempts: 1,
+      lastStatus: 401,
+      lastError: "HTTP 401",
+    });
     await new Promise((r) => setTimeout(r, 300));
     await sender.deliverDue("instance-a");
     expect(postsFor(refused.id)).toHaveLength(1);
@@ -123,7 +157,12 @@ describe.each(databaseTargets())("signed approval webhook (%s)", (_kind, make) =
       return 200;
     });
     const asked = await Promise.all(Array.from({ length: 12 }, (_, i) => ask({ command: `echo race ${i}` })));
-    await Promise.all([sender.deliverDue("instance-a"), sender.deliverDue("instance-b"), sender.deliverDue("instance-a"), sender.deliverDue("instance-b")]);
+    await Promise.all([
+      sender.deliverDue("instance-a"),
+      sender.deliverDue("instance-b"),
+      sender.deliverDue("instance-a"),
+      sender.deliverDue("instance-b"),
+    ]);
     await Promise.all([sender.deliverDue("instance-a"), sender.deliverDue("instance-b")]);
     for (const { approval } of asked) {
       expect(postsFor(approval.id)).toHaveLength(1);

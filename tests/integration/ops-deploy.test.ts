@@ -13,7 +13,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, startApp, type RunningApp } from "../support/app-server";
 import { signedIn } from "../support/http-client";
 import { newPostgresUrl, prepareDatabase } from "../support/databases";
-import { askPending, codingGrant, execLine, newCodingSession, setPolicy, settledTranscript } from "../support/approvals-helpers";
+import {
+  askPending,
+  codingGrant,
+  execLine,
+  newCodingSession,
+  setPolicy,
+  settledTranscript,
+} from "../support/approvals-helpers";
 import { postgresBinDir, startPrivatePostgres, type PrivatePostgres } from "../support/private-postgres";
 import { sample, scrape } from "../support/prometheus";
 import { findNginx, startNginxWith, type Nginx } from "../support/nginx";
@@ -22,8 +29,12 @@ import { createDb, type Db } from "@/lib/db/client";
 const DEPLOY = path.join(ROOT, "docs/deploy");
 const nginxBin = findNginx();
 const pgBin = postgresBinDir();
-if (!nginxBin) console.warn("ops-deploy: the three-instance layout is skipped: nginx is not installed (apt-get install nginx-light; npm test installs it as root)");
-if (!pgBin) console.warn("ops-deploy: the three-instance layout is skipped: no PostgreSQL binaries under /usr/lib/postgresql");
+if (!nginxBin)
+  console.warn(
+    "ops-deploy: the three-instance layout is skipped: nginx is not installed (apt-get install nginx-light; npm test installs it as root)",
+  );
+if (!pgBin)
+  console.warn("ops-deploy: the three-instance layout is skipped: no PostgreSQL binaries under /usr/lib/postgresql");
 const systemdAnalyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].find((f) => fs.existsSync(f));
 
 describe.skipIf(!systemdAnalyze)("ops: systemd units of docs/deploy", () => {
@@ -32,11 +43,18 @@ describe.skipIf(!systemdAnalyze)("ops: systemd units of docs/deploy", () => {
     try {
       for (const unit of ["toolgate@.service", "toolgate-migrate.service"]) {
         // This checkout and this node stand in for /opt/toolgate and /usr/bin/node; everything else as shipped.
-        const text = fs.readFileSync(path.join(DEPLOY, unit), "utf8").replaceAll("/opt/toolgate", ROOT).replaceAll("/usr/bin/node", process.execPath);
+        const text = fs
+          .readFileSync(path.join(DEPLOY, unit), "utf8")
+          .replaceAll("/opt/toolgate", ROOT)
+          .replaceAll("/usr/bin/node", process.execPath);
         fs.writeFileSync(path.join(dir, unit === "toolgate@.service" ? "toolgate@3001.service" : unit), text);
       }
       fs.copyFileSync(path.join(dir, "toolgate@3001.service"), path.join(dir, "toolgate@.service"));
-      const out = execFileSync(systemdAnalyze!, ["verify", "--man=no", path.join(dir, "toolgate-migrate.service"), path.join(dir, "toolgate@3001.service")], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      const out = execFileSync(
+        systemdAnalyze!,
+        ["verify", "--man=no", path.join(dir, "toolgate-migrate.service"), path.join(dir, "toolgate@3001.service")],
+        { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
+      );
       expect(out.trim()).toBe("");
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -89,7 +107,10 @@ describe.skipIf(!nginxBin || !pgBin)("ops: three instances behind nginx on one P
     const sessionId = await newCodingSession(member);
     const { approvalId, callId } = await askPending(member, sessionId, execLine("echo across >> across.txt"));
     const owner = await signedIn(c.url, "owner@example.com");
-    const decided = await owner.json(`/api/approvals/${approvalId}/decision`, { method: "POST", body: { decision: "allow-once" } });
+    const decided = await owner.json(`/api/approvals/${approvalId}/decision`, {
+      method: "POST",
+      body: { decision: "allow-once" },
+    });
     expect(decided.status).toBe(200);
     // Read back through the balancer (any instance).
     const viaBalancer = await signedIn(nginx.url, "member@example.com");
@@ -107,6 +128,8 @@ describe.skipIf(!nginxBin || !pgBin)("ops: three instances behind nginx on one P
     // The ask was recorded on instance 1, the owner's decision taken on instance 3.
     expect(sample(scrapes[0]!.families, "toolgate_tool_decisions_total", { decision: "ask" })).toBe(1);
     expect(sample(scrapes[2]!.families, "toolgate_approvals_decided_total", { status: "approved" })).toBe(1);
-    expect(scrapes.reduce((n, s) => n + sample(s.families, "toolgate_tool_decisions_total", { decision: "allow" }), 0)).toBe(1);
+    expect(
+      scrapes.reduce((n, s) => n + sample(s.families, "toolgate_tool_decisions_total", { decision: "allow" }), 0),
+    ).toBe(1);
   });
 });

@@ -66,13 +66,18 @@ describe("ops: metrics after a scripted session", () => {
     expect(unknown.find((c) => c.type === "data-tool_denied")?.data.errorCode).toBe("TOOL_NOT_FOUND");
     // Three turns so far and the limit is four a minute: the fifth is refused.
     await chat(member, sessionId, "hello");
-    const refused = await member.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(say(sessionId, "one too many")) });
+    const refused = await member.fetch("/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(say(sessionId, "one too many")),
+    });
     expect(refused.status).toBe(429);
 
     const { status, families, contentType, text } = await scrape(app.url);
     expect(status).toBe(200);
     expect(contentType).toContain("text/plain");
-    const delta = (name: string, labels: Record<string, string> = {}) => sample(families, name, labels) - sample(before, name, labels);
+    const delta = (name: string, labels: Record<string, string> = {}) =>
+      sample(families, name, labels) - sample(before, name, labels);
     expect(delta("toolgate_turns_total", { outcome: "completed" })).toBe(4);
     expect(delta("toolgate_tool_decisions_total", { decision: "allow" })).toBe(1);
     expect(delta("toolgate_tool_decisions_total", { decision: "deny", layer: "not_found" })).toBe(1);
@@ -81,7 +86,8 @@ describe("ops: metrics after a scripted session", () => {
     expect(delta("toolgate_tool_calls_total", { outcome: "denied" })).toBe(2);
     expect(delta("toolgate_rate_limited_total", { limiter: "chat" })).toBe(1);
     // The gate and the run were timed; the recorder's transactions too.
-    const observed = (name: string, labels: Record<string, string>) => histogramCount(text, name, labels) - histogramCount(first.text, name, labels);
+    const observed = (name: string, labels: Record<string, string>) =>
+      histogramCount(text, name, labels) - histogramCount(first.text, name, labels);
     expect(observed("toolgate_decision_seconds", { stage: "gate" })).toBe(3);
     expect(observed("toolgate_decision_seconds", { stage: "run" })).toBe(1);
     expect(observed("toolgate_db_outcome_seconds", { kind: "claim", result: "ok" })).toBe(1);
@@ -101,12 +107,24 @@ describe("ops: event streams", () => {
     const base = await count();
     const first = await scrape(app.url);
     const sessionId = (await member.json("/api/sessions", { method: "POST", body: {} })).body.id as string;
-    const streams = [openSse(member, `/api/me/events?session=${sessionId}`), openSse(member, `/api/me/events?session=${sessionId}`)];
+    const streams = [
+      openSse(member, `/api/me/events?session=${sessionId}`),
+      openSse(member, `/api/me/events?session=${sessionId}`),
+    ];
     await Promise.all(streams.map((s) => s.ready));
     expect(await count()).toBe(base + 2);
     // The turn's events go to both streams.
     await chat(member, sessionId, "hello");
-    await until("a fan-out observed", async () => (histogramCount((await scrape(app.url)).text, "toolgate_sse_fanout_seconds") > histogramCount(first.text, "toolgate_sse_fanout_seconds") ? true : null), 15_000, 200);
+    await until(
+      "a fan-out observed",
+      async () =>
+        histogramCount((await scrape(app.url)).text, "toolgate_sse_fanout_seconds") >
+        histogramCount(first.text, "toolgate_sse_fanout_seconds")
+          ? true
+          : null,
+      15_000,
+      200,
+    );
     await Promise.all(streams.map((s) => s.close()));
     await until("streams closed", async () => ((await count()) === base ? true : null), 15_000, 200);
   });
@@ -125,12 +143,16 @@ describe("ops: who may scrape /metrics", () => {
   });
 
   it("METRICS_TOKEN opens it from elsewhere; a wrong or absent token does not", async () => {
-    expect((await scrape(proxied.url, { "x-forwarded-for": "203.0.113.9", authorization: `Bearer ${TOKEN}` })).status).toBe(200);
+    expect(
+      (await scrape(proxied.url, { "x-forwarded-for": "203.0.113.9", authorization: `Bearer ${TOKEN}` })).status,
+    ).toBe(200);
     const wrong = await scrape(proxied.url, { "x-forwarded-for": "203.0.113.9", authorization: `Bearer ${TOKEN}x` });
     expect(wrong.status).toBe(401);
     expect(wrong.text).not.toContain(TOKEN);
     // A bad token is refused even from loopback (it was meant for something).
     expect((await scrape(app.url, { authorization: "Bearer nope" })).status).toBe(401);
-    expect((await scrape(proxied.url, { "x-forwarded-for": "203.0.113.9", authorization: "Basic eDp5" })).status).toBe(401);
+    expect((await scrape(proxied.url, { "x-forwarded-for": "203.0.113.9", authorization: "Basic eDp5" })).status).toBe(
+      401,
+    );
   });
 });

@@ -9,7 +9,10 @@ import { until } from "../support/approvals-helpers";
 import { postgresBinDir, startPrivatePostgres, type PrivatePostgres } from "../support/private-postgres";
 
 const bin = postgresBinDir();
-if (!bin) console.warn("ops-readyz-postgres: skipped, no PostgreSQL binaries under /usr/lib/postgresql (apt-get install postgresql)");
+if (!bin)
+  console.warn(
+    "ops-readyz-postgres: skipped, no PostgreSQL binaries under /usr/lib/postgresql (apt-get install postgresql)",
+  );
 
 describe.skipIf(!bin)("ops: /readyz when the database stops and returns (private PostgreSQL cluster)", () => {
   let pg: PrivatePostgres;
@@ -37,20 +40,34 @@ describe.skipIf(!bin)("ops: /readyz when the database stops and returns (private
     expect(first).toBe(true);
 
     pg.stop();
-    const down = await until("not ready", async () => {
-      const r = await ready();
-      return r.status === 503 ? r : null;
-    }, 30_000, 250);
+    const down = await until(
+      "not ready",
+      async () => {
+        const r = await ready();
+        return r.status === 503 ? r : null;
+      },
+      30_000,
+      250,
+    );
     expect(down.body.status).toBe("not_ready");
     expect(down.body.checks.database.ok).toBe(false);
     expect(JSON.stringify(down.body)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|\/tmp|postgres/i);
     expect((await fetch(`${app.url}/healthz`)).status).toBe(200);
 
     pg.start();
-    const back = await until("ready again", async () => {
-      const r = await ready();
-      return r.status === 200 ? r : null;
-    }, 60_000, 500);
-    expect(back.body.checks).toMatchObject({ database: { ok: true }, migrations: { ok: true }, eventBus: { ok: true } });
+    const back = await until(
+      "ready again",
+      async () => {
+        const r = await ready();
+        return r.status === 200 ? r : null;
+      },
+      60_000,
+      500,
+    );
+    expect(back.body.checks).toMatchObject({
+      database: { ok: true },
+      migrations: { ok: true },
+      eventBus: { ok: true },
+    });
   });
 });

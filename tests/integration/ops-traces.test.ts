@@ -10,7 +10,16 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { startApp, type RunningApp } from "../support/app-server";
 import { signedIn } from "../support/http-client";
 import { newSqliteUrl, prepareDatabase } from "../support/databases";
-import { askPending, chat, codingGrant, execLine, newCodingSession, setPolicy, settledTranscript, until } from "../support/approvals-helpers";
+import {
+  askPending,
+  chat,
+  codingGrant,
+  execLine,
+  newCodingSession,
+  setPolicy,
+  settledTranscript,
+  until,
+} from "../support/approvals-helpers";
 import { startOtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver";
 import { createDb, type Db } from "@/lib/db/client";
 
@@ -23,7 +32,14 @@ beforeAll(async () => {
   const url = newSqliteUrl();
   prepareDatabase(url);
   db = createDb(url);
-  app = await startApp({ databaseUrl: url, env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "200", OTEL_SERVICE_NAME: "toolgate-test" } });
+  app = await startApp({
+    databaseUrl: url,
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_BSP_SCHEDULE_DELAY: "200",
+      OTEL_SERVICE_NAME: "toolgate-test",
+    },
+  });
 });
 
 afterAll(async () => {
@@ -36,16 +52,26 @@ describe("ops: traces", () => {
   it("a turn's spans with the gate's attributes, and the trace id in the audit rows", async () => {
     const member = await signedIn(app.url, "member@example.com");
     const sessionId = (await member.json("/api/sessions", { method: "POST", body: {} })).body.id as string;
-    await chat(member, sessionId, ["/tool current_time {}", '/tool exec {"command":"ls"}', "/tool /home/alice/secret.txt {}"].join("\n"));
+    await chat(
+      member,
+      sessionId,
+      ["/tool current_time {}", '/tool exec {"command":"ls"}', "/tool /home/alice/secret.txt {}"].join("\n"),
+    );
 
     const spansOf = (name: string) => receiver.spans.filter((s) => s.name === name);
-    await until("the turn's spans", async () => (spansOf("toolgate.turn").length >= 1 && spansOf("toolgate.gate").length >= 3 ? true : null), 30_000, 200);
+    await until(
+      "the turn's spans",
+      async () => (spansOf("toolgate.turn").length >= 1 && spansOf("toolgate.gate").length >= 3 ? true : null),
+      30_000,
+      200,
+    );
     const turn = spansOf("toolgate.turn")[0]!;
     expect(turn.service).toBe("toolgate-test");
     expect(turn.attributes["toolgate.outcome"]).toBe("completed");
     const inTurn = receiver.spans.filter((s) => s.traceId === turn.traceId);
     const names = new Set(inTurn.map((s) => s.name));
-    for (const name of ["toolgate.model_step", "toolgate.gate", "toolgate.tool_run", "toolgate.record"]) expect(names, name).toContain(name);
+    for (const name of ["toolgate.model_step", "toolgate.gate", "toolgate.tool_run", "toolgate.record"])
+      expect(names, name).toContain(name);
 
     const gates = inTurn.filter((s) => s.name === "toolgate.gate");
     const allowed = gates.find((s) => s.attributes["toolgate.tool"] === "current_time")!;
@@ -73,17 +99,41 @@ describe("ops: traces", () => {
     const sessionId = await newCodingSession(member);
     const { approvalId, callId } = await askPending(member, sessionId, execLine("echo traced"));
     const owner = await signedIn(app.url, "owner@example.com");
-    expect((await owner.json(`/api/approvals/${approvalId}/decision`, { method: "POST", body: { decision: "allow-once" } })).status).toBe(200);
+    expect(
+      (await owner.json(`/api/approvals/${approvalId}/decision`, { method: "POST", body: { decision: "allow-once" } }))
+        .status,
+    ).toBe(200);
     const { tool } = await settledTranscript(member, sessionId, callId);
     expect(tool.parts.status).toBe("ok");
 
-    const wait = await until("the approval wait span", async () => receiver.spans.find((s) => s.name === "toolgate.approval_wait" && s.attributes["toolgate.approval_id"] === approvalId) ?? null, 30_000, 200);
-    expect(wait.attributes).toMatchObject({ "toolgate.approval_status": "approved", "toolgate.approval_decision": "allow-once" });
-    const resumed = await until("the resumed turn", async () => receiver.spans.find((s) => s.traceId === wait.traceId && s.name === "toolgate.turn") ?? null, 30_000, 200);
+    const wait = await until(
+      "the approval wait span",
+      async () =>
+        receiver.spans.find(
+          (s) => s.name === "toolgate.approval_wait" && s.attributes["toolgate.approval_id"] === approvalId,
+        ) ?? null,
+      30_000,
+      200,
+    );
+    expect(wait.attributes).toMatchObject({
+      "toolgate.approval_status": "approved",
+      "toolgate.approval_decision": "allow-once",
+    });
+    const resumed = await until(
+      "the resumed turn",
+      async () => receiver.spans.find((s) => s.traceId === wait.traceId && s.name === "toolgate.turn") ?? null,
+      30_000,
+      200,
+    );
     expect(resumed.attributes["toolgate.resumed"]).toBe(true);
     // Its own trace: a resume is woken by the event bus, whose timers began inside an earlier turn's span.
     expect(resumed.parentSpanId).toBeUndefined();
-    const run = await until("the sandbox run", async () => receiver.spans.find((s) => s.traceId === wait.traceId && s.name === "toolgate.tool_run") ?? null, 30_000, 200);
+    const run = await until(
+      "the sandbox run",
+      async () => receiver.spans.find((s) => s.traceId === wait.traceId && s.name === "toolgate.tool_run") ?? null,
+      30_000,
+      200,
+    );
     expect(run.attributes).toMatchObject({ "toolgate.tool": "exec", "toolgate.execution": "sandbox" });
     const gate = receiver.spans.find((s) => s.traceId === wait.traceId && s.name === "toolgate.gate");
     expect(gate?.attributes["toolgate.decision"]).toBe("ask");
@@ -91,21 +141,44 @@ describe("ops: traces", () => {
 
   it("an outside client's MCP call is a trace of its own, with the gate and the record as its spans", async () => {
     const member = await signedIn(app.url, "member@example.com");
-    const token = (await member.json("/api/tokens", { method: "POST", body: { name: "traced-client" } })).body.token as string;
+    const token = (await member.json("/api/tokens", { method: "POST", body: { name: "traced-client" } })).body
+      .token as string;
     const client = new Client({ name: "traces-test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
     try {
       const result = await client.callTool({ name: "current_time", arguments: {} });
       expect(result.isError).toBeFalsy();
     } finally {
       await client.close();
     }
-    const call = await until("the MCP call's root span", async () => receiver.spans.find((s) => s.name === "toolgate.mcp_call" && s.attributes["toolgate.client"] === "traced-client") ?? null, 30_000, 200);
+    const call = await until(
+      "the MCP call's root span",
+      async () =>
+        receiver.spans.find(
+          (s) => s.name === "toolgate.mcp_call" && s.attributes["toolgate.client"] === "traced-client",
+        ) ?? null,
+      30_000,
+      200,
+    );
     expect(call.parentSpanId).toBeUndefined();
     expect(call.attributes).toMatchObject({ "toolgate.tool": "current_time", "toolgate.outcome": "ok" });
-    const gate = await until("its gate span", async () => receiver.spans.find((s) => s.traceId === call.traceId && s.name === "toolgate.gate") ?? null, 30_000, 200);
+    const gate = await until(
+      "its gate span",
+      async () => receiver.spans.find((s) => s.traceId === call.traceId && s.name === "toolgate.gate") ?? null,
+      30_000,
+      200,
+    );
     expect(gate.attributes).toMatchObject({ "toolgate.tool": "current_time", "toolgate.decision": "allow" });
     expect(typeof gate.attributes["toolgate.layer"]).toBe("string");
-    await until("its record span", async () => receiver.spans.find((s) => s.traceId === call.traceId && s.name === "toolgate.record") ?? null, 30_000, 200);
+    await until(
+      "its record span",
+      async () => receiver.spans.find((s) => s.traceId === call.traceId && s.name === "toolgate.record") ?? null,
+      30_000,
+      200,
+    );
   });
 });

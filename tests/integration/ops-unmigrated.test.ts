@@ -27,8 +27,12 @@ describe("ops: start-up on an unmigrated database", () => {
     const url = newSqliteUrl();
     prepareDatabase(url);
     const db = new Database(fileOf(url));
-    const last = db.prepare(`SELECT migration_name FROM "_prisma_migrations" ORDER BY migration_name DESC LIMIT 1`).get() as { migration_name: string };
-    const row = db.prepare(`SELECT * FROM "_prisma_migrations" WHERE migration_name = ?`).get(last.migration_name) as Record<string, unknown>;
+    const last = db
+      .prepare(`SELECT migration_name FROM "_prisma_migrations" ORDER BY migration_name DESC LIMIT 1`)
+      .get() as { migration_name: string };
+    const row = db
+      .prepare(`SELECT * FROM "_prisma_migrations" WHERE migration_name = ?`)
+      .get(last.migration_name) as Record<string, unknown>;
     db.prepare(`DELETE FROM "_prisma_migrations" WHERE migration_name = ?`).run(last.migration_name);
 
     const message = await refusal(url);
@@ -40,7 +44,9 @@ describe("ops: start-up on an unmigrated database", () => {
 
     // The migration recorded again (what `npm run db:migrate` would do): the same database starts and is ready.
     const columns = Object.keys(row);
-    db.prepare(`INSERT INTO "_prisma_migrations" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`).run(...Object.values(row));
+    db.prepare(
+      `INSERT INTO "_prisma_migrations" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+    ).run(...Object.values(row));
     db.close();
     const app = await startApp({ databaseUrl: url });
     started.push(app);

@@ -36,8 +36,17 @@ describe.each(dbTargets())("operations per tool call (%s)", (_kind, make) => {
   async function gatewayCall(): Promise<void> {
     const request = new Request("http://localhost:3000/mcp", {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}` },
-      body: JSON.stringify({ jsonrpc: "2.0", id: ++n, method: "tools/call", params: { name: "current_time", arguments: {} } }),
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${token}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: ++n,
+        method: "tools/call",
+        params: { name: "current_time", arguments: {} },
+      }),
     });
     const response = await mcp.handleMcpRequest(request);
     const text = await response.text();
@@ -50,12 +59,22 @@ describe.each(dbTargets())("operations per tool call (%s)", (_kind, make) => {
   async function chatTurn(withCall: boolean): Promise<() => Promise<void>> {
     const session = await h.agent.session(h.member.id);
     const callId = `c_${++n}`;
-    const model = scriptedModel(withCall ? [[toolCallPart(callId, "current_time", "{}"), finishPart("tool-calls")]] : []);
+    const model = scriptedModel(
+      withCall ? [[toolCallPart(callId, "current_time", "{}"), finishPart("tool-calls")]] : [],
+    );
     return async () => {
-      const started = await host.startChatTurn({ user: h.member, sessionId: session.id, text: "what time is it?", model: { model, info: { provider: "offline", model: "scripted" } } });
+      const started = await host.startChatTurn({
+        user: h.member,
+        sessionId: session.id,
+        text: "what time is it?",
+        model: { model, info: { provider: "offline", model: "scripted" } },
+      });
       void started.stream.pipeTo(new WritableStream());
       expect((await started.done).status).toBe("completed");
-      if (withCall) expect(await h.agent.db.toolCall.findUnique({ where: { sessionId_callId: { sessionId: session.id, callId } } })).toMatchObject({ status: "done" });
+      if (withCall)
+        expect(
+          await h.agent.db.toolCall.findUnique({ where: { sessionId_callId: { sessionId: session.id, callId } } }),
+        ).toMatchObject({ status: "done" });
     };
   }
 
@@ -70,7 +89,9 @@ describe.each(dbTargets())("operations per tool call (%s)", (_kind, make) => {
   });
 
   it(`a chat turn with one tool call makes at most ${MAX_CHAT_TURN_WITH_CALL} operations, without it ${MAX_CHAT_TURN_WITHOUT_CALL}`, async () => {
-    await (await chatTurn(true))(); // warm: the policy's first read, the event tailer started
+    await (
+      await chatTurn(true)
+    )(); // warm: the policy's first read, the event tailer started
     for (let i = 0; i < 2; i++) {
       const withCall = await ops.during(await chatTurn(true));
       expect(withCall.length, explain(withCall)).toBeLessThanOrEqual(MAX_CHAT_TURN_WITH_CALL);

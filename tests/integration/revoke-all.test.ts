@@ -25,7 +25,16 @@ describe.each(databaseTargets())("revoke everything, connected apps (%s)", (_kin
     prepareDatabase(target.url);
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    app = await startApp({ databaseUrl: target.url, port, env: { PUBLIC_BASE_URL: base, OAUTH_MAX_REGISTRATIONS_PER_HOUR: "200", OAUTH_WRITES_PER_MINUTE: "1000", CREDENTIAL_WRITES_PER_MINUTE: "1000" } });
+    app = await startApp({
+      databaseUrl: target.url,
+      port,
+      env: {
+        PUBLIC_BASE_URL: base,
+        OAUTH_MAX_REGISTRATIONS_PER_HOUR: "200",
+        OAUTH_WRITES_PER_MINUTE: "1000",
+        CREDENTIAL_WRITES_PER_MINUTE: "1000",
+      },
+    });
     db = createDb(target.url);
     member = await signedIn(app.url, "member@example.com");
     other = await signedIn(app.url, "owner@example.com");
@@ -42,31 +51,61 @@ describe.each(databaseTargets())("revoke everything, connected apps (%s)", (_kin
     (
       await fetch(`${app.url}/mcp`, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}` },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${token}`,
+        },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
       })
     ).status;
   const form = (path: string, params: Record<string, string>) =>
-    fetch(`${app.url}${path}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(params) });
+    fetch(`${app.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(params),
+    });
 
   async function pat(who: HttpClient): Promise<string> {
-    const res = await who.json("/api/tokens", { method: "POST", body: { name: `t-${randomBytes(3).toString("hex")}` } });
+    const res = await who.json("/api/tokens", {
+      method: "POST",
+      body: { name: `t-${randomBytes(3).toString("hex")}` },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body.token;
   }
 
   /** A real OAuth grant for `who`: registration, consent with PKCE, code exchange. */
   async function oauth(who: HttpClient, name = "revoke-test app") {
-    const reg = await fetch(`${app.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: name, redirect_uris: [REDIRECT] }) });
+    const reg = await fetch(`${app.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: name, redirect_uris: [REDIRECT] }),
+    });
     expect(reg.status, await reg.clone().text()).toBe(201);
     const clientId = (await reg.json()).client_id as string;
     const verifier = randomBytes(32).toString("base64url");
     const challenge = createHash("sha256").update(verifier).digest("base64url");
-    const params = { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "s1", resource: `${base}/mcp` };
+    const params = {
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "s1",
+      resource: `${base}/mcp`,
+    };
     const consent = await who.json("/api/oauth/consent", { method: "POST", body: { params, decision: "approve" } });
     expect(consent.status, JSON.stringify(consent.body)).toBe(200);
     const code = new URL(consent.body.redirectTo).searchParams.get("code")!;
-    const res = await form("/oauth/token", { grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId, resource: `${base}/mcp` });
+    const res = await form("/oauth/token", {
+      grant_type: "authorization_code",
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      resource: `${base}/mcp`,
+    });
     expect(res.status, await res.clone().text()).toBe(200);
     const tokens = (await res.json()) as { access_token: string; refresh_token: string };
     const grant = await db.oAuthGrant.findFirstOrThrow({ where: { client: { clientId } }, select: { id: true } });
@@ -90,7 +129,15 @@ describe.each(databaseTargets())("revoke everything, connected apps (%s)", (_kin
     expect(await mcpStatus(token)).toBe(401);
     expect(await mcpStatus(app1.access_token)).toBe(401);
     // The refresh token cannot mint a new pair either.
-    expect((await form("/oauth/token", { grant_type: "refresh_token", refresh_token: app1.refresh_token, client_id: app1.clientId })).status).toBe(400);
+    expect(
+      (
+        await form("/oauth/token", {
+          grant_type: "refresh_token",
+          refresh_token: app1.refresh_token,
+          client_id: app1.clientId,
+        })
+      ).status,
+    ).toBe(400);
     // Another member's credentials are untouched.
     expect(await mcpStatus(theirs)).toBe(200);
     expect(await mcpStatus(theirGrant.access_token)).toBe(200);
@@ -98,16 +145,26 @@ describe.each(databaseTargets())("revoke everything, connected apps (%s)", (_kin
     expect((await member.json("/api/me/oauth-grants")).body.grants).toEqual([]);
 
     const me = await userId(member);
-    const audit = await db.auditLog.findFirstOrThrow({ where: { action: "credentials.revoked_all", actorId: me }, orderBy: { seq: "desc" } });
+    const audit = await db.auditLog.findFirstOrThrow({
+      where: { action: "credentials.revoked_all", actorId: me },
+      orderBy: { seq: "desc" },
+    });
     expect(audit.details).toMatchObject({ userId: me, ...res.body.revoked });
     // Nothing left: a second call revokes nothing.
-    expect((await member.json("/api/me/revoke-all", { method: "POST" })).body.revoked).toEqual({ accessTokens: 0, oauthGrants: 0, oauthTokens: 0 });
+    expect((await member.json("/api/me/revoke-all", { method: "POST" })).body.revoked).toEqual({
+      accessTokens: 0,
+      oauthGrants: 0,
+      oauthTokens: 0,
+    });
   });
 
   it("two revoke-alls racing count each credential once (one transaction each)", async () => {
     await Promise.all([pat(member), pat(member), oauth(member)]);
     const live = await db.accessToken.count({ where: { user: { email: "member@example.com" }, revokedAt: null } });
-    const answers = await Promise.all([member.json("/api/me/revoke-all", { method: "POST" }), member.json("/api/me/revoke-all", { method: "POST" })]);
+    const answers = await Promise.all([
+      member.json("/api/me/revoke-all", { method: "POST" }),
+      member.json("/api/me/revoke-all", { method: "POST" }),
+    ]);
     for (const a of answers) expect(a.status, JSON.stringify(a.body)).toBe(200);
     expect(answers.reduce((n, a) => n + a.body.revoked.accessTokens, 0)).toBe(live);
     expect(answers.reduce((n, a) => n + a.body.revoked.oauthGrants, 0)).toBe(1);
@@ -122,7 +179,11 @@ describe.each(databaseTargets())("revoke everything, connected apps (%s)", (_kin
     const ids = listed.body.grants.map((g: { id: string }) => g.id);
     expect(ids).toEqual(expect.arrayContaining([a.grantId, b.grantId]));
     expect(ids).not.toContain(theirs.grantId);
-    expect(listed.body.grants.find((g: { id: string }) => g.id === a.grantId)).toMatchObject({ clientName: "App A", mode: "chat_safe", agentId: null });
+    expect(listed.body.grants.find((g: { id: string }) => g.id === a.grantId)).toMatchObject({
+      clientName: "App A",
+      mode: "chat_safe",
+      agentId: null,
+    });
 
     // Another member's grant: 404 like an unknown one, and it keeps working.
     const forged = await member.json(`/api/me/oauth-grants/${theirs.grantId}`, { method: "DELETE" });
@@ -138,7 +199,9 @@ describe.each(databaseTargets())("revoke everything, connected apps (%s)", (_kin
     expect(await mcpStatus(a.access_token)).toBe(401);
     expect(await mcpStatus(b.access_token)).toBe(200);
     expect((await member.json(`/api/me/oauth-grants/${a.grantId}`, { method: "DELETE" })).status).toBe(404);
-    expect((await member.json("/api/me/oauth-grants")).body.grants.map((g: { id: string }) => g.id)).not.toContain(a.grantId);
+    expect((await member.json("/api/me/oauth-grants")).body.grants.map((g: { id: string }) => g.id)).not.toContain(
+      a.grantId,
+    );
     await member.json("/api/me/revoke-all", { method: "POST" });
   });
 
@@ -159,7 +222,10 @@ describe.each(databaseTargets())("revoke everything, connected apps (%s)", (_kin
     expect(await mcpStatus(token)).toBe(401);
     expect(await mcpStatus(grant.access_token)).toBe(401);
     const adminId = await userId(admin);
-    const audit = await db.auditLog.findFirstOrThrow({ where: { action: "credentials.revoked_all", actorId: adminId }, orderBy: { seq: "desc" } });
+    const audit = await db.auditLog.findFirstOrThrow({
+      where: { action: "credentials.revoked_all", actorId: adminId },
+      orderBy: { seq: "desc" },
+    });
     expect(audit.details).toMatchObject({ userId: memberId, accessTokens: 1, oauthGrants: 1 });
 
     const anonymous = new HttpClient(app.url);

@@ -30,7 +30,11 @@ function alive(pid: number): boolean {
 
 /** Starts a chat turn and reads its stream in the background until `until` sees the chunk it waits for. */
 async function startTurn(client: HttpClient, sessionId: string, text: string, stopAt: (type: string) => boolean) {
-  const res = await client.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(say(sessionId, text)) });
+  const res = await client.fetch("/api/chat", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(say(sessionId, text)),
+  });
   expect(res.status).toBe(200);
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
@@ -75,7 +79,13 @@ describe.each(targets)("runs across instances and crashes (%s)", (_kind, make) =
     return client;
   }
 
-  const runningCall = (sessionId: string) => until("the command to run", () => db.toolCall.findFirst({ where: { sessionId, status: "running", pid: { not: null } } }), 20_000, 100);
+  const runningCall = (sessionId: string) =>
+    until(
+      "the command to run",
+      () => db.toolCall.findFirst({ where: { sessionId, status: "running", pid: { not: null } } }),
+      20_000,
+      100,
+    );
 
   it("two instances: one active turn per session (the other answers 409), and Stop from the other instance ends the command", async () => {
     const a = await app();
@@ -87,7 +97,11 @@ describe.each(targets)("runs across instances and crashes (%s)", (_kind, make) =
     const call = await runningCall(sessionId);
     expect(alive(call.pid!)).toBe(true);
 
-    const second = await onB.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(say(sessionId, "hello from B")) });
+    const second = await onB.fetch("/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(say(sessionId, "hello from B")),
+    });
     expect(second.status).toBe(409);
     expect((await second.json()).error.message).toMatch(/already running/);
 
@@ -104,7 +118,11 @@ describe.each(targets)("runs across instances and crashes (%s)", (_kind, make) =
     expect((await db.toolCall.findUniqueOrThrow({ where: { id: call.id } })).status).toBe("stopped");
     await turn.reader.cancel();
     // The session is free again, from either instance.
-    const next = await onB.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(say(sessionId, "hello again")) });
+    const next = await onB.fetch("/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(say(sessionId, "hello again")),
+    });
     expect(next.status).toBe(200);
     await next.text();
     await a.stop();
@@ -118,14 +136,24 @@ describe.each(targets)("runs across instances and crashes (%s)", (_kind, make) =
     await startTurn(client, sessionId, execLine("sleep 30"), (t) => t === "tool-input-available");
     const call = await runningCall(sessionId);
     process.kill(-a.process.pid!, "SIGKILL");
-    await until("the server to die", async () => a.process.exitCode !== null || a.process.signalCode !== null, 10_000, 50);
+    await until(
+      "the server to die",
+      async () => a.process.exitCode !== null || a.process.signalCode !== null,
+      10_000,
+      50,
+    );
     // The command dies with the server (bubblewrap's --die-with-parent), though it runs in its own process group;
     // recovery below still kills the recorded group, for a command that got past that.
     await until("the command to die with the server", async () => !alive(call.pid!), 10_000, 100);
     expect((await db.agentRun.findFirstOrThrow({ where: { sessionId } })).status).toBe("running");
 
     const a2 = await app();
-    await until("the abandoned run to be failed", async () => (await db.agentRun.findFirstOrThrow({ where: { sessionId } })).status === "failed", 15_000, 100);
+    await until(
+      "the abandoned run to be failed",
+      async () => (await db.agentRun.findFirstOrThrow({ where: { sessionId } })).status === "failed",
+      15_000,
+      100,
+    );
     await until("the command to be killed", async () => !alive(call.pid!), 10_000, 100);
     // The session's switch to coding left its marker line first; then the turn, complete and in order.
     const rows = await db.message.findMany({ where: { sessionId }, orderBy: { seq: "asc" } });
@@ -136,7 +164,11 @@ describe.each(targets)("runs across instances and crashes (%s)", (_kind, make) =
     expect(rows[4]!.content).toMatch(/interrupted/);
     expect((await db.toolCall.findUniqueOrThrow({ where: { id: call.id } })).status).toBe("failed");
     const again = await signedIn(a2.url, "member@example.com");
-    const next = await again.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(say(sessionId, "are you there?")) });
+    const next = await again.fetch("/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(say(sessionId, "are you there?")),
+    });
     expect(next.status).toBe(200);
     await next.text();
     await a2.stop();
@@ -146,11 +178,26 @@ describe.each(targets)("runs across instances and crashes (%s)", (_kind, make) =
     const a = await app({ OFFLINE_MODEL_CHUNK_DELAY_MS: "400" });
     const client = await member(a.url);
     const sessionId = await newCodingSession(client);
-    await startTurn(client, sessionId, "tell me something about the weather and the time of day, at length", (t) => t === "text-delta");
+    await startTurn(
+      client,
+      sessionId,
+      "tell me something about the weather and the time of day, at length",
+      (t) => t === "text-delta",
+    );
     process.kill(-a.process.pid!, "SIGKILL");
-    await until("the server to die", async () => a.process.exitCode !== null || a.process.signalCode !== null, 10_000, 50);
+    await until(
+      "the server to die",
+      async () => a.process.exitCode !== null || a.process.signalCode !== null,
+      10_000,
+      50,
+    );
     const a2 = await app();
-    await until("the abandoned run to be failed", async () => (await db.agentRun.findFirstOrThrow({ where: { sessionId } })).status === "failed", 15_000, 100);
+    await until(
+      "the abandoned run to be failed",
+      async () => (await db.agentRun.findFirstOrThrow({ where: { sessionId } })).status === "failed",
+      15_000,
+      100,
+    );
     const rows = await db.message.findMany({ where: { sessionId }, orderBy: { seq: "asc" } });
     // The mode-switch marker, the user's message, the notice.
     expect(rows.map((r) => r.role)).toEqual(["system", "user", "system"]);

@@ -10,11 +10,19 @@ import { readUiStream } from "../support/ui-stream";
 import { createDb, type Db } from "@/lib/db/client";
 import { probeSandbox } from "@/lib/tools/sandbox";
 
-const say = (sessionId: string, text: string) => ({ sessionId, message: { role: "user", parts: [{ type: "text", text }] } });
+const say = (sessionId: string, text: string) => ({
+  sessionId,
+  message: { role: "user", parts: [{ type: "text", text }] },
+});
 const probe = await probeSandbox();
 if (!probe.ok) console.warn(`[sandbox http tests] skipped: bwrap cannot start here (${probe.reason})`);
 
-type Row = { role: string; toolName: string | null; content: string; parts: { status?: string; output?: Record<string, unknown> } | null };
+type Row = {
+  role: string;
+  toolName: string | null;
+  content: string;
+  parts: { status?: string; output?: Record<string, unknown> } | null;
+};
 
 describe.skipIf(!probe.ok).each(appTargets())("sandboxed sessions and subagents over HTTP (%s)", (_kind, app) => {
   let db: Db;
@@ -24,11 +32,17 @@ describe.skipIf(!probe.ok).each(appTargets())("sandboxed sessions and subagents 
 
   async function setPolicy(document: unknown) {
     const last = await db.policyVersion.findFirst({ orderBy: { version: "desc" } });
-    await db.policyVersion.create({ data: { version: (last?.version ?? 0) + 1, document: document as never, comment: "sandbox-subagents test" } });
+    await db.policyVersion.create({
+      data: { version: (last?.version ?? 0) + 1, document: document as never, comment: "sandbox-subagents test" },
+    });
   }
 
   async function chat(text: string, id = sessionId) {
-    const res = await member.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(say(id, text)) });
+    const res = await member.fetch("/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(say(id, text)),
+    });
     expect(res.status).toBe(200);
     return readUiStream(res);
   }
@@ -45,13 +59,18 @@ describe.skipIf(!probe.ok).each(appTargets())("sandboxed sessions and subagents 
     await setPolicy({
       modeGrants: { users: { [memberId]: ["chat_safe", "coding"] } },
       // The reference's sandbox default (group:fs, group:runtime) plus what this scenario spawns and asks.
-      sandbox: { tools: { allow: ["group:fs", "group:runtime", "group:sessions", "current_time"], deny: ["gateway", "nodes"] }, sandboxed: { users: [memberId] } },
+      sandbox: {
+        tools: { allow: ["group:fs", "group:runtime", "group:sessions", "current_time"], deny: ["gateway", "nodes"] },
+        sandboxed: { users: [memberId] },
+      },
       // touch and curl would otherwise wait for an owner's approval; the sandbox is what is under test here.
       exec: { security: "full", ask: "off" },
     });
     const created = await member.json("/api/sessions", { method: "POST", body: {} });
     sessionId = created.body.id;
-    expect((await member.json(`/api/sessions/${sessionId}`, { method: "PATCH", body: { mode: "coding" } })).status).toBe(200);
+    expect(
+      (await member.json(`/api/sessions/${sessionId}`, { method: "PATCH", body: { mode: "coding" } })).status,
+    ).toBe(200);
   });
 
   afterAll(async () => {
@@ -64,7 +83,9 @@ describe.skipIf(!probe.ok).each(appTargets())("sandboxed sessions and subagents 
     // The app answers from outside the sandbox, so a failed curl inside is the missing network (or, where the command
     // has the egress proxy, the proxy's refusal of an address: -f makes that HTTP refusal a failed curl too).
     expect((await fetch(`${app.url}/api/auth/csrf`)).status).toBe(200);
-    await chat(`/tool exec ${JSON.stringify({ command: `touch /etc/x; echo touch=$?; curl -sSf -m 5 http://127.0.0.1:${port}/api/auth/csrf; echo curl=$?` })}`);
+    await chat(
+      `/tool exec ${JSON.stringify({ command: `touch /etc/x; echo touch=$?; curl -sSf -m 5 http://127.0.0.1:${port}/api/auth/csrf; echo curl=$?` })}`,
+    );
     const result = await lastTool("exec");
     expect(result.status).toBe("ok");
     expect(result.output!.stdout).toMatch(/touch=[1-9]/);
@@ -103,6 +124,9 @@ describe.skipIf(!probe.ok).each(appTargets())("sandboxed sessions and subagents 
     const spawn = await lastTool("sessions_spawn");
     expect(spawn.output!.answer).toMatch(/"sessions_spawn" was not allowed/);
     const nested = await lastTool("sessions_spawn", spawn.output!.sessionId as string);
-    expect(nested).toMatchObject({ status: "denied", output: { error_code: "POLICY_DENIED", tool_name: "sessions_spawn" } });
+    expect(nested).toMatchObject({
+      status: "denied",
+      output: { error_code: "POLICY_DENIED", tool_name: "sessions_spawn" },
+    });
   });
 });

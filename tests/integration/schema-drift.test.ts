@@ -21,12 +21,19 @@ function prisma(args: string[], databaseUrl: string): string {
 }
 
 function migrate(databaseUrl: string): void {
-  execFileSync("node", ["scripts/db.mjs", "migrate"], { cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: "pipe" });
+  execFileSync("node", ["scripts/db.mjs", "migrate"], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    stdio: "pipe",
+  });
 }
 
 /** The SQL that builds schema.prisma from nothing, straight from Prisma (no migrations involved). */
 function schemaScript(provider: "sqlite" | "postgres", sampleUrl: string): string {
-  return prisma(["migrate", "diff", "--from-empty", "--to-schema-datamodel", `prisma/${provider}/schema.prisma`, "--script"], sampleUrl);
+  return prisma(
+    ["migrate", "diff", "--from-empty", "--to-schema-datamodel", `prisma/${provider}/schema.prisma`, "--script"],
+    sampleUrl,
+  );
 }
 
 describe("schema for both providers, from one source", () => {
@@ -38,7 +45,8 @@ describe("schema for both providers, from one source", () => {
   });
 
   it("both providers have the same migrations", () => {
-    const names = (p: string) => fs.readdirSync(path.join(ROOT, "prisma", p, "migrations")).filter((d) => /^\d/.test(d));
+    const names = (p: string) =>
+      fs.readdirSync(path.join(ROOT, "prisma", p, "migrations")).filter((d) => /^\d/.test(d));
     expect(names("postgres")).toEqual(names("sqlite"));
     expect(names("sqlite").length).toBeGreaterThan(0);
   });

@@ -57,7 +57,11 @@ describe.each(appTargets())("session management API (%s)", (_kind, app) => {
       expect({ body, status: res.status }).toEqual({ body, status });
       expect(res.body.error.message).toMatch(message);
     }
-    const notJson = await member.fetch(`/api/sessions/${id}`, { method: "PATCH", body: "title=x", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const notJson = await member.fetch(`/api/sessions/${id}`, {
+      method: "PATCH",
+      body: "title=x",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(notJson.status).toBe(415);
     const broken = await member.json(`/api/sessions/${id}`, { method: "PATCH", body: "{not json" });
     expect(broken.status).toBe(400);
@@ -88,7 +92,10 @@ describe.each(appTargets())("session management API (%s)", (_kind, app) => {
     expect((await member.json("/api/sessions")).body.sessions.map((s: { id: string }) => s.id)).not.toContain(id);
     expect((await member.json(`/api/sessions/${id}`)).status).toBe(404);
     expect((await member.json(`/api/sessions/${id}`, { method: "DELETE" })).status).toBe(404);
-    const chat = await member.json("/api/chat", { method: "POST", body: { sessionId: id, message: { role: "user", parts: [{ type: "text", text: "hi" }] } } });
+    const chat = await member.json("/api/chat", {
+      method: "POST",
+      body: { sessionId: id, message: { role: "user", parts: [{ type: "text", text: "hi" }] } },
+    });
     expect(chat.status).toBe(404);
     // The rows stay (the audit chain refers to them).
     expect(await db.chatSession.count({ where: { id } })).toBe(1);
@@ -106,11 +113,20 @@ describe.each(appTargets())("session management API (%s)", (_kind, app) => {
     expect((await admin.json(`/api/sessions/${id}`, { method: "PATCH", body: { mode: "coding" } })).status).toBe(200);
     const session = (await admin.json(`/api/sessions/${id}`)).body;
     const marker = session.transcript.find((m: { role: string }) => m.role === "system");
-    expect(marker).toMatchObject({ role: "system", content: "Mode switched from chat_safe to coding", parts: { kind: "mode_changed", from: "chat_safe", to: "coding" } });
-    expect(session.uiMessages.at(-1)).toMatchObject({ role: "system", metadata: { kind: "mode_changed", to: "coding" } });
+    expect(marker).toMatchObject({
+      role: "system",
+      content: "Mode switched from chat_safe to coding",
+      parts: { kind: "mode_changed", from: "chat_safe", to: "coding" },
+    });
+    expect(session.uiMessages.at(-1)).toMatchObject({
+      role: "system",
+      metadata: { kind: "mode_changed", to: "coding" },
+    });
     // A refused switch changes nothing and leaves no marker.
     const memberSession = await newSession(member, "no coding");
-    expect((await member.json(`/api/sessions/${memberSession}`, { method: "PATCH", body: { mode: "coding" } })).status).toBe(403);
+    expect(
+      (await member.json(`/api/sessions/${memberSession}`, { method: "PATCH", body: { mode: "coding" } })).status,
+    ).toBe(403);
     expect((await member.json(`/api/sessions/${memberSession}`)).body.transcript).toEqual([]);
   });
   it("a tab's one stream (/api/me/events?session=) carries that chat's events, the owner's inbox only for owners, and nobody else's chat", async () => {
@@ -119,8 +135,13 @@ describe.each(appTargets())("session management API (%s)", (_kind, app) => {
     const ownerTab = openSse(owner, "/api/me/events");
     await Promise.all([tab.ready, ownerTab.ready]);
     try {
-      const change = (e: { event: string; data: unknown }) => (e.data as { payload?: { change?: string } }).payload?.change;
-      const sent = await member.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(say(id, "what time is it?")) });
+      const change = (e: { event: string; data: unknown }) =>
+        (e.data as { payload?: { change?: string } }).payload?.change;
+      const sent = await member.fetch("/api/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(say(id, "what time is it?")),
+      });
       expect(sent.status).toBe(200);
       await sent.text();
       await tab.waitFor((e) => e.event === "session.updated" && change(e) === "message");
@@ -128,15 +149,27 @@ describe.each(appTargets())("session management API (%s)", (_kind, app) => {
       await tab.waitFor((e) => e.event === "session.updated" && change(e) === "title");
       // An approval request of the member reaches the owner's tab, not the member's other chats or the owner's chat events.
       const other = await newSession(member);
-      const asked = await member.json("/api/approvals", { method: "POST", body: { sessionId: other, toolName: "exec", callId: "tab-stream", args: { command: "rm -rf x" } } });
+      const asked = await member.json("/api/approvals", {
+        method: "POST",
+        body: { sessionId: other, toolName: "exec", callId: "tab-stream", args: { command: "rm -rf x" } },
+      });
       expect(asked.status).toBe(202);
-      await ownerTab.waitFor((e) => e.event === "approval.requested" && (e.data as { payload: { id: string } }).payload.id === asked.body.id);
-      expect((await owner.json(`/api/approvals/${asked.body.id}/decision`, { method: "POST", body: { decision: "deny" } })).status).toBe(200);
-      expect(tab.events.some((e) => e.event.startsWith("approval.") && (e.data as { sessionId?: string }).sessionId !== id)).toBe(false);
+      await ownerTab.waitFor(
+        (e) => e.event === "approval.requested" && (e.data as { payload: { id: string } }).payload.id === asked.body.id,
+      );
+      expect(
+        (await owner.json(`/api/approvals/${asked.body.id}/decision`, { method: "POST", body: { decision: "deny" } }))
+          .status,
+      ).toBe(200);
+      expect(
+        tab.events.some((e) => e.event.startsWith("approval.") && (e.data as { sessionId?: string }).sessionId !== id),
+      ).toBe(false);
       expect(ownerTab.events.some((e) => e.event === "session.updated")).toBe(false);
       // Another person's chat cannot be added to a stream; a malformed id is refused.
       expect((await owner.fetch(`/api/me/events?session=${id}`)).status).toBe(404);
-      expect((await member.fetch(`/api/me/events?session=${encodeURIComponent("../x")}`)).status).toBeGreaterThanOrEqual(400);
+      expect(
+        (await member.fetch(`/api/me/events?session=${encodeURIComponent("../x")}`)).status,
+      ).toBeGreaterThanOrEqual(400);
       expect((await new HttpClient(app.url).fetch("/api/me/events")).status).toBe(401);
     } finally {
       await Promise.all([tab.close(), ownerTab.close()]);

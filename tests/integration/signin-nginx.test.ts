@@ -45,9 +45,16 @@ function clientFrom(baseUrl: string, localAddress: string, extraHeaders: Record<
   return {
     async signIn(email: string, password: string) {
       const csrf = JSON.parse((await request("GET", "/api/auth/csrf")).body) as { csrfToken: string };
-      const form = new URLSearchParams({ email, password, csrfToken: csrf.csrfToken, callbackUrl: `${baseUrl}/chat` }).toString();
+      const form = new URLSearchParams({
+        email,
+        password,
+        csrfToken: csrf.csrfToken,
+        callbackUrl: `${baseUrl}/chat`,
+      }).toString();
       const posted = await request("POST", "/api/auth/callback/credentials", form, "application/x-www-form-urlencoded");
-      const session = JSON.parse((await request("GET", "/api/auth/session")).body || "null") as { user?: { id: string } } | null;
+      const session = JSON.parse((await request("GET", "/api/auth/session")).body || "null") as {
+        user?: { id: string };
+      } | null;
       return { status: posted.status, signedIn: Boolean(session?.user?.id) };
     },
   };
@@ -95,7 +102,10 @@ http {
     );
     nginx = spawn(NGINX, ["-e", `${dir}/error.log`, "-p", dir, "-c", `${dir}/nginx.conf`], { stdio: "ignore" });
     for (let i = 0; i < 100; i++) {
-      const up = await fetch(`${proxyUrl}/api/auth/csrf`).then((r) => r.ok, () => false);
+      const up = await fetch(`${proxyUrl}/api/auth/csrf`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (up) break;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -110,7 +120,9 @@ http {
 
   it("an admin on the trusted network is never throttled; outside it, and with a forged X-Forwarded-For, they are", async () => {
     const email = `nginx-admin-${Date.now()}@example.com`;
-    await db.user.create({ data: { email, passwordHash: await hashPassword(DEMO_PASSWORD), roles: { create: [{ role: "admin" }] } } });
+    await db.user.create({
+      data: { email, passwordHash: await hashPassword(DEMO_PASSWORD), roles: { create: [{ role: "admin" }] } },
+    });
     const inside = clientFrom(proxyUrl, "127.0.0.2");
     const outside = clientFrom(proxyUrl, "127.0.0.3");
     const forging = clientFrom(proxyUrl, "127.0.0.4", { "x-forwarded-for": "127.0.0.2" });
@@ -123,7 +135,9 @@ http {
     for (let i = 0; i < 12; i++) expect((await inside.signIn(email, "wrong-password")).status).not.toBe(429);
     expect(await inside.signIn(email, DEMO_PASSWORD)).toMatchObject({ signedIn: true });
     // The counters name the addresses nginx saw.
-    const keys = (await db.rateLimiterFlexible.findMany({ where: { key: { contains: email } }, select: { key: true } })).map((k) => k.key).join(" ");
+    const keys = (await db.rateLimiterFlexible.findMany({ where: { key: { contains: email } }, select: { key: true } }))
+      .map((k) => k.key)
+      .join(" ");
     expect(keys).toContain("127.0.0.3");
     expect(keys).toContain("127.0.0.4");
     expect(keys).not.toContain("127.0.0.2");

@@ -24,7 +24,12 @@ async function credentialsPost(app: RunningApp, email: string, password: string,
     body: new URLSearchParams({ email, password, csrfToken: csrf.body.csrfToken, callbackUrl: `${app.url}/chat` }),
   });
   const session = await client.json<{ user?: { id: string } } | null>("/api/auth/session");
-  return { status: res.status, retryAfter: res.headers.get("retry-after"), signedIn: Boolean(session.body?.user?.id), client };
+  return {
+    status: res.status,
+    retryAfter: res.headers.get("retry-after"),
+    signedIn: Boolean(session.body?.user?.id),
+    client,
+  };
 }
 
 describe.each(databaseTargets())("sign-in throttling (%s)", (_kind, make) => {
@@ -34,14 +39,27 @@ describe.each(databaseTargets())("sign-in throttling (%s)", (_kind, make) => {
 
   async function newUser(roles: string[]): Promise<string> {
     const email = `throttle-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-    await db.user.create({ data: { email, passwordHash: await hashPassword(DEMO_PASSWORD), roles: { create: roles.map((role) => ({ role })) } } });
+    await db.user.create({
+      data: {
+        email,
+        passwordHash: await hashPassword(DEMO_PASSWORD),
+        roles: { create: roles.map((role) => ({ role })) },
+      },
+    });
     return email;
   }
 
   beforeAll(async () => {
     target = await make();
     prepareDatabase(target.url);
-    app = await startApp({ databaseUrl: target.url, env: { TRUST_PROXY_HOPS: "1", SIGNIN_TRUSTED_NETWORKS: "198.18.0.0/15, fd00:7::/64", SIGNIN_MAX_FAILURES_PER_ADDRESS: String(PER_ADDRESS) } });
+    app = await startApp({
+      databaseUrl: target.url,
+      env: {
+        TRUST_PROXY_HOPS: "1",
+        SIGNIN_TRUSTED_NETWORKS: "198.18.0.0/15, fd00:7::/64",
+        SIGNIN_MAX_FAILURES_PER_ADDRESS: String(PER_ADDRESS),
+      },
+    });
     db = createDb(target.url);
   }, 180_000);
 
@@ -53,7 +71,9 @@ describe.each(databaseTargets())("sign-in throttling (%s)", (_kind, make) => {
 
   it("50 wrong passwords from five addresses: the right password from a sixth signs in at once", async () => {
     const email = await newUser(["admin"]);
-    for (let a = 1; a <= 5; a++) for (let i = 0; i < 10; i++) expect((await credentialsPost(app, email, "wrong-password", `203.0.113.${a}`)).signedIn).toBe(false);
+    for (let a = 1; a <= 5; a++)
+      for (let i = 0; i < 10; i++)
+        expect((await credentialsPost(app, email, "wrong-password", `203.0.113.${a}`)).signedIn).toBe(false);
     const sixth = await credentialsPost(app, email, DEMO_PASSWORD, "203.0.113.6");
     expect(sixth.status).not.toBe(429);
     expect(sixth.signedIn).toBe(true);
@@ -62,7 +82,8 @@ describe.each(databaseTargets())("sign-in throttling (%s)", (_kind, make) => {
   it("an account under attack is slowed, never locked: each address waits 2 s doubling to at most 60 s, a new address not at all", async () => {
     const email = await newUser(["member"]);
     // 30 guessing addresses, one wrong password each: past the 10 free failures each address is paced (2, 4, … 60 s).
-    for (let a = 1; a <= 30; a++) expect((await credentialsPost(app, email, "wrong-password", `198.51.100.${a}`)).signedIn).toBe(false);
+    for (let a = 1; a <= 30; a++)
+      expect((await credentialsPost(app, email, "wrong-password", `198.51.100.${a}`)).signedIn).toBe(false);
     const waits: number[] = [];
     for (const a of [28, 29, 30]) {
       const again = await credentialsPost(app, email, DEMO_PASSWORD, `198.51.100.${a}`);
@@ -100,7 +121,8 @@ describe.each(databaseTargets())("sign-in throttling (%s)", (_kind, make) => {
 
   it("an admin on a trusted network is never throttled; a member there is, and an admin outside it is", async () => {
     const adminEmail = await newUser(["admin"]);
-    for (let i = 0; i < 25; i++) expect((await credentialsPost(app, adminEmail, "wrong-password", "198.18.3.4")).status).not.toBe(429);
+    for (let i = 0; i < 25; i++)
+      expect((await credentialsPost(app, adminEmail, "wrong-password", "198.18.3.4")).status).not.toBe(429);
     expect((await credentialsPost(app, adminEmail, DEMO_PASSWORD, "198.18.3.4")).signedIn).toBe(true);
     // Outside the trusted network the same admin account is throttled like any other.
     for (let i = 0; i < 10; i++) await credentialsPost(app, adminEmail, "wrong-password", "203.0.113.99");
@@ -114,7 +136,11 @@ describe.each(databaseTargets())("sign-in throttling (%s)", (_kind, make) => {
   it("an admin's one-time recovery code signs in whatever the throttle says; each code works once; only admins get codes", async () => {
     const adminEmail = await newUser(["admin"]);
     const env = { ...process.env, DATABASE_URL: target.url };
-    const out = execFileSync("npm", ["run", "-s", "recovery-codes", "--", adminEmail], { cwd: ROOT, env, encoding: "utf8" });
+    const out = execFileSync("npm", ["run", "-s", "recovery-codes", "--", adminEmail], {
+      cwd: ROOT,
+      env,
+      encoding: "utf8",
+    });
     const codes = out.split("\n").filter((line) => /^tgrc-/.test(line));
     expect(codes).toHaveLength(10);
     expect(new Set(codes).size).toBe(10);
@@ -134,7 +160,9 @@ describe.each(databaseTargets())("sign-in throttling (%s)", (_kind, make) => {
     const me = await recovered.client.json("/api/me");
     expect(me.status).toBe(403);
     expect(me.body.error.code).toBe("PASSWORD_CHANGE_REQUIRED");
-    expect(new URL((await recovered.client.fetch("/chat")).headers.get("location")!, app.url).pathname).toBe("/change-password");
+    expect(new URL((await recovered.client.fetch("/chat")).headers.get("location")!, app.url).pathname).toBe(
+      "/change-password",
+    );
     // A code as the new password is refused (sign-in would take it for a code and never match the password), and
     // the code given as the current one stays unused.
     const codeAsNew = { currentPassword: codes[4]!, newPassword: codes[5]! };
@@ -142,7 +170,10 @@ describe.each(databaseTargets())("sign-in throttling (%s)", (_kind, make) => {
     expect(refusedNew.status, JSON.stringify(refusedNew.body)).toBe(422);
     expect(refusedNew.body.error.code).toBe("VALIDATION_FAILED");
     // The old password is not needed (it may be lost): another unused code proves it is them, once.
-    const changed = await recovered.client.json("/api/me/password", { method: "POST", body: { currentPassword: codes[4]!, newPassword: "recovered-password-1" } });
+    const changed = await recovered.client.json("/api/me/password", {
+      method: "POST",
+      body: { currentPassword: codes[4]!, newPassword: "recovered-password-1" },
+    });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     // Both codes' uses are in the audit log: the one that signed in, and the one that stood in for the password.
     const admin = await db.user.findUniqueOrThrow({ where: { email: adminEmail } });
@@ -158,14 +189,24 @@ describe.each(databaseTargets())("sign-in throttling (%s)", (_kind, make) => {
     execFileSync("npm", ["run", "-s", "recovery-codes", "--", adminEmail], { cwd: ROOT, env, encoding: "utf8" });
     expect((await credentialsPost(app, adminEmail, codes[2]!, "203.0.113.202")).signedIn).toBe(false);
     const memberEmail = await newUser(["member"]);
-    expect(spawnSync("npm", ["run", "-s", "recovery-codes", "--", memberEmail], { cwd: ROOT, env, encoding: "utf8" }).status).toBe(1);
+    expect(
+      spawnSync("npm", ["run", "-s", "recovery-codes", "--", memberEmail], { cwd: ROOT, env, encoding: "utf8" }).status,
+    ).toBe(1);
   });
 
   it("a wrong current password on /api/me/password spends its own budget, not the sign-in one", async () => {
     const email = await newUser(["member"]);
     const client = await signedIn(app.url, email);
     const statuses: number[] = [];
-    for (let i = 0; i < 7; i++) statuses.push((await client.json("/api/me/password", { method: "POST", body: { currentPassword: "wrong", newPassword: "a-new-password-123" } })).status);
+    for (let i = 0; i < 7; i++)
+      statuses.push(
+        (
+          await client.json("/api/me/password", {
+            method: "POST",
+            body: { currentPassword: "wrong", newPassword: "a-new-password-123" },
+          })
+        ).status,
+      );
     expect(statuses.slice(0, 5)).toEqual([403, 403, 403, 403, 403]);
     expect(statuses.slice(5)).toEqual([429, 429]);
     // Sign-in for the account is untouched, from any address.
@@ -174,6 +215,13 @@ describe.each(databaseTargets())("sign-in throttling (%s)", (_kind, make) => {
     const other = await newUser(["member"]);
     const otherClient = await signedIn(app.url, other);
     for (let i = 0; i < 10; i++) await credentialsPost(app, other, "wrong-password", "127.0.0.1");
-    expect((await otherClient.json("/api/me/password", { method: "POST", body: { currentPassword: DEMO_PASSWORD, newPassword: "a-new-password-123" } })).status).toBe(200);
+    expect(
+      (
+        await otherClient.json("/api/me/password", {
+          method: "POST",
+          body: { currentPassword: DEMO_PASSWORD, newPassword: "a-new-password-123" },
+        })
+      ).status,
+    ).toBe(200);
   });
 });

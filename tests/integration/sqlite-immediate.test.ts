@@ -80,7 +80,10 @@ describe("the SQLite connection (lib/db/sqlite-adapter.ts)", () => {
     const setup = createDb(`file:${path.join(dir, "wal.db")}`);
     await setup.$executeRawUnsafe("PRAGMA journal_mode = WAL");
     await setup.$disconnect();
-    for (const [name, expected] of [["wal.db", 1], ["journal.db", 2]] as const) {
+    for (const [name, expected] of [
+      ["wal.db", 1],
+      ["journal.db", 2],
+    ] as const) {
       const db = createDb(`file:${path.join(dir, name)}`);
       try {
         const [row] = await db.$queryRawUnsafe<Array<{ synchronous: bigint | number }>>("PRAGMA synchronous");
@@ -96,8 +99,11 @@ describe("the SQLite connection (lib/db/sqlite-adapter.ts)", () => {
     try {
       await db.$executeRawUnsafe("CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)");
       for (let i = 0; i < 5; i++) await db.$executeRawUnsafe("INSERT INTO item (id, name) VALUES (?, ?)", i, `n${i}`);
-      await expect(db.$executeRawUnsafe("INSERT INTO item (id, name) VALUES (?, ?)", 9, "n1")).rejects.toThrow(/UNIQUE/);
-      for (let i = 4; i >= 0; i--) expect(await db.$queryRawUnsafe("SELECT name FROM item WHERE id = ?", i)).toEqual([{ name: `n${i}` }]);
+      await expect(db.$executeRawUnsafe("INSERT INTO item (id, name) VALUES (?, ?)", 9, "n1")).rejects.toThrow(
+        /UNIQUE/,
+      );
+      for (let i = 4; i >= 0; i--)
+        expect(await db.$queryRawUnsafe("SELECT name FROM item WHERE id = ?", i)).toEqual([{ name: `n${i}` }]);
       expect(await db.$queryRawUnsafe("SELECT name FROM item WHERE id = ?", 7)).toEqual([]);
       await db.$transaction(async (tx) => {
         await tx.$executeRawUnsafe("INSERT INTO item (id, name) VALUES (?, ?)", 5, "n5");

@@ -24,7 +24,9 @@ describe.each(databaseTargets())("stream cap across instances (%s)", (_kind, mak
 
   async function newMember(name: string): Promise<{ id: string; onA: HttpClient; onB: HttpClient }> {
     const email = `${name}-${Date.now()}-${Math.random().toString(36).slice(2, 6)}@example.com`;
-    const user = await db.user.create({ data: { email, passwordHash: await hashPassword(DEMO_PASSWORD), roles: { create: [{ role: "member" }] } } });
+    const user = await db.user.create({
+      data: { email, passwordHash: await hashPassword(DEMO_PASSWORD), roles: { create: [{ role: "member" }] } },
+    });
     return { id: user.id, onA: await signedIn(a.url, email), onB: await signedIn(b.url, email) };
   }
   async function stream(client: HttpClient): Promise<Stream> {
@@ -33,20 +35,32 @@ describe.each(databaseTargets())("stream cap across instances (%s)", (_kind, mak
     await s.ready;
     return s;
   }
-  const liveLeases = (userId: string) => db.eventStreamLease.count({ where: { userId, expiresAt: { gt: new Date() } } });
-  const accountEvent = (userId: string) => db.eventLog.create({ data: { type: "account.changed", scope: "account", sessionId: null, payload: { userId, change: "roles" } } });
+  const liveLeases = (userId: string) =>
+    db.eventStreamLease.count({ where: { userId, expiresAt: { gt: new Date() } } });
+  const accountEvent = (userId: string) =>
+    db.eventLog.create({
+      data: { type: "account.changed", scope: "account", sessionId: null, payload: { userId, change: "roles" } },
+    });
 
   beforeAll(async () => {
     const target = await make();
     drop = target.drop;
     prepareDatabase(target.url);
-    const env = { EVENT_STREAMS_PER_USER: String(CAP), EVENT_STREAM_LEASE_SECONDS: String(LEASE_SECONDS), EVENT_POLL_MS: "200" };
-    [a, b] = await Promise.all([startApp({ databaseUrl: target.url, env }), startApp({ databaseUrl: target.url, env })]);
+    const env = {
+      EVENT_STREAMS_PER_USER: String(CAP),
+      EVENT_STREAM_LEASE_SECONDS: String(LEASE_SECONDS),
+      EVENT_POLL_MS: "200",
+    };
+    [a, b] = await Promise.all([
+      startApp({ databaseUrl: target.url, env }),
+      startApp({ databaseUrl: target.url, env }),
+    ]);
     db = createDb(target.url);
   }, 180_000);
 
   afterAll(async () => {
-    const settle = (p: Promise<unknown>) => Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, 5_000))]);
+    const settle = (p: Promise<unknown>) =>
+      Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, 5_000))]);
     const times: Record<string, number> = {};
     let t = Date.now();
     await Promise.all(open.map((s) => settle(s.close())));
@@ -70,20 +84,26 @@ describe.each(databaseTargets())("stream cap across instances (%s)", (_kind, mak
     const onB = [await stream(m.onB), await stream(m.onB), await stream(m.onB)];
     // A learns at its next renewal (every second here) that B's openings deleted its two oldest leases.
     for (const s of onA.slice(0, 2)) {
-      expect((await s.waitFor((e) => e.event === "stream.closed", 20_000)).data).toEqual({ reason: "too_many_streams", reconnect: false });
+      expect((await s.waitFor((e) => e.event === "stream.closed", 20_000)).data).toEqual({
+        reason: "too_many_streams",
+        reconnect: false,
+      });
       await s.ended;
     }
     await until("the cap's leases", async () => (await liveLeases(m.id)) === CAP, 20_000);
     await accountEvent(m.id);
     await accountEvent(other.id);
     for (const s of [onA[2]!, ...onB]) await s.waitFor((e) => e.event === "account.changed", 20_000);
-    expect((await bystander.waitFor((e) => e.event === "account.changed", 20_000)).data).toMatchObject({ payload: { userId: other.id } });
+    expect((await bystander.waitFor((e) => e.event === "account.changed", 20_000)).data).toMatchObject({
+      payload: { userId: other.id },
+    });
     for (const s of [onA[2]!, ...onB, bystander]) expect(closedByCap(s)).toBe(false);
     // One more on A closes A's own oldest at once (while the new stream is being counted, before any replay).
     const fresh = await stream(m.onA);
     await onA[2]!.waitFor((e) => e.event === "stream.closed", 5_000);
     await accountEvent(m.id);
-    for (const s of [fresh, ...onB]) await s.waitFor((e) => e.event === "account.changed" && e.data?.payload?.userId === m.id, 20_000);
+    for (const s of [fresh, ...onB])
+      await s.waitFor((e) => e.event === "account.changed" && e.data?.payload?.userId === m.id, 20_000);
     await until("the cap's leases", async () => (await liveLeases(m.id)) === CAP, 20_000);
   }, 90_000);
 
@@ -110,7 +130,11 @@ describe.each(databaseTargets())("stream cap across instances (%s)", (_kind, mak
     process.kill(-b.process.pid!, "SIGKILL");
     await until("B's leases to expire", async () => (await liveLeases(m.id)) === 1, 30_000);
     // A's renewal deletes expired rows of any instance.
-    await until("B's rows to be cleared", async () => (await db.eventStreamLease.count({ where: { instanceId: deadInstance } })) === 0, 30_000);
+    await until(
+      "B's rows to be cleared",
+      async () => (await db.eventStreamLease.count({ where: { instanceId: deadInstance } })) === 0,
+      30_000,
+    );
     // Three more on A: 1 + 3 = the cap, nothing closes; the oldest still gets events.
     const more = [await stream(m.onA), await stream(m.onA), await stream(m.onA)];
     await accountEvent(m.id);

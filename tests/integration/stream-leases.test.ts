@@ -11,7 +11,8 @@ describe.each(databaseTargets())("event stream leases (%s)", (_kind, make) => {
   let drop: (() => Promise<void>) | undefined;
   const releases: Array<() => void> = [];
   let n = 0;
-  const newUser = async () => (await db.user.create({ data: { email: `lease-${n++}-${Date.now()}@example.com`, passwordHash: "x" } })).id;
+  const newUser = async () =>
+    (await db.user.create({ data: { email: `lease-${n++}-${Date.now()}@example.com`, passwordHash: "x" } })).id;
   async function admit(userId: string, max: number, onEvict: () => void = () => undefined) {
     const release = await cap.admitStream(userId, { evict: onEvict }, max);
     releases.push(release);
@@ -39,9 +40,16 @@ describe.each(databaseTargets())("event stream leases (%s)", (_kind, make) => {
   it("1,200 held leases renew in one pass, every row's expiry moved forward", async () => {
     const users = await Promise.all(Array.from({ length: 40 }, newUser));
     for (let i = 0; i < 1_200; i++) await admit(users[i % 40]!, 1_000);
-    await db.eventStreamLease.updateMany({ where: { userId: { in: users } }, data: { expiresAt: new Date(Date.now() + 1_000) } });
+    await db.eventStreamLease.updateMany({
+      where: { userId: { in: users } },
+      data: { expiresAt: new Date(Date.now() + 1_000) },
+    });
     expect(await cap.renewStreamLeasesNow()).toBe(true);
-    expect(await db.eventStreamLease.count({ where: { userId: { in: users }, expiresAt: { lt: new Date(Date.now() + 5_000) } } })).toBe(0);
+    expect(
+      await db.eventStreamLease.count({
+        where: { userId: { in: users }, expiresAt: { lt: new Date(Date.now() + 5_000) } },
+      }),
+    ).toBe(0);
     expect(await db.eventStreamLease.count({ where: { userId: { in: users } } })).toBe(1_200);
   }, 120_000);
 
@@ -51,7 +59,10 @@ describe.each(databaseTargets())("event stream leases (%s)", (_kind, make) => {
     await Promise.all(Array.from({ length: 40 }, (_, i) => admit(user, 5, () => evicted.push(i))));
     expect(evicted).toHaveLength(35);
     expect(new Set(evicted).size).toBe(35);
-    const rows = await db.eventStreamLease.findMany({ where: { userId: user }, orderBy: [{ openedAt: "asc" }, { id: "asc" }] });
+    const rows = await db.eventStreamLease.findMany({
+      where: { userId: user },
+      orderBy: [{ openedAt: "asc" }, { id: "asc" }],
+    });
     expect(rows).toHaveLength(5);
     expect(cap.openStreamCount(user)).toBe(5);
   }, 60_000);
@@ -62,7 +73,10 @@ describe.each(databaseTargets())("event stream leases (%s)", (_kind, make) => {
     let other = 0;
     await admit(user, 10, () => closed++);
     await admit(user, 10, () => other++);
-    const oldest = await db.eventStreamLease.findFirstOrThrow({ where: { userId: user }, orderBy: [{ openedAt: "asc" }, { id: "asc" }] });
+    const oldest = await db.eventStreamLease.findFirstOrThrow({
+      where: { userId: user },
+      orderBy: [{ openedAt: "asc" }, { id: "asc" }],
+    });
     await db.eventStreamLease.delete({ where: { id: oldest.id } });
     expect(await cap.renewStreamLeasesNow()).toBe(true);
     expect(closed).toBe(1);
@@ -72,13 +86,29 @@ describe.each(databaseTargets())("event stream leases (%s)", (_kind, make) => {
 
   it("a crashed instance's expired lease does not count against the cap, and is cleared", async () => {
     const user = await newUser();
-    await db.eventStreamLease.create({ data: { id: `dead-${Date.now()}`, userId: user, instanceId: "crashed:1:dead", openedAt: new Date(Date.now() - 60_000), expiresAt: new Date(Date.now() - 1_000) } });
+    await db.eventStreamLease.create({
+      data: {
+        id: `dead-${Date.now()}`,
+        userId: user,
+        instanceId: "crashed:1:dead",
+        openedAt: new Date(Date.now() - 60_000),
+        expiresAt: new Date(Date.now() - 1_000),
+      },
+    });
     let evicted = 0;
     await admit(user, 1, () => evicted++);
     expect(evicted).toBe(0);
     expect(await db.eventStreamLease.count({ where: { instanceId: "crashed:1:dead" } })).toBe(0);
     // A live lease of another instance does count: this instance's stream (the older one) is closed.
-    await db.eventStreamLease.create({ data: { id: `zzz-${Date.now()}`, userId: user, instanceId: "other:2:live", openedAt: new Date(Date.now() + 1_000), expiresAt: new Date(Date.now() + 60_000) } });
+    await db.eventStreamLease.create({
+      data: {
+        id: `zzz-${Date.now()}`,
+        userId: user,
+        instanceId: "other:2:live",
+        openedAt: new Date(Date.now() + 1_000),
+        expiresAt: new Date(Date.now() + 60_000),
+      },
+    });
     await admit(user, 2, () => evicted++);
     expect(evicted).toBe(1);
   });
@@ -88,6 +118,9 @@ describe.each(databaseTargets())("event stream leases (%s)", (_kind, make) => {
     const release = await admit(user, 5);
     expect(await db.eventStreamLease.count({ where: { userId: user } })).toBe(1);
     release();
-    await vi.waitFor(async () => expect(await db.eventStreamLease.count({ where: { userId: user } })).toBe(0), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await db.eventStreamLease.count({ where: { userId: user } })).toBe(0), {
+      timeout: 10_000,
+      interval: 50,
+    });
   });
 });

@@ -21,7 +21,11 @@ const APPROVAL_LIMIT = 12;
  * A server that answers and closes while a chunk is on its way can make the write fail (EPIPE, ECONNRESET)
  * before the answer is read: that probe is repeated (twice at most); a server that never answers still fails.
  */
-async function answerBeforeBodyEnds(url: string, headers: Record<string, string>, chunkBytes = 64 * 1024): Promise<{ status: number; sentBytes: number; finished: boolean }> {
+async function answerBeforeBodyEnds(
+  url: string,
+  headers: Record<string, string>,
+  chunkBytes = 64 * 1024,
+): Promise<{ status: number; sentBytes: number; finished: boolean }> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await probeBeforeBodyEnds(url, headers, chunkBytes);
@@ -32,16 +36,24 @@ async function answerBeforeBodyEnds(url: string, headers: Record<string, string>
   }
 }
 
-function probeBeforeBodyEnds(url: string, headers: Record<string, string>, chunkBytes = 64 * 1024): Promise<{ status: number; sentBytes: number; finished: boolean }> {
+function probeBeforeBodyEnds(
+  url: string,
+  headers: Record<string, string>,
+  chunkBytes = 64 * 1024,
+): Promise<{ status: number; sentBytes: number; finished: boolean }> {
   return new Promise((resolve, reject) => {
     let sent = 0;
     let finished = false;
-    const req = http.request(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, agent: false }, (res) => {
-      clearInterval(timer);
-      res.resume();
-      resolve({ status: res.statusCode ?? 0, sentBytes: sent, finished });
-      req.destroy();
-    });
+    const req = http.request(
+      url,
+      { method: "POST", headers: { "content-type": "application/json", ...headers }, agent: false },
+      (res) => {
+        clearInterval(timer);
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, sentBytes: sent, finished });
+        req.destroy();
+      },
+    );
     req.on("error", (error) => (res_ended ? undefined : reject(error)));
     let res_ended = false;
     const chunk = Buffer.alloc(chunkBytes, 0x20);
@@ -70,7 +82,12 @@ async function credentialsPost(app: RunningApp, email: string, password: string,
     body: new URLSearchParams({ email, password, csrfToken: csrf.body.csrfToken, callbackUrl: `${app.url}/chat` }),
   });
   const session = await client.json<{ user?: { id: string } } | null>("/api/auth/session");
-  return { status: res.status, retryAfter: res.headers.get("retry-after"), signedIn: Boolean(session.body?.user?.id), client };
+  return {
+    status: res.status,
+    retryAfter: res.headers.get("retry-after"),
+    signedIn: Boolean(session.body?.user?.id),
+    client,
+  };
 }
 
 /** Reads an SSE stream until it ends; `ended` resolves with every event name seen. */
@@ -106,7 +123,13 @@ describe.each(targets)("web hardening (%s)", (_kind, make) => {
   let users: typeof import("@/lib/db/users");
 
   async function newUser(email: string, roles: string[]): Promise<string> {
-    const user = await db.user.create({ data: { email, passwordHash: await hashPassword(DEMO_PASSWORD), roles: { create: roles.map((role) => ({ role })) } } });
+    const user = await db.user.create({
+      data: {
+        email,
+        passwordHash: await hashPassword(DEMO_PASSWORD),
+        roles: { create: roles.map((role) => ({ role })) },
+      },
+    });
     return user.id;
   }
 
@@ -114,7 +137,14 @@ describe.each(targets)("web hardening (%s)", (_kind, make) => {
     target = await make();
     prepareDatabase(target.url);
     // One trusted proxy hop: the tests play the proxy, naming each request's client in X-Forwarded-For.
-    app = await startApp({ databaseUrl: target.url, env: { CHAT_TURNS_PER_MINUTE: String(CHAT_LIMIT), APPROVAL_REQUESTS_PER_MINUTE: String(APPROVAL_LIMIT), TRUST_PROXY_HOPS: "1" } });
+    app = await startApp({
+      databaseUrl: target.url,
+      env: {
+        CHAT_TURNS_PER_MINUTE: String(CHAT_LIMIT),
+        APPROVAL_REQUESTS_PER_MINUTE: String(APPROVAL_LIMIT),
+        TRUST_PROXY_HOPS: "1",
+      },
+    });
     db = createDb(target.url);
     process.env.DATABASE_URL = target.url;
     users = await import("@/lib/db/users");
@@ -139,16 +169,34 @@ describe.each(targets)("web hardening (%s)", (_kind, make) => {
     expect((await grant({ "content-type": "application/json", origin: evil })).status).toBe(403);
     expect((await grant({ "content-type": "text/plain", origin: app.url })).status).toBe(415);
     expect((await grant({ "content-type": "text/plain" })).status).toBe(415);
-    expect((await grant({ "content-type": "application/x-www-form-urlencoded" }, "role=admin&action=add")).status).toBe(415);
+    expect((await grant({ "content-type": "application/x-www-form-urlencoded" }, "role=admin&action=add")).status).toBe(
+      415,
+    );
     expect((await grant({ "content-type": "application/json", "sec-fetch-site": "same-site" })).status).toBe(403);
     expect((await db.userRole.findMany({ where: { userId: ids.member } })).map((r) => r.role)).toEqual(["member"]);
-    const rollback = await admin.fetch("/api/policy/rollback", { method: "POST", headers: { "content-type": "text/plain" }, body: JSON.stringify({ version: 0 }) });
+    const rollback = await admin.fetch("/api/policy/rollback", {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: JSON.stringify({ version: 0 }),
+    });
     expect(rollback.status).toBe(415);
     // next-auth's form endpoints keep their form type but must be same-origin too.
-    const signOut = await owner.fetch("/api/auth/signout", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", origin: evil }, body: "csrfToken=x" });
+    const signOut = await owner.fetch("/api/auth/signout", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: evil },
+      body: "csrfToken=x",
+    });
     expect(signOut.status).toBe(403);
     // The same request from this origin works.
-    expect((await admin.fetch("/api/sessions", { method: "POST", headers: { "content-type": "application/json", origin: app.url }, body: "{}" })).status).toBe(201);
+    expect(
+      (
+        await admin.fetch("/api/sessions", {
+          method: "POST",
+          headers: { "content-type": "application/json", origin: app.url },
+          body: "{}",
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it("bodies: no session means 401 before the body is read; over the cap is 413 at once, declared or chunked", async () => {
@@ -156,12 +204,19 @@ describe.each(targets)("web hardening (%s)", (_kind, make) => {
     expect(unauth.status).toBe(401);
     expect(unauth.finished).toBe(false);
     const cookie = cookieOf(member);
-    const declared = await answerBeforeBodyEnds(`${app.url}/api/sessions`, { cookie, "content-length": String(400 * 1024 * 1024) });
+    const declared = await answerBeforeBodyEnds(`${app.url}/api/sessions`, {
+      cookie,
+      "content-length": String(400 * 1024 * 1024),
+    });
     expect(declared).toMatchObject({ status: 413, finished: false });
     expect(declared.sentBytes).toBeLessThan(8 * 1024 * 1024);
     const chunked = await answerBeforeBodyEnds(`${app.url}/api/chat`, { cookie, "transfer-encoding": "chunked" });
     expect(chunked).toMatchObject({ status: 413, finished: false });
-    const res = await member.fetch("/api/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "x".repeat(40_000) }) });
+    const res = await member.fetch("/api/sessions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ title: "x".repeat(40_000) }),
+    });
     expect(res.status).toBe(413);
     expect((await res.json()).error.code).toBe("PAYLOAD_TOO_LARGE");
   });
@@ -169,7 +224,8 @@ describe.each(targets)("web hardening (%s)", (_kind, make) => {
   it("sign-in: 10 failures for one account from one address answer 429 with Retry-After, even for the right password", async () => {
     const email = `throttle-${Date.now()}@example.com`;
     await newUser(email, ["member"]);
-    for (let i = 0; i < 10; i++) expect((await credentialsPost(app, email, "wrong-password", "203.0.113.7")).signedIn).toBe(false);
+    for (let i = 0; i < 10; i++)
+      expect((await credentialsPost(app, email, "wrong-password", "203.0.113.7")).signedIn).toBe(false);
     const blocked = await credentialsPost(app, email, DEMO_PASSWORD, "203.0.113.7");
     expect(blocked.status).toBe(429);
     expect(Number(blocked.retryAfter)).toBeGreaterThan(60);
@@ -178,7 +234,9 @@ describe.each(targets)("web hardening (%s)", (_kind, make) => {
     expect((await credentialsPost(app, email, DEMO_PASSWORD, "203.0.113.8")).signedIn).toBe(true);
     expect((await credentialsPost(app, "member@example.com", DEMO_PASSWORD, "203.0.113.7")).signedIn).toBe(true);
     // The counters live in the database, where every instance reads them.
-    expect(await db.rateLimiterFlexible.count({ where: { key: { startsWith: "signin-account-address" } } })).toBeGreaterThan(0);
+    expect(
+      await db.rateLimiterFlexible.count({ where: { key: { startsWith: "signin-account-address" } } }),
+    ).toBeGreaterThan(0);
   });
 
   it("sign-in without a trusted proxy: a client rotating X-Forwarded-For is still one address (429 after 10 failures)", async () => {
@@ -186,12 +244,16 @@ describe.each(targets)("web hardening (%s)", (_kind, make) => {
     try {
       const email = `rotating-${Date.now()}@example.com`;
       await newUser(email, ["member"]);
-      for (let i = 0; i < 10; i++) expect((await credentialsPost(direct, email, "wrong-password", `192.0.2.${i}`)).signedIn).toBe(false);
+      for (let i = 0; i < 10; i++)
+        expect((await credentialsPost(direct, email, "wrong-password", `192.0.2.${i}`)).signedIn).toBe(false);
       const blocked = await credentialsPost(direct, email, DEMO_PASSWORD, "192.0.2.200");
       expect(blocked.status).toBe(429);
       expect(blocked.signedIn).toBe(false);
       // Counted for the socket's address, not for any of the forged ones.
-      const keys = await db.rateLimiterFlexible.findMany({ where: { key: { contains: email } }, select: { key: true } });
+      const keys = await db.rateLimiterFlexible.findMany({
+        where: { key: { contains: email } },
+        select: { key: true },
+      });
       expect(keys.map((k) => k.key).join(" ")).not.toContain("192.0.2.");
     } finally {
       await direct.stop();
@@ -232,7 +294,9 @@ describe.each(targets)("web hardening (%s)", (_kind, make) => {
       expect(res.headers.get("referrer-policy")).toBe("same-origin");
       expect(res.headers.get("permissions-policy")).toContain("camera=()");
     }
-    expect((await fetch(`${app.url}/api/me`)).headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect((await fetch(`${app.url}/api/me`)).headers.get("content-security-policy")).toContain(
+      "frame-ancestors 'none'",
+    );
   });
 
   it("sessions: cookies live 8 hours and are renewed while used (sliding)", async () => {
@@ -249,22 +313,46 @@ describe.each(targets)("web hardening (%s)", (_kind, make) => {
     const userId = await newUser(email, ["member"]);
     const a = await signedIn(app.url, email);
     const copy = new HttpClient(app.url);
-    (copy as unknown as { cookies: Map<string, string> }).cookies = new Map((a as unknown as { cookies: Map<string, string> }).cookies);
+    (copy as unknown as { cookies: Map<string, string> }).cookies = new Map(
+      (a as unknown as { cookies: Map<string, string> }).cookies,
+    );
     expect((await copy.json("/api/me")).status).toBe(200);
     const csrf = await a.json<{ csrfToken: string }>("/api/auth/csrf");
-    await a.fetch("/api/auth/signout", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ csrfToken: csrf.body.csrfToken }) });
+    await a.fetch("/api/auth/signout", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrfToken: csrf.body.csrfToken }),
+    });
     expect((await copy.json("/api/me")).status).toBe(401);
 
     const b = await signedIn(app.url, email);
     const bCopy = await signedIn(app.url, email);
-    expect((await b.json("/api/me/password", { method: "POST", body: { currentPassword: "wrong", newPassword: "a-new-password-123" } })).status).toBe(403);
-    expect((await b.json("/api/me/password", { method: "POST", body: { currentPassword: DEMO_PASSWORD, newPassword: "a-new-password-123" } })).status).toBe(200);
+    expect(
+      (
+        await b.json("/api/me/password", {
+          method: "POST",
+          body: { currentPassword: "wrong", newPassword: "a-new-password-123" },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await b.json("/api/me/password", {
+          method: "POST",
+          body: { currentPassword: DEMO_PASSWORD, newPassword: "a-new-password-123" },
+        })
+      ).status,
+    ).toBe(200);
     expect((await b.json("/api/me")).status).toBe(401);
     expect((await bCopy.json("/api/me")).status).toBe(401);
 
     const c = await signedIn(app.url, email, "a-new-password-123");
-    expect((await admin.json(`/api/admin/users/${ids.admin}/active`, { method: "POST", body: { active: false } })).status).toBe(409);
-    expect((await admin.json(`/api/admin/users/${userId}/active`, { method: "POST", body: { active: false } })).status).toBe(200);
+    expect(
+      (await admin.json(`/api/admin/users/${ids.admin}/active`, { method: "POST", body: { active: false } })).status,
+    ).toBe(409);
+    expect(
+      (await admin.json(`/api/admin/users/${userId}/active`, { method: "POST", body: { active: false } })).status,
+    ).toBe(200);
     expect((await c.json("/api/me")).status).toBe(401);
     expect(await new HttpClient(app.url).signIn(email, "a-new-password-123")).toBe(false);
     await admin.json(`/api/admin/users/${userId}/active`, { method: "POST", body: { active: true } });
@@ -281,40 +369,85 @@ describe.each(targets)("web hardening (%s)", (_kind, make) => {
     const owner2 = await signedIn(app.url, email);
     const stream = watchStream(owner2, "/api/approvals/stream");
     await stream.ready;
-    const removed = await admin.json(`/api/admin/users/${userId}/roles`, { method: "POST", body: { role: "owner", action: "remove" } });
+    const removed = await admin.json(`/api/admin/users/${userId}/roles`, {
+      method: "POST",
+      body: { role: "owner", action: "remove" },
+    });
     expect(removed.status).toBe(200);
     expect((await owner2.json("/api/approvals")).status).toBe(401);
     const session = (await member.json("/api/sessions", { method: "POST", body: {} })).body.id as string;
-    const req = await member.json("/api/approvals", { method: "POST", body: { sessionId: session, toolName: "exec", callId: `c-${Date.now()}`, args: { command: "ls" } } });
+    const req = await member.json("/api/approvals", {
+      method: "POST",
+      body: { sessionId: session, toolName: "exec", callId: `c-${Date.now()}`, args: { command: "ls" } },
+    });
     expect(req.status).toBe(202);
-    const seen = await Promise.race([stream.ended, new Promise<string[]>((_, reject) => setTimeout(() => reject(new Error("stream still open")), 10_000))]);
+    const seen = await Promise.race([
+      stream.ended,
+      new Promise<string[]>((_, reject) => setTimeout(() => reject(new Error("stream still open")), 10_000)),
+    ]);
     expect(seen).not.toContain("approval.requested");
   });
 
   it("approvals: capped payloads, 409 for a known call id with other arguments, four eyes", async () => {
     const session = (await member.json("/api/sessions", { method: "POST", body: {} })).body.id as string;
-    const big = await member.json("/api/approvals", { method: "POST", body: { sessionId: session, toolName: "write", callId: "big", args: { content: "x".repeat(100_000) } } });
+    const big = await member.json("/api/approvals", {
+      method: "POST",
+      body: { sessionId: session, toolName: "write", callId: "big", args: { content: "x".repeat(100_000) } },
+    });
     expect(big.status).toBe(413);
-    const huge = await member.json("/api/approvals", { method: "POST", body: { sessionId: session, toolName: "write", callId: "huge", args: { content: "x".repeat(900_000) } } });
+    const huge = await member.json("/api/approvals", {
+      method: "POST",
+      body: { sessionId: session, toolName: "write", callId: "huge", args: { content: "x".repeat(900_000) } },
+    });
     expect(huge.status).toBe(413);
-    const first = await member.json("/api/approvals", { method: "POST", body: { sessionId: session, toolName: "exec", callId: "same", args: { command: "ls" } } });
+    const first = await member.json("/api/approvals", {
+      method: "POST",
+      body: { sessionId: session, toolName: "exec", callId: "same", args: { command: "ls" } },
+    });
     expect(first.status).toBe(202);
-    expect((await member.json("/api/approvals", { method: "POST", body: { sessionId: session, toolName: "exec", callId: "same", args: { command: "ls" } } })).status).toBe(202);
-    const other = await member.json("/api/approvals", { method: "POST", body: { sessionId: session, toolName: "exec", callId: "same", args: { command: "rm -rf /" } } });
+    expect(
+      (
+        await member.json("/api/approvals", {
+          method: "POST",
+          body: { sessionId: session, toolName: "exec", callId: "same", args: { command: "ls" } },
+        })
+      ).status,
+    ).toBe(202);
+    const other = await member.json("/api/approvals", {
+      method: "POST",
+      body: { sessionId: session, toolName: "exec", callId: "same", args: { command: "rm -rf /" } },
+    });
     expect(other.status).toBe(409);
     expect((await db.approval.findUniqueOrThrow({ where: { id: first.body.id } })).args).toEqual({ command: "ls" });
 
     const ownSession = (await owner.json("/api/sessions", { method: "POST", body: {} })).body.id as string;
-    const own = await owner.json("/api/approvals", { method: "POST", body: { sessionId: ownSession, toolName: "exec", callId: "mine", args: { command: "ls" } } });
-    const self = await owner.json(`/api/approvals/${own.body.id}/decision`, { method: "POST", body: { decision: "allow-once" } });
+    const own = await owner.json("/api/approvals", {
+      method: "POST",
+      body: { sessionId: ownSession, toolName: "exec", callId: "mine", args: { command: "ls" } },
+    });
+    const self = await owner.json(`/api/approvals/${own.body.id}/decision`, {
+      method: "POST",
+      body: { decision: "allow-once" },
+    });
     expect(self.status).toBe(403);
     expect(self.body.error.message).toMatch(/four eyes/);
-    expect((await admin.json(`/api/approvals/${own.body.id}/decision`, { method: "POST", body: { decision: "deny" } })).status).toBe(200);
+    expect(
+      (await admin.json(`/api/approvals/${own.body.id}/decision`, { method: "POST", body: { decision: "deny" } }))
+        .status,
+    ).toBe(200);
   });
 
   it("per-user limits: chat turns and approval requests answer 429 with Retry-After past the limit", async () => {
     const session = (await owner.json("/api/sessions", { method: "POST", body: {} })).body.id as string;
-    const turn = () => owner.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ sessionId: session, message: { role: "user", parts: [{ type: "text", text: "hello" }] } }) });
+    const turn = () =>
+      owner.fetch("/api/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          sessionId: session,
+          message: { role: "user", parts: [{ type: "text", text: "hello" }] },
+        }),
+      });
     for (let i = 0; i < CHAT_LIMIT; i++) {
       const res = await turn();
       expect(res.status).toBe(200);
@@ -325,7 +458,14 @@ describe.each(targets)("web hardening (%s)", (_kind, make) => {
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     const statuses: number[] = [];
     for (let i = 0; i <= APPROVAL_LIMIT; i++) {
-      statuses.push((await owner.json("/api/approvals", { method: "POST", body: { sessionId: session, toolName: "exec", callId: `q${i}`, args: { command: "ls" } } })).status);
+      statuses.push(
+        (
+          await owner.json("/api/approvals", {
+            method: "POST",
+            body: { sessionId: session, toolName: "exec", callId: `q${i}`, args: { command: "ls" } },
+          })
+        ).status,
+      );
     }
     expect(statuses).toContain(429);
     expect(statuses.filter((s) => s === 202).length).toBeLessThanOrEqual(APPROVAL_LIMIT);
@@ -335,7 +475,12 @@ describe.each(targets)("web hardening (%s)", (_kind, make) => {
     const current = (await admin.json("/api/policy")).body;
     const document = {
       ...current.document,
-      mcpServers: [{ id: "local", transport: { type: "stdio", command: "node", args: ["x.mjs"], env: { GITHUB_TOKEN: "ghp_plaintext_s3cret" } } }],
+      mcpServers: [
+        {
+          id: "local",
+          transport: { type: "stdio", command: "node", args: ["x.mjs"], env: { GITHUB_TOKEN: "ghp_plaintext_s3cret" } },
+        },
+      ],
     };
     const saved = await admin.json("/api/policy", { method: "PUT", body: { baseVersion: current.version, document } });
     expect(saved.status).toBe(200);
@@ -353,12 +498,18 @@ describe.each(targets)("web hardening (%s)", (_kind, make) => {
     expect(imported.body.document.mcpServers[0].transport.envEncrypted).toBeUndefined();
     expect(imported.body.document.mcpServers[0].transport.env).toEqual({ GITHUB_TOKEN: "********" });
     // Saving the masked document back keeps the secret.
-    const again = await admin.json("/api/policy", { method: "PUT", body: { baseVersion: shown.body.version, document: shown.body.document } });
+    const again = await admin.json("/api/policy", {
+      method: "PUT",
+      body: { baseVersion: shown.body.version, document: shown.body.document },
+    });
     expect(again.status).toBe(200);
     const { decryptEnv } = await import("@/lib/tools/mcp/secrets");
     const latest = await db.policyVersion.findFirstOrThrow({ orderBy: { version: "desc" } });
-    const sealed = (latest.document as { mcpServers: Array<{ transport: { envEncrypted: string } }> }).mcpServers[0]!.transport.envEncrypted;
-    expect(decryptEnv("local", sealed, process.env.AUTH_SECRET ?? "toolgate-test-secret-0123456789abcdef")).toEqual({ GITHUB_TOKEN: "ghp_plaintext_s3cret" });
+    const sealed = (latest.document as { mcpServers: Array<{ transport: { envEncrypted: string } }> }).mcpServers[0]!
+      .transport.envEncrypted;
+    expect(decryptEnv("local", sealed, process.env.AUTH_SECRET ?? "toolgate-test-secret-0123456789abcdef")).toEqual({
+      GITHUB_TOKEN: "ghp_plaintext_s3cret",
+    });
   });
 
   it("an idle keep-alive connection outlives Node's 5 s default, so a load balancer reusing it never gets a closed socket", async () => {
@@ -383,7 +534,11 @@ describe.each(targets)("web hardening (%s)", (_kind, make) => {
     const surrogate = await admin.fetch("/api/sessions/%ED%A0%80");
     expect(surrogate.status).toBeGreaterThanOrEqual(400);
     expect(surrogate.status).toBeLessThan(500);
-    const deep = await admin.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: `{"sessionId":"x","message":${"[".repeat(1000)}${"]".repeat(1000)}}` });
+    const deep = await admin.fetch("/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: `{"sessionId":"x","message":${"[".repeat(1000)}${"]".repeat(1000)}}`,
+    });
     expect(deep.status).toBe(400);
     const nul = await admin.json("/api/sessions", { method: "POST", body: { title: "a\u0000b\ud800c" } });
     expect(nul.status).toBe(201);

@@ -41,7 +41,12 @@ export async function loadAgent(url: string) {
 
   async function setPolicy(document: unknown) {
     const base = await policies.getPolicyVersionNumber();
-    const saved = await policies.insertPolicyVersion({ baseVersion: base, document, createdById: null, comment: "test" });
+    const saved = await policies.insertPolicyVersion({
+      baseVersion: base,
+      document,
+      createdById: null,
+      comment: "test",
+    });
     if (!saved.ok) throw new Error("policy version race in test");
   }
 
@@ -103,7 +108,14 @@ export function useAgentOnDatabase(make: DbTarget[1]): { agent: Agent; member: A
 }
 
 export function finishPart(reason: "tool-calls" | "stop"): LanguageModelV3StreamPart {
-  return { type: "finish", finishReason: { unified: reason, raw: reason }, usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } } };
+  return {
+    type: "finish",
+    finishReason: { unified: reason, raw: reason },
+    usage: {
+      inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+      outputTokens: { total: 1, text: 1, reasoning: 0 },
+    },
+  };
 }
 
 export function toolCallPart(toolCallId: string, toolName: string, input: string): LanguageModelV3StreamPart {
@@ -111,7 +123,11 @@ export function toolCallPart(toolCallId: string, toolName: string, input: string
 }
 
 export function textParts(text: string, id = "t0"): LanguageModelV3StreamPart[] {
-  return [{ type: "text-start", id }, { type: "text-delta", id, delta: text }, { type: "text-end", id }];
+  return [
+    { type: "text-start", id },
+    { type: "text-delta", id, delta: text },
+    { type: "text-end", id },
+  ];
 }
 
 /**
@@ -139,6 +155,9 @@ export function scriptedModel(steps: LanguageModelV3StreamPart[][]): MockLanguag
 
 /** The text of the system message and the tool names a model call was given. */
 export function seenBy(options: MockLanguageModelV3["doStreamCalls"][number]): { system: string; tools: string[] } {
-  const system = options.prompt.filter((m) => m.role === "system").map((m) => m.content as string).join("\n");
+  const system = options.prompt
+    .filter((m) => m.role === "system")
+    .map((m) => m.content as string)
+    .join("\n");
   return { system, tools: (options.tools ?? []).map((t) => t.name) };
 }

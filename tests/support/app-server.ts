@@ -20,41 +20,62 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export type RunningApp = { url: string; port: number; databaseUrl: string; workspaceRoot: string; process: ChildProcess; stop: () => Promise<void>; logs: string[] };
+export type RunningApp = {
+  url: string;
+  port: number;
+  databaseUrl: string;
+  workspaceRoot: string;
+  process: ChildProcess;
+  stop: () => Promise<void>;
+  logs: string[];
+};
 
 /**
  * `port`: a restart on the port of an app that was stopped (the browser reconnects to the same address), or an app
  * that must know its own address before it starts (PUBLIC_BASE_URL pointing at itself).
  */
-export async function startApp({ databaseUrl, env = {}, port: given }: { databaseUrl: string; env?: Record<string, string>; port?: number }): Promise<RunningApp> {
-  if (!fs.existsSync(path.join(ROOT, ".next/BUILD_ID"))) throw new Error("the app is not built: run `npx next build` first");
+export async function startApp({
+  databaseUrl,
+  env = {},
+  port: given,
+}: {
+  databaseUrl: string;
+  env?: Record<string, string>;
+  port?: number;
+}): Promise<RunningApp> {
+  if (!fs.existsSync(path.join(ROOT, ".next/BUILD_ID")))
+    throw new Error("the app is not built: run `npx next build` first");
   const port = given ?? (await freePort());
   const logs: string[] = [];
   // Each test app keeps its users' workspaces in its own temporary directory, not in data/.
   const workspaceRoot = env.WORKSPACE_ROOT ?? fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-ws-"));
-  const child = spawn(process.execPath, [path.join(ROOT, "scripts/server.mjs"), "-p", String(port), "-H", "127.0.0.1"], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-      DATABASE_URL: databaseUrl,
-      AUTH_SECRET: TEST_AUTH_SECRET,
-      DEMO_PASSWORD,
-      // Shared test apps serve every test file's users at once: the per-user limits are tested on their own app.
-      CHAT_TURNS_PER_MINUTE: "100000",
-      APPROVAL_REQUESTS_PER_MINUTE: "100000",
-      SESSION_WRITES_PER_MINUTE: "100000",
-      CREDENTIAL_WRITES_PER_MINUTE: "100000",
-      EVENT_STREAMS_PER_USER: "100000",
-      // Each test app anchors its audit log in a witness of its own, not in the checkout's data/.
-      AUDIT_WITNESS: `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-witness-")), "audit-witness.jsonl")}`,
-      ...env,
-      WORKSPACE_ROOT: workspaceRoot,
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, "scripts/server.mjs"), "-p", String(port), "-H", "127.0.0.1"],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        NEXT_TELEMETRY_DISABLED: "1",
+        DATABASE_URL: databaseUrl,
+        AUTH_SECRET: TEST_AUTH_SECRET,
+        DEMO_PASSWORD,
+        // Shared test apps serve every test file's users at once: the per-user limits are tested on their own app.
+        CHAT_TURNS_PER_MINUTE: "100000",
+        APPROVAL_REQUESTS_PER_MINUTE: "100000",
+        SESSION_WRITES_PER_MINUTE: "100000",
+        CREDENTIAL_WRITES_PER_MINUTE: "100000",
+        EVENT_STREAMS_PER_USER: "100000",
+        // Each test app anchors its audit log in a witness of its own, not in the checkout's data/.
+        AUDIT_WITNESS: `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-witness-")), "audit-witness.jsonl")}`,
+        ...env,
+        WORKSPACE_ROOT: workspaceRoot,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
     },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+  );
   const collect = (chunk: Buffer) => {
     logs.push(chunk.toString());
     if (logs.length > 2000) logs.splice(0, logs.length - 2000);

@@ -5,7 +5,12 @@ import type { Db } from "@/lib/db/client";
 import type { HttpClient } from "./http-client";
 import { readUiStream, type StreamChunk } from "./ui-stream";
 
-export const say = (sessionId: string, text: string, extraParts: unknown[] = [], extra: Record<string, unknown> = {}) => ({
+export const say = (
+  sessionId: string,
+  text: string,
+  extraParts: unknown[] = [],
+  extra: Record<string, unknown> = {},
+) => ({
   sessionId,
   message: { role: "user", parts: [{ type: "text", text }, ...extraParts], ...extra },
 });
@@ -17,7 +22,9 @@ export async function setPolicy(db: Db, document: unknown, comment = "approvals 
   for (let attempt = 0; ; attempt++) {
     const last = await db.policyVersion.findFirst({ orderBy: { version: "desc" } });
     try {
-      await db.policyVersion.create({ data: { version: (last?.version ?? 0) + 1, document: document as never, comment } });
+      await db.policyVersion.create({
+        data: { version: (last?.version ?? 0) + 1, document: document as never, comment },
+      });
       return;
     } catch (error) {
       if (attempt > 5) throw error; // another writer took the version number: try the next one
@@ -38,9 +45,19 @@ export async function newCodingSession(client: HttpClient): Promise<string> {
   return res.body.id;
 }
 
-export async function chat(client: HttpClient, sessionId: string, text: string, extraParts: unknown[] = [], extra: Record<string, unknown> = {}): Promise<StreamChunk[]> {
+export async function chat(
+  client: HttpClient,
+  sessionId: string,
+  text: string,
+  extraParts: unknown[] = [],
+  extra: Record<string, unknown> = {},
+): Promise<StreamChunk[]> {
   for (let attempt = 0; ; attempt++) {
-    const res = await client.fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(say(sessionId, text, extraParts, extra)) });
+    const res = await client.fetch("/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(say(sessionId, text, extraParts, extra)),
+    });
     if (res.status === 409 && attempt < 50) {
       await res.text();
       await sleep(200); // the previous turn of this session is still finishing
@@ -57,13 +74,21 @@ export type Pending = { approvalId: string; callId: string; chunks: StreamChunk[
 export async function askPending(client: HttpClient, sessionId: string, text: string): Promise<Pending> {
   const chunks = await chat(client, sessionId, text);
   const pending = chunks.find((c) => c.type === "data-approval_pending");
-  if (!pending) throw new Error(`no data-approval_pending part in: ${JSON.stringify(chunks.map((c) => c.type))} ${JSON.stringify(chunks.filter((c) => c.type.startsWith("data-")))}`);
+  if (!pending)
+    throw new Error(
+      `no data-approval_pending part in: ${JSON.stringify(chunks.map((c) => c.type))} ${JSON.stringify(chunks.filter((c) => c.type.startsWith("data-")))}`,
+    );
   return { approvalId: pending.data.approvalId, callId: pending.data.callId, chunks };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 30_000, everyMs = 150): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 30_000,
+  everyMs = 150,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -78,8 +103,14 @@ export async function until<T>(what: string, probe: () => Promise<T | null | und
   }
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- stored message parts: JSON of the shape the part type gives
-export type TranscriptRow = { role: string; content: string; toolCallId: string | null; toolName: string | null; parts: any };
+export type TranscriptRow = {
+  role: string;
+  content: string;
+  toolCallId: string | null;
+  toolName: string | null;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- stored message parts: JSON of the shape the part type gives
+  parts: any;
+};
 
 export async function transcript(client: HttpClient, sessionId: string): Promise<TranscriptRow[]> {
   const res = await client.json(`/api/sessions/${sessionId}`);
@@ -89,13 +120,17 @@ export async function transcript(client: HttpClient, sessionId: string): Promise
 
 /** Waits until the call's tool message has left `pending` and an assistant answer follows it. */
 export async function settledTranscript(client: HttpClient, sessionId: string, callId: string, timeoutMs = 30_000) {
-  return until(`call ${callId} to settle`, async () => {
-    const rows = await transcript(client, sessionId);
-    const i = rows.findIndex((r) => r.role === "tool" && r.toolCallId === callId);
-    if (i < 0 || rows[i]!.parts?.status === "pending") return null;
-    const answer = rows.slice(i + 1).find((r) => r.role === "assistant" && r.content);
-    return answer ? { rows, tool: rows[i]!, answer } : null;
-  }, timeoutMs);
+  return until(
+    `call ${callId} to settle`,
+    async () => {
+      const rows = await transcript(client, sessionId);
+      const i = rows.findIndex((r) => r.role === "tool" && r.toolCallId === callId);
+      if (i < 0 || rows[i]!.parts?.status === "pending") return null;
+      const answer = rows.slice(i + 1).find((r) => r.role === "assistant" && r.content);
+      return answer ? { rows, tool: rows[i]!, answer } : null;
+    },
+    timeoutMs,
+  );
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- event data is JSON whose shape depends on the event name
@@ -151,7 +186,10 @@ export function openSse(client: HttpClient, path: string, lastEventId?: string |
       if (hit) return hit;
       if (failed) throw failed;
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`SSE ${path}: no matching event in ${timeoutMs} ms; got ${JSON.stringify(events.map((e) => [e.id, e.event]))}`);
+      if (left <= 0)
+        throw new Error(
+          `SSE ${path}: no matching event in ${timeoutMs} ms; got ${JSON.stringify(events.map((e) => [e.id, e.event]))}`,
+        );
       await new Promise<void>((r) => {
         const t = setTimeout(r, Math.min(left, 250));
         waiters.add(() => {
@@ -178,14 +216,25 @@ export function openSse(client: HttpClient, path: string, lastEventId?: string |
 }
 
 /** One request on its own TCP connection (no keep-alive pool), for "separate connections" races. */
-export function rawRequest(url: string, { method = "GET", headers = {}, body }: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; text: string }> {
+export function rawRequest(
+  url: string,
+  { method = "GET", headers = {}, body }: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers: { ...headers, connection: "close", ...(body ? { "content-length": Buffer.byteLength(body) } : {}) }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-      res.on("error", reject);
-    });
+    const req = http.request(
+      url,
+      {
+        method,
+        headers: { ...headers, connection: "close", ...(body ? { "content-length": Buffer.byteLength(body) } : {}) },
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     if (body) req.write(body);
     req.end();

@@ -13,17 +13,32 @@ export type RenamingProxy = { url: string; close: () => Promise<void> };
 
 type Message = { method?: string; params?: Record<string, unknown> } & Record<string, unknown>;
 
-export function startRenamingProxy({ target, token, serverId }: { target: string; token: string; serverId: string }): Promise<RenamingProxy> {
+export function startRenamingProxy({
+  target,
+  token,
+  serverId,
+}: {
+  target: string;
+  token: string;
+  serverId: string;
+}): Promise<RenamingProxy> {
   const namePrefix = `mcp__${serverId}__`;
   const uriPrefix = `toolgate://${serverId}/`;
-  const name = (value: unknown) => (typeof value === "string" && !value.startsWith(namePrefix) ? `${namePrefix}${value}` : value);
-  const uri = (value: unknown) => (typeof value === "string" && !value.startsWith(uriPrefix) ? `${uriPrefix}${value}` : value);
+  const name = (value: unknown) =>
+    typeof value === "string" && !value.startsWith(namePrefix) ? `${namePrefix}${value}` : value;
+  const uri = (value: unknown) =>
+    typeof value === "string" && !value.startsWith(uriPrefix) ? `${uriPrefix}${value}` : value;
 
   function outbound(message: Message): Message {
     const params = message.params ? { ...message.params } : undefined;
     if (!params) return message;
     if (message.method === "tools/call" || message.method === "prompts/get") params.name = name(params.name);
-    if (message.method === "resources/read" || message.method === "resources/subscribe" || message.method === "resources/unsubscribe") params.uri = uri(params.uri);
+    if (
+      message.method === "resources/read" ||
+      message.method === "resources/subscribe" ||
+      message.method === "resources/unsubscribe"
+    )
+      params.uri = uri(params.uri);
     if (message.method === "completion/complete" && params.ref && typeof params.ref === "object") {
       const ref = { ...(params.ref as Record<string, unknown>) };
       if (ref.type === "ref/prompt") ref.name = name(ref.name);
@@ -40,14 +55,19 @@ export function startRenamingProxy({ target, token, serverId }: { target: string
       return value;
     }
     if (Array.isArray(value)) return value.map(inbound);
-    if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, inbound(v)]));
+    if (value && typeof value === "object")
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, inbound(v)]));
     return value;
   }
 
   const rewriteEvent = (event: string) =>
     event
       .split("\n")
-      .map((line) => (line.startsWith("data: ") && line.length > 6 ? `data: ${JSON.stringify(inbound(JSON.parse(line.slice(6))))}` : line))
+      .map((line) =>
+        line.startsWith("data: ") && line.length > 6
+          ? `data: ${JSON.stringify(inbound(JSON.parse(line.slice(6))))}`
+          : line,
+      )
       .join("\n");
 
   const server = http.createServer(async (req, res) => {
@@ -68,7 +88,11 @@ export function startRenamingProxy({ target, token, serverId }: { target: string
       const v = req.headers[h];
       if (typeof v === "string") headers[h] = v;
     }
-    const upstream = await fetch(target, { method: req.method, headers, body: req.method === "GET" || req.method === "HEAD" ? undefined : body });
+    const upstream = await fetch(target, {
+      method: req.method,
+      headers,
+      body: req.method === "GET" || req.method === "HEAD" ? undefined : body,
+    });
     const out: Record<string, string> = {};
     upstream.headers.forEach((v, k) => {
       if (!["content-length", "content-encoding", "transfer-encoding", "connection"].includes(k)) out[k] = v;
@@ -102,7 +126,10 @@ export function startRenamingProxy({ target, token, serverId }: { target: string
   return new Promise((resolve) => {
     server.listen(0, "127.0.0.1", () => {
       const { port } = server.address() as AddressInfo;
-      resolve({ url: `http://127.0.0.1:${port}/mcp`, close: () => new Promise<void>((done) => server.close(() => done())) });
+      resolve({
+        url: `http://127.0.0.1:${port}/mcp`,
+        close: () => new Promise<void>((done) => server.close(() => done())),
+      });
     });
   });
 }

@@ -24,9 +24,19 @@ export function prepareDatabase(databaseUrl: string): void {
 }
 
 function migrateAndSeed(databaseUrl: string): void {
-  const env = { ...process.env, DATABASE_URL: databaseUrl, SEED_DEMO_USERS: "true", DEMO_PASSWORD, PRISMA_HIDE_UPDATE_MESSAGE: "1" };
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    SEED_DEMO_USERS: "true",
+    DEMO_PASSWORD,
+    PRISMA_HIDE_UPDATE_MESSAGE: "1",
+  };
   execFileSync("node", ["scripts/db.mjs", "migrate"], { cwd: ROOT, env, stdio: "pipe" });
-  execFileSync(path.join(ROOT, "node_modules/.bin/tsx"), ["--conditions=react-server", "scripts/seed.ts"], { cwd: ROOT, env, stdio: "pipe" });
+  execFileSync(path.join(ROOT, "node_modules/.bin/tsx"), ["--conditions=react-server", "scripts/seed.ts"], {
+    cwd: ROOT,
+    env,
+    stdio: "pipe",
+  });
 }
 
 let templateHash: string | undefined;
@@ -45,7 +55,8 @@ function hashTemplateInputs(): string {
     }
   };
   for (const dir of ["prisma", "lib"]) walk(path.join(ROOT, dir));
-  for (const file of ["scripts/db.mjs", "scripts/seed.ts", "package-lock.json"]) hash.update(file).update(fs.readFileSync(path.join(ROOT, file)));
+  for (const file of ["scripts/db.mjs", "scripts/seed.ts", "package-lock.json"])
+    hash.update(file).update(fs.readFileSync(path.join(ROOT, file)));
   return (templateHash = hash.digest("hex").slice(0, 16));
 }
 
@@ -68,7 +79,8 @@ function copySqliteTemplate(databaseUrl: string): void {
     fs.rmSync(dir, { recursive: true, force: true });
   }
   const target = sqliteFile(databaseUrl);
-  if (fs.existsSync(target) && fs.statSync(target).size > 0) throw new Error(`prepareDatabase: ${target} is not a new database`);
+  if (fs.existsSync(target) && fs.statSync(target).size > 0)
+    throw new Error(`prepareDatabase: ${target} is not a new database`);
   fs.mkdirSync(path.dirname(target), { recursive: true });
   fs.copyFileSync(template, target);
 }
@@ -100,8 +112,17 @@ const [serverUrl, target, template, step] = process.argv.slice(1);
 })().catch((e) => { console.error(String(e && e.message || e)); process.exit(1); });
 `;
 
-function pgTemplateStep(serverUrl: string, target: string, template: string, step: "exists" | "publish" | "clone"): string {
-  return execFileSync(process.execPath, ["-e", PG_TEMPLATE_SCRIPT, serverUrl, target, template, step], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+function pgTemplateStep(
+  serverUrl: string,
+  target: string,
+  template: string,
+  step: "exists" | "publish" | "clone",
+): string {
+  return execFileSync(process.execPath, ["-e", PG_TEMPLATE_SCRIPT, serverUrl, target, template, step], {
+    cwd: ROOT,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }
 
 function cloneFromPostgresTemplate(databaseUrl: string): void {
@@ -195,7 +216,11 @@ export async function storeVersionOnePolicy(databaseUrl: string): Promise<void> 
   if (databaseUrl.startsWith("file:")) {
     const db = new Database(databaseUrl.replace(/^file:/, ""));
     try {
-      db.prepare(`INSERT INTO "PolicyVersion" ("version", "document", "comment", "createdAt") VALUES (1, ?, ?, ?)`).run(JSON.stringify({ version: 1 }), comment, new Date().toISOString());
+      db.prepare(`INSERT INTO "PolicyVersion" ("version", "document", "comment", "createdAt") VALUES (1, ?, ?, ?)`).run(
+        JSON.stringify({ version: 1 }),
+        comment,
+        new Date().toISOString(),
+      );
     } finally {
       db.close();
     }
@@ -204,7 +229,10 @@ export async function storeVersionOnePolicy(databaseUrl: string): Promise<void> 
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    await client.query(`INSERT INTO "PolicyVersion" ("version", "document", "comment") VALUES (1, $1, $2)`, [JSON.stringify({ version: 1 }), comment]);
+    await client.query(`INSERT INTO "PolicyVersion" ("version", "document", "comment") VALUES (1, $1, $2)`, [
+      JSON.stringify({ version: 1 }),
+      comment,
+    ]);
   } finally {
     await client.end();
   }

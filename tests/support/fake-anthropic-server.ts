@@ -10,7 +10,10 @@ import type { RecordedRequest } from "./fake-openai-server";
 export type { RecordedRequest };
 
 /** One assistant turn: text, or a tool_use block (after optional text). */
-export type FakeAnthropicTurn = { text?: string; toolUse?: { id: string; name: string; input: Record<string, unknown> } };
+export type FakeAnthropicTurn = {
+  text?: string;
+  toolUse?: { id: string; name: string; input: Record<string, unknown> };
+};
 
 export type FakeAnthropicOptions = {
   /** The only key accepted in x-api-key; any other (or none) gets Anthropic's 401 authentication_error. */
@@ -41,7 +44,10 @@ export function lastUserText(request: RecordedRequest): string {
   const message = lastUser(request.body);
   if (!message) return "";
   if (typeof message.content === "string") return message.content;
-  return message.content.filter((c) => c.type === "text").map((c) => c.text ?? "").join("");
+  return message.content
+    .filter((c) => c.type === "text")
+    .map((c) => c.text ?? "")
+    .join("");
 }
 
 /** The tool_result blocks of the last message, when it is the user turn answering a tool_use. */
@@ -64,29 +70,58 @@ function turnEvents(turn: FakeAnthropicTurn, model: string, size: number): Array
       "message_start",
       {
         type: "message_start",
-        message: { id: "msg_fake_1", type: "message", role: "assistant", content: [], model, stop_reason: null, stop_sequence: null, usage: { input_tokens: 25, output_tokens: 1 } },
+        message: {
+          id: "msg_fake_1",
+          type: "message",
+          role: "assistant",
+          content: [],
+          model,
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 25, output_tokens: 1 },
+        },
       },
     ],
     ["ping", { type: "ping" }],
   ];
   let index = 0;
   if (turn.text !== undefined) {
-    events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }]);
-    for (const t of fragments(turn.text, size)) events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: t } }]);
+    events.push([
+      "content_block_start",
+      { type: "content_block_start", index, content_block: { type: "text", text: "" } },
+    ]);
+    for (const t of fragments(turn.text, size))
+      events.push([
+        "content_block_delta",
+        { type: "content_block_delta", index, delta: { type: "text_delta", text: t } },
+      ]);
     events.push(["content_block_stop", { type: "content_block_stop", index }]);
     index++;
   }
   if (turn.toolUse) {
     const { id, name, input } = turn.toolUse;
-    events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id, name, input: {} } }]);
+    events.push([
+      "content_block_start",
+      { type: "content_block_start", index, content_block: { type: "tool_use", id, name, input: {} } },
+    ]);
     // The documented stream opens the input with an empty partial_json, then the JSON in pieces.
     for (const p of ["", ...fragments(JSON.stringify(input), size)]) {
-      events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: p } }]);
+      events.push([
+        "content_block_delta",
+        { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: p } },
+      ]);
     }
     events.push(["content_block_stop", { type: "content_block_stop", index }]);
   }
   events.push(
-    ["message_delta", { type: "message_delta", delta: { stop_reason: turn.toolUse ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: 15 } }],
+    [
+      "message_delta",
+      {
+        type: "message_delta",
+        delta: { stop_reason: turn.toolUse ? "tool_use" : "end_turn", stop_sequence: null },
+        usage: { output_tokens: 15 },
+      },
+    ],
     ["message_stop", { type: "message_stop" }],
   );
   return events;
@@ -103,7 +138,9 @@ async function writeSse(res: ServerResponse, events: Array<[string, object]>) {
 }
 
 function sendError(res: ServerResponse, status: number, type: string, message: string) {
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ type: "error", error: { type, message } }));
+  res
+    .writeHead(status, { "content-type": "application/json" })
+    .end(JSON.stringify({ type: "error", error: { type, message } }));
 }
 
 export async function startFakeAnthropicServer(options: FakeAnthropicOptions): Promise<FakeAnthropicServer> {
@@ -123,9 +160,12 @@ export async function startFakeAnthropicServer(options: FakeAnthropicOptions): P
       }
       const request: RecordedRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body };
       requests.push(request);
-      if (req.method !== "POST" || req.url !== "/v1/messages") return sendError(res, 404, "not_found_error", "not found");
-      if (req.headers["x-api-key"] !== options.apiKey) return sendError(res, 401, "authentication_error", "invalid x-api-key");
-      if (!req.headers["anthropic-version"]) return sendError(res, 400, "invalid_request_error", "anthropic-version header is required");
+      if (req.method !== "POST" || req.url !== "/v1/messages")
+        return sendError(res, 404, "not_found_error", "not found");
+      if (req.headers["x-api-key"] !== options.apiKey)
+        return sendError(res, 401, "authentication_error", "invalid x-api-key");
+      if (!req.headers["anthropic-version"])
+        return sendError(res, 400, "invalid_request_error", "anthropic-version header is required");
       if (!body?.stream) return sendError(res, 400, "invalid_request_error", "this fake server only streams");
       void writeSse(res, turnEvents(options.respond(request), String(body.model ?? "claude-fake"), size));
     });

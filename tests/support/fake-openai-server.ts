@@ -68,7 +68,11 @@ function streamedTurn(script: FakeOpenAIScript, model: string, afterTools: boole
   return [
     chunkEnvelope(
       model,
-      { role: "assistant", content: null, tool_calls: [{ index: 0, id, type: "function", function: { name: script.toolCall.name, arguments: "" } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ index: 0, id, type: "function", function: { name: script.toolCall.name, arguments: "" } }],
+      },
       null,
     ),
     ...fragments(script.toolCall.arguments, size).map((a) =>
@@ -85,7 +89,11 @@ function completeTurn(script: FakeOpenAIScript, model: string, afterTools: boole
         role: "assistant",
         content: null,
         tool_calls: [
-          { id: script.toolCall.id ?? "call_fake_1", type: "function", function: { name: script.toolCall.name, arguments: script.toolCall.arguments } },
+          {
+            id: script.toolCall.id ?? "call_fake_1",
+            type: "function",
+            function: { name: script.toolCall.name, arguments: script.toolCall.arguments },
+          },
         ],
       };
   return {
@@ -109,12 +117,16 @@ export async function startFakeOpenAIServer(script: FakeOpenAIScript): Promise<F
       try {
         body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : null;
       } catch {
-        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "invalid JSON" } }));
+        res
+          .writeHead(400, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: { message: "invalid JSON" } }));
         return;
       }
       requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body });
       if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
-        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found" } }));
+        res
+          .writeHead(404, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: { message: "not found" } }));
         return;
       }
       const messages: Array<{ role: string }> = Array.isArray(body?.messages) ? body.messages : [];
@@ -123,7 +135,9 @@ export async function startFakeOpenAIServer(script: FakeOpenAIScript): Promise<F
       if (body?.stream) {
         void writeSse(res, streamedTurn(script, model, afterTools));
       } else {
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(completeTurn(script, model, afterTools)));
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify(completeTurn(script, model, afterTools)));
       }
     });
   });

@@ -18,7 +18,11 @@ declare module "vitest" {
 export default async function setup(project: TestProject) {
   if (!fs.existsSync(path.join(ROOT, ".next/BUILD_ID"))) {
     console.log("[toolgate] building the app for integration tests…");
-    execFileSync(path.join(ROOT, "node_modules/.bin/next"), ["build"], { cwd: ROOT, stdio: "inherit", env: { AUTH_SECRET: TEST_AUTH_SECRET, ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+    execFileSync(path.join(ROOT, "node_modules/.bin/next"), ["build"], {
+      cwd: ROOT,
+      stdio: "inherit",
+      env: { AUTH_SECRET: TEST_AUTH_SECRET, ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    });
   }
   const running: RunningApp[] = [];
   const cleanups: Array<() => Promise<void>> = [];

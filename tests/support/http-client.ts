@@ -29,11 +29,16 @@ export class HttpClient {
   }
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response JSON; a test names T or asserts the shape with expect
-  async json<T = any>(path: string, init: Omit<RequestInit, "body"> & { body?: unknown } = {}): Promise<{ status: number; body: T }> {
-    const body = init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body);
+  async json<T = any>(
+    path: string,
+    init: Omit<RequestInit, "body"> & { body?: unknown } = {},
+  ): Promise<{ status: number; body: T }> {
+    const body =
+      init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body);
     const headers = new Headers(init.headers);
     // State changes must be JSON (the server answers 415 otherwise), with or without a body.
-    const changes = body !== undefined || (init.method !== undefined && !["GET", "HEAD"].includes(init.method.toUpperCase()));
+    const changes =
+      body !== undefined || (init.method !== undefined && !["GET", "HEAD"].includes(init.method.toUpperCase()));
     if (changes && !headers.has("content-type")) headers.set("content-type", "application/json");
     const res = await this.fetch(path, { ...init, body, headers });
     const text = await res.text();
@@ -48,7 +53,12 @@ export class HttpClient {
 
   async signIn(email: string, password: string): Promise<boolean> {
     const csrf = await this.json<{ csrfToken: string }>("/api/auth/csrf");
-    const form = new URLSearchParams({ email, password, csrfToken: csrf.body.csrfToken, callbackUrl: `${this.baseUrl}/chat` });
+    const form = new URLSearchParams({
+      email,
+      password,
+      csrfToken: csrf.body.csrfToken,
+      callbackUrl: `${this.baseUrl}/chat`,
+    });
     await this.fetch("/api/auth/callback/credentials", {
       method: "POST",
       body: form,
@@ -69,9 +79,20 @@ export async function signedIn(baseUrl: string, email: string, password = "toolg
  * Signs in with an admin-issued one-time password and replaces it with `newPassword` (every API but the password
  * change refuses until then), then signs in again with the new one (the change ends every session).
  */
-export async function signedInWithOwnPassword(baseUrl: string, email: string, oneTimePassword: string, newPassword = "toolgate-demo"): Promise<HttpClient> {
+export async function signedInWithOwnPassword(
+  baseUrl: string,
+  email: string,
+  oneTimePassword: string,
+  newPassword = "toolgate-demo",
+): Promise<HttpClient> {
   const first = await signedIn(baseUrl, email, oneTimePassword);
-  const changed = await first.json("/api/me/password", { method: "POST", body: { currentPassword: oneTimePassword, newPassword } });
-  if (changed.status !== 200) throw new Error(`could not replace the one-time password of ${email}: ${changed.status} ${JSON.stringify(changed.body)}`);
+  const changed = await first.json("/api/me/password", {
+    method: "POST",
+    body: { currentPassword: oneTimePassword, newPassword },
+  });
+  if (changed.status !== 200)
+    throw new Error(
+      `could not replace the one-time password of ${email}: ${changed.status} ${JSON.stringify(changed.body)}`,
+    );
   return signedIn(baseUrl, email, newPassword);
 }

@@ -13,7 +13,13 @@ export async function startReceiver(responder: Responder = () => 200) {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", async () => {
-      const r = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() };
+      const r = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+        at: Date.now(),
+      };
       received.push(r);
       const status = await respond(r, received.length - 1);
       res.writeHead(status, { "content-type": "text/plain" }).end(status < 300 ? "ok" : "no");
@@ -32,7 +38,10 @@ export async function startReceiver(responder: Responder = () => 200) {
 }
 
 /** Polls until check() is truthy (generous deadline: shared, slow machines). */
-export async function eventually<T>(check: () => T | Promise<T>, { timeoutMs = 20_000, stepMs = 50 } = {}): Promise<NonNullable<T>> {
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  { timeoutMs = 20_000, stepMs = 50 } = {},
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -6,16 +6,31 @@ import type { Db } from "@/lib/db/client";
 import { storedRiskKinds } from "@/lib/approvals/risk-view";
 import { loadShellParser } from "@/lib/exec/shell-parser";
 
-export type SeedRequest = { command?: string; toolName?: string; args?: Record<string, unknown>; requesterNote?: string; status?: "pending" | "approved" | "denied" | "expired"; resolveReason?: string; createdAt?: Date; riskKinds?: string | null };
+export type SeedRequest = {
+  command?: string;
+  toolName?: string;
+  args?: Record<string, unknown>;
+  requesterNote?: string;
+  status?: "pending" | "approved" | "denied" | "expired";
+  resolveReason?: string;
+  createdAt?: Date;
+  riskKinds?: string | null;
+};
 
 /** A chat session of `ownerId` to hang requests on. */
-export async function seedSession(db: Db, { ownerId, title, agentId = null }: { ownerId: string; title: string; agentId?: string | null }): Promise<string> {
+export async function seedSession(
+  db: Db,
+  { ownerId, title, agentId = null }: { ownerId: string; title: string; agentId?: string | null },
+): Promise<string> {
   const s = await db.chatSession.create({ data: { ownerId, title, agentId } });
   return s.id;
 }
 
 /** Inserts the requests (newest last unless createdAt says otherwise); returns their ids in insertion order. */
-export async function seedApprovals(db: Db, { sessionId, requesterId, requests }: { sessionId: string; requesterId: string; requests: SeedRequest[] }): Promise<string[]> {
+export async function seedApprovals(
+  db: Db,
+  { sessionId, requesterId, requests }: { sessionId: string; requesterId: string; requests: SeedRequest[] },
+): Promise<string[]> {
   await loadShellParser();
   const now = Date.now();
   const expiresAt = new Date(now + 24 * 3600_000);

@@ -17,10 +17,23 @@ export function stdioFixtureTransport() {
   return { type: "stdio" as const, command: process.execPath, args: [MCP_FIXTURE] };
 }
 
-export type HttpFixture = { url: string; process: ChildProcess; stop: () => Promise<void>; exited: Promise<number | null> };
+export type HttpFixture = {
+  url: string;
+  process: ChildProcess;
+  stop: () => Promise<void>;
+  exited: Promise<number | null>;
+};
 
-export async function startHttpFixture(env: Record<string, string> = {}, mode: "--http" | "--http-sessions" = "--http", script = MCP_FIXTURE): Promise<HttpFixture> {
-  const child = spawn(process.execPath, [script, mode, "0"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+export async function startHttpFixture(
+  env: Record<string, string> = {},
+  mode: "--http" | "--http-sessions" = "--http",
+  script = MCP_FIXTURE,
+): Promise<HttpFixture> {
+  const child = spawn(process.execPath, [script, mode, "0"], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   let output = "";
   const port = await new Promise<number>((resolve, reject) => {

@@ -41,7 +41,10 @@ http {
 `;
   const confFile = path.join(prefix, "nginx.conf");
   fs.writeFileSync(confFile, conf);
-  const child = spawn(bin, ["-p", prefix, "-c", confFile, "-g", "daemon off;"], { stdio: ["ignore", "ignore", "pipe"], detached: true });
+  const child = spawn(bin, ["-p", prefix, "-c", confFile, "-g", "daemon off;"], {
+    stdio: ["ignore", "ignore", "pipe"],
+    detached: true,
+  });
   let stderr = "";
   child.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
   const url = `http://127.0.0.1:${port}`;

@@ -3,8 +3,21 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
-type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean; arrayValue?: { values?: AnyValue[] } };
-export type ReceivedSpan = { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes: Record<string, unknown>; service?: unknown };
+type AnyValue = {
+  stringValue?: string;
+  intValue?: string | number;
+  doubleValue?: number;
+  boolValue?: boolean;
+  arrayValue?: { values?: AnyValue[] };
+};
+export type ReceivedSpan = {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  attributes: Record<string, unknown>;
+  service?: unknown;
+};
 
 function decode(v: AnyValue | undefined): unknown {
   if (!v) return undefined;
@@ -16,9 +29,15 @@ function decode(v: AnyValue | undefined): unknown {
   return undefined;
 }
 
-const attributesOf = (list: Array<{ key: string; value?: AnyValue }> = []) => Object.fromEntries(list.map((a) => [a.key, decode(a.value)]));
+const attributesOf = (list: Array<{ key: string; value?: AnyValue }> = []) =>
+  Object.fromEntries(list.map((a) => [a.key, decode(a.value)]));
 
-export async function startOtlpReceiver(): Promise<{ url: string; spans: ReceivedSpan[]; contentTypes: string[]; close: () => Promise<void> }> {
+export async function startOtlpReceiver(): Promise<{
+  url: string;
+  spans: ReceivedSpan[];
+  contentTypes: string[];
+  close: () => Promise<void>;
+}> {
   const spans: ReceivedSpan[] = [];
   const contentTypes: string[] = [];
   const server = http.createServer((req, res) => {
@@ -34,7 +53,15 @@ export async function startOtlpReceiver(): Promise<{ url: string; spans: Receive
       for (const rs of body.resourceSpans ?? []) {
         const resource = attributesOf(rs.resource?.attributes);
         for (const ss of rs.scopeSpans ?? []) {
-          for (const s of ss.spans ?? []) spans.push({ traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined, name: s.name, attributes: attributesOf(s.attributes), service: resource["service.name"] });
+          for (const s of ss.spans ?? [])
+            spans.push({
+              traceId: s.traceId,
+              spanId: s.spanId,
+              parentSpanId: s.parentSpanId || undefined,
+              name: s.name,
+              attributes: attributesOf(s.attributes),
+              service: resource["service.name"],
+            });
         }
       }
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
@@ -42,5 +69,10 @@ export async function startOtlpReceiver(): Promise<{ url: string; spans: Receive
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, spans, contentTypes, close: () => new Promise((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    spans,
+    contentTypes,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
 }

@@ -13,14 +13,28 @@ export function useOutcomeFixture() {
     ownerId: "",
     async newRun(): Promise<Ids> {
       const sessionId = (await t.db.chatSession.create({ data: { ownerId: t.ownerId } })).id;
-      const runId = (await t.db.agentRun.create({ data: { sessionId, status: "running", leaseOwner: t.instance, leaseExpiresAt: new Date(Date.now() + 60_000) } })).id;
+      const runId = (
+        await t.db.agentRun.create({
+          data: { sessionId, status: "running", leaseOwner: t.instance, leaseExpiresAt: new Date(Date.now() + 60_000) },
+        })
+      ).id;
       return { sessionId, runId };
     },
     claim: (ids: Ids, callId: string) =>
-      t.recorder.recordOutcome({ ...ids, call: { callId, toolName: "current_time", argsHash: "h", from: ["new"], to: "running" }, audit: [{ action: "tool.call", sessionId: ids.sessionId, callId, decision: "allow" }] }),
+      t.recorder.recordOutcome({
+        ...ids,
+        call: { callId, toolName: "current_time", argsHash: "h", from: ["new"], to: "running" },
+        audit: [{ action: "tool.call", sessionId: ids.sessionId, callId, decision: "allow" }],
+      }),
     /** The call's result: running → done with its transcript line. */
     settle: (ids: Ids, callId: string) =>
-      t.recorder.recordOutcome({ ...ids, call: { callId, toolName: "current_time", from: ["running"], to: "done" }, message: { append: { role: "tool", content: "{}", toolCallId: callId, toolName: "current_time", runId: ids.runId } } }),
+      t.recorder.recordOutcome({
+        ...ids,
+        call: { callId, toolName: "current_time", from: ["running"], to: "done" },
+        message: {
+          append: { role: "tool", content: "{}", toolCallId: callId, toolName: "current_time", runId: ids.runId },
+        },
+      }),
   };
   beforeAll(async () => {
     t.recorder = await import("@/lib/runs/recorder");

@@ -13,7 +13,10 @@ export type PrivatePostgres = { url: string; port: number; start: () => void; st
 export function postgresBinDir(): string | null {
   const root = "/usr/lib/postgresql";
   if (!fs.existsSync(root)) return null;
-  const versions = fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a));
+  const versions = fs
+    .readdirSync(root)
+    .filter((v) => fs.existsSync(path.join(root, v, "bin", "initdb")))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] ? path.join(root, versions[0], "bin") : null;
 }
 
@@ -27,10 +30,15 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   if (asRoot) execFileSync("chown", ["postgres:postgres", dir]);
   fs.chmodSync(dir, 0o755);
   const run = (file: string, args: string[]) =>
-    execFileSync(asRoot ? "runuser" : path.join(bin, file), asRoot ? ["-u", "postgres", "--", path.join(bin, file), ...args] : args, { stdio: "pipe", cwd: dir, timeout: 120_000 });
+    execFileSync(
+      asRoot ? "runuser" : path.join(bin, file),
+      asRoot ? ["-u", "postgres", "--", path.join(bin, file), ...args] : args,
+      { stdio: "pipe", cwd: dir, timeout: 120_000 },
+    );
   run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"]);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60`;
-  const start = () => void run("pg_ctl", ["-D", data, "-l", path.join(dir, "log"), "-o", options, "-w", "-t", "60", "start"]);
+  const start = () =>
+    void run("pg_ctl", ["-D", data, "-l", path.join(dir, "log"), "-o", options, "-w", "-t", "60", "start"]);
   const stop = () => void run("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"]);
   start();
   return {

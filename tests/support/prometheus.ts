@@ -3,7 +3,18 @@
 // @ts-expect-error -- the package ships no types; its output shape is declared below
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 
-export type Family = { name: string; help: string; type: string; metrics: Array<{ labels?: Record<string, string>; value?: string; buckets?: Record<string, string>; count?: string; sum?: string }> };
+export type Family = {
+  name: string;
+  help: string;
+  type: string;
+  metrics: Array<{
+    labels?: Record<string, string>;
+    value?: string;
+    buckets?: Record<string, string>;
+    count?: string;
+    sum?: string;
+  }>;
+};
 
 export function parseMetrics(text: string): Family[] {
   return (parsePrometheusTextFormat as (text: string) => Family[])(text);
@@ -18,10 +29,18 @@ export function sample(families: Family[], name: string, labels: Record<string, 
     .reduce((sum, m) => sum + Number(m.value ?? m.count ?? 0), 0);
 }
 
-export async function scrape(url: string, headers: Record<string, string> = {}): Promise<{ status: number; families: Family[]; text: string; contentType: string | null }> {
+export async function scrape(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; families: Family[]; text: string; contentType: string | null }> {
   const res = await fetch(`${url}/metrics`, { headers });
   const text = await res.text();
-  return { status: res.status, families: res.ok ? parseMetrics(text) : [], text, contentType: res.headers.get("content-type") };
+  return {
+    status: res.status,
+    families: res.ok ? parseMetrics(text) : [],
+    text,
+    contentType: res.headers.get("content-type"),
+  };
 }
 
 /**

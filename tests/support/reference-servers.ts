@@ -9,7 +9,11 @@ import { ROOT } from "./app-server";
 
 const dist = (pkg: string) => path.join(ROOT, "node_modules/@modelcontextprotocol", pkg, "dist/index.js");
 
-export const everythingStdio = () => ({ type: "stdio" as const, command: process.execPath, args: [dist("server-everything"), "stdio"] });
+export const everythingStdio = () => ({
+  type: "stdio" as const,
+  command: process.execPath,
+  args: [dist("server-everything"), "stdio"],
+});
 /**
  * Stdio servers run in the sandbox as a uid of their own (issue 36): a directory they work in is bound writable,
  * and, as an admin would, made reachable for that uid (the directory itself open, the ones above passable).
@@ -22,7 +26,12 @@ function shareWithServer(dir: string): string {
   }
   return dir;
 }
-export const filesystemStdio = (dir: string) => ({ type: "stdio" as const, command: process.execPath, args: [dist("server-filesystem"), dir], sandbox: { writablePaths: [shareWithServer(dir)] } });
+export const filesystemStdio = (dir: string) => ({
+  type: "stdio" as const,
+  command: process.execPath,
+  args: [dist("server-filesystem"), dir],
+  sandbox: { writablePaths: [shareWithServer(dir)] },
+});
 export const memoryStdio = (file: string) => ({
   type: "stdio" as const,
   command: process.execPath,
@@ -31,9 +40,17 @@ export const memoryStdio = (file: string) => ({
   sandbox: { writablePaths: [shareWithServer(path.dirname(file))] },
 });
 /** Never answers initialize: the process lives, reads stdin and says nothing. */
-export const hangingStdio = () => ({ type: "stdio" as const, command: process.execPath, args: ["-e", "process.stdin.resume(); setInterval(() => {}, 1e6)"] });
+export const hangingStdio = () => ({
+  type: "stdio" as const,
+  command: process.execPath,
+  args: ["-e", "process.stdin.resume(); setInterval(() => {}, 1e6)"],
+});
 /** Exits at once with a message on stderr, like a server missing its API key. */
-export const crashingStdio = () => ({ type: "stdio" as const, command: process.execPath, args: ["-e", 'console.error("boom: missing API key"); process.exit(1)'] });
+export const crashingStdio = () => ({
+  type: "stdio" as const,
+  command: process.execPath,
+  args: ["-e", 'console.error("boom: missing API key"); process.exit(1)'],
+});
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -47,12 +64,22 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export type EverythingHttp = { url: string; port: number; child: ChildProcess; stop: () => Promise<void>; exited: Promise<unknown> };
+export type EverythingHttp = {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  stop: () => Promise<void>;
+  exited: Promise<unknown>;
+};
 
 /** server-everything over streamable HTTP (stateful: it hands out session ids). */
 export async function startEverythingHttp(port?: number): Promise<EverythingHttp> {
   const usePort = port ?? (await freePort());
-  const child = spawn(process.execPath, [dist("server-everything"), "streamableHttp"], { cwd: ROOT, env: { ...process.env, PORT: String(usePort) }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [dist("server-everything"), "streamableHttp"], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(usePort) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const exited = new Promise((resolve) => child.once("exit", resolve));
   let output = "";
   await new Promise<void>((resolve, reject) => {

@@ -11,20 +11,26 @@ export function sqliteCatalog(file: string): Catalog {
   const db = new Database(file, { readonly: true });
   try {
     const tables = db
-      .prepare("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' AND name != '_prisma_migrations' ORDER BY name")
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' AND name != '_prisma_migrations' ORDER BY name",
+      )
       .all() as Array<{ name: string }>;
     const catalog: Catalog = {};
     for (const { name } of tables) {
       const columns = (db.prepare(`PRAGMA table_info("${name}")`).all() as Array<Record<string, unknown>>).map(
         (c) => `${c.name} ${c.type} notnull=${c.notnull} default=${c.dflt_value} pk=${c.pk}`,
       );
-      const indexes = (db.prepare(`PRAGMA index_list("${name}")`).all() as Array<{ name: string; unique: number }>).map((i) => {
-        const cols = (db.prepare(`PRAGMA index_info("${i.name}")`).all() as Array<{ name: string }>).map((c) => c.name);
-        return `${i.name} unique=${i.unique} (${cols.join(",")})`;
-      });
-      const foreignKeys = (db.prepare(`PRAGMA foreign_key_list("${name}")`).all() as Array<Record<string, unknown>>).map(
-        (f) => `${f.from} -> ${f.table}.${f.to} on delete ${f.on_delete} on update ${f.on_update}`,
+      const indexes = (db.prepare(`PRAGMA index_list("${name}")`).all() as Array<{ name: string; unique: number }>).map(
+        (i) => {
+          const cols = (db.prepare(`PRAGMA index_info("${i.name}")`).all() as Array<{ name: string }>).map(
+            (c) => c.name,
+          );
+          return `${i.name} unique=${i.unique} (${cols.join(",")})`;
+        },
       );
+      const foreignKeys = (
+        db.prepare(`PRAGMA foreign_key_list("${name}")`).all() as Array<Record<string, unknown>>
+      ).map((f) => `${f.from} -> ${f.table}.${f.to} on delete ${f.on_delete} on update ${f.on_update}`);
       catalog[name] = { columns: columns.sort(), indexes: indexes.sort(), foreignKeys: foreignKeys.sort() };
     }
     return catalog;
@@ -59,7 +65,10 @@ export async function postgresCatalog(url: string): Promise<Catalog> {
     );
     const catalog: Catalog = {};
     const entry = (t: string) => (catalog[t.replace(/"/g, "")] ??= { columns: [], indexes: [], foreignKeys: [] });
-    for (const c of cols.rows) entry(c.table_name).columns.push(`${c.column_name} ${c.data_type} nullable=${c.is_nullable} default=${c.column_default}`);
+    for (const c of cols.rows)
+      entry(c.table_name).columns.push(
+        `${c.column_name} ${c.data_type} nullable=${c.is_nullable} default=${c.column_default}`,
+      );
     for (const i of idx.rows) entry(i.tablename).indexes.push(`${i.indexname}: ${i.indexdef}`);
     for (const f of fks.rows) entry(f.table_name).foreignKeys.push(`${f.conname}: ${f.def}`);
     for (const t of Object.values(catalog)) {

@@ -7,7 +7,9 @@ import { SMTPServer } from "smtp-server";
 export type Mail = { from: string; to: string[]; raw: string; text: string; at: number };
 
 function decodeQuotedPrintable(raw: string): string {
-  return raw.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return raw
+    .replace(/=\r?\n/g, "")
+    .replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
 export async function startSmtpSink() {
@@ -22,12 +24,22 @@ export async function startSmtpSink() {
       stream.on("end", () => {
         const raw = Buffer.concat(chunks).toString("utf8");
         const envelope = session.envelope;
-        mails.push({ from: envelope.mailFrom ? envelope.mailFrom.address : "", to: envelope.rcptTo.map((r) => r.address), raw, text: decodeQuotedPrintable(raw), at: Date.now() });
+        mails.push({
+          from: envelope.mailFrom ? envelope.mailFrom.address : "",
+          to: envelope.rcptTo.map((r) => r.address),
+          raw,
+          text: decodeQuotedPrintable(raw),
+          at: Date.now(),
+        });
         callback();
       });
     },
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.server.address() as AddressInfo;
-  return { url: `smtp://127.0.0.1:${port}`, mails, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    mails,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

@@ -5,7 +5,12 @@ export type Sink = { frames: string[]; closed: boolean; write: (b: Uint8Array) =
 const decoder = new TextDecoder();
 
 export function sink(): Sink {
-  const s: Sink = { frames: [], closed: false, write: (b) => s.frames.push(decoder.decode(b)), close: () => (s.closed = true) };
+  const s: Sink = {
+    frames: [],
+    closed: false,
+    write: (b) => s.frames.push(decoder.decode(b)),
+    close: () => (s.closed = true),
+  };
   return s;
 }
 

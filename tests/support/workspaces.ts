@@ -24,7 +24,10 @@ export function mountsUnder(dir: string): string[] {
 /** The pid in a layer's owner record (lib/tools/overlay-journal.ts), for a mount at <layer>/merged. */
 function layerOwnerPid(merged: string): number | null {
   try {
-    return (JSON.parse(fs.readFileSync(`${merged.replace(/\/merged$/, "")}/layer.json`, "utf8")) as { pid?: number }).pid ?? null;
+    return (
+      (JSON.parse(fs.readFileSync(`${merged.replace(/\/merged$/, "")}/layer.json`, "utf8")) as { pid?: number }).pid ??
+      null
+    );
   } catch {
     return null;
   }
@@ -59,7 +62,8 @@ export function unmountLayers(root: string, { ownerPid }: { ownerPid?: number } 
 export function cleanUpAfterServer(root: string, pid: number): void {
   unmountLayers(root, { ownerPid: pid });
   const mine = new RegExp(`^toolgate-egress-[0-9a-f]{12}-${pid}-\\d+-`);
-  for (const name of fs.readdirSync(os.tmpdir()).filter((n) => mine.test(n))) fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
+  for (const name of fs.readdirSync(os.tmpdir()).filter((n) => mine.test(n)))
+    fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
 }
 
 /** Removes a workspace root once nothing is mounted below it (never deletes through a mount). */

@@ -3,12 +3,27 @@
 // messages level-filtered, rate-bounded with one warning for the rest, and their data bounded as a result's is.
 import { describe, expect, it } from "vitest";
 import type { ServerNotification } from "@modelcontextprotocol/sdk/types.js";
-import { boundedLogData, LOG_BURST, LOG_MAX_DATA_BYTES, NotificationRelay, PROGRESS_BURST } from "@/lib/gateway/notification-relay";
+import {
+  boundedLogData,
+  LOG_BURST,
+  LOG_MAX_DATA_BYTES,
+  NotificationRelay,
+  PROGRESS_BURST,
+} from "@/lib/gateway/notification-relay";
 
 function relayOf(token: string | number | null = "tok", level?: "debug" | "info" | "warning") {
   const sent: ServerNotification[] = [];
-  const relay = new NotificationRelay(async (n) => void sent.push(n), token ?? undefined, () => level);
-  return { relay, sent, progress: () => sent.filter((n) => n.method === "notifications/progress").map((n) => n.params), logs: () => sent.filter((n) => n.method === "notifications/message").map((n) => n.params) };
+  const relay = new NotificationRelay(
+    async (n) => void sent.push(n),
+    token ?? undefined,
+    () => level,
+  );
+  return {
+    relay,
+    sent,
+    progress: () => sent.filter((n) => n.method === "notifications/progress").map((n) => n.params),
+    logs: () => sent.filter((n) => n.method === "notifications/message").map((n) => n.params),
+  };
 }
 
 describe("NotificationRelay", () => {
@@ -43,7 +58,10 @@ describe("NotificationRelay", () => {
     const { relay, progress } = relayOf();
     for (let i = 1; i <= 1000; i++) relay.upstream.progress!("srv", { progress: i, total: 1000 });
     await relay.finish();
-    expect(progress().map((p) => p.progress)).toEqual([...Array.from({ length: PROGRESS_BURST }, (_, i) => i + 1), 1000]);
+    expect(progress().map((p) => p.progress)).toEqual([
+      ...Array.from({ length: PROGRESS_BURST }, (_, i) => i + 1),
+      1000,
+    ]);
   });
 
   it("log messages: level-filtered, a burst then dropped, one warning counting the rest, nothing after finish", async () => {
@@ -55,7 +73,11 @@ describe("NotificationRelay", () => {
     const got = logs();
     expect(got).toHaveLength(LOG_BURST + 1);
     expect(got[0]).toEqual({ level: "info", logger: "srv/x", data: 0 });
-    expect(got.at(-1)).toMatchObject({ level: "warning", logger: "toolgate", data: expect.stringMatching(/^Toolgate dropped 480 log messages of MCP server srv/) });
+    expect(got.at(-1)).toMatchObject({
+      level: "warning",
+      logger: "toolgate",
+      data: expect.stringMatching(/^Toolgate dropped 480 log messages of MCP server srv/),
+    });
   });
 
   it("log data is sanitised, depth-bounded and size-capped", () => {

@@ -5,9 +5,21 @@ import { getCurrentUser, hasRole } from "@/lib/auth/guards";
 import { listRecentCredentialRefusals, CREDENTIALS_REFUSED_ACTION, type ProviderRefusal } from "@/lib/ops/model-health";
 
 const LINKS = [
-  { href: "/admin/policy", title: "Tool policy", text: "The effective tool matrix per mode, the policy editor, preview, history and import/export." },
-  { href: "/admin/audit", title: "Audit log", text: "Every gate decision and policy change, filterable, with the hash-chain check." },
-  { href: "/admin/users", title: "Users, teams and mode grants", text: "Roles per user, teams and their members, and which modes each may use." },
+  {
+    href: "/admin/policy",
+    title: "Tool policy",
+    text: "The effective tool matrix per mode, the policy editor, preview, history and import/export.",
+  },
+  {
+    href: "/admin/audit",
+    title: "Audit log",
+    text: "Every gate decision and policy change, filterable, with the hash-chain check.",
+  },
+  {
+    href: "/admin/users",
+    title: "Users, teams and mode grants",
+    text: "Roles per user, teams and their members, and which modes each may use.",
+  },
 ];
 
 export const metadata: Metadata = { title: "Admin" };
@@ -17,7 +29,11 @@ export const dynamic = "force-dynamic";
 function ModelProviderProblems({ refusals }: { refusals: ProviderRefusal[] }) {
   if (refusals.length === 0) return null;
   return (
-    <section role="alert" aria-labelledby="model-problems-heading" className="mt-4 max-w-4xl rounded-lg border border-red-300 bg-red-50 p-4 text-sm dark:border-red-800 dark:bg-red-950">
+    <section
+      role="alert"
+      aria-labelledby="model-problems-heading"
+      className="mt-4 max-w-4xl rounded-lg border border-red-300 bg-red-50 p-4 text-sm dark:border-red-800 dark:bg-red-950"
+    >
       <h2 id="model-problems-heading" className="font-semibold text-red-800 dark:text-red-200">
         A model provider refuses this server&apos;s credentials
       </h2>
@@ -28,13 +44,17 @@ function ModelProviderProblems({ refusals }: { refusals: ProviderRefusal[] }) {
               {r.provider}
               {r.model ? `:${r.model}` : ""}
             </span>{" "}
-            answered {r.status ?? "an error"} to {r.count} turn{r.count === 1 ? "" : "s"} in the last 24 hours, last at <time dateTime={r.lastAt.toISOString()}>{r.lastAt.toLocaleString("en-GB", { timeZone: "UTC" })} UTC</time>.
+            answered {r.status ?? "an error"} to {r.count} turn{r.count === 1 ? "" : "s"} in the last 24 hours, last at{" "}
+            <time dateTime={r.lastAt.toISOString()}>{r.lastAt.toLocaleString("en-GB", { timeZone: "UTC" })} UTC</time>.
           </li>
         ))}
       </ul>
       <p className="mt-2 text-slate-700 dark:text-slate-300">
         Check the provider&apos;s API key in the server&apos;s environment and restart the app. The turns are in the{" "}
-        <Link className="text-sky-700 underline dark:text-sky-400" href={`/admin/audit?action=${encodeURIComponent(CREDENTIALS_REFUSED_ACTION)}`}>
+        <Link
+          className="text-sky-700 underline dark:text-sky-400"
+          href={`/admin/audit?action=${encodeURIComponent(CREDENTIALS_REFUSED_ACTION)}`}
+        >
           audit log
         </Link>
         .

@@ -28,16 +28,25 @@ export async function newChatAction(formData?: FormData) {
     id = (await openNewChatSession({ user, agentId, model })).id;
   } catch (error) {
     // A model refusal (not configured, or not the agent's) names the field; the page says a fixed sentence.
-    if (isAppError(error) && (error.code === "BAD_REQUEST" || error.code === "FORBIDDEN") && (error.details as { field?: string } | undefined)?.field === "model") redirect("/chat?model=refused");
+    if (
+      isAppError(error) &&
+      (error.code === "BAD_REQUEST" || error.code === "FORBIDDEN") &&
+      (error.details as { field?: string } | undefined)?.field === "model"
+    )
+      redirect("/chat?model=refused");
     // Only the agent's id goes into the URL; the page says a fixed sentence, so no link can put words in the app's mouth.
-    if (isAppError(error) && (error.code === "FORBIDDEN" || error.code === "NOT_FOUND")) redirect(`/chat?refused=${encodeURIComponent(agentId ?? "")}`);
+    if (isAppError(error) && (error.code === "FORBIDDEN" || error.code === "NOT_FOUND"))
+      redirect(`/chat?refused=${encodeURIComponent(agentId ?? "")}`);
     throw error;
   }
   redirect(`/chat/${id}`);
 }
 
 /** The audited mode switch. Only the signed-in user's grant decides; the model has no way to call this. */
-export async function switchModeAction(sessionId: string, mode: string): Promise<{ ok: true; mode: string } | { ok: false; error: string }> {
+export async function switchModeAction(
+  sessionId: string,
+  mode: string,
+): Promise<{ ok: true; mode: string } | { ok: false; error: string }> {
   try {
     const user = await requireUser();
     await consumeWriteQuota("session-writes", user.id);

@@ -13,7 +13,11 @@ import { newChatAction } from "./actions";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Chat" };
 
-export default async function ChatIndexPage({ searchParams }: { searchParams: Promise<{ deleted?: string | string[]; refused?: string | string[]; model?: string | string[] }> }) {
+export default async function ChatIndexPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ deleted?: string | string[]; refused?: string | string[]; model?: string | string[] }>;
+}) {
   const user = await requirePageUser();
   // After a delete: the chat's id, for Undo (the restore endpoint checks it is this user's deleted chat).
   const params = await searchParams;
@@ -30,11 +34,13 @@ export default async function ChatIndexPage({ searchParams }: { searchParams: Pr
       <main className="flex flex-1 flex-col items-center justify-center gap-3 p-6 text-center">
         <h1 className="text-xl font-semibold">Chat</h1>
         <p className="max-w-md text-slate-600 dark:text-slate-400">
-          Start a new chat to talk to the agent. Every tool it has is governed by policy; new chats start in chat_safe mode.
+          Start a new chat to talk to the agent. Every tool it has is governed by policy; new chats start in chat_safe
+          mode.
         </p>
         {refused.success ? (
           <p role="alert" className="text-sm text-red-700 dark:text-red-300">
-            You may not start a chat as the agent “{refused.data}”, or it no longer exists. Ask an admin, or pick another.
+            You may not start a chat as the agent “{refused.data}”, or it no longer exists. Ask an admin, or pick
+            another.
           </p>
         ) : null}
         {params.model === "refused" ? (

@@ -11,7 +11,9 @@ export default async function GrantsPage() {
   if (!user || !hasRole(user, "owner")) redirect("/chat?notice=owner-only");
   return (
     <main className="flex flex-1 flex-col">
-      <h1 className="border-b border-slate-200 px-4 py-2 text-lg font-semibold dark:border-slate-800">Allow-always grants</h1>
+      <h1 className="border-b border-slate-200 px-4 py-2 text-lg font-semibold dark:border-slate-800">
+        Allow-always grants
+      </h1>
       <GrantsTable />
     </main>
   );

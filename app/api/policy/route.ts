@@ -16,7 +16,11 @@ export const GET = handle(async () => {
   await refreshPluginTools();
   const { version, document } = await getPolicy();
   // execLimits names how exec.member* budgets are enforced on this server (control groups or rlimits only).
-  return NextResponse.json({ version, document: await grantsByEmail(maskMcpSecrets(document)), execLimits: await limitMechanism() });
+  return NextResponse.json({
+    version,
+    document: await grantsByEmail(maskMcpSecrets(document)),
+    execLimits: await limitMechanism(),
+  });
 });
 
 export const PUT = handle(async (request: Request) => {

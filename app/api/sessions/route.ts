@@ -10,7 +10,10 @@ export const POST = handle(async (request: Request) => {
   const user = await requireUser();
   await consumeWriteQuota("session-writes", user.id);
   const body = await parseJsonBody(request, CreateSessionBody);
-  return NextResponse.json(await createChatSession({ user, title: body?.title, agentId: body?.agentId, model: body?.model }), { status: 201 });
+  return NextResponse.json(
+    await createChatSession({ user, title: body?.title, agentId: body?.agentId, model: body?.model }),
+    { status: 201 },
+  );
 });
 
 export const GET = handle(async () => {

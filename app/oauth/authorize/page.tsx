@@ -11,7 +11,11 @@ import { checkAuthorizationRequest } from "@/lib/oauth/server";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Authorize an app" };
 
-export default async function AuthorizePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function AuthorizePage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const params = await searchParams;
   const check = await checkAuthorizationRequest(params);
   if (!check.ok) {
@@ -33,7 +37,9 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
     redirect(`/login?${new URLSearchParams({ next: wanted, ...(ended ? { ended: "1" } : {}) })}`);
   }
   const { request } = check;
-  const forward = Object.fromEntries(Object.entries(params).filter((e): e is [string, string] => typeof e[1] === "string"));
+  const forward = Object.fromEntries(
+    Object.entries(params).filter((e): e is [string, string] => typeof e[1] === "string"),
+  );
   let redirectHost: string;
   try {
     redirectHost = new URL(request.redirect_uri).host || request.redirect_uri;
@@ -45,9 +51,9 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
       <div className="w-full max-w-md space-y-4 rounded-xl border border-slate-200 p-6 shadow-sm dark:border-slate-800">
         <h1 className="text-xl font-semibold">Connect {request.clientName} to Toolgate?</h1>
         <p className="text-sm text-slate-700 dark:text-slate-300">
-          <strong data-testid="oauth-client-name">{request.clientName}</strong> asks to use Toolgate&apos;s MCP gateway as <strong>{user.email}</strong>. It gets the tools
-          your policy gives you in the mode you pick, and never more: your roles and grants are checked on every call, and calls that need an owner still wait
-          for one.
+          <strong data-testid="oauth-client-name">{request.clientName}</strong> asks to use Toolgate&apos;s MCP gateway
+          as <strong>{user.email}</strong>. It gets the tools your policy gives you in the mode you pick, and never
+          more: your roles and grants are checked on every call, and calls that need an owner still wait for one.
         </p>
         <dl className="text-sm">
           <dt className="font-medium">Returns to</dt>

@@ -4,7 +4,13 @@ import { getToolContext, type ToolRunContext } from "../context";
 import { defineBuiltinTool } from "../define-tool";
 import { applyHunks, parsePatch, type PatchOperation } from "../patch-format";
 import { resolveWorkspacePath, type ResolvedWorkspacePath } from "../workspace";
-import { assertNotRepositoryMetadata, assertWritable, deleteResolvedFile, readWorkspaceText, writeResolvedText } from "../workspace-files";
+import {
+  assertNotRepositoryMetadata,
+  assertWritable,
+  deleteResolvedFile,
+  readWorkspaceText,
+  writeResolvedText,
+} from "../workspace-files";
 
 const inputSchema = z.object({
   patch: z
@@ -18,13 +24,16 @@ const inputSchema = z.object({
 });
 
 type PlannedChange =
-  | { kind: "write"; file: ResolvedWorkspacePath; content: string }
-  | { kind: "delete"; file: ResolvedWorkspacePath };
+  { kind: "write"; file: ResolvedWorkspacePath; content: string } | { kind: "delete"; file: ResolvedWorkspacePath };
 
 async function plan(ctx: ToolRunContext, op: PatchOperation): Promise<PlannedChange[]> {
   if (op.kind === "add") {
     const file = await resolveWorkspacePath(ctx.workspaceDir, op.path, { forWrite: true });
-    if (file.exists) throw new AppError("INVALID_ARGUMENTS", `cannot add ${file.relativePath}: it already exists; use "*** Update File:"`);
+    if (file.exists)
+      throw new AppError(
+        "INVALID_ARGUMENTS",
+        `cannot add ${file.relativePath}: it already exists; use "*** Update File:"`,
+      );
     const content = op.lines.length === 0 ? "" : `${op.lines.join("\n")}\n`;
     assertWritable(ctx, file.relativePath, content);
     return [{ kind: "write", file, content }];
@@ -37,7 +46,8 @@ async function plan(ctx: ToolRunContext, op: PatchOperation): Promise<PlannedCha
     return [{ kind: "write", file, content: updated }];
   }
   const target = await resolveWorkspacePath(ctx.workspaceDir, op.moveTo, { forWrite: true });
-  if (target.exists) throw new AppError("INVALID_ARGUMENTS", `cannot move ${file.relativePath} to ${target.relativePath}: it exists`);
+  if (target.exists)
+    throw new AppError("INVALID_ARGUMENTS", `cannot move ${file.relativePath} to ${target.relativePath}: it exists`);
   assertWritable(ctx, target.relativePath, updated);
   return [
     { kind: "write", file: target, content: updated },

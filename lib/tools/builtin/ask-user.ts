@@ -3,11 +3,7 @@ import { defineBuiltinTool } from "../define-tool";
 
 const inputSchema = z.object({
   question: z.string().min(1).describe("The question to put to the person, in one or two sentences."),
-  choices: z
-    .array(z.string().min(1))
-    .max(10)
-    .optional()
-    .describe("Optional short answers the person can pick from."),
+  choices: z.array(z.string().min(1)).max(10).optional().describe("Optional short answers the person can pick from."),
 });
 
 // The chat renders the result as a question; the person's answer arrives as the next user message,

@@ -21,7 +21,16 @@ function formattersFor(timeZone: string): Formatters {
   let found = formatters.get(timeZone);
   if (!found) {
     found = {
-      local: new Intl.DateTimeFormat("en-CA", { timeZone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" }),
+      local: new Intl.DateTimeFormat("en-CA", {
+        timeZone,
+        hourCycle: "h23",
+        year: "numeric",
+        month: "2-digit",
+        day: "2-digit",
+        hour: "2-digit",
+        minute: "2-digit",
+        second: "2-digit",
+      }),
       offset: new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "longOffset" }),
     };
     if (formatters.size >= FORMATTERS_KEPT) formatters.delete(formatters.keys().next().value!);

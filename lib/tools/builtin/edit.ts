@@ -6,7 +6,10 @@ import { assertWritable, readWorkspaceText, writeResolvedText } from "../workspa
 
 const inputSchema = z.object({
   path: z.string().min(1).describe("File path relative to the workspace root."),
-  oldText: z.string().min(1).describe("Exact text to replace, including whitespace; must occur exactly once unless replaceAll."),
+  oldText: z
+    .string()
+    .min(1)
+    .describe("Exact text to replace, including whitespace; must occur exactly once unless replaceAll."),
   newText: z.string().describe("Replacement text."),
   replaceAll: z.boolean().optional().describe("Replace every occurrence instead of requiring exactly one."),
 });
@@ -28,7 +31,10 @@ export const editTool = defineBuiltinTool({
     const { file, content } = await readWorkspaceText(ctx, input.path);
     const count = countOccurrences(content, input.oldText);
     if (count === 0) {
-      throw new AppError("INVALID_ARGUMENTS", `oldText was not found in ${file.relativePath}; read the file and copy the text exactly`);
+      throw new AppError(
+        "INVALID_ARGUMENTS",
+        `oldText was not found in ${file.relativePath}; read the file and copy the text exactly`,
+      );
     }
     if (count > 1 && !input.replaceAll) {
       throw new AppError(

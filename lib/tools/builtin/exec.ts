@@ -6,7 +6,17 @@ import { runHostCommand, runSandboxedCommand, type SandboxConfig } from "../sand
 import { ensureWorkspace } from "../workspace";
 import { AppError } from "@/lib/errors";
 import { recoverLayers } from "../overlay-recovery";
-import { applyOverlay, diffOverlay, discardOverlay, inWorkspaceTurn, mountOverlay, unmountOverlay, upperBytes, type CommandChanges, type Overlay } from "../workspace-changes";
+import {
+  applyOverlay,
+  diffOverlay,
+  discardOverlay,
+  inWorkspaceTurn,
+  mountOverlay,
+  unmountOverlay,
+  upperBytes,
+  type CommandChanges,
+  type Overlay,
+} from "../workspace-changes";
 import { addUsage, assertWithinQuota, assertWithinQuotaEstimated, watchQuota } from "../workspace-quota";
 import type { RunCommandResult } from "../exec-runner";
 import { memberGroups } from "../cgroups";
@@ -16,7 +26,11 @@ import { execFailed } from "../result-shapes";
 import { openCommandEgress } from "../egress-run";
 
 const inputSchema = z.object({
-  command: z.string().min(1).max(100_000).describe("Shell command line, run with /bin/sh -c in the workspace directory."),
+  command: z
+    .string()
+    .min(1)
+    .max(100_000)
+    .describe("Shell command line, run with /bin/sh -c in the workspace directory."),
   timeoutMs: z
     .number()
     .int()
@@ -28,7 +42,12 @@ const inputSchema = z.object({
 const QUOTA_POLL_MS = 500;
 
 /** Stops the command once what its overlay holds, added to the workspace's kept usage, passes the quota. */
-function watchOverlayQuota(overlay: Overlay, base: number, quotaBytes: number | undefined, onOver: () => void): () => void {
+function watchOverlayQuota(
+  overlay: Overlay,
+  base: number,
+  quotaBytes: number | undefined,
+  onOver: () => void,
+): () => void {
   if (!quotaBytes) return () => {};
   let measuring = false;
   const timer = setInterval(() => {
@@ -50,7 +69,11 @@ function watchOverlayQuota(overlay: Overlay, base: number, quotaBytes: number | 
 }
 
 /** Runs a command and counts it for /metrics: unavailable when the sandbox could not start it, else ok or failed with the limits it hit. */
-async function counted(where: "host" | "sandbox", start: () => Promise<RunCommandResult>, overQuota: () => boolean): Promise<RunCommandResult> {
+async function counted(
+  where: "host" | "sandbox",
+  start: () => Promise<RunCommandResult>,
+  overQuota: () => boolean,
+): Promise<RunCommandResult> {
   const result = await start().catch((error: unknown) => {
     countSandboxRun(where, "unavailable");
     throw error;
@@ -61,12 +84,16 @@ async function counted(where: "host" | "sandbox", start: () => Promise<RunComman
 
 function quotaError(quotaBytes: number | undefined, result: RunCommandResult, dropped: boolean): AppError {
   const what = dropped ? "; nothing it wrote was kept" : "; delete files before running more";
-  return new AppError("LIMIT_EXCEEDED", `the command was stopped: the workspace passed its disk quota (${quotaBytes} bytes) while it ran${what}`, {
-    limit: "workspaceQuotaBytes",
-    workspaceQuotaBytes: quotaBytes,
-    stdout: result.stdout.slice(-2000),
-    stderr: result.stderr.slice(-2000),
-  });
+  return new AppError(
+    "LIMIT_EXCEEDED",
+    `the command was stopped: the workspace passed its disk quota (${quotaBytes} bytes) while it ran${what}`,
+    {
+      limit: "workspaceQuotaBytes",
+      workspaceQuotaBytes: quotaBytes,
+      stdout: result.stdout.slice(-2000),
+      stderr: result.stderr.slice(-2000),
+    },
+  );
 }
 
 // Approval and policy checks happen in the agent loop before this runs; this only executes, always in the
@@ -92,13 +119,21 @@ export const execTool = defineBuiltinTool({
       abortSignal,
       onSpawn: ctx.trackProcess,
     };
-    const limited = ctx.disk?.maxFileBytes ? { ...ctx.sandbox, limits: { ...ctx.sandbox?.limits, fileBytes: ctx.disk.maxFileBytes } } : ctx.sandbox;
+    const limited = ctx.disk?.maxFileBytes
+      ? { ...ctx.sandbox, limits: { ...ctx.sandbox?.limits, fileBytes: ctx.disk.maxFileBytes } }
+      : ctx.sandbox;
     // No owner approved this call: the repositories' metadata is read-only for it (see repository-metadata.ts).
-    const guarded: SandboxConfig = ctx.protectRepositories ? { ...limited, readOnlyPaths: await repositoryMetadataPaths(cwd) } : (limited ?? {});
+    const guarded: SandboxConfig = ctx.protectRepositories
+      ? { ...limited, readOnlyPaths: await repositoryMetadataPaths(cwd) }
+      : (limited ?? {});
     // One member's commands share one budget: the group is named by the workspace's uid (one per member).
     const cgroups = ctx.budget ? await memberGroups(String(await workspaceUid(cwd)), ctx.budget) : [];
     // A command no owner approved in allowlist mode keeps git's external diff off; any other runs the member's own.
-    const common: SandboxConfig = { ...guarded, ...(cgroups.length > 0 ? { cgroups } : {}), ...(ctx.protectRepositories ? {} : { externalDiff: true }) };
+    const common: SandboxConfig = {
+      ...guarded,
+      ...(cgroups.length > 0 ? { cgroups } : {}),
+      ...(ctx.protectRepositories ? {} : { externalDiff: true }),
+    };
 
     if (ctx.execHost) return runOnHost(common);
     // Network by domain: this command's own proxy, bound into its sandbox only (egress-run.ts).
@@ -118,7 +153,11 @@ export const execTool = defineBuiltinTool({
       });
       let result: RunCommandResult;
       try {
-        result = await counted("sandbox", () => runSandboxedCommand(run, { ...sandbox, workspaceSource: overlay.merged }), () => overQuota);
+        result = await counted(
+          "sandbox",
+          () => runSandboxedCommand(run, { ...sandbox, workspaceSource: overlay.merged }),
+          () => overQuota,
+        );
       } catch (error) {
         await discardOverlay(overlay);
         throw error;
@@ -159,7 +198,12 @@ export const execTool = defineBuiltinTool({
       try {
         const result = await counted(where, start, () => overQuota);
         if (overQuota) throw quotaError(quotaBytes, result, false);
-        return { ...result, changes: null, changesNote: "this command wrote the workspace directly: no change list or trash is kept (host execution, or no overlayfs)" };
+        return {
+          ...result,
+          changes: null,
+          changesNote:
+            "this command wrote the workspace directly: no change list or trash is kept (host execution, or no overlayfs)",
+        };
       } finally {
         unwatch();
       }

@@ -23,7 +23,10 @@ export const readTool = defineBuiltinTool({
     if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
     const start = (input.offset ?? 1) - 1;
     if (start > 0 && start >= lines.length) {
-      throw new AppError("INVALID_ARGUMENTS", `offset ${start + 1} is past the end of ${file.relativePath} (${lines.length} lines)`);
+      throw new AppError(
+        "INVALID_ARGUMENTS",
+        `offset ${start + 1} is past the end of ${file.relativePath} (${lines.length} lines)`,
+      );
     }
     const end = input.limit === undefined ? lines.length : Math.min(lines.length, start + input.limit);
     const whole = start === 0 && end === lines.length;

@@ -8,7 +8,10 @@ const inputSchema = z
     action: z.enum(["list", "stop"]).describe("list: this session's subagents; stop: stop a running one."),
     sessionId: z.string().trim().min(1).optional().describe("The subagent's session id (for stop)."),
   })
-  .refine((v) => v.action !== "stop" || v.sessionId !== undefined, { message: "sessionId is required to stop a subagent", path: ["sessionId"] });
+  .refine((v) => v.action !== "stop" || v.sessionId !== undefined, {
+    message: "sessionId is required to stop a subagent",
+    path: ["sessionId"],
+  });
 
 export const subagentsTool = defineBuiltinTool({
   name: "subagents",
@@ -18,7 +21,8 @@ export const subagentsTool = defineBuiltinTool({
   inputSchema,
   execute: async (input: z.infer<typeof inputSchema>, options) => {
     const { services } = getToolContext(options);
-    if (!services.listSubagents || !services.stopSubagent) throw new AppError("TOOL_NOT_AVAILABLE", "subagents are only managed from an agent run");
+    if (!services.listSubagents || !services.stopSubagent)
+      throw new AppError("TOOL_NOT_AVAILABLE", "subagents are only managed from an agent run");
     if (input.action === "list") return { subagents: await services.listSubagents() };
     return services.stopSubagent({ sessionId: input.sessionId! });
   },

@@ -24,6 +24,10 @@ export function cappedFetch(maxBytes: number, base: FetchLike = fetch): FetchLik
         controller.enqueue(chunk);
       },
     });
-    return new Response(response.body.pipeThrough(limit), { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(response.body.pipeThrough(limit), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
 }

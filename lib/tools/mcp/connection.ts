@@ -27,7 +27,14 @@ import type { McpServerConfig } from "@/lib/policy";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { cappedFetch } from "./capped-fetch";
-import { collectPage, emptyCuts, MIN_MESSAGE_BYTES, nextCursorToFollow, type KeptTool, type ListingCuts } from "./limits";
+import {
+  collectPage,
+  emptyCuts,
+  MIN_MESSAGE_BYTES,
+  nextCursorToFollow,
+  type KeptTool,
+  type ListingCuts,
+} from "./limits";
 import { ServerLogLimiter } from "./log-limiter";
 import { currentRelay, inRelay, outsideRelay } from "./relay";
 import { decryptEnv, decryptHeaders } from "./secrets";
@@ -36,7 +43,11 @@ import { SandboxedStdioTransport } from "./stdio-transport";
 
 /** What the gateway lists from a server besides tools. */
 export type ListKind = "resources" | "resourceTemplates" | "prompts";
-export type ListPage<K extends ListKind> = K extends "resources" ? ListResourcesResult : K extends "resourceTemplates" ? ListResourceTemplatesResult : ListPromptsResult;
+export type ListPage<K extends ListKind> = K extends "resources"
+  ? ListResourcesResult
+  : K extends "resourceTemplates"
+    ? ListResourceTemplatesResult
+    : ListPromptsResult;
 
 export type McpTool = KeptTool;
 
@@ -108,17 +119,29 @@ export class McpConnection {
         collectPage(page.tools, tools, cuts);
         cursor = nextCursorToFollow(page.nextCursor, seen, cuts);
       } while (cursor);
-      if (cuts.stoppedPaging) this.logs.write("warn", "mcp_listing_cut", { reason: cuts.stoppedPaging, kept: tools.length, overLimit: cuts.overLimit });
+      if (cuts.stoppedPaging)
+        this.logs.write("warn", "mcp_listing_cut", {
+          reason: cuts.stoppedPaging,
+          kept: tools.length,
+          overLimit: cuts.overLimit,
+        });
       return { tools, cuts };
     });
   }
 
   async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
-    return this.run(`calling ${name}`, signal, (client, options) => client.callTool({ name, arguments: args }, undefined, options) as Promise<CallToolResult>, { relayed: true });
+    return this.run(
+      `calling ${name}`,
+      signal,
+      (client, options) => client.callTool({ name, arguments: args }, undefined, options) as Promise<CallToolResult>,
+      { relayed: true },
+    );
   }
 
   async readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
-    return this.run(`reading ${uri}`, signal, (client, options) => client.readResource({ uri }, options), { relayed: true });
+    return this.run(`reading ${uri}`, signal, (client, options) => client.readResource({ uri }, options), {
+      relayed: true,
+    });
   }
 
   /**
@@ -136,8 +159,17 @@ export class McpConnection {
     });
   }
 
-  async getPrompt(name: string, args: Record<string, string> | undefined, signal?: AbortSignal): Promise<GetPromptResult> {
-    return this.run(`getting prompt ${name}`, signal, (client, options) => client.getPrompt({ name, ...(args ? { arguments: args } : {}) }, options), { relayed: true });
+  async getPrompt(
+    name: string,
+    args: Record<string, string> | undefined,
+    signal?: AbortSignal,
+  ): Promise<GetPromptResult> {
+    return this.run(
+      `getting prompt ${name}`,
+      signal,
+      (client, options) => client.getPrompt({ name, ...(args ? { arguments: args } : {}) }, options),
+      { relayed: true },
+    );
   }
 
   /** Argument completion for one of the server's prompts or resource templates; nothing when it offers none. */
@@ -184,7 +216,11 @@ export class McpConnection {
     const combined = signal ? AbortSignal.any([timer.signal, signal]) : timer.signal;
     const relay = relayed ? currentRelay() : undefined;
     const onprogress = relay?.progress;
-    const options: RequestOptions = { signal: combined, timeout: timeoutMs, ...(onprogress ? { onprogress: (progress) => onprogress(this.id, progress) } : {}) };
+    const options: RequestOptions = {
+      signal: combined,
+      timeout: timeoutMs,
+      ...(onprogress ? { onprogress: (progress) => onprogress(this.id, progress) } : {}),
+    };
     try {
       // The race guarantees the deadline even where the SDK would wait longer (a spawn that never initializes),
       // and ends the wait as soon as the connection is known to be lost.
@@ -224,7 +260,10 @@ export class McpConnection {
     }
     if (error instanceof StreamableHTTPError) {
       // The server answered, with an HTTP error: it is up, so this is not an exit.
-      return new AppError("TOOL_FAILED", `${prefix}: HTTP ${error.code} while ${what}: ${message.replace(/^Streamable HTTP error: /, "").slice(0, 300)}`);
+      return new AppError(
+        "TOOL_FAILED",
+        `${prefix}: HTTP ${error.code} while ${what}: ${message.replace(/^Streamable HTTP error: /, "").slice(0, 300)}`,
+      );
     }
     if (!(error instanceof McpError)) {
       // Network-level failures (HTTP server gone mid-request, refused connection): start over on the next use.
@@ -243,13 +282,17 @@ export class McpConnection {
   }
 
   private getLive(signal: AbortSignal): Promise<Live> {
-    if (this.closed) return Promise.reject(new AppError("TOOL_FAILED", `MCP server ${this.id} is no longer configured`));
+    if (this.closed)
+      return Promise.reject(new AppError("TOOL_FAILED", `MCP server ${this.id} is no longer configured`));
     if (this.live) return Promise.resolve(this.live);
     // Outside any call's relay scope: the connection (its process, its standing stream) serves every caller.
     this.connecting ??= outsideRelay(() => this.connect(signal))
       .catch((error: unknown) => {
         const message = error instanceof Error ? error.message : String(error);
-        throw new AppError("TOOL_FAILED", `MCP server ${this.id} could not be connected: ${message}${this.stderrSuffix()}`);
+        throw new AppError(
+          "TOOL_FAILED",
+          `MCP server ${this.id} could not be connected: ${message}${this.stderrSuffix()}`,
+        );
       })
       .finally(() => {
         this.connecting = undefined;
@@ -282,7 +325,10 @@ export class McpConnection {
       // Rate-limited: a server can send unknown progress tokens or stray replies by the ten thousand.
       this.logs.write("warn", "mcp_transport_error", { error: error.message });
       // A broken HTTP stream is how a dead server shows; confirm with a short ping before failing what is pending.
-      if (this.config.transport.type === "http" && /SSE stream disconnected|reconnect|fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(error.message)) {
+      if (
+        this.config.transport.type === "http" &&
+        /SSE stream disconnected|reconnect|fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(error.message)
+      ) {
         void this.probe(live, error.message);
       }
     };
@@ -331,13 +377,27 @@ export class McpConnection {
       });
       return transport;
     }
-    const headers: Record<string, string> = { ...(t.headersEncrypted ? decryptHeaders(this.id, t.headersEncrypted) : {}) };
+    const headers: Record<string, string> = {
+      ...(t.headersEncrypted ? decryptHeaders(this.id, t.headersEncrypted) : {}),
+    };
     if (t.headers) {
-      log("warn", "mcp_plaintext_headers", { server: this.id, hint: "save the policy through the admin API so headers are encrypted" });
+      log("warn", "mcp_plaintext_headers", {
+        server: this.id,
+        hint: "save the policy through the admin API so headers are encrypted",
+      });
       Object.assign(headers, t.headers);
     }
     // Reconnecting a broken stream is pointless when the server died; probe() decides instead.
-    return new StreamableHTTPClientTransport(new URL(t.url), { fetch: cappedFetch(maxMessageBytes), requestInit: { headers }, reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 } });
+    return new StreamableHTTPClientTransport(new URL(t.url), {
+      fetch: cappedFetch(maxMessageBytes),
+      requestInit: { headers },
+      reconnectionOptions: {
+        maxRetries: 0,
+        initialReconnectionDelay: 1000,
+        maxReconnectionDelay: 1000,
+        reconnectionDelayGrowFactor: 1,
+      },
+    });
   }
 }
 

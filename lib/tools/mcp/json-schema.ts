@@ -36,7 +36,8 @@ function fallbackSchema(schema: JsonSchema): z.ZodType<Record<string, unknown>> 
   return z
     .looseObject({})
     .superRefine((value, ctx) => {
-      for (const problem of validateJsonSchema(schema, value)) ctx.addIssue({ code: "custom", path: problem.path, message: problem.message });
+      for (const problem of validateJsonSchema(schema, value))
+        ctx.addIssue({ code: "custom", path: problem.path, message: problem.message });
     })
     .meta({
       ...(isObject(properties) ? { properties } : {}),
@@ -75,7 +76,12 @@ export function validateJsonSchema(schema: unknown, value: unknown): SchemaProbl
 function collectProblems(schema: unknown, value: unknown, path: (string | number)[], problems: SchemaProblem[]): void {
   const add = (problem: SchemaProblem) => problems.length < MAX_SCHEMA_PROBLEMS && problems.push(problem);
   if (!isObject(schema) || problems.length >= MAX_SCHEMA_PROBLEMS) return;
-  const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? schema.type.filter((t): t is string => typeof t === "string") : [];
+  const types =
+    typeof schema.type === "string"
+      ? [schema.type]
+      : Array.isArray(schema.type)
+        ? schema.type.filter((t): t is string => typeof t === "string")
+        : [];
   if (types.length > 0 && !types.some((t) => matchesType(t, value))) {
     add({ path, message: `expected ${types.join(" or ")}, received ${typeOf(value)}` });
     return;
@@ -95,6 +101,7 @@ function collectProblems(schema: unknown, value: unknown, path: (string | number
     }
   }
   if (Array.isArray(value) && isObject(schema.items)) {
-    for (let index = 0; index < value.length && problems.length < MAX_SCHEMA_PROBLEMS; index += 1) collectProblems(schema.items, value[index], [...path, index], problems);
+    for (let index = 0; index < value.length && problems.length < MAX_SCHEMA_PROBLEMS; index += 1)
+      collectProblems(schema.items, value[index], [...path, index], problems);
   }
 }

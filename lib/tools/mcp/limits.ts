@@ -39,7 +39,14 @@ export type ListingCuts = {
   moreCut: number;
 };
 
-export const emptyCuts = (): ListingCuts => ({ pages: 0, stoppedPaging: null, overLimit: 0, descriptionsCut: [], refused: [], moreCut: 0 });
+export const emptyCuts = (): ListingCuts => ({
+  pages: 0,
+  stoppedPaging: null,
+  overLimit: 0,
+  descriptionsCut: [],
+  refused: [],
+  moreCut: 0,
+});
 
 const bytes = (text: string) => Buffer.byteLength(text, "utf8");
 
@@ -61,7 +68,8 @@ function countProperties(schema: unknown, cap: number): number {
       for (const item of node) stack.push(item);
     } else if (node && typeof node === "object") {
       for (const [key, value] of Object.entries(node)) {
-        if (key === "properties" && value && typeof value === "object" && !Array.isArray(value)) count += Object.keys(value).length;
+        if (key === "properties" && value && typeof value === "object" && !Array.isArray(value))
+          count += Object.keys(value).length;
         stack.push(value);
       }
     }
@@ -100,7 +108,10 @@ export function collectPage(page: readonly Tool[], kept: KeptTool[], cuts: Listi
     }
     const name = typeof tool.name === "string" ? tool.name : "";
     if (bytes(name) > MAX_TOOL_NAME_BYTES) {
-      note(cuts.refused, { name: `${cutUtf8(name, 64)}…`, reason: `its name is ${bytes(name)} bytes, over the cap of ${MAX_TOOL_NAME_BYTES}` });
+      note(cuts.refused, {
+        name: `${cutUtf8(name, 64)}…`,
+        reason: `its name is ${bytes(name)} bytes, over the cap of ${MAX_TOOL_NAME_BYTES}`,
+      });
       continue;
     }
     const problem = tool.inputSchema === undefined ? null : schemaProblem(tool.inputSchema);
@@ -113,7 +124,10 @@ export function collectPage(page: readonly Tool[], kept: KeptTool[], cuts: Listi
       note(cuts.descriptionsCut, { name, bytes: bytes(description) });
       description = `${cutUtf8(description, MAX_DESCRIPTION_BYTES)}\n${DESCRIPTION_CUT_MARKER}: ${bytes(description)} bytes, cap ${MAX_DESCRIPTION_BYTES}]`;
     }
-    const annotations = tool.annotations && typeof tool.annotations.title === "string" ? { ...tool.annotations, title: cutUtf8(tool.annotations.title, MAX_TITLE_BYTES) } : tool.annotations;
+    const annotations =
+      tool.annotations && typeof tool.annotations.title === "string"
+        ? { ...tool.annotations, title: cutUtf8(tool.annotations.title, MAX_TITLE_BYTES) }
+        : tool.annotations;
     kept.push({
       name,
       ...(description !== undefined ? { description } : {}),
@@ -125,11 +139,17 @@ export function collectPage(page: readonly Tool[], kept: KeptTool[], cuts: Listi
 }
 
 /** Whether to ask for the next page; records why not when the server wanted more. */
-export function nextCursorToFollow(cursor: string | undefined, seen: Set<string>, cuts: ListingCuts): string | undefined {
+export function nextCursorToFollow(
+  cursor: string | undefined,
+  seen: Set<string>,
+  cuts: ListingCuts,
+): string | undefined {
   if (cursor === undefined || cursor === "") return undefined;
-  if (cuts.pages >= MAX_LIST_PAGES) cuts.stoppedPaging = `the server offered more pages after ${MAX_LIST_PAGES}; the rest were not read`;
+  if (cuts.pages >= MAX_LIST_PAGES)
+    cuts.stoppedPaging = `the server offered more pages after ${MAX_LIST_PAGES}; the rest were not read`;
   else if (seen.has(cursor)) cuts.stoppedPaging = "the server repeated a page cursor; listing stopped";
-  else if (bytes(cursor) > MAX_CURSOR_BYTES) cuts.stoppedPaging = `the server's page cursor is over ${MAX_CURSOR_BYTES} bytes; listing stopped`;
+  else if (bytes(cursor) > MAX_CURSOR_BYTES)
+    cuts.stoppedPaging = `the server's page cursor is over ${MAX_CURSOR_BYTES} bytes; listing stopped`;
   else {
     seen.add(cursor);
     return cursor;
@@ -141,9 +161,16 @@ export function nextCursorToFollow(cursor: string | undefined, seen: Set<string>
 export function describeCuts(cuts: ListingCuts): Array<{ name: string; reason: string }> {
   const lines = [
     ...cuts.refused.map((r) => ({ name: r.name, reason: `refused: ${r.reason}` })),
-    ...cuts.descriptionsCut.map((d) => ({ name: d.name, reason: `description cut from ${d.bytes} bytes to ${MAX_DESCRIPTION_BYTES}` })),
+    ...cuts.descriptionsCut.map((d) => ({
+      name: d.name,
+      reason: `description cut from ${d.bytes} bytes to ${MAX_DESCRIPTION_BYTES}`,
+    })),
   ];
-  if (cuts.overLimit > 0) lines.push({ name: `${cuts.overLimit} more tools`, reason: `over the limit of ${MAX_TOOLS_PER_SERVER} tools per server` });
+  if (cuts.overLimit > 0)
+    lines.push({
+      name: `${cuts.overLimit} more tools`,
+      reason: `over the limit of ${MAX_TOOLS_PER_SERVER} tools per server`,
+    });
   if (cuts.moreCut > 0) lines.push({ name: `${cuts.moreCut} more tools`, reason: "cut or refused (not named here)" });
   if (cuts.stoppedPaging) lines.push({ name: "tools/list", reason: cuts.stoppedPaging });
   return lines;

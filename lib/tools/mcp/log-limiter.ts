@@ -21,7 +21,9 @@ export class ServerLogLimiter {
     if (this.written < LOG_LINES_PER_INTERVAL) {
       this.written += 1;
       // A server's own text (an error message it chose) is cut: one line must not carry megabytes.
-      const fields = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, typeof v === "string" ? v.slice(0, MAX_FIELD_CHARS) : v]));
+      const fields = Object.fromEntries(
+        Object.entries(data).map(([k, v]) => [k, typeof v === "string" ? v.slice(0, MAX_FIELD_CHARS) : v]),
+      );
       log(level, event, { server: this.serverId, ...fields });
       return;
     }
@@ -49,7 +51,12 @@ export class ServerLogLimiter {
   private summarise(): void {
     if (this.suppressed.size > 0) {
       const total = [...this.suppressed.values()].reduce((a, b) => a + b, 0);
-      log("warn", "mcp_log_suppressed", { server: this.serverId, suppressed: total, byEvent: Object.fromEntries(this.suppressed), intervalMs: intervalMs() });
+      log("warn", "mcp_log_suppressed", {
+        server: this.serverId,
+        suppressed: total,
+        byEvent: Object.fromEntries(this.suppressed),
+        intervalMs: intervalMs(),
+      });
     }
     this.written = 0;
     this.suppressed = new Map();

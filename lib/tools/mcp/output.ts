@@ -14,7 +14,13 @@ export type McpContentPart =
   | { type: "resource"; uri: string; mimeType?: string; text?: string; blob?: string };
 
 /** A result with non-text parts. `truncated` says the cap removed something (also marked inline). */
-export type McpContentOutput = { type: "mcp-content"; server: string; tool: string; parts: McpContentPart[]; truncated?: boolean };
+export type McpContentOutput = {
+  type: "mcp-content";
+  server: string;
+  tool: string;
+  parts: McpContentPart[];
+  truncated?: boolean;
+};
 
 export const TRUNCATION_MARKER = "[output truncated by Toolgate";
 
@@ -66,7 +72,8 @@ export function toToolOutput(serverId: string, toolName: string, result: CallToo
     // Too big as an object: hand over its text form, cut (a half object would not parse anyway).
     return capText(json, cap).text;
   }
-  if (tooDeep && texts.length === 0) return `${TRUNCATION_MARKER}: structured content nested deeper than ${MAX_JSON_DEPTH} levels omitted]`;
+  if (tooDeep && texts.length === 0)
+    return `${TRUNCATION_MARKER}: structured content nested deeper than ${MAX_JSON_DEPTH} levels omitted]`;
   if (texts.length === content.length) return capText(texts.join("\n"), cap).text;
   return toContentOutput(serverId, toolName, content, cap);
 }
@@ -95,7 +102,12 @@ function mimeTypeOf(value: unknown): string | undefined {
  * long names once carried 10 MB past a 512 KiB cap). Fields Toolgate does not use (annotations, _meta, title) are
  * dropped. Once the budget or the part limit is reached, one marker says how much more there was.
  */
-function toContentOutput(server: string, tool: string, content: CallToolResult["content"], cap: number): McpContentOutput {
+function toContentOutput(
+  server: string,
+  tool: string,
+  content: CallToolResult["content"],
+  cap: number,
+): McpContentOutput {
   let budget = cap;
   let truncated = false;
   let omittedParts = 0;
@@ -119,7 +131,8 @@ function toContentOutput(server: string, tool: string, content: CallToolResult["
     const overhead = byteLength(JSON.stringify(make("")));
     let room = budget - overhead;
     for (let attempt = 0; attempt < 4 && parts.length < MAX_CONTENT_PARTS && room > 0; attempt += 1) {
-      const capped = byteLength(text) <= room ? { text, truncated: false } : capText(text, Math.max(0, room - MARKER_ROOM));
+      const capped =
+        byteLength(text) <= room ? { text, truncated: false } : capText(text, Math.max(0, room - MARKER_ROOM));
       const part = make(capped.text);
       const size = byteLength(JSON.stringify(part));
       if (size <= budget) {
@@ -133,7 +146,8 @@ function toContentOutput(server: string, tool: string, content: CallToolResult["
     omit(byteLength(text) + overhead);
   };
   for (const part of content) {
-    if (part.type === "text") keepText((text) => ({ type: "text", text }), typeof part.text === "string" ? part.text : "");
+    if (part.type === "text")
+      keepText((text) => ({ type: "text", text }), typeof part.text === "string" ? part.text : "");
     else if (part.type === "image") {
       const mimeType = mimeTypeOf(part.mimeType);
       const data = typeof part.data === "string" ? part.data : "";
@@ -141,7 +155,11 @@ function toContentOutput(server: string, tool: string, content: CallToolResult["
       else keep({ type: "image", mimeType, data });
     } else if (part.type === "audio") {
       // No provider here takes audio from a tool result: say it was there instead of sending base64 as text.
-      keep({ type: "audio", mimeType: mimeTypeOf(part.mimeType) ?? "application/octet-stream", bytes: base64Bytes(typeof part.data === "string" ? part.data : "") });
+      keep({
+        type: "audio",
+        mimeType: mimeTypeOf(part.mimeType) ?? "application/octet-stream",
+        bytes: base64Bytes(typeof part.data === "string" ? part.data : ""),
+      });
     } else if (part.type === "resource_link") {
       // A URI is an address the resource route serves by exact match: over its cap the link is dropped, never cut.
       if (typeof part.uri !== "string" || byteLength(part.uri) > FIELD_CAPS.uri) {
@@ -151,7 +169,13 @@ function toContentOutput(server: string, tool: string, content: CallToolResult["
       const name = label(part.name, FIELD_CAPS.name);
       const mimeType = mimeTypeOf(part.mimeType);
       const description = label(part.description, FIELD_CAPS.description);
-      keep({ type: "resource_link", uri: part.uri, ...(name ? { name } : {}), ...(mimeType ? { mimeType } : {}), ...(description ? { description } : {}) });
+      keep({
+        type: "resource_link",
+        uri: part.uri,
+        ...(name ? { name } : {}),
+        ...(mimeType ? { mimeType } : {}),
+        ...(description ? { description } : {}),
+      });
     } else if (part.type === "resource") {
       const resource = part.resource as { uri?: unknown; mimeType?: unknown; text?: unknown; blob?: unknown };
       if (typeof resource.uri !== "string" || byteLength(resource.uri) > FIELD_CAPS.uri) {
@@ -160,19 +184,29 @@ function toContentOutput(server: string, tool: string, content: CallToolResult["
       }
       const uri = resource.uri;
       const mimeType = mimeTypeOf(resource.mimeType);
-      if (typeof resource.text === "string") keepText((text) => ({ type: "resource", uri, ...(mimeType ? { mimeType } : {}), text }), resource.text);
-      else if (typeof resource.blob === "string") keep({ type: "resource", uri, ...(mimeType ? { mimeType } : {}), blob: resource.blob });
+      if (typeof resource.text === "string")
+        keepText((text) => ({ type: "resource", uri, ...(mimeType ? { mimeType } : {}), text }), resource.text);
+      else if (typeof resource.blob === "string")
+        keep({ type: "resource", uri, ...(mimeType ? { mimeType } : {}), blob: resource.blob });
       else omit(0);
     } else omit(0);
   }
   if (omittedParts > 0) {
-    parts.push({ type: "text", text: `${TRUNCATION_MARKER}: ${omittedParts} more content part(s) of ${omittedBytes} bytes omitted, cap ${cap} bytes per call]` });
+    parts.push({
+      type: "text",
+      text: `${TRUNCATION_MARKER}: ${omittedParts} more content part(s) of ${omittedBytes} bytes omitted, cap ${cap} bytes per call]`,
+    });
   }
   return { type: "mcp-content", server, tool, parts, ...(truncated ? { truncated: true } : {}) };
 }
 
 export function isMcpContentOutput(value: unknown): value is McpContentOutput {
-  return typeof value === "object" && value !== null && (value as { type?: unknown }).type === "mcp-content" && Array.isArray((value as { parts?: unknown }).parts);
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { type?: unknown }).type === "mcp-content" &&
+    Array.isArray((value as { parts?: unknown }).parts)
+  );
 }
 
 /** AI SDK tool-result output (LanguageModelV3 `content`): images as image parts, everything else as text parts. */
@@ -192,9 +226,18 @@ export function mcpOutputToModelContent(output: McpContentOutput): ModelContentP
       case "audio":
         return { type: "text", text: `[audio ${part.mimeType}, ${part.bytes} bytes, not shown]` };
       case "resource_link":
-        return { type: "text", text: `[resource link ${part.uri}${part.name ? ` "${part.name}"` : ""}${part.mimeType ? ` (${part.mimeType})` : ""}]` };
+        return {
+          type: "text",
+          text: `[resource link ${part.uri}${part.name ? ` "${part.name}"` : ""}${part.mimeType ? ` (${part.mimeType})` : ""}]`,
+        };
       case "resource":
-        return { type: "text", text: part.text !== undefined ? `[resource ${part.uri}]\n${part.text}` : `[resource ${part.uri} (${part.mimeType ?? "binary"}), not shown]` };
+        return {
+          type: "text",
+          text:
+            part.text !== undefined
+              ? `[resource ${part.uri}]\n${part.text}`
+              : `[resource ${part.uri} (${part.mimeType ?? "binary"}), not shown]`,
+        };
     }
   });
 }

@@ -13,18 +13,40 @@ import { createHash } from "node:crypto";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { canonicalJson } from "@/lib/canonical-json";
 import { appendAudit } from "@/lib/db/audit";
-import { acceptToolChange, clearToolChange, createToolPin, holdToolChange, listToolPins, tightenToolPin, type PinRow } from "@/lib/db/mcp-tool-pins";
+import {
+  acceptToolChange,
+  clearToolChange,
+  createToolPin,
+  holdToolChange,
+  listToolPins,
+  tightenToolPin,
+  type PinRow,
+} from "@/lib/db/mcp-tool-pins";
 import type { KeptTool } from "./limits";
 
-export type PinnedDefinition = { name: string; description?: string; inputSchema?: unknown; annotations?: Tool["annotations"] };
+export type PinnedDefinition = {
+  name: string;
+  description?: string;
+  inputSchema?: unknown;
+  annotations?: Tool["annotations"];
+};
 
 /** A change held for review, as the admin view shows it. */
-export type PendingToolChange = { tool: string; hash: string; since: string | null; pinned: PinnedDefinition; proposed: PinnedDefinition; changed: string[] };
+export type PendingToolChange = {
+  tool: string;
+  hash: string;
+  since: string | null;
+  pinned: PinnedDefinition;
+  proposed: PinnedDefinition;
+  changed: string[];
+};
 
 const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
 
 export function definitionOf(tool: KeptTool): PinnedDefinition {
-  const annotations = tool.annotations ? Object.fromEntries(Object.entries(tool.annotations).filter(([, v]) => v !== undefined)) : undefined;
+  const annotations = tool.annotations
+    ? Object.fromEntries(Object.entries(tool.annotations).filter(([, v]) => v !== undefined))
+    : undefined;
   return {
     name: tool.name,
     ...(tool.description !== undefined ? { description: tool.description } : {}),
@@ -45,7 +67,11 @@ export function changedParts(a: PinnedDefinition, b: PinnedDefinition): string[]
   const annotationsA = a.annotations ?? {};
   const annotationsB = b.annotations ?? {};
   for (const key of new Set([...Object.keys(annotationsA), ...Object.keys(annotationsB)])) {
-    if (canonicalJson((annotationsA as Record<string, unknown>)[key] ?? null) !== canonicalJson((annotationsB as Record<string, unknown>)[key] ?? null)) parts.push(`annotations.${key}`);
+    if (
+      canonicalJson((annotationsA as Record<string, unknown>)[key] ?? null) !==
+      canonicalJson((annotationsB as Record<string, unknown>)[key] ?? null)
+    )
+      parts.push(`annotations.${key}`);
   }
   return parts;
 }
@@ -73,14 +99,24 @@ function pendingOf(row: PinRow): PendingToolChange | null {
   if (!row.pendingHash || row.pending === null) return null;
   const pinned = asDefinition(row.definition);
   const proposed = asDefinition(row.pending);
-  return { tool: row.toolName, hash: row.pendingHash, since: row.pendingAt?.toISOString() ?? null, pinned, proposed, changed: changedParts(pinned, proposed) };
+  return {
+    tool: row.toolName,
+    hash: row.pendingHash,
+    since: row.pendingAt?.toISOString() ?? null,
+    pinned,
+    proposed,
+    changed: changedParts(pinned, proposed),
+  };
 }
 
 /**
  * The tools to register for a listing, with pinned definitions in place of changed ones, and the changes held
  * for review. Throws when the pins cannot be read or written: the caller fails the discovery (fail closed).
  */
-export async function applyPins(serverId: string, tools: readonly KeptTool[]): Promise<{ tools: KeptTool[]; pending: PendingToolChange[] }> {
+export async function applyPins(
+  serverId: string,
+  tools: readonly KeptTool[],
+): Promise<{ tools: KeptTool[]; pending: PendingToolChange[] }> {
   const pins = new Map((await listToolPins({ serverId })).map((row) => [row.toolName, row]));
   const effective: KeptTool[] = [];
   const pending: PendingToolChange[] = [];
@@ -104,19 +140,58 @@ export async function applyPins(serverId: string, tools: readonly KeptTool[]): P
       effective.push(tool);
     } else if (onlyTightens(pinned, definition)) {
       if (await tightenToolPin({ serverId, toolName: tool.name, fromHash: pin.hash, definition, hash })) {
-        await appendAudit({ action: "mcp.tool_tightened", toolName: tool.name, details: { server: serverId, changed: changedParts(pinned, definition), from: pinned.annotations ?? {}, to: definition.annotations ?? {} } });
+        await appendAudit({
+          action: "mcp.tool_tightened",
+          toolName: tool.name,
+          details: {
+            server: serverId,
+            changed: changedParts(pinned, definition),
+            from: pinned.annotations ?? {},
+            to: definition.annotations ?? {},
+          },
+        });
       }
       effective.push(tool);
     } else {
-      if (pin.pendingHash !== hash && (await holdToolChange({ serverId, toolName: tool.name, pinnedHash: pin.hash, pending: definition, pendingHash: hash }))) {
-        await appendAudit({ action: "mcp.tool_changed", toolName: tool.name, decision: "held", details: { server: serverId, changed: changedParts(pinned, definition), pinnedHash: pin.hash, proposedHash: hash } });
+      if (
+        pin.pendingHash !== hash &&
+        (await holdToolChange({
+          serverId,
+          toolName: tool.name,
+          pinnedHash: pin.hash,
+          pending: definition,
+          pendingHash: hash,
+        }))
+      ) {
+        await appendAudit({
+          action: "mcp.tool_changed",
+          toolName: tool.name,
+          decision: "held",
+          details: {
+            server: serverId,
+            changed: changedParts(pinned, definition),
+            pinnedHash: pin.hash,
+            proposedHash: hash,
+          },
+        });
       }
       // The pinned definition stays in use; only how the call is run (task support) comes from the server.
       effective.push({ ...pinned, ...(tool.execution ? { execution: tool.execution } : {}) } as KeptTool);
-      pending.push({ tool: tool.name, hash, since: pin.pendingAt?.toISOString() ?? new Date().toISOString(), pinned, proposed: definition, changed: changedParts(pinned, definition) });
+      pending.push({
+        tool: tool.name,
+        hash,
+        since: pin.pendingAt?.toISOString() ?? new Date().toISOString(),
+        pinned,
+        proposed: definition,
+        changed: changedParts(pinned, definition),
+      });
     }
   }
-  if (pinnedNow.length > 0) await appendAudit({ action: "mcp.tools_pinned", details: { server: serverId, tools: pinnedNow.slice(0, 300), count: pinnedNow.length } });
+  if (pinnedNow.length > 0)
+    await appendAudit({
+      action: "mcp.tools_pinned",
+      details: { server: serverId, tools: pinnedNow.slice(0, 300), count: pinnedNow.length },
+    });
   return { tools: effective, pending };
 }
 
@@ -126,11 +201,27 @@ export async function listPendingToolChanges(serverId: string): Promise<PendingT
 }
 
 /** An admin accepts the change they reviewed; false when it is no longer the pending one. Audited. */
-export async function acceptPendingToolChange({ serverId, toolName, hash, actorId }: { serverId: string; toolName: string; hash: string; actorId: string }): Promise<boolean> {
+export async function acceptPendingToolChange({
+  serverId,
+  toolName,
+  hash,
+  actorId,
+}: {
+  serverId: string;
+  toolName: string;
+  hash: string;
+  actorId: string;
+}): Promise<boolean> {
   const before = await acceptToolChange({ serverId, toolName, pendingHash: hash, actorId });
   if (!before) return false;
   const pinned = asDefinition(before.definition);
   const accepted = asDefinition(before.pending);
-  await appendAudit({ action: "mcp.tool_change_accepted", actorId, toolName, decision: "accepted", details: { server: serverId, changed: changedParts(pinned, accepted), fromHash: before.hash, toHash: hash } });
+  await appendAudit({
+    action: "mcp.tool_change_accepted",
+    actorId,
+    toolName,
+    decision: "accepted",
+    details: { server: serverId, changed: changedParts(pinned, accepted), fromHash: before.hash, toHash: hash },
+  });
   return true;
 }

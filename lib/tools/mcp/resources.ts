@@ -24,15 +24,31 @@ function offeredIn(text: string, uri: string): boolean {
   return text.includes(quoted) || text.includes(JSON.stringify(quoted).slice(1, -1));
 }
 
-export async function readPluginResource({ userId, sessionId, serverId, uri }: { userId: string; sessionId: string; serverId: string; uri: string }): Promise<PluginResource> {
+export async function readPluginResource({
+  userId,
+  sessionId,
+  serverId,
+  uri,
+}: {
+  userId: string;
+  sessionId: string;
+  serverId: string;
+  uri: string;
+}): Promise<PluginResource> {
   const session = await findOwnedSession({ sessionId, ownerId: userId });
   if (!session) throw new AppError("NOT_FOUND", "no such session");
   const prefix = `${MCP_TOOL_PREFIX}${serverId}__`;
   const messages = await listMessages({ sessionId, limit: MESSAGES_SEARCHED });
-  const offered = messages.some((m) => m.role === "tool" && m.toolName?.startsWith(prefix) && offeredIn(`${m.content}\n${JSON.stringify(m.parts ?? null)}`, uri));
+  const offered = messages.some(
+    (m) =>
+      m.role === "tool" &&
+      m.toolName?.startsWith(prefix) &&
+      offeredIn(`${m.content}\n${JSON.stringify(m.parts ?? null)}`, uri),
+  );
   if (!offered) throw new AppError("FORBIDDEN", `MCP server ${serverId} did not return this resource in this session`);
   const { document } = await loadPolicyDocument();
-  if (!isServerInUse(document, serverId)) throw new AppError("TOOL_NOT_AVAILABLE", `MCP server ${serverId} is not enabled in the system settings`);
+  if (!isServerInUse(document, serverId))
+    throw new AppError("TOOL_NOT_AVAILABLE", `MCP server ${serverId} is not enabled in the system settings`);
   const registry = getToolRegistry();
   refreshMcpTools(document, registry);
   const supervisor = mcpSupervisor(registry, serverId);
@@ -47,9 +63,20 @@ export async function readPluginResource({ userId, sessionId, serverId, uri }: {
   const cap = document.system.fs.maxReadBytes;
   const first = result.contents[0] as { mimeType?: string; text?: string; blob?: string } | undefined;
   if (!first) throw new AppError("NOT_FOUND", `MCP server ${serverId} returned no content for this resource`);
-  if (typeof first.text === "string") return { contentType: "text/plain; charset=utf-8", body: Buffer.from(capText(first.text, cap).text, "utf8"), download: false };
+  if (typeof first.text === "string")
+    return {
+      contentType: "text/plain; charset=utf-8",
+      body: Buffer.from(capText(first.text, cap).text, "utf8"),
+      download: false,
+    };
   const bytes = Buffer.from(first.blob ?? "", "base64");
-  if (bytes.length > cap) throw new AppError("LIMIT_EXCEEDED", `the resource is ${bytes.length} bytes, more than the read limit of ${cap} bytes`);
+  if (bytes.length > cap)
+    throw new AppError(
+      "LIMIT_EXCEEDED",
+      `the resource is ${bytes.length} bytes, more than the read limit of ${cap} bytes`,
+    );
   const type = first.mimeType ?? "application/octet-stream";
-  return SAFE_IMAGE_TYPES.has(type) ? { contentType: type, body: bytes, download: false } : { contentType: "application/octet-stream", body: bytes, download: true };
+  return SAFE_IMAGE_TYPES.has(type)
+    ? { contentType: type, body: bytes, download: false }
+    : { contentType: "application/octet-stream", body: bytes, download: true };
 }

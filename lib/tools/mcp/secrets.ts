@@ -14,7 +14,8 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 function keyFrom(secret: string | undefined): Buffer {
-  if (!secret) throw new AppError("INTERNAL", "AUTH_SECRET is not set: MCP server headers cannot be encrypted or decrypted");
+  if (!secret)
+    throw new AppError("INTERNAL", "AUTH_SECRET is not set: MCP server headers cannot be encrypted or decrypted");
   return Buffer.from(hkdfSync("sha256", secret, "toolgate", "mcp-server-headers", 32));
 }
 
@@ -44,24 +45,41 @@ export function decryptEnv(serverId: string, encrypted: string, secret = authSec
   return decryptFor(serverId, envAad(serverId), encrypted, secret, "env");
 }
 
-function decryptFor(serverId: string, aad: string, encrypted: string, secret: string | undefined, what: string): Record<string, string> {
+function decryptFor(
+  serverId: string,
+  aad: string,
+  encrypted: string,
+  secret: string | undefined,
+  what: string,
+): Record<string, string> {
   const [version, payload] = encrypted.split(":", 2);
   const raw = version === VERSION && payload ? Buffer.from(payload, "base64") : Buffer.alloc(0);
-  if (raw.length < IV_BYTES + TAG_BYTES) throw new AppError("TOOL_FAILED", `MCP server ${serverId}: stored ${what} are not in a known format`);
+  if (raw.length < IV_BYTES + TAG_BYTES)
+    throw new AppError("TOOL_FAILED", `MCP server ${serverId}: stored ${what} are not in a known format`);
   try {
     const decipher = createDecipheriv("aes-256-gcm", keyFrom(secret), raw.subarray(0, IV_BYTES));
     decipher.setAAD(Buffer.from(aad));
     decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-    const text = Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString("utf8");
+    const text = Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString(
+      "utf8",
+    );
     return JSON.parse(text) as Record<string, string>;
   } catch (error) {
     if (error instanceof AppError) throw error;
-    throw new AppError("TOOL_FAILED", `MCP server ${serverId}: stored ${what} cannot be decrypted (was AUTH_SECRET changed? re-enter them in the policy editor)`);
+    throw new AppError(
+      "TOOL_FAILED",
+      `MCP server ${serverId}: stored ${what} cannot be decrypted (was AUTH_SECRET changed? re-enter them in the policy editor)`,
+    );
   }
 }
 
 type ServerEntry = { id?: unknown; transport?: Record<string, unknown> & { type?: unknown } };
-type SecretField = { plain: "headers" | "env"; sealed: "headersEncrypted" | "envEncrypted"; seal: typeof encryptEnv; open: typeof decryptEnv };
+type SecretField = {
+  plain: "headers" | "env";
+  sealed: "headersEncrypted" | "envEncrypted";
+  seal: typeof encryptEnv;
+  open: typeof decryptEnv;
+};
 
 const FIELDS: Record<string, SecretField> = {
   http: { plain: "headers", sealed: "headersEncrypted", seal: encryptHeaders, open: decryptHeaders },
@@ -128,8 +146,15 @@ export function encryptMcpSecrets<T>(document: T, previous?: unknown, secret?: s
     const where = field.plain === "env" ? "command or arguments" : "URL's origin";
     const plain = server.transport?.[field.plain];
     if (typeof plain !== "object" || plain === null) {
-      if (moved && typeof server.transport?.[field.sealed] === "string" && server.transport?.[field.sealed] === before.sealed) {
-        throw new AppError("VALIDATION_FAILED", `mcpServers ${id}: its ${where} changed, so its stored ${field.plain} are not sent there; enter them again`);
+      if (
+        moved &&
+        typeof server.transport?.[field.sealed] === "string" &&
+        server.transport?.[field.sealed] === before.sealed
+      ) {
+        throw new AppError(
+          "VALIDATION_FAILED",
+          `mcpServers ${id}: its ${where} changed, so its stored ${field.plain} are not sent there; enter them again`,
+        );
       }
       return server;
     }
@@ -140,8 +165,16 @@ export function encryptMcpSecrets<T>(document: T, previous?: unknown, secret?: s
         continue;
       }
       const kept = before?.values?.[name];
-      if (kept === undefined) throw new AppError("VALIDATION_FAILED", `mcpServers ${id}: ${field.plain}.${name} is masked but no stored value exists; enter it again`);
-      if (moved) throw new AppError("VALIDATION_FAILED", `mcpServers ${id}: its ${where} changed, so the stored ${field.plain}.${name} is not sent there; enter it again`);
+      if (kept === undefined)
+        throw new AppError(
+          "VALIDATION_FAILED",
+          `mcpServers ${id}: ${field.plain}.${name} is masked but no stored value exists; enter it again`,
+        );
+      if (moved)
+        throw new AppError(
+          "VALIDATION_FAILED",
+          `mcpServers ${id}: its ${where} changed, so the stored ${field.plain}.${name} is not sent there; enter it again`,
+        );
       values[name] = kept;
     }
     const { [field.plain]: _plain, ...rest } = server.transport!;
@@ -163,6 +196,11 @@ export function maskMcpSecrets<T>(document: T, secret?: string): T {
       }
     }
     const { [field.sealed]: _sealed, [field.plain]: _plain, ...rest } = t;
-    return names.size ? { ...server, transport: { ...rest, [field.plain]: Object.fromEntries([...names].map((n) => [n, SECRET_MASK])) } } : { ...server, transport: rest };
+    return names.size
+      ? {
+          ...server,
+          transport: { ...rest, [field.plain]: Object.fromEntries([...names].map((n) => [n, SECRET_MASK])) },
+        }
+      : { ...server, transport: rest };
   });
 }

@@ -41,7 +41,8 @@ export function mcpServerUid(serverId: string): number {
   return MCP_UID_BASE + (createHash("sha256").update(serverId).digest().readUInt32BE(0) % MCP_UID_RANGE);
 }
 
-const within = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);
+const within = (child: string, parent: string) =>
+  child === parent || child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);
 
 /** The node_modules directory Node resolves a file's bare imports from (nearest one above it), if any. */
 function nodeModulesFor(file: string): string | undefined {
@@ -67,7 +68,9 @@ function realOrNull(p: string): string | null {
  * The read-only binds a command needs, refusing any that would expose a forbidden directory. A bind may sit inside
  * the app directory (its node_modules, a script) but never contain a forbidden directory or lie in its data part.
  */
-export function readOnlyBinds(options: Pick<StdioSandboxOptions, "command" | "args" | "readOnlyPaths" | "forbidden">): string[] {
+export function readOnlyBinds(
+  options: Pick<StdioSandboxOptions, "command" | "args" | "readOnlyPaths" | "forbidden">,
+): string[] {
   const wanted = new Set<string>();
   const candidates = [options.command, ...options.args].filter((arg) => path.isAbsolute(arg));
   for (const candidate of candidates) {
@@ -88,9 +91,14 @@ export function readOnlyBinds(options: Pick<StdioSandboxOptions, "command" | "ar
   const [appDir, ...secretDirs] = forbidden;
   for (const bind of wanted) {
     const exposes = forbidden.some((dir) => within(dir, bind)) || secretDirs.some((dir) => within(bind, dir));
-    if (exposes) throw new Error(`the server would see ${bind}, which holds the app's directory, its data or the workspaces; bind a narrower path`);
+    if (exposes)
+      throw new Error(
+        `the server would see ${bind}, which holds the app's directory, its data or the workspaces; bind a narrower path`,
+      );
     if (appDir && within(bind, appDir) && !/\/node_modules(\/|$)/.test(bind) && statSync(bind).isDirectory()) {
-      throw new Error(`the server would see the app's directory ${bind}; only files and node_modules inside it can be bound`);
+      throw new Error(
+        `the server would see the app's directory ${bind}; only files and node_modules inside it can be bound`,
+      );
     }
   }
   return [...wanted];
@@ -102,7 +110,10 @@ export function writableBinds(options: Pick<StdioSandboxOptions, "writablePaths"
   return options.writablePaths.map((wanted) => {
     const real = realOrNull(wanted);
     if (!real) throw new Error(`its writable path ${wanted} does not exist`);
-    if (forbidden.some((dir) => within(dir, real) || within(real, dir))) throw new Error(`its writable path ${wanted} is, holds or lies in the app's directory, its data or the workspaces`);
+    if (forbidden.some((dir) => within(dir, real) || within(real, dir)))
+      throw new Error(
+        `its writable path ${wanted} is, holds or lies in the app's directory, its data or the workspaces`,
+      );
     return real;
   });
 }
@@ -113,10 +124,17 @@ export function buildStdioSandboxArgv(options: StdioSandboxOptions): { argv: str
   const cwd = options.cwd ? (realOrNull(options.cwd) ?? options.cwd) : "/tmp";
   if (options.cwd) {
     const forbidden = options.forbidden.map((dir) => realOrNull(dir) ?? path.resolve(dir));
-    if (forbidden.some((dir) => within(cwd, dir) || within(dir, cwd))) throw new Error(`its working directory ${options.cwd} is the app's directory, its data or a workspace`);
+    if (forbidden.some((dir) => within(cwd, dir) || within(dir, cwd)))
+      throw new Error(`its working directory ${options.cwd} is the app's directory, its data or a workspace`);
     if (!binds.includes(cwd)) binds.push(cwd);
   }
-  const env: Record<string, string> = { PATH: EXEC_PATH, HOME: "/tmp", LANG: "C.UTF-8", TMPDIR: "/tmp", ...options.env };
+  const env: Record<string, string> = {
+    PATH: EXEC_PATH,
+    HOME: "/tmp",
+    LANG: "C.UTF-8",
+    TMPDIR: "/tmp",
+    ...options.env,
+  };
   const argv = [
     ...runAsPrefix(mcpServerUid(options.serverId)),
     options.bwrapPath ?? "bwrap",

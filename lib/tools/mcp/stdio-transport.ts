@@ -49,7 +49,12 @@ export class SandboxedStdioTransport implements Transport {
     if (!file) throw new Error("nothing to run");
     return new Promise((resolve, reject) => {
       // detached: a process group (and session) of its own, so the whole group can be ended at once.
-      const child = spawn(file, args, { env: env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "pipe"], detached: true, cwd: "/" });
+      const child = spawn(file, args, {
+        env: env as NodeJS.ProcessEnv,
+        stdio: ["pipe", "pipe", "pipe"],
+        detached: true,
+        cwd: "/",
+      });
       this.child = child;
       child.on("error", (error) => {
         reject(error);
@@ -103,7 +108,8 @@ export class SandboxedStdioTransport implements Transport {
       if (child.exitCode !== null || child.signalCode !== null) resolve();
       else child.once("close", () => resolve());
     });
-    const wait = (ms: number) => Promise.race([closed, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]);
+    const wait = (ms: number) =>
+      Promise.race([closed, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]);
     try {
       child.stdin?.end();
     } catch {

@@ -81,7 +81,10 @@ export class McpServerSupervisor {
         this.clearTimers();
         void this.connection.reset();
       }
-    } else if (this.state === "disabled" || (this.state === "down" && Date.now() >= this.nextAttemptAt && !this.retryTimer)) {
+    } else if (
+      this.state === "disabled" ||
+      (this.state === "down" && Date.now() >= this.nextAttemptAt && !this.retryTimer)
+    ) {
       void this.discover();
     }
     this.apply();
@@ -116,7 +119,10 @@ export class McpServerSupervisor {
   }
 
   status(): McpServerStatus {
-    const hidden = (this.discovered ?? []).filter(requiresTasks).map((tool) => ({ name: tool.name, reason: "needs MCP tasks (execution.taskSupport: required), which Toolgate does not run" }));
+    const hidden = (this.discovered ?? []).filter(requiresTasks).map((tool) => ({
+      name: tool.name,
+      reason: "needs MCP tasks (execution.taskSupport: required), which Toolgate does not run",
+    }));
     return {
       id: this.config.id,
       transport: this.config.transport.type,
@@ -124,7 +130,8 @@ export class McpServerSupervisor {
       lastError: this.lastError,
       stderrTail: this.connection.stderrTail(),
       failures: this.failures,
-      nextAttemptAt: this.state === "down" && this.nextAttemptAt > 0 ? new Date(this.nextAttemptAt).toISOString() : null,
+      nextAttemptAt:
+        this.state === "down" && this.nextAttemptAt > 0 ? new Date(this.nextAttemptAt).toISOString() : null,
       lastReadyAt: this.lastReadyAt === null ? null : new Date(this.lastReadyAt).toISOString(),
       tools: this.names.map((name) => {
         const tool = this.registry.get(name) as (ToolDefinition & { serverToolName?: string }) | undefined;
@@ -132,7 +139,10 @@ export class McpServerSupervisor {
       }),
       hiddenTools: [
         ...hidden,
-        ...this.skipped.map((name) => ({ name, reason: "its name collides with another tool of this server after sanitising" })),
+        ...this.skipped.map((name) => ({
+          name,
+          reason: "its name collides with another tool of this server after sanitising",
+        })),
         ...describeCuts(this.cuts),
       ],
       pendingChanges: this.pending,
@@ -172,7 +182,8 @@ export class McpServerSupervisor {
       return await work();
     } catch (error) {
       // A server that exited or cannot be reached opens the circuit; a tool that timed out or failed does not.
-      if (error instanceof Error && /server exited|unreachable|could not be connected/.test(error.message)) this.fail(error.message);
+      if (error instanceof Error && /server exited|unreachable|could not be connected/.test(error.message))
+        this.fail(error.message);
       throw error;
     }
   }
@@ -180,7 +191,8 @@ export class McpServerSupervisor {
   private unavailableReason(): string {
     const id = this.config.id;
     if (this.state === "disabled") return `MCP server ${id} is not enabled in the system settings`;
-    if (this.state === "connecting") return `MCP server ${id} is still connecting; its tools are unavailable until it answers`;
+    if (this.state === "connecting")
+      return `MCP server ${id} is still connecting; its tools are unavailable until it answers`;
     const wait = Math.max(0, this.nextAttemptAt - Date.now());
     return `MCP server ${id} is down (${this.lastError ?? "unknown error"}); next attempt in ${wait} ms`;
   }
@@ -195,13 +207,19 @@ export class McpServerSupervisor {
         // What the server says now is compared with what was pinned (pins.ts); a pin that cannot be read fails
         // the discovery, so a server's tools are never used unchecked.
         const { tools, pending } = await applyPins(this.config.id, listed.tools).catch((error: unknown) => {
-          throw new Error(`MCP server ${this.config.id}: its pinned tool definitions could not be checked (${error instanceof Error ? error.message.slice(0, 200) : String(error)})`);
+          throw new Error(
+            `MCP server ${this.config.id}: its pinned tool definitions could not be checked (${error instanceof Error ? error.message.slice(0, 200) : String(error)})`,
+          );
         });
         if (this.stopped()) return;
         this.discovered = tools;
         this.cuts = listed.cuts;
         this.pending = pending;
-        if (pending.length > 0) log("warn", "mcp_tool_changes_held", { server: this.config.id, tools: pending.map((change) => change.tool).slice(0, 20) });
+        if (pending.length > 0)
+          log("warn", "mcp_tool_changes_held", {
+            server: this.config.id,
+            tools: pending.map((change) => change.tool).slice(0, 20),
+          });
         this.state = "ready";
         this.failures = 0;
         this.lastError = null;
@@ -236,7 +254,12 @@ export class McpServerSupervisor {
     this.lastError = reason;
     const delay = backoffDelay(this.failures);
     this.nextAttemptAt = Date.now() + delay;
-    log("warn", "mcp_server_down", { server: this.config.id, failures: this.failures, error: reason, retryInMs: delay });
+    log("warn", "mcp_server_down", {
+      server: this.config.id,
+      failures: this.failures,
+      error: reason,
+      retryInMs: delay,
+    });
     this.clearTimers();
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
@@ -278,7 +301,9 @@ export class McpServerSupervisor {
     const definitionsKey = JSON.stringify([this.config, tools]);
     if (definitionsKey === this.definitionsKey) return;
     for (const name of this.names) this.registry.unregister(name);
-    const { definitions, skipped } = buildMcpToolDefinitions(this.config, tools, (name, args, options) => this.call(name, args, options.abortSignal));
+    const { definitions, skipped } = buildMcpToolDefinitions(this.config, tools, (name, args, options) =>
+      this.call(name, args, options.abortSignal),
+    );
     this.skipped = skipped;
     if (skipped.length > 0) log("warn", "mcp_tool_name_collision", { server: this.config.id, skipped });
     const names: string[] = [];

@@ -13,7 +13,10 @@ import { processSingleton } from "@/lib/process-singleton";
 type Registry = ToolRegistry<ToolDefinition>;
 
 // One per process (lib/process-singleton.ts): there must be one connection per server. Keyed by registry so tests with their own registry do not share supervisors with the app's.
-const byRegistry = processSingleton("toolgateMcpSupervisors", () => new Map<Registry, Map<string, McpServerSupervisor>>());
+const byRegistry = processSingleton(
+  "toolgateMcpSupervisors",
+  () => new Map<Registry, Map<string, McpServerSupervisor>>(),
+);
 
 function supervisorsOf(registry: Registry): Map<string, McpServerSupervisor> {
   let map = byRegistry.get(registry);
@@ -101,7 +104,19 @@ export async function closeMcpConnections(registry?: Registry): Promise<void> {
  * An admin accepts a held tool definition change (the one with this hash, which they reviewed); the server's
  * tools are listed again so the accepted definition is in use at once. False when that change is not pending.
  */
-export async function acceptMcpToolChange({ registry, serverId, toolName, hash, actorId }: { registry: Registry; serverId: string; toolName: string; hash: string; actorId: string }): Promise<boolean> {
+export async function acceptMcpToolChange({
+  registry,
+  serverId,
+  toolName,
+  hash,
+  actorId,
+}: {
+  registry: Registry;
+  serverId: string;
+  toolName: string;
+  hash: string;
+  actorId: string;
+}): Promise<boolean> {
   if (!(await acceptPendingToolChange({ serverId, toolName, hash, actorId }))) return false;
   await supervisorsOf(registry).get(serverId)?.rediscover();
   return true;

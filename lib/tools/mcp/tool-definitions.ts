@@ -3,7 +3,12 @@
 // every tool the server does not mark as safe asks for approval.
 import { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_MAX_READ_BYTES, type McpServerConfig, type ToolDefinition, type ToolExecuteOptions } from "@/lib/policy";
+import {
+  DEFAULT_MAX_READ_BYTES,
+  type McpServerConfig,
+  type ToolDefinition,
+  type ToolExecuteOptions,
+} from "@/lib/policy";
 import { jsonSchemaToZod } from "./json-schema";
 import { mcpToolName, sanitizeMcpToolPart } from "./naming";
 import { toToolOutput } from "./output";
@@ -16,7 +21,11 @@ export type DiscoveredTool = {
   execution?: { taskSupport?: string };
 };
 
-export type McpToolCaller = (serverToolName: string, args: Record<string, unknown>, options: ToolExecuteOptions) => Promise<CallToolResult>;
+export type McpToolCaller = (
+  serverToolName: string,
+  args: Record<string, unknown>,
+  options: ToolExecuteOptions,
+) => Promise<CallToolResult>;
 
 export type McpToolDefinition = ToolDefinition<Record<string, unknown>> & {
   pluginId: string;
@@ -61,7 +70,10 @@ export function outputCapFor(config: McpServerConfig, toolName: string, options:
  * Why a plugin tool asks for approval, naming what decided it: the server's own annotation (or its absence, since
  * MCP reads a missing hint as destructive) under the admin's requireApprovalForDestructive.
  */
-export function mcpApprovalReason(config: McpServerConfig, annotations: ToolDefinition["annotations"] | undefined): string | undefined {
+export function mcpApprovalReason(
+  config: McpServerConfig,
+  annotations: ToolDefinition["annotations"] | undefined,
+): string | undefined {
   if (!config.requireApprovalForDestructive || !isDestructive(annotations)) return undefined;
   const hint =
     annotations?.destructiveHint === true
@@ -101,11 +113,20 @@ export function buildMcpToolDefinitions(
       ownerOnly: override?.ownerOnly ?? config.ownerOnly,
       ...(annotations ? { annotations } : {}),
       ...(override?.requireApproval
-        ? { requiresApproval: true, approvalReason: `the admin requires approval for every call of ${tool.name} on MCP server ${config.id}` }
+        ? {
+            requiresApproval: true,
+            approvalReason: `the admin requires approval for every call of ${tool.name} on MCP server ${config.id}`,
+          }
         : config.requireApprovalForDestructive && isDestructive(annotations)
           ? { requiresApproval: true, approvalReason: mcpApprovalReason(config, annotations) }
           : {}),
-      execute: async (input, options) => toToolOutput(config.id, tool.name, await call(tool.name, input, options), outputCapFor(config, tool.name, options)),
+      execute: async (input, options) =>
+        toToolOutput(
+          config.id,
+          tool.name,
+          await call(tool.name, input, options),
+          outputCapFor(config, tool.name, options),
+        ),
     });
   }
   return { definitions, skipped };
@@ -116,10 +137,14 @@ export function buildMcpToolDefinitions(
  * Registering them keeps their names known, so a call is answered by the policy (TOOL_NOT_AVAILABLE when MCP is
  * off) instead of TOOL_NOT_FOUND; when the server is in use, running one connects and the server checks the input.
  */
-const isJsonObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 export function configuredToolStubs(config: McpServerConfig): DiscoveredTool[] {
-  return Object.keys(config.tools).map((name) => ({ name, description: `${name} (MCP server ${config.id}, not yet discovered)` }));
+  return Object.keys(config.tools).map((name) => ({
+    name,
+    description: `${name} (MCP server ${config.id}, not yet discovered)`,
+  }));
 }
 
 function pickAnnotations(input: NonNullable<ToolDefinition["annotations"]>): ToolDefinition["annotations"] {

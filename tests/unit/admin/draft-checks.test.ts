@@ -10,7 +10,14 @@ describe("draft checks", () => {
   });
 
   it("flags unknown tool names in any layer, including agents and teams (deny lists as errors, allow lists as warnings)", () => {
-    const check = checkDraft({ tools: { deny: ["exce"] }, teams: { ops: { deny: ["wirte"] } }, agents: { bot: { name: "Bot", tools: { allow: ["raed"] } } } }, TOOLS);
+    const check = checkDraft(
+      {
+        tools: { deny: ["exce"] },
+        teams: { ops: { deny: ["wirte"] } },
+        agents: { bot: { name: "Bot", tools: { allow: ["raed"] } } },
+      },
+      TOOLS,
+    );
     expect(check.issues).toEqual([]);
     const unknown = check.warnings.filter((w) => w.code === "unknown_entry").flatMap((w) => w.entries ?? []);
     expect(unknown).toEqual(["raed"]);

@@ -26,8 +26,16 @@ describe("locateJsonError", () => {
   });
 
   it("uses a position or line and column the message names", () => {
-    expect(locateJsonError("{\n  x\n}", "Unexpected token x in JSON at position 4")).toMatchObject({ offset: 4, line: 2, column: 3 });
-    expect(locateJsonError("{\n  x\n}", "Expected property name (line 2 column 3)")).toMatchObject({ offset: 4, line: 2, column: 3 });
+    expect(locateJsonError("{\n  x\n}", "Unexpected token x in JSON at position 4")).toMatchObject({
+      offset: 4,
+      line: 2,
+      column: 3,
+    });
+    expect(locateJsonError("{\n  x\n}", "Expected property name (line 2 column 3)")).toMatchObject({
+      offset: 4,
+      line: 2,
+      column: 3,
+    });
   });
 
   it("an unterminated document is marked at its end", () => {

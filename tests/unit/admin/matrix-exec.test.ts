@@ -23,9 +23,18 @@ describe("exec cells of the matrix", () => {
 
   it("sandbox mode (a new install's default) names the mode: commands run in the sandbox, escalations wait", () => {
     const cell = execCell({ version: 2 });
-    expect(cell).toMatchObject({ status: "allowed", layer: "exec", execScope: "some", rule: "exec.security: sandbox, exec.ask: on-miss" });
-    expect(cell.reason).toMatch(/Sandbox mode: every command runs in the sandbox without an owner.*exec\.host.*wait for an owner's approval/);
-    expect(execCell({ version: 2, exec: { askRules: ["rm *"], ask: "off" } }).reason).toMatch(/exec\.askRules \(1\).*are refused \(ask: off\)/);
+    expect(cell).toMatchObject({
+      status: "allowed",
+      layer: "exec",
+      execScope: "some",
+      rule: "exec.security: sandbox, exec.ask: on-miss",
+    });
+    expect(cell.reason).toMatch(
+      /Sandbox mode: every command runs in the sandbox without an owner.*exec\.host.*wait for an owner's approval/,
+    );
+    expect(execCell({ version: 2, exec: { askRules: ["rm *"], ask: "off" } }).reason).toMatch(
+      /exec\.askRules \(1\).*are refused \(ask: off\)/,
+    );
   });
 
   it("ask: always makes every command wait", () => {
@@ -40,7 +49,11 @@ describe("exec cells of the matrix", () => {
   });
 
   it("security: deny refuses every command: denied by the exec settings", () => {
-    expect(execCell({ exec: { security: "deny" } })).toMatchObject({ status: "denied", layer: "exec", errorCode: "POLICY_DENIED" });
+    expect(execCell({ exec: { security: "deny" } })).toMatchObject({
+      status: "denied",
+      layer: "exec",
+      errorCode: "POLICY_DENIED",
+    });
   });
 
   it("a layer that removes exec still decides: the exec settings only speak for calls the layers let through", () => {
@@ -52,10 +65,13 @@ describe("exec cells of the matrix", () => {
     for (const security of ["deny", "sandbox", "allowlist", "full"] as const) {
       for (const ask of ["off", "on-miss", "always"] as const) {
         const settings = { security, ask };
-        const verdicts = [true, false].map((satisfied) => decideExec({ settings, analysis: { ok: true }, coverage: { satisfied } }).action);
+        const verdicts = [true, false].map(
+          (satisfied) => decideExec({ settings, analysis: { ok: true }, coverage: { satisfied } }).action,
+        );
         const note = execCellNote(settings);
         const inSandbox = security === "sandbox" && verdicts[0] === "allow" ? "allowed" : undefined;
-        const expected = verdicts.includes("ask") && verdicts[0] !== "deny" ? "ask" : verdicts[0] === "deny" ? "denied" : inSandbox;
+        const expected =
+          verdicts.includes("ask") && verdicts[0] !== "deny" ? "ask" : verdicts[0] === "deny" ? "denied" : inSandbox;
         expect(note?.status, `${security}/${ask}`).toBe(expected);
       }
     }

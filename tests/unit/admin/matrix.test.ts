@@ -15,7 +15,11 @@ describe("policy matrix", () => {
     const matrix = buildPolicyMatrix({ context: admin, document: doc(), tools: TOOLS });
     expect(matrix.columns.map((c) => c.mode)).toEqual(["chat_safe", "coding"]);
     expect(matrix.groups.map((g) => g.group)).toEqual(["code", "memory", "plugin", "runtime", "world"]);
-    expect(cell(matrix, "read", "chat_safe")).toMatchObject({ status: "denied", layer: "mode", errorCode: "MODE_DENIED" });
+    expect(cell(matrix, "read", "chat_safe")).toMatchObject({
+      status: "denied",
+      layer: "mode",
+      errorCode: "MODE_DENIED",
+    });
     expect(cell(matrix, "read", "coding").status).toBe("allowed");
   });
 
@@ -29,7 +33,10 @@ describe("policy matrix", () => {
     expect(c.chain.find((e) => e.layer === "group")?.outcome).toBe("removed");
     // Another team is not affected.
     // (Not denied there: it waits for an owner under the default exec settings, see the exec cell tests.)
-    expect(cell(buildPolicyMatrix({ context: { ...admin, teamIds: ["dev"] }, document, tools: TOOLS }), "exec", "coding").status).toBe("ask");
+    expect(
+      cell(buildPolicyMatrix({ context: { ...admin, teamIds: ["dev"] }, document, tools: TOOLS }), "exec", "coding")
+        .status,
+    ).toBe("ask");
   });
 
   it("shows askRules as needs approval", () => {
@@ -38,13 +45,25 @@ describe("policy matrix", () => {
   });
 
   it("marks a column whose mode the context is not granted", () => {
-    const matrix = buildPolicyMatrix({ context: { roles: ["member"], senderIsOwner: false }, document: doc(), tools: TOOLS });
-    expect(matrix.columns.find((c) => c.mode === "coding")).toEqual({ mode: "coding", granted: false, evaluatedAs: "chat_safe" });
+    const matrix = buildPolicyMatrix({
+      context: { roles: ["member"], senderIsOwner: false },
+      document: doc(),
+      tools: TOOLS,
+    });
+    expect(matrix.columns.find((c) => c.mode === "coding")).toEqual({
+      mode: "coding",
+      granted: false,
+      evaluatedAs: "chat_safe",
+    });
   });
 
   it("lists exactly the cells that flip between two documents", () => {
     const saved = buildPolicyMatrix({ context: admin, document: doc(), tools: TOOLS });
-    const draft = buildPolicyMatrix({ context: admin, document: doc({ tools: { deny: ["current_time"] } }), tools: TOOLS });
+    const draft = buildPolicyMatrix({
+      context: admin,
+      document: doc({ tools: { deny: ["current_time"] } }),
+      tools: TOOLS,
+    });
     expect(diffMatrices(saved, draft)).toEqual([
       { tool: "current_time", mode: "chat_safe", from: "allowed", to: "denied" },
       { tool: "current_time", mode: "coding", from: "allowed", to: "denied" },

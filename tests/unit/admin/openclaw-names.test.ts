@@ -17,13 +17,19 @@ describe("mapToolNames", () => {
     expect(media.entries).toEqual(["image"]);
     expect(media.notes[0]).toMatch(/"group:media" → image/);
     const openclaw = map(["group:openclaw"]);
-    expect(openclaw.entries).toEqual(expect.arrayContaining(["message", "browser", "web_search", "sessions_list", "cron", "gateway"]));
-    for (const excluded of ["read", "write", "edit", "apply_patch", "exec", "process", "canvas"]) expect(openclaw.entries).not.toContain(excluded);
+    expect(openclaw.entries).toEqual(
+      expect.arrayContaining(["message", "browser", "web_search", "sessions_list", "cron", "gateway"]),
+    );
+    for (const excluded of ["read", "write", "edit", "apply_patch", "exec", "process", "canvas"])
+      expect(openclaw.entries).not.toContain(excluded);
   });
 
   it("maps OpenClaw MCP names and bundle-mcp", () => {
     expect(map(["bundle-mcp"]).entries).toEqual(["group:plugins"]);
-    expect(map(["outlook-graph__send_mail", "outlook-graph__*"], ["outlook-graph"]).entries).toEqual(["mcp__outlook-graph__send_mail", "mcp__outlook-graph__*"]);
+    expect(map(["outlook-graph__send_mail", "outlook-graph__*"], ["outlook-graph"]).entries).toEqual([
+      "mcp__outlook-graph__send_mail",
+      "mcp__outlook-graph__*",
+    ]);
     expect(map(["Outlook Graph__Send Mail"]).entries).toEqual(["mcp__outlook-graph__send_mail"]);
     expect(map(["9lives__x"]).notes[0]).toMatch(/mcp__mcp-9lives__x \(no MCP server "mcp-9lives" is configured\)/);
   });

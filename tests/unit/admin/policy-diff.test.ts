@@ -10,7 +10,11 @@ describe("policy diff", () => {
 
   it("names the changed paths two levels deep and the sections one level deep", () => {
     const before = doc();
-    const after = doc({ tools: { deny: ["exec"] }, teams: { ops: { deny: ["write"] } }, system: { fs: { maxReadBytes: 1024 } } });
+    const after = doc({
+      tools: { deny: ["exec"] },
+      teams: { ops: { deny: ["write"] } },
+      system: { fs: { maxReadBytes: 1024 } },
+    });
     expect(diffPolicyPaths(before, after)).toEqual(["system.fs", "teams.ops", "tools.deny"]);
     expect(changedSections(before, after)).toEqual(["system", "teams", "tools"]);
   });

@@ -7,7 +7,11 @@ describe("reapplyDraft (reload and reapply after a conflict)", () => {
     const latest = { tools: { deny: ["exec"] }, askRules: ["write"], teams: {} };
     const draft = { tools: { deny: ["exec", "read"] }, askRules: [], teams: { ops: { deny: ["write"] } } };
     const result = reapplyDraft({ base, draft, latest });
-    expect(result.document).toEqual({ tools: { deny: ["exec", "read"] }, askRules: ["write"], teams: { ops: { deny: ["write"] } } });
+    expect(result.document).toEqual({
+      tools: { deny: ["exec", "read"] },
+      askRules: ["write"],
+      teams: { ops: { deny: ["write"] } },
+    });
     expect(result.applied.sort()).toEqual(["teams.ops", "tools.deny"]);
     expect(result.conflicts).toEqual([]);
   });

@@ -4,7 +4,16 @@ import { recordedPolicyStatus, replayCalls, type RecordedCall } from "@/lib/admi
 import { doc, TOOLS } from "./fixtures";
 
 const call = (over: Partial<RecordedCall>): RecordedCall => ({
-  seq: 1, at: "2026-11-22T10:00:00.000Z", actorId: "u1", sessionId: "s1", toolName: "current_time", mode: "chat_safe", decision: "allow", layer: "allowed", rule: null, ...over,
+  seq: 1,
+  at: "2026-11-22T10:00:00.000Z",
+  actorId: "u1",
+  sessionId: "s1",
+  toolName: "current_time",
+  mode: "chat_safe",
+  decision: "allow",
+  layer: "allowed",
+  rule: null,
+  ...over,
 });
 
 describe("replay of recorded calls", () => {
@@ -20,9 +29,16 @@ describe("replay of recorded calls", () => {
   it("marks the calls a draft would decide differently", () => {
     const draft = doc({ tools: { deny: ["current_time"] } });
     const decide = (c: RecordedCall) =>
-      resolveEffectiveToolPolicy({ roles: ["member", "owner", "admin"], senderIsOwner: true, mode: c.mode }, { document: draft, tools: TOOLS }).check(c.toolName);
+      resolveEffectiveToolPolicy(
+        { roles: ["member", "owner", "admin"], senderIsOwner: true, mode: c.mode },
+        { document: draft, tools: TOOLS },
+      ).check(c.toolName);
     const rows = replayCalls(
-      [call({ seq: 1 }), call({ seq: 2, toolName: "memory_search" }), call({ seq: 3, toolName: "current_time", decision: "deny", layer: "global", rule: "deny: current_time" })],
+      [
+        call({ seq: 1 }),
+        call({ seq: 2, toolName: "memory_search" }),
+        call({ seq: 3, toolName: "current_time", decision: "deny", layer: "global", rule: "deny: current_time" }),
+      ],
       decide,
     );
     expect(rows.map((r) => [r.seq, r.recorded, r.draft, r.differs])).toEqual([

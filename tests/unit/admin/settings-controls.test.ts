@@ -4,7 +4,13 @@ import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { SettingsControls, withSystemSettings } from "@/components/admin/settings-controls";
-import { DEFAULT_POLICY_DOCUMENT, formatByteSize, parseByteSize, parsePolicyDocument, type PolicyDocument } from "@/lib/policy";
+import {
+  DEFAULT_POLICY_DOCUMENT,
+  formatByteSize,
+  parseByteSize,
+  parsePolicyDocument,
+  type PolicyDocument,
+} from "@/lib/policy";
 
 function documentOf(input: Parameters<typeof parsePolicyDocument>[0]): PolicyDocument {
   const parsed = parsePolicyDocument(input);
@@ -12,7 +18,8 @@ function documentOf(input: Parameters<typeof parsePolicyDocument>[0]): PolicyDoc
   return parsed.document;
 }
 
-const render = (document: PolicyDocument) => renderToStaticMarkup(createElement(SettingsControls, { document, onChange: () => undefined }));
+const render = (document: PolicyDocument) =>
+  renderToStaticMarkup(createElement(SettingsControls, { document, onChange: () => undefined }));
 const text = (html: string) => html.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
 
 describe("system tool settings form", () => {
@@ -30,7 +37,9 @@ describe("system tool settings form", () => {
 
   it("Y9 the form says that turning file tools off stops them in every chat while ask_user keeps working", () => {
     const shown = text(render(DEFAULT_POLICY_DOCUMENT));
-    expect(shown).toContain("Off: read, write, edit and apply_patch stop in every chat, for every agent and mode. ask_user keeps working.");
+    expect(shown).toContain(
+      "Off: read, write, edit and apply_patch stop in every chat, for every agent and mode. ask_user keeps working.",
+    );
     // The sentence is the checkbox's description for screen readers too.
     expect(render(DEFAULT_POLICY_DOCUMENT)).toMatch(/<p id="fs-effect"/);
   });
@@ -46,14 +55,20 @@ describe("system tool settings form", () => {
     expect(parseByteSize("1.5 MiB")).toEqual({ ok: true, bytes: 1572864 });
     expect(parseByteSize("7 B")).toEqual({ ok: true, bytes: 7 });
     // What the form shows reads back as the same number of bytes.
-    for (const bytes of [1, 1000, 1024, 1536, 524288, 2097152, 5 * 1024 ** 3]) expect(parseByteSize(formatByteSize(bytes))).toEqual({ ok: true, bytes });
+    for (const bytes of [1, 1000, 1024, 1536, 524288, 2097152, 5 * 1024 ** 3])
+      expect(parseByteSize(formatByteSize(bytes))).toEqual({ ok: true, bytes });
   });
 
   it("Y13 an edit is saved through applySystemToolSettingsPatch: only the edited field changes, an unset one keeps its value", () => {
-    const stored = documentOf({ system: { fs: { maxReadBytes: 4096, maxWriteBytes: 8192 }, mcp: { enabled: true, allowedServers: ["github"] } } });
+    const stored = documentOf({
+      system: { fs: { maxReadBytes: 4096, maxWriteBytes: 8192 }, mcp: { enabled: true, allowedServers: ["github"] } },
+    });
     const next = withSystemSettings(stored, { fs: { maxWriteBytes: 1024, maxReadBytes: undefined } });
     expect(next.system).toEqual({ ...stored.system, fs: { enabled: true, maxReadBytes: 4096, maxWriteBytes: 1024 } });
-    expect(withSystemSettings(stored, { mcp: { enabled: false } }).system.mcp).toEqual({ enabled: false, allowedServers: ["github"] });
+    expect(withSystemSettings(stored, { mcp: { enabled: false } }).system.mcp).toEqual({
+      enabled: false,
+      allowedServers: ["github"],
+    });
     // The draft is a new document; the one it came from is untouched.
     expect(stored.system.fs.maxWriteBytes).toBe(8192);
     expect(next.tools).toEqual(stored.tools);

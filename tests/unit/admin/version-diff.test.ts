@@ -9,7 +9,10 @@ describe("version diff", () => {
   });
 
   it("names the deep paths and the added and removed lines", () => {
-    const diff = diffVersions({ tools: { deny: ["exec"] }, teams: { ops: { allow: ["read"] } } }, { tools: { deny: ["exec", "write"] }, teams: { ops: { allow: ["read"] } } });
+    const diff = diffVersions(
+      { tools: { deny: ["exec"] }, teams: { ops: { allow: ["read"] } } },
+      { tools: { deny: ["exec", "write"] }, teams: { ops: { allow: ["read"] } } },
+    );
     expect(diff.paths).toEqual(["tools.deny"]);
     expect(diff.lines.filter((l) => l.kind === "added").map((l) => l.text.trim())).toEqual(['"exec",', '"write"']);
     expect(diff.lines.filter((l) => l.kind === "removed").map((l) => l.text.trim())).toEqual(['"exec"']);

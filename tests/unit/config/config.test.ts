@@ -13,7 +13,8 @@ describe("configuration", () => {
     expect(configProblems({ SESSION_DEFAULT_MODE: "chat_safe" })).toEqual([]);
     expect(parseConfig({ SESSION_DEFAULT_MODE: "chat_safe" }).SESSION_DEFAULT_MODE).toBe("chat_safe");
     // Only the exact value: the check is not a prefix or case-folding match (an empty variable counts as unset).
-    for (const near of ["Chat_Safe", "chat_safe ", "chat_safe,coding"]) expect(configProblems({ SESSION_DEFAULT_MODE: near }), JSON.stringify(near)).not.toEqual([]);
+    for (const near of ["Chat_Safe", "chat_safe ", "chat_safe,coding"])
+      expect(configProblems({ SESSION_DEFAULT_MODE: near }), JSON.stringify(near)).not.toEqual([]);
   });
 
   it("B8/S5 SESSION_DEFAULT_MODE=coding is rejected, naming the variable", () => {
@@ -54,25 +55,56 @@ describe("configuration", () => {
   });
 
   it("an explicit MODEL_NAME wins over the default; the offline model needs none", () => {
-    expect(parseConfig({ MODEL_PROVIDER: "openai", OPENAI_API_KEY: "k", MODEL_NAME: "gpt-x" }).MODEL_NAME).toBe("gpt-x");
+    expect(parseConfig({ MODEL_PROVIDER: "openai", OPENAI_API_KEY: "k", MODEL_NAME: "gpt-x" }).MODEL_NAME).toBe(
+      "gpt-x",
+    );
     expect(parseConfig({}).MODEL_NAME).toBeUndefined();
   });
 
   // Issue 12: a hosted key went to OPENAI_COMPATIBLE_BASE_URL when MODEL_PROVIDER=openai/anthropic.
   it.each([
-    [{ MODEL_PROVIDER: "openai", OPENAI_API_KEY: "k", OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:1/v1" }, "OPENAI_COMPATIBLE_BASE_URL"],
-    [{ MODEL_PROVIDER: "anthropic", ANTHROPIC_API_KEY: "k", OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:1/v1" }, "OPENAI_COMPATIBLE_BASE_URL"],
-    [{ MODEL_PROVIDER: "anthropic", ANTHROPIC_API_KEY: "k", OPENAI_BASE_URL: "http://127.0.0.1:1/v1" }, "OPENAI_BASE_URL"],
-    [{ MODEL_PROVIDER: "openai-compatible", OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:1/v1", ANTHROPIC_BASE_URL: "http://127.0.0.1:2" }, "ANTHROPIC_BASE_URL"],
+    [
+      { MODEL_PROVIDER: "openai", OPENAI_API_KEY: "k", OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:1/v1" },
+      "OPENAI_COMPATIBLE_BASE_URL",
+    ],
+    [
+      { MODEL_PROVIDER: "anthropic", ANTHROPIC_API_KEY: "k", OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:1/v1" },
+      "OPENAI_COMPATIBLE_BASE_URL",
+    ],
+    [
+      { MODEL_PROVIDER: "anthropic", ANTHROPIC_API_KEY: "k", OPENAI_BASE_URL: "http://127.0.0.1:1/v1" },
+      "OPENAI_BASE_URL",
+    ],
+    [
+      {
+        MODEL_PROVIDER: "openai-compatible",
+        OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:1/v1",
+        ANTHROPIC_BASE_URL: "http://127.0.0.1:2",
+      },
+      "ANTHROPIC_BASE_URL",
+    ],
     [{ OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:1/v1" }, "OPENAI_COMPATIBLE_BASE_URL"],
   ])("start-up refuses another provider's base URL (%j names %s)", (env, name) => {
-    expect(configProblems(env as Record<string, string>).some((p) => p.startsWith(`${name}:`) && p.includes("MODEL_PROVIDER"))).toBe(true);
+    expect(
+      configProblems(env as Record<string, string>).some(
+        (p) => p.startsWith(`${name}:`) && p.includes("MODEL_PROVIDER"),
+      ),
+    ).toBe(true);
   });
 
   it("each provider reads only its own base URL", () => {
-    expect(parseConfig({ MODEL_PROVIDER: "openai", OPENAI_API_KEY: "k", OPENAI_BASE_URL: "https://proxy.example/v1" }).modelBaseUrl).toBe("https://proxy.example/v1");
+    expect(
+      parseConfig({ MODEL_PROVIDER: "openai", OPENAI_API_KEY: "k", OPENAI_BASE_URL: "https://proxy.example/v1" })
+        .modelBaseUrl,
+    ).toBe("https://proxy.example/v1");
     expect(parseConfig({ MODEL_PROVIDER: "anthropic", ANTHROPIC_API_KEY: "k" }).modelBaseUrl).toBeUndefined();
-    expect(parseConfig({ MODEL_PROVIDER: "openai-compatible", OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:1/v1", MODEL_NAME: "llama3.1" }).modelBaseUrl).toBe("http://127.0.0.1:1/v1");
+    expect(
+      parseConfig({
+        MODEL_PROVIDER: "openai-compatible",
+        OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:1/v1",
+        MODEL_NAME: "llama3.1",
+      }).modelBaseUrl,
+    ).toBe("http://127.0.0.1:1/v1");
   });
 
   it("the audit key must not be the session secret", () => {
@@ -85,7 +117,9 @@ describe("configuration", () => {
 describe("WORKSPACE_ROOT", () => {
   const base = { NODE_ENV: "test" };
   it("is refused inside the application's git checkout (commands there would see the app's repository)", () => {
-    expect(() => parseConfig({ ...base, WORKSPACE_ROOT: "data/workspaces" })).toThrow(/WORKSPACE_ROOT: .* inside the application's git checkout/);
+    expect(() => parseConfig({ ...base, WORKSPACE_ROOT: "data/workspaces" })).toThrow(
+      /WORKSPACE_ROOT: .* inside the application's git checkout/,
+    );
     expect(() => parseConfig({ ...base, WORKSPACE_ROOT: process.cwd() })).toThrow(/WORKSPACE_ROOT/);
   });
   it("defaults outside the checkout: /var/lib/toolgate/workspaces for root, else the user's data directory", () => {
@@ -97,14 +131,39 @@ describe("WORKSPACE_ROOT", () => {
     expect(parseConfig({ ...base, WORKSPACE_ROOT: "/tmp/toolgate-ws-ok" }).workspaceRoot).toBe("/tmp/toolgate-ws-ok");
   });
   it("notifications: the webhook needs both its URL and its secret; links need an http(s) base URL", () => {
-    expect(configProblems({ APPROVAL_WEBHOOK_URL: "https://hooks.example.com/x" }).join("\n")).toMatch(/APPROVAL_WEBHOOK_SECRET: set both/);
-    expect(configProblems({ APPROVAL_WEBHOOK_SECRET: "0123456789abcdef0123" }).join("\n")).toMatch(/APPROVAL_WEBHOOK_URL, APPROVAL_WEBHOOK_SECRET/);
-    expect(configProblems({ APPROVAL_WEBHOOK_URL: "https://hooks.example.com/x", APPROVAL_WEBHOOK_SECRET: "short" }).join("\n")).toMatch(/APPROVAL_WEBHOOK_SECRET: must be at least 16/);
-    expect(configProblems({ APPROVAL_WEBHOOK_URL: "file:///etc/passwd", APPROVAL_WEBHOOK_SECRET: "0123456789abcdef0123" }).join("\n")).toMatch(/APPROVAL_WEBHOOK_URL: must be an http/);
+    expect(configProblems({ APPROVAL_WEBHOOK_URL: "https://hooks.example.com/x" }).join("\n")).toMatch(
+      /APPROVAL_WEBHOOK_SECRET: set both/,
+    );
+    expect(configProblems({ APPROVAL_WEBHOOK_SECRET: "0123456789abcdef0123" }).join("\n")).toMatch(
+      /APPROVAL_WEBHOOK_URL, APPROVAL_WEBHOOK_SECRET/,
+    );
+    expect(
+      configProblems({ APPROVAL_WEBHOOK_URL: "https://hooks.example.com/x", APPROVAL_WEBHOOK_SECRET: "short" }).join(
+        "\n",
+      ),
+    ).toMatch(/APPROVAL_WEBHOOK_SECRET: must be at least 16/);
+    expect(
+      configProblems({
+        APPROVAL_WEBHOOK_URL: "file:///etc/passwd",
+        APPROVAL_WEBHOOK_SECRET: "0123456789abcdef0123",
+      }).join("\n"),
+    ).toMatch(/APPROVAL_WEBHOOK_URL: must be an http/);
     expect(configProblems({ PUBLIC_BASE_URL: "javascript:alert(1)" }).join("\n")).toMatch(/PUBLIC_BASE_URL/);
-    expect(configProblems({ SMTP_URL: "smtp://127.0.0.1:25" }).join("\n")).toMatch(/PUBLIC_BASE_URL: required when SMTP_URL/);
-    expect(configProblems({ SMTP_URL: "http://mail.example.com", PUBLIC_BASE_URL: "https://t.example.com" }).join("\n")).toMatch(/SMTP_URL: must be an smtp/);
-    expect(configProblems({ SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/x" }).join("\n")).toMatch(/SLACK_SIGNING_SECRET: set both/);
-    expect(configProblems({ APPROVAL_WEBHOOK_URL: "https://hooks.example.com/x", APPROVAL_WEBHOOK_SECRET: "0123456789abcdef0123", PUBLIC_BASE_URL: "https://toolgate.example.com" })).toEqual([]);
+    expect(configProblems({ SMTP_URL: "smtp://127.0.0.1:25" }).join("\n")).toMatch(
+      /PUBLIC_BASE_URL: required when SMTP_URL/,
+    );
+    expect(
+      configProblems({ SMTP_URL: "http://mail.example.com", PUBLIC_BASE_URL: "https://t.example.com" }).join("\n"),
+    ).toMatch(/SMTP_URL: must be an smtp/);
+    expect(configProblems({ SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/x" }).join("\n")).toMatch(
+      /SLACK_SIGNING_SECRET: set both/,
+    );
+    expect(
+      configProblems({
+        APPROVAL_WEBHOOK_URL: "https://hooks.example.com/x",
+        APPROVAL_WEBHOOK_SECRET: "0123456789abcdef0123",
+        PUBLIC_BASE_URL: "https://toolgate.example.com",
+      }),
+    ).toEqual([]);
   });
 });

@@ -9,7 +9,13 @@ import { describe, expect, it } from "vitest";
 const ROOT = path.resolve(__dirname, "../../..");
 const doc = fs.readFileSync(path.join(ROOT, "docs/requirements.md"), "utf8");
 const ID = "[ABCDEFLOPSTY]\\d{1,2}";
-const REFERENCES = ["tool-modes-test-plan.md", "tool-modes-design.md", "layered-tool-policy.md", "policy-pipeline-and-exec-approvals.md", "system-tool-policy-story.md"];
+const REFERENCES = [
+  "tool-modes-test-plan.md",
+  "tool-modes-design.md",
+  "layered-tool-policy.md",
+  "policy-pipeline-and-exec-approvals.md",
+  "system-tool-policy-story.md",
+];
 
 type Row = { id: string; section: string; files: string[]; deviation?: string };
 
@@ -30,7 +36,17 @@ function parseRows(text: string): { rows: Row[]; sections: Map<string, string> }
     if (!m) continue;
     const last = m[2]!.trim();
     const deviation = /^deviation: (.+)/.exec(last)?.[1];
-    rows.push({ id: m[1]!, section, files: deviation ? [] : last.split(",").map((f) => f.trim()).filter(Boolean), deviation });
+    rows.push({
+      id: m[1]!,
+      section,
+      files: deviation
+        ? []
+        : last
+            .split(",")
+            .map((f) => f.trim())
+            .filter(Boolean),
+      deviation,
+    });
   }
   return { rows, sections };
 }
@@ -52,11 +68,17 @@ function testFiles(dir: string): string[] {
  */
 export function namedIds(text: string): Set<string> {
   const ids = new Set<string>();
-  const call = /\b(it|test|describe)((?:\.\w+)*)\s*(?:\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))?\s*\(\s*(["'`])([^"'`\n]*)/g;
+  const call =
+    /\b(it|test|describe)((?:\.\w+)*)\s*(?:\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))?\s*\(\s*(["'`])([^"'`\n]*)/g;
   for (const m of text.matchAll(call)) {
     const modifiers = m[2]!.split(".").filter(Boolean);
     if (modifiers.some((mod) => mod === "skip" || mod === "todo" || mod === "fails")) continue;
-    if (modifiers.length > 0 && !modifiers.includes("each") && !modifiers.every((mod) => mod === "only" || mod === "concurrent" || mod === "sequential")) continue;
+    if (
+      modifiers.length > 0 &&
+      !modifiers.includes("each") &&
+      !modifiers.every((mod) => mod === "only" || mod === "concurrent" || mod === "sequential")
+    )
+      continue;
     const lead = new RegExp(`^((?:${ID})(?:/(?:${ID}))*)(?=\\s)`).exec(m[4]!);
     for (const id of lead?.[1]?.split("/") ?? []) ids.add(id);
   }
@@ -81,7 +103,15 @@ const mentioned = new Map(files.map((f) => [f, mentionedIds(texts.get(f)!)]));
 describe("docs/requirements.md", () => {
   it("has the tool-modes test plan's matrix rows A1–A11, B1–B8, C1–C4, F1–F5, E1–E6, S1–S5, O1–O4", () => {
     const want = (letter: string, n: number) => Array.from({ length: n }, (_, i) => `${letter}${i + 1}`);
-    const matrix = [...want("A", 11), ...want("B", 8), ...want("C", 4), ...want("F", 5), ...want("E", 6), ...want("S", 5), ...want("O", 4)];
+    const matrix = [
+      ...want("A", 11),
+      ...want("B", 8),
+      ...want("C", 4),
+      ...want("F", 5),
+      ...want("E", 6),
+      ...want("S", 5),
+      ...want("O", 4),
+    ];
     expect(rows.filter((r) => "ABCEFOS".includes(r.id[0]!)).map((r) => r.id)).toEqual(matrix);
   });
 
@@ -100,13 +130,21 @@ describe("docs/requirements.md", () => {
   });
 
   it("names its source document in every section, and every one of the five documents has rows", () => {
-    for (const [letter, body] of sections) expect(REFERENCES.some((r) => body.includes(r)), `section ${letter}`).toBe(true);
-    const sourced = new Set([...sections.values()].flatMap((body) => REFERENCES.filter((r) => body.includes(`Source: \`${r}\``))));
+    for (const [letter, body] of sections)
+      expect(
+        REFERENCES.some((r) => body.includes(r)),
+        `section ${letter}`,
+      ).toBe(true);
+    const sourced = new Set(
+      [...sections.values()].flatMap((body) => REFERENCES.filter((r) => body.includes(`Source: \`${r}\``))),
+    );
     expect([...sourced].sort()).toEqual([...REFERENCES].sort());
   });
 
   it("every row has a test or is a deviation that says why", () => {
-    const problems = rows.filter((r) => r.files.length === 0 && !(r.deviation && r.deviation.length >= 10)).map((r) => r.id);
+    const problems = rows
+      .filter((r) => r.files.length === 0 && !(r.deviation && r.deviation.length >= 10))
+      .map((r) => r.id);
     expect(problems).toEqual([]);
   });
 
@@ -122,15 +160,21 @@ describe("docs/requirements.md", () => {
   });
 
   it("every id a test file mentions is a row, and a row with tests is not a deviation without tests", () => {
-    const unknown = [...mentioned].flatMap(([file, ids]) => [...ids].filter((id) => !rowById.has(id)).map((id) => `${file}: ${id}`));
+    const unknown = [...mentioned].flatMap(([file, ids]) =>
+      [...ids].filter((id) => !rowById.has(id)).map((id) => `${file}: ${id}`),
+    );
     expect(unknown).toEqual([]);
-    const deviations = [...named].flatMap(([file, ids]) => [...ids].filter((id) => rowById.get(id)?.deviation).map((id) => `${file}: ${id}`));
+    const deviations = [...named].flatMap(([file, ids]) =>
+      [...ids].filter((id) => rowById.get(id)?.deviation).map((id) => `${file}: ${id}`),
+    );
     expect(deviations).toEqual([]);
   });
 
   it("every test file mentioning a row is listed on that row", () => {
     const unlisted = [...mentioned].flatMap(([file, ids]) =>
-      [...ids].filter((id) => rowById.get(id) && !rowById.get(id)!.deviation && !rowById.get(id)!.files.includes(file)).map((id) => `${id}: ${file}`),
+      [...ids]
+        .filter((id) => rowById.get(id) && !rowById.get(id)!.deviation && !rowById.get(id)!.files.includes(file))
+        .map((id) => `${id}: ${file}`),
     );
     expect(unlisted).toEqual([]);
   });

@@ -46,7 +46,11 @@ describe("listHostRunnableFiles", () => {
   });
 
   it("is empty for plain files, a package.json without scripts and a plain .git/config; never follows symlinks out", async () => {
-    const dir = await workspace({ "a.txt": "x", "package.json": '{"name":"x"}', ".git/config": "[core]\n\tbare = false\n" });
+    const dir = await workspace({
+      "a.txt": "x",
+      "package.json": '{"name":"x"}',
+      ".git/config": "[core]\n\tbare = false\n",
+    });
     const outside = await workspace({ Makefile: "all:\n" });
     await symlink(outside, path.join(dir, "linked"));
     expect(await listHostRunnableFiles(dir)).toEqual([]);

@@ -6,13 +6,25 @@ import { analyzeShellCommand, loadShellParser } from "@/lib/exec/shell-parser";
 await loadShellParser();
 
 const kinds = (command: string, known: string[] | null = null): RiskKind[] =>
-  assessRisk({ toolName: "exec", args: { command }, analysis: analyzeShellCommand(command), knownExecutables: known ? new Set(known) : null }).map((c) => c.kind).sort();
+  assessRisk({
+    toolName: "exec",
+    args: { command },
+    analysis: analyzeShellCommand(command),
+    knownExecutables: known ? new Set(known) : null,
+  })
+    .map((c) => c.kind)
+    .sort();
 
 describe("assessRisk on exec commands", () => {
   it("rm -rf and echo do not look the same", () => {
     expect(kinds("rm -rf build")).toEqual(["destructive"]);
     expect(kinds("echo hi")).toEqual([]);
-    const [cue] = assessRisk({ toolName: "exec", args: {}, analysis: analyzeShellCommand("rm -rf build"), knownExecutables: null });
+    const [cue] = assessRisk({
+      toolName: "exec",
+      args: {},
+      analysis: analyzeShellCommand("rm -rf build"),
+      knownExecutables: null,
+    });
     expect(cue).toMatchObject({ kind: "destructive", label: "Destructive" });
     expect(cue!.detail).toMatch(/rm -r/);
   });
@@ -41,16 +53,34 @@ describe("assessRisk on exec commands", () => {
     expect(kinds("jq .a data.json", ["jq"])).toEqual([]);
     // Without the history, no cue rather than a wrong one.
     expect(kinds("jq .a data.json", null)).toEqual([]);
-    const cues = assessRisk({ toolName: "exec", args: {}, analysis: analyzeShellCommand("sudo shred key.pem"), knownExecutables: new Set(["sudo"]) });
+    const cues = assessRisk({
+      toolName: "exec",
+      args: {},
+      analysis: analyzeShellCommand("sudo shred key.pem"),
+      knownExecutables: new Set(["sudo"]),
+    });
     expect(cues.find((c) => c.kind === "first-use")?.detail).toMatch(/shred/);
   });
 });
 
 describe("file tools and helpers", () => {
   it("write replaces a file; a path outside the workspace is marked", () => {
-    expect(assessRisk({ toolName: "write", args: { path: "notes.md", content: "x" }, analysis: null, knownExecutables: null }).map((c) => c.kind)).toEqual(["destructive"]);
-    expect(assessRisk({ toolName: "read", args: { path: "/etc/shadow" }, analysis: null, knownExecutables: null }).map((c) => c.kind)).toEqual(["outside-workspace"]);
-    expect(assessRisk({ toolName: "read", args: { path: "docs/a.md" }, analysis: null, knownExecutables: null })).toEqual([]);
+    expect(
+      assessRisk({
+        toolName: "write",
+        args: { path: "notes.md", content: "x" },
+        analysis: null,
+        knownExecutables: null,
+      }).map((c) => c.kind),
+    ).toEqual(["destructive"]);
+    expect(
+      assessRisk({ toolName: "read", args: { path: "/etc/shadow" }, analysis: null, knownExecutables: null }).map(
+        (c) => c.kind,
+      ),
+    ).toEqual(["outside-workspace"]);
+    expect(
+      assessRisk({ toolName: "read", args: { path: "docs/a.md" }, analysis: null, knownExecutables: null }),
+    ).toEqual([]);
   });
 
   it("outsidePath, effectiveArgv and executablesOf", () => {

@@ -4,7 +4,14 @@
 // nothing for the wrapper (stricter: a carrier is never persisted).
 import { describe, expect, it } from "vitest";
 import { COMMAND_RUNNERS, isCommandRunner, ruleRefusal, SUBCOMMAND_TOOLS } from "@/lib/exec/runners";
-import { evaluateCoverage, formatRule, parseRule, proposeGrant, resolveExecutable, type SourcedRule } from "@/lib/exec/rules";
+import {
+  evaluateCoverage,
+  formatRule,
+  parseRule,
+  proposeGrant,
+  resolveExecutable,
+  type SourcedRule,
+} from "@/lib/exec/rules";
 import { analyzeShellCommand, loadShellParser } from "@/lib/exec/shell-parser";
 
 await loadShellParser();
@@ -23,15 +30,28 @@ describe("command runners are data, each refused as a rule on its own", () => {
     expect(ruleRefusal([runner])).toMatch(/approval each time/);
     expect(ruleRefusal([`/usr/bin/${runner}`, "x"])).toMatch(/approval each time/);
   });
-  it.each(["python3.11", "python3.12", "/lib64/ld-linux-x86-64.so.2", "perl5.36", "node20"])("versioned or loader names: %s", (name) => {
-    expect(isCommandRunner(name)).toBe(true);
-  });
+  it.each(["python3.11", "python3.12", "/lib64/ld-linux-x86-64.so.2", "perl5.36", "node20"])(
+    "versioned or loader names: %s",
+    (name) => {
+      expect(isCommandRunner(name)).toBe(true);
+    },
+  );
   it.each(Object.keys(SUBCOMMAND_TOOLS))("%s needs a subcommand, and only a listed one", (tool) => {
     expect(ruleRefusal([tool])).toMatch(/subcommand/);
     expect(ruleRefusal([tool, "-c"])).toMatch(/approval each time/);
     expect(ruleRefusal([tool, [...SUBCOMMAND_TOOLS[tool]!][0]!])).toBeNull();
   });
-  it.each([["git", "commit"], ["git", "x"], ["npm", "exec"], ["npm", "run"], ["npm", "install"], ["cargo", "run"], ["go", "run"], ["pnpm", "dlx"], ["yarn", "exec"]])("%s %s runs the caller's programs", (tool, sub) => {
+  it.each([
+    ["git", "commit"],
+    ["git", "x"],
+    ["npm", "exec"],
+    ["npm", "run"],
+    ["npm", "install"],
+    ["cargo", "run"],
+    ["go", "run"],
+    ["pnpm", "dlx"],
+    ["yarn", "exec"],
+  ])("%s %s runs the caller's programs", (tool, sub) => {
     expect(ruleRefusal([tool, sub])).toMatch(/approval each time/);
   });
   // Subcommands that look read-only but run a program the member wrote: by a flag a prefix grant lets through,
@@ -94,7 +114,8 @@ describe("command runners are data, each refused as a rule on its own", () => {
     expect(covered(command, [rule(grant)]).satisfied).toBe(false);
   });
   it("ordinary programs are not runners", () => {
-    for (const name of ["ls", "rm", "cat", "wc", "mkdir", "cp", "/usr/bin/ls"]) expect(ruleRefusal([name]), name).toBeNull();
+    for (const name of ["ls", "rm", "cat", "wc", "mkdir", "cp", "/usr/bin/ls"])
+      expect(ruleRefusal([name]), name).toBeNull();
   });
 });
 
@@ -106,9 +127,12 @@ describe("rule text", () => {
     ["echo 'a b'", { words: ["echo", "a b"], prefix: false }],
     ["/usr/bin/* *", { words: ["/usr/bin/*"], prefix: true }],
   ])("%j", (text, expected) => expect(parseRule(text)).toEqual(expected));
-  it.each([["ls > x"], ["a && b"], ["*"], [""], ["$(id)"]])("refuses %j", (text) => expect(parseRule(text)).toHaveProperty("error"));
+  it.each([["ls > x"], ["a && b"], ["*"], [""], ["$(id)"]])("refuses %j", (text) =>
+    expect(parseRule(text)).toHaveProperty("error"),
+  );
   it("formats back what it parses", () => {
-    for (const text of ["git status", "git status *", "echo 'a b' *", "ls -la"]) expect(formatRule(parseRule(text) as never)).toBe(text);
+    for (const text of ["git status", "git status *", "echo 'a b' *", "ls -la"])
+      expect(formatRule(parseRule(text) as never)).toBe(text);
   });
 });
 
@@ -119,7 +143,13 @@ describe("coverage: every part must be covered", () => {
     expect(covered("git status --short", [rule("git status *")]).satisfied).toBe(true);
   });
   it("allow always on git status does not let git -c alias run (issue 18, attack 3)", () => {
-    for (const command of ["git -c alias.x='!id' x", "git -c core.pager=id status", "git -C / status", "git x", "git --exec-path=. status"]) {
+    for (const command of [
+      "git -c alias.x='!id' x",
+      "git -c core.pager=id status",
+      "git -C / status",
+      "git x",
+      "git --exec-path=. status",
+    ]) {
       const c = covered(command, [rule("git status *")]);
       expect(c.satisfied, command).toBe(false);
     }
@@ -134,7 +164,21 @@ describe("coverage: every part must be covered", () => {
     expect(covered("git log | wc -l notes", [rule("git log *")], ["wc"]).satisfied).toBe(false);
   });
   it("a rule never covers a command runner, even a rule the admin wrote for it", () => {
-    for (const [command, text] of <Array<[string, string]>>[["sh -c id", "sh *"], ["env id", "env *"], ["find . -exec id ;", "find *"], ["xargs id", "xargs *"], ["sed e", "sed *"], ["tar -xf a --checkpoint-action=exec=id", "tar *"], ["make", "make *"], ["time id", "time *"], ["command id", "command *"], ["flock /tmp/l id", "flock *"], ["script -c id", "script *"], ["stdbuf -o0 id", "stdbuf *"], ["npx cowsay", "npx *"]]) {
+    for (const [command, text] of <Array<[string, string]>>[
+      ["sh -c id", "sh *"],
+      ["env id", "env *"],
+      ["find . -exec id ;", "find *"],
+      ["xargs id", "xargs *"],
+      ["sed e", "sed *"],
+      ["tar -xf a --checkpoint-action=exec=id", "tar *"],
+      ["make", "make *"],
+      ["time id", "time *"],
+      ["command id", "command *"],
+      ["flock /tmp/l id", "flock *"],
+      ["script -c id", "script *"],
+      ["stdbuf -o0 id", "stdbuf *"],
+      ["npx cowsay", "npx *"],
+    ]) {
       expect(covered(command, [rule(text, "allowlist")]).satisfied, command).toBe(false);
     }
   });
@@ -158,11 +202,22 @@ describe("coverage: every part must be covered", () => {
 
 describe("what allow always would store", () => {
   it("the exact argv of each part by default", () => {
-    expect(proposeGrant({ command: "git status && ls -la" })).toEqual({ rules: [{ words: ["git", "status"], prefix: false }, { words: ["ls", "-la"], prefix: false }], refused: [] });
+    expect(proposeGrant({ command: "git status && ls -la" })).toEqual({
+      rules: [
+        { words: ["git", "status"], prefix: false },
+        { words: ["ls", "-la"], prefix: false },
+      ],
+      refused: [],
+    });
   });
   it("a prefix the owner chose, never shorter than tool + subcommand", () => {
-    expect(proposeGrant({ command: "git status --short", prefixWords: 2 }).rules).toEqual([{ words: ["git", "status"], prefix: true }]);
-    expect(proposeGrant({ command: "git status --short", prefixWords: 1 })).toMatchObject({ rules: [], refused: [expect.stringMatching(/subcommand/)] });
+    expect(proposeGrant({ command: "git status --short", prefixWords: 2 }).rules).toEqual([
+      { words: ["git", "status"], prefix: true },
+    ]);
+    expect(proposeGrant({ command: "git status --short", prefixWords: 1 })).toMatchObject({
+      rules: [],
+      refused: [expect.stringMatching(/subcommand/)],
+    });
     expect(proposeGrant({ command: "ls -la /x", prefixWords: 1 }).rules).toEqual([{ words: ["ls"], prefix: true }]);
   });
   it.each([
@@ -186,7 +241,10 @@ describe("what allow always would store", () => {
     expect(p.refused.length).toBeGreaterThan(0);
   });
   it("a not-plain command offers no grant, only approval once", () => {
-    expect(proposeGrant({ command: "ls > out.txt" })).toMatchObject({ rules: [], refused: [expect.stringMatching(/not plain/)] });
+    expect(proposeGrant({ command: "ls > out.txt" })).toMatchObject({
+      rules: [],
+      refused: [expect.stringMatching(/not plain/)],
+    });
   });
 });
 
@@ -201,9 +259,19 @@ describe("resolution", () => {
 // Issue 28: a prefix rule (`… *`) is an allow-list, fail closed. The deny-list of runners missed these, so a grant
 // `erl *` covered `erl -eval 'os:cmd("id").'`; a program nobody listed is refused the same way.
 describe("prefix rules cover only programs known to run no code from their arguments", () => {
-  const installed = (written: string) => ({ written, realPath: written.startsWith("/") ? written : `/usr/bin/${written}` });
-  const coveredAs = (command: string, rules: SourcedRule[]) => evaluateCoverage({ analysis: analyzeShellCommand(command), rules, safeBins: [], resolve: installed });
-  const asRule = (words: string[], prefix: boolean, text: string): SourcedRule => ({ words, prefix, source: "grant", id: "g", text });
+  const installed = (written: string) => ({
+    written,
+    realPath: written.startsWith("/") ? written : `/usr/bin/${written}`,
+  });
+  const coveredAs = (command: string, rules: SourcedRule[]) =>
+    evaluateCoverage({ analysis: analyzeShellCommand(command), rules, safeBins: [], resolve: installed });
+  const asRule = (words: string[], prefix: boolean, text: string): SourcedRule => ({
+    words,
+    prefix,
+    source: "grant",
+    id: "g",
+    text,
+  });
   it.each([
     ["yash", "yash -c id"],
     ["nu", "nu -c 'run-external id'"],
@@ -232,7 +300,12 @@ describe("prefix rules cover only programs known to run no code from their argum
     expect(coveredAs(command, [asRule(["/usr/bin/*"], true, "/usr/bin/* *")]).satisfied).toBe(false);
   });
   it("the listed programs and a multi-command tool's harmless subcommand keep their prefix rules", () => {
-    for (const [grant, command] of [["ls *", "ls -la"], ["grep *", "grep -rn x ."], ["git status *", "git status --short"], ["/usr/bin/* *", "cat notes.md"]] as const) {
+    for (const [grant, command] of [
+      ["ls *", "ls -la"],
+      ["grep *", "grep -rn x ."],
+      ["git status *", "git status --short"],
+      ["/usr/bin/* *", "cat notes.md"],
+    ] as const) {
       const parsed = parseRule(grant);
       if ("error" in parsed) throw new Error(parsed.error);
       expect(ruleRefusal(parsed.words, parsed.prefix), grant).toBeNull();
@@ -241,7 +314,12 @@ describe("prefix rules cover only programs known to run no code from their argum
   });
   it("an exact grant of an unlisted program still covers exactly that argv (the owner saw it)", () => {
     expect(ruleRefusal(["frobnicate", "--version"], false)).toBeNull();
-    expect(coveredAs("frobnicate --version", [asRule(["frobnicate", "--version"], false, "frobnicate --version")]).satisfied).toBe(true);
-    expect(coveredAs("frobnicate --plugin ./p.so", [asRule(["frobnicate", "--version"], false, "frobnicate --version")]).satisfied).toBe(false);
+    expect(
+      coveredAs("frobnicate --version", [asRule(["frobnicate", "--version"], false, "frobnicate --version")]).satisfied,
+    ).toBe(true);
+    expect(
+      coveredAs("frobnicate --plugin ./p.so", [asRule(["frobnicate", "--version"], false, "frobnicate --version")])
+        .satisfied,
+    ).toBe(false);
   });
 });

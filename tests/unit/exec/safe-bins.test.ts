@@ -83,7 +83,13 @@ describe("refused uses", () => {
 
 describe("where the binary really is", () => {
   it("a copy in the workspace (./wc) is never the safe bin wc (issue 18, attack 2)", () => {
-    expect(isSafeBinUsage({ argv: ["./wc", "-l"], resolution: { written: "./wc", realPath: "/srv/ws/u1/wc" }, safeBins: ["wc"] })).toBe(false);
+    expect(
+      isSafeBinUsage({
+        argv: ["./wc", "-l"],
+        resolution: { written: "./wc", realPath: "/srv/ws/u1/wc" },
+        safeBins: ["wc"],
+      }),
+    ).toBe(false);
   });
   it("a same-named binary outside the trusted directories is refused (OpenClaw: resolved from untrusted directories)", () => {
     expect(safe(["head", "-n", "1"], { realPath: "/tmp/evil-bin/head" })).toBe(false);

@@ -13,7 +13,14 @@ await loadShellParser();
 describe("analyzeShellCommand: plain commands", () => {
   it.each([
     ["git status", [["git", "status"]], []],
-    ["echo ok | jq .foo", [["echo", "ok"], ["jq", ".foo"]], ["|"]], // (OpenClaw) pipeline
+    [
+      "echo ok | jq .foo",
+      [
+        ["echo", "ok"],
+        ["jq", ".foo"],
+      ],
+      ["|"],
+    ], // (OpenClaw) pipeline
     ["ls && rm -rf /", [["ls"], ["rm", "-rf", "/"]], ["&&"]], // (OpenClaw) chain
     ["ls || true; pwd", [["ls"], ["true"], ["pwd"]], ["||", ";"]],
     ["echo 'a b' \"c d\" e", [["echo", "a b", "c d", "e"]], []],
@@ -95,7 +102,15 @@ describe("analyzeShellCommand: constructs that need an owner", () => {
 // something that reads differently than it runs). Such a command is never plain, so an owner always sees it, shown
 // with the characters made visible (lib/exec/visible-text.ts).
 describe("analyzeShellCommand: invisible and bidi characters", () => {
-  it.each(["cat 'notes\u202Etxt.hs'", "cat \"a\u200Bb\"", "cat 'a\u2066b'", "ls 'a\u0007'", "ls 'a\u00ADb'", "ls 'a\uFEFF'", "ls 'a\u001B[2Kb'"])("%j needs an owner", (command) => {
+  it.each([
+    "cat 'notes\u202Etxt.hs'",
+    'cat "a\u200Bb"',
+    "cat 'a\u2066b'",
+    "ls 'a\u0007'",
+    "ls 'a\u00ADb'",
+    "ls 'a\uFEFF'",
+    "ls 'a\u001B[2Kb'",
+  ])("%j needs an owner", (command) => {
     const analysis = analyzeShellCommand(command);
     expect(analysis.ok).toBe(false);
     expect(analysis.reason).toMatch(/invisible|control|U\+/);
@@ -120,7 +135,10 @@ describe("analyzeShellCommand before the grammar is loaded", () => {
 // generated command's executables are shell functions that print their name and arguments NUL-separated.
 const WORD_CHARS = "abc-_./=:,@%+^#xyz01é";
 const plainWord = fc.string({ unit: fc.constantFrom(...WORD_CHARS.split("")), minLength: 1, maxLength: 6 });
-const anyChars = fc.string({ unit: fc.constantFrom(..."ab $`\\\"'*?~{}[]()<>|&;#=!\t".split(""), ...WORD_CHARS.split("")), maxLength: 8 });
+const anyChars = fc.string({
+  unit: fc.constantFrom(..."ab $`\\\"'*?~{}[]()<>|&;#=!\t".split(""), ...WORD_CHARS.split("")),
+  maxLength: 8,
+});
 const quoted = fc.oneof(
   anyChars.filter((s) => !s.includes("'")).map((s) => `'${s}'`),
   anyChars.map((s) => `"${s}"`),
@@ -128,15 +146,23 @@ const quoted = fc.oneof(
   anyChars,
 );
 const argWord = fc.array(quoted, { minLength: 1, maxLength: 3 }).map((parts) => parts.join(""));
-const segment = fc.tuple(fc.constantFrom("p", "q", "'p'", '"q"'), fc.array(argWord, { maxLength: 4 })).map(([exe, args]) => [exe, ...args].join(" "));
-const command = fc.tuple(segment, fc.array(fc.tuple(fc.constantFrom(" && ", " ; ", " | ", "; "), segment), { maxLength: 3 })).map(([first, rest]) => first + rest.map(([op, s]) => op + s).join(""));
+const segment = fc
+  .tuple(fc.constantFrom("p", "q", "'p'", '"q"'), fc.array(argWord, { maxLength: 4 }))
+  .map(([exe, args]) => [exe, ...args].join(" "));
+const command = fc
+  .tuple(segment, fc.array(fc.tuple(fc.constantFrom(" && ", " ; ", " | ", "; "), segment), { maxLength: 3 }))
+  .map(([first, rest]) => first + rest.map(([op, s]) => op + s).join(""));
 
 function shellArgvs(shell: string, cmd: string): string[][] | null {
   // The functions report on stderr, which every part of a pipeline shares (stdout would reach only the next part).
   // One printf per call, so parts running at once cannot interleave within a record; \x01 ends each record.
   // The record end is made once (a "$(printf …)" in each call would fork a subshell per call).
   const body = (name: string) => `${name}() { printf '%s\\0' ${name} "$@" "$__end" >&2; };`;
-  const result = spawnSync(shell, ["-c", `__end=$(printf '\\001'); ${body("p")}${body("q")} { ${cmd}\n}; true`], { encoding: "utf8", timeout: 5_000, env: { PATH: "/usr/bin:/bin", HOME: "/nonexistent" } as unknown as NodeJS.ProcessEnv });
+  const result = spawnSync(shell, ["-c", `__end=$(printf '\\001'); ${body("p")}${body("q")} { ${cmd}\n}; true`], {
+    encoding: "utf8",
+    timeout: 5_000,
+    env: { PATH: "/usr/bin:/bin", HOME: "/nonexistent" } as unknown as NodeJS.ProcessEnv,
+  });
   if (result.status !== 0) return null;
   return result.stderr
     .split("\u0001\0")

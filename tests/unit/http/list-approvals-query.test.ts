@@ -5,7 +5,18 @@ import { formatLeft } from "@/components/approvals/expiry-countdown";
 
 describe("ListApprovalsQuery", () => {
   it("maps the URL's names onto lib/db's filter, lower-casing the requester's e-mail", () => {
-    expect(ListApprovalsQuery.parse({ status: "decided", requester: "Max@Example.com", tool: "exec", agent: "writer", team: "ops", q: " 100% ", limit: "20", cursor: "abc_1" })).toEqual({
+    expect(
+      ListApprovalsQuery.parse({
+        status: "decided",
+        requester: "Max@Example.com",
+        tool: "exec",
+        agent: "writer",
+        team: "ops",
+        q: " 100% ",
+        limit: "20",
+        cursor: "abc_1",
+      }),
+    ).toEqual({
       status: "decided",
       requesterEmail: "max@example.com",
       toolName: "exec",
@@ -18,7 +29,19 @@ describe("ListApprovalsQuery", () => {
   });
 
   it("refuses control characters, empty or long text, unknown keys, forged cursors", () => {
-    for (const bad of [{ q: "a\u0000b" }, { q: "a\nb" }, { q: "   " }, { q: "x".repeat(201) }, { tool: "" }, { sort: "id" }, { cursor: "../x" }, { cursor: "a b" }, { status: "open" }, { requester: "nobody" }, { limit: "0" }])
+    for (const bad of [
+      { q: "a\u0000b" },
+      { q: "a\nb" },
+      { q: "   " },
+      { q: "x".repeat(201) },
+      { tool: "" },
+      { sort: "id" },
+      { cursor: "../x" },
+      { cursor: "a b" },
+      { status: "open" },
+      { requester: "nobody" },
+      { limit: "0" },
+    ])
       expect(ListApprovalsQuery.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
   });
 

@@ -7,7 +7,8 @@ import { sanitizeDeep, sanitizeText } from "@/lib/text-sanitize";
 import { redactHostPaths, publicErrorMessage } from "@/lib/public-error";
 import { AppError } from "@/lib/errors";
 
-const req = (method: string, headers: Record<string, string>, body?: BodyInit) => new Request("http://127.0.0.1:3000/api/x", { method, headers, body, duplex: "half" } as RequestInit);
+const req = (method: string, headers: Record<string, string>, body?: BodyInit) =>
+  new Request("http://127.0.0.1:3000/api/x", { method, headers, body, duplex: "half" } as RequestInit);
 
 describe("same-origin and content-type guard", () => {
   it("lets reads through and refuses cross-origin or non-JSON state changes", () => {
@@ -26,9 +27,15 @@ describe("same-origin and content-type guard", () => {
     expect(code(req("POST", { ...json, host: "localhost:3000", origin: "null" }))).toBe("FORBIDDEN");
     expect(code(req("POST", { ...json, host: "localhost:3000", "sec-fetch-site": "same-site" }))).toBe("FORBIDDEN");
     expect(code(req("POST", { ...json, host: "localhost:3000", "sec-fetch-site": "cross-site" }))).toBe("FORBIDDEN");
-    expect(code(req("POST", { host: "localhost:3000", origin: "http://localhost:3000", "content-type": "text/plain" }))).toBe("UNSUPPORTED_MEDIA_TYPE");
-    expect(code(req("POST", { host: "localhost:3000", "content-length": "5" }, "a=b&c"))).toBe("UNSUPPORTED_MEDIA_TYPE"); // untyped body
-    expect(code(req("POST", { host: "localhost:3000", "content-type": "multipart/form-data; boundary=x" }))).toBe("UNSUPPORTED_MEDIA_TYPE");
+    expect(
+      code(req("POST", { host: "localhost:3000", origin: "http://localhost:3000", "content-type": "text/plain" })),
+    ).toBe("UNSUPPORTED_MEDIA_TYPE");
+    expect(code(req("POST", { host: "localhost:3000", "content-length": "5" }, "a=b&c"))).toBe(
+      "UNSUPPORTED_MEDIA_TYPE",
+    ); // untyped body
+    expect(code(req("POST", { host: "localhost:3000", "content-type": "multipart/form-data; boundary=x" }))).toBe(
+      "UNSUPPORTED_MEDIA_TYPE",
+    );
     // Without a body only the origin matters (browsers always send Origin on these methods).
     expect(code(req("DELETE", { host: "localhost:3000", origin: "http://localhost:3000" }))).toBe("ok");
     expect(code(req("DELETE", { host: "localhost:3000", origin: "http://localhost:3001" }))).toBe("FORBIDDEN");
@@ -39,7 +46,9 @@ describe("same-origin and content-type guard", () => {
 
 describe("capped body reading", () => {
   it("refuses a declared length over the cap before reading, and a chunked body once it passes the cap", async () => {
-    await expect(readBodyText(req("POST", { "content-length": "2000" }, "x".repeat(2000)), 1000)).rejects.toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
+    await expect(readBodyText(req("POST", { "content-length": "2000" }, "x".repeat(2000)), 1000)).rejects.toMatchObject(
+      { code: "PAYLOAD_TOO_LARGE" },
+    );
     let pulled = 0;
     const endless = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -52,18 +61,30 @@ describe("capped body reading", () => {
   });
 
   it("refuses invalid UTF-8, deep nesting and bad JSON with 4xx codes, and strips NUL and lone surrogates", async () => {
-    await expect(readBodyText(req("POST", {}, new Uint8Array([0x7b, 0xed, 0xa0, 0x80, 0x7d])), 100)).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(
+      readBodyText(req("POST", {}, new Uint8Array([0x7b, 0xed, 0xa0, 0x80, 0x7d])), 100),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
     const deep = `${"[".repeat(1000)}${"]".repeat(1000)}`;
     expect(jsonDepthExceeds(deep)).toBe(true);
-    expect(jsonDepthExceeds('{"a":"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}')).toBe(false);
+    expect(
+      jsonDepthExceeds('{"a":"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}'),
+    ).toBe(false);
     await expect(readJsonBody(req("POST", {}, deep), 10_000)).rejects.toMatchObject({ code: "BAD_REQUEST" });
     await expect(readJsonBody(req("POST", {}, "{nope"), 100)).rejects.toMatchObject({ code: "INVALID_JSON" });
-    expect(await readJsonBody(req("POST", {}, '{"a":"x\\u0000y","b":["\\ud800z"],"\\u0000k":1}'), 100)).toEqual({ a: "xy", b: ["\ufffdz"], k: 1 });
+    expect(await readJsonBody(req("POST", {}, '{"a":"x\\u0000y","b":["\\ud800z"],"\\u0000k":1}'), 100)).toEqual({
+      a: "xy",
+      b: ["\ufffdz"],
+      k: 1,
+    });
   });
 
   it("sanitizeDeep keeps dates and numbers and cleans nested strings", () => {
     const at = new Date(0);
-    expect(sanitizeDeep({ at, n: 1, s: ["a\u0000", { t: "\udc00" }] })).toEqual({ at, n: 1, s: ["a", { t: "\ufffd" }] });
+    expect(sanitizeDeep({ at, n: 1, s: ["a\u0000", { t: "\udc00" }] })).toEqual({
+      at,
+      n: 1,
+      s: ["a", { t: "\ufffd" }],
+    });
     expect(sanitizeText("ok")).toBe("ok");
   });
 });
@@ -72,13 +93,19 @@ describe("public error text", () => {
   it("never shows host paths or database text, and names a request id for unknown errors", () => {
     expect(redactHostPaths("ENOENT: open '/root/work/data/x.db' failed")).toBe("ENOENT: open '<path>' failed");
     expect(redactHostPaths("read notes/todo.md failed")).toBe("read notes/todo.md failed");
-    const prisma = new Error("Invalid `prisma.auditLog.findMany()` invocation in /work/app/lib/db/audit.ts:80 value out of range for type timestamp");
+    const prisma = new Error(
+      "Invalid `prisma.auditLog.findMany()` invocation in /work/app/lib/db/audit.ts:80 value out of range for type timestamp",
+    );
     const shown = publicErrorMessage(prisma);
     expect(shown.message).toMatch(/^internal error \(request [0-9a-f]{16}\)$/);
-    expect(publicErrorMessage(new AppError("TOOL_FAILED", 'relation "User" violates constraint')).message).toMatch(/^internal error/);
+    expect(publicErrorMessage(new AppError("TOOL_FAILED", 'relation "User" violates constraint')).message).toMatch(
+      /^internal error/,
+    );
     expect(publicErrorMessage(new AppError("NOT_FOUND", "no such file /srv/x/y")).message).toBe("no such file <path>");
     // Our own wording is not mistaken for SQL.
-    expect(publicErrorMessage(new AppError("FORBIDDEN", "select a mode you were granted; update it in settings")).message).toMatch(/^select a mode/);
+    expect(
+      publicErrorMessage(new AppError("FORBIDDEN", "select a mode you were granted; update it in settings")).message,
+    ).toMatch(/^select a mode/);
   });
 });
 

@@ -23,14 +23,26 @@ async function rulesHit(file: string, code: string): Promise<string[]> {
 
 describe("layering rules", () => {
   it.each([
-    ["components/chat/x.tsx", 'import { newChatAction } from "@/app/(app)/chat/actions";\nexport const x = newChatAction;\n'],
-    ["components/chat/x.tsx", 'import { newChatAction } from "../../app/(app)/chat/actions";\nexport const x = newChatAction;\n'],
+    [
+      "components/chat/x.tsx",
+      'import { newChatAction } from "@/app/(app)/chat/actions";\nexport const x = newChatAction;\n',
+    ],
+    [
+      "components/chat/x.tsx",
+      'import { newChatAction } from "../../app/(app)/chat/actions";\nexport const x = newChatAction;\n',
+    ],
     ["components/chat/x.tsx", 'import { getDb } from "@/lib/db/client";\nexport const x = getDb;\n'],
-    ["app/api/x/route.ts", 'import { listAllowlistEntries } from "@/lib/db/allowlist";\nexport const x = listAllowlistEntries;\n'],
+    [
+      "app/api/x/route.ts",
+      'import { listAllowlistEntries } from "@/lib/db/allowlist";\nexport const x = listAllowlistEntries;\n',
+    ],
     ["app/api/x/route.ts", 'import { getDb } from "../../../lib/db/client";\nexport const x = getDb;\n'],
     ["lib/db/x.ts", 'import { checkToolCall } from "@/lib/agent/gate";\nexport const x = checkToolCall;\n'],
     ["lib/db/x.ts", 'import { requireUser } from "@/lib/auth/guards";\nexport const x = requireUser;\n'],
-    ["lib/db/x.ts", 'import { resolveEffectiveToolPolicy } from "@/lib/policy";\nexport const x = resolveEffectiveToolPolicy;\n'],
+    [
+      "lib/db/x.ts",
+      'import { resolveEffectiveToolPolicy } from "@/lib/policy";\nexport const x = resolveEffectiveToolPolicy;\n',
+    ],
     ["lib/db/x.ts", 'import { Page } from "@/app/page";\nexport const x = Page;\n'],
     ["lib/policy/x.ts", 'import { getDb } from "@/lib/db/client";\nexport const x = getDb;\n'],
     ["lib/policy/x.ts", 'import { streamText } from "ai";\nexport const x = streamText;\n'],
@@ -39,9 +51,18 @@ describe("layering rules", () => {
   });
 
   it.each([
-    ["components/chat/x.tsx", 'import { ModeBadge } from "./mode-badge";\nimport { cn } from "@/components/icons";\nexport const x = [ModeBadge, cn];\n'],
-    ["app/api/x/route.ts", 'import { listExecAllowlist } from "@/lib/approvals/service";\nexport const x = listExecAllowlist;\n'],
-    ["lib/db/x.ts", 'import { ROLES } from "@/lib/policy/types";\nimport { AppError } from "@/lib/errors";\nimport { getDb } from "./client";\nexport const x = [ROLES, AppError, getDb];\n'],
+    [
+      "components/chat/x.tsx",
+      'import { ModeBadge } from "./mode-badge";\nimport { cn } from "@/components/icons";\nexport const x = [ModeBadge, cn];\n',
+    ],
+    [
+      "app/api/x/route.ts",
+      'import { listExecAllowlist } from "@/lib/approvals/service";\nexport const x = listExecAllowlist;\n',
+    ],
+    [
+      "lib/db/x.ts",
+      'import { ROLES } from "@/lib/policy/types";\nimport { AppError } from "@/lib/errors";\nimport { getDb } from "./client";\nexport const x = [ROLES, AppError, getDb];\n',
+    ],
   ])("%s may import its own layer and below: %s", async (file, code) => {
     expect(await rulesHit(file, code)).not.toContain("no-restricted-imports");
   });

@@ -4,10 +4,25 @@ import { pkceMatches, redirectUriMatches, redirectUriProblem } from "@/lib/oauth
 
 describe("redirect URIs", () => {
   it("registers https, loopback http and private-use schemes; refuses the rest", () => {
-    for (const ok of ["https://app.example/cb", "http://127.0.0.1:8080/cb", "http://[::1]/cb", "http://localhost:1234/callback", "cursor://anysphere.cursor-retrieval/oauth/callback"]) {
+    for (const ok of [
+      "https://app.example/cb",
+      "http://127.0.0.1:8080/cb",
+      "http://[::1]/cb",
+      "http://localhost:1234/callback",
+      "cursor://anysphere.cursor-retrieval/oauth/callback",
+    ]) {
       expect(redirectUriProblem(ok), ok).toBeNull();
     }
-    for (const bad of ["http://app.example/cb", "javascript:alert(1)", "data:text/html,x", "file:///etc/passwd", "https://app.example/cb#x", "https://user:pw@app.example/cb", "/relative", "http://127.0.0.1.evil.example/cb"]) {
+    for (const bad of [
+      "http://app.example/cb",
+      "javascript:alert(1)",
+      "data:text/html,x",
+      "file:///etc/passwd",
+      "https://app.example/cb#x",
+      "https://user:pw@app.example/cb",
+      "/relative",
+      "http://127.0.0.1.evil.example/cb",
+    ]) {
       expect(redirectUriProblem(bad), bad).not.toBeNull();
     }
   });

@@ -16,7 +16,8 @@ describe("ops: metrics access", () => {
 
   it("loopback addresses, and look-alikes that are not", () => {
     for (const a of ["127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"]) expect(isLoopback(a), a).toBe(true);
-    for (const a of ["10.0.0.1", "127.0.0.1.evil.example", "::ffff:10.0.0.1", "0.0.0.0", "unknown", "1127.0.0.1"]) expect(isLoopback(a), a).toBe(false);
+    for (const a of ["10.0.0.1", "127.0.0.1.evil.example", "::ffff:10.0.0.1", "0.0.0.0", "unknown", "1127.0.0.1"])
+      expect(isLoopback(a), a).toBe(false);
   });
 
   it("the client address is trusted only under the app's server (next start leaves X-Forwarded-For as sent)", () => {
@@ -29,7 +30,9 @@ describe("ops: metrics access", () => {
 
   it("a bearer token without METRICS_TOKEN configured is refused, even from loopback", () => {
     globals.toolgateClientAddressDecided = true;
-    expect(metricsAccess(new Headers({ "x-forwarded-for": "127.0.0.1", authorization: "Bearer anything-at-all-123456" }))).toMatchObject({ ok: false, status: 401 });
+    expect(
+      metricsAccess(new Headers({ "x-forwarded-for": "127.0.0.1", authorization: "Bearer anything-at-all-123456" })),
+    ).toMatchObject({ ok: false, status: 401 });
   });
 });
 
@@ -63,7 +66,9 @@ describe("ops: metrics", () => {
   });
 
   it("one registry per process, on globalThis (every bundle's copy of the module counts into it)", () => {
-    expect(metricsRegistry()).toBe((globalThis as { toolgateMetrics?: { registry: unknown } }).toolgateMetrics?.registry);
+    expect(metricsRegistry()).toBe(
+      (globalThis as { toolgateMetrics?: { registry: unknown } }).toolgateMetrics?.registry,
+    );
   });
 });
 
@@ -95,7 +100,9 @@ describe("ops: log levels and context", () => {
   });
 
   it("records carry the request id of the request being served; detached work does not", () => {
-    const store = ((globalThis as { toolgateRequestContext?: AsyncLocalStorage<RequestContext> }).toolgateRequestContext ??= new AsyncLocalStorage());
+    const store = ((
+      globalThis as { toolgateRequestContext?: AsyncLocalStorage<RequestContext> }
+    ).toolgateRequestContext ??= new AsyncLocalStorage());
     const seen: LogRecord[] = [];
     const remove = addLogSink((r) => seen.push(r));
     try {

@@ -38,7 +38,10 @@ describe("agentsUsableBy", () => {
   });
 
   it("old documents (no usableBy, no starters) still parse; bad entries are refused with a path", () => {
-    expect(doc({ agents: { coder: { name: "Coder", persona: "x", model: "offline", tools: { deny: ["exec"] } } } }).agents.coder?.usableBy).toBeUndefined();
+    expect(
+      doc({ agents: { coder: { name: "Coder", persona: "x", model: "offline", tools: { deny: ["exec"] } } } }).agents
+        .coder?.usableBy,
+    ).toBeUndefined();
     const bad = parsePolicyDocument({ agents: { a: { name: "A", usableBy: { roles: ["root"] } } } });
     expect(bad.ok).toBe(false);
     const extra = parsePolicyDocument({ agents: { a: { name: "A", usableBy: { everyone: true } } } });

@@ -2,7 +2,14 @@
 // every attack is a test. The oracle is always a fresh engine without result caches, given the same context.
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import { CompiledPolicy, parsePolicyDocument, type EffectiveToolPolicy, type PolicyContext, type PolicyDocument, type PolicyDocumentInput } from "@/lib/policy";
+import {
+  CompiledPolicy,
+  parsePolicyDocument,
+  type EffectiveToolPolicy,
+  type PolicyContext,
+  type PolicyDocument,
+  type PolicyDocumentInput,
+} from "@/lib/policy";
 import { ProviderChooser } from "@/lib/policy/provider-choice";
 import { openDoc, TOOLS } from "./fixtures";
 
@@ -12,28 +19,74 @@ vi.setConfig({ testTimeout: 300_000 }); // thousands of engine builds; 133 s onc
 
 /** Everything a result says, tools record included (JSON drops only check(), which the record covers). */
 const snapshot = (policy: EffectiveToolPolicy) => JSON.parse(JSON.stringify(policy)) as unknown;
-const freshFor = (document: PolicyDocument) => (context: PolicyContext) => new CompiledPolicy(document, TOOLS, { cacheResults: false }).resolve(context);
+const freshFor = (document: PolicyDocument) => (context: PolicyContext) =>
+  new CompiledPolicy(document, TOOLS, { cacheResults: false }).resolve(context);
 
 // Names an attacker can choose (user-created ids, a hostile import): prototype names, separators, case and
 // normalization twins, keys of Object.prototype, integer-like keys (which Object.keys puts first).
 const NFC = "\u00e9";
 const NFD = "e\u0301";
-const IDS = ["a", "A", "x:y", "x", "y:z", "constructor", "toString", "hasOwnProperty", NFC, NFD, "\u0130", "i\u0307", "1", "01", "a|b"];
+const IDS = [
+  "a",
+  "A",
+  "x:y",
+  "x",
+  "y:z",
+  "constructor",
+  "toString",
+  "hasOwnProperty",
+  NFC,
+  NFD,
+  "\u0130",
+  "i\u0307",
+  "1",
+  "01",
+  "a|b",
+];
 const PROVIDER_KEYS = [
-  "openai", "OpenAI", "OPENAI", "openai/gpt-4o", "openai/GPT-4o", "OpenAI/gpt-4o", "mock", "mock/m1", "mock/", "/m1", "a/b/c", "a/b",
-  "constructor", "toString", "\u0130", "i\u0307", "\u03a3", "\u03c3", "\u03c2", "x\u03a3/y", "1", "2",
+  "openai",
+  "OpenAI",
+  "OPENAI",
+  "openai/gpt-4o",
+  "openai/GPT-4o",
+  "OpenAI/gpt-4o",
+  "mock",
+  "mock/m1",
+  "mock/",
+  "/m1",
+  "a/b/c",
+  "a/b",
+  "constructor",
+  "toString",
+  "\u0130",
+  "i\u0307",
+  "\u03a3",
+  "\u03c3",
+  "\u03c2",
+  "x\u03a3/y",
+  "1",
+  "2",
 ];
 const TOOL_NAMES = TOOLS.map((tool) => tool.name);
 const ENTRIES = [...TOOL_NAMES, "group:fs", "group:runtime", "group:plugins", "github", "*"];
 
 const list = (pool: readonly string[], maxLength = 3) => fc.uniqueArray(fc.constantFrom(...pool), { maxLength });
-const policyArb = fc.record({ deny: list(ENTRIES), allow: fc.option(list(ENTRIES, 6), { nil: undefined }) }, { requiredKeys: ["deny"] });
+const policyArb = fc.record(
+  { deny: list(ENTRIES), allow: fc.option(list(ENTRIES, 6), { nil: undefined }) },
+  { requiredKeys: ["deny"] },
+);
 const scopedArb = fc.record(
-  { deny: list(ENTRIES), allow: fc.option(list(ENTRIES, 8), { nil: undefined }), profile: fc.option(fc.constantFrom("minimal", "coding", "full"), { nil: undefined }) },
+  {
+    deny: list(ENTRIES),
+    allow: fc.option(list(ENTRIES, 8), { nil: undefined }),
+    profile: fc.option(fc.constantFrom("minimal", "coding", "full"), { nil: undefined }),
+  },
   { requiredKeys: ["deny"] },
 );
 const table = <T>(keys: readonly string[], value: fc.Arbitrary<T>, maxLength = 4) =>
-  fc.uniqueArray(fc.tuple(fc.constantFrom(...keys), value), { maxLength, selector: ([key]) => key }).map((entries) => Object.fromEntries(entries));
+  fc
+    .uniqueArray(fc.tuple(fc.constantFrom(...keys), value), { maxLength, selector: ([key]) => key })
+    .map((entries) => Object.fromEntries(entries));
 const modesArb = fc.subarray(["chat_safe", "coding"] as const).map((modes) => [...modes]);
 
 const documentArb: fc.Arbitrary<PolicyDocument> = fc
@@ -43,8 +96,15 @@ const documentArb: fc.Arbitrary<PolicyDocument> = fc
       IDS,
       fc.record({
         name: fc.constant("agent"),
-        tools: fc.record({ deny: list(ENTRIES, 2), profile: fc.option(fc.constantFrom("coding", "full"), { nil: undefined }), byProvider: table(PROVIDER_KEYS, scopedArb, 4) }),
-        system: fc.option(fc.record({ fs: fc.record({ enabled: fc.boolean() }), exec: fc.record({ enabled: fc.boolean() }) }), { nil: undefined }),
+        tools: fc.record({
+          deny: list(ENTRIES, 2),
+          profile: fc.option(fc.constantFrom("coding", "full"), { nil: undefined }),
+          byProvider: table(PROVIDER_KEYS, scopedArb, 4),
+        }),
+        system: fc.option(
+          fc.record({ fs: fc.record({ enabled: fc.boolean() }), exec: fc.record({ enabled: fc.boolean() }) }),
+          { nil: undefined },
+        ),
       }),
     ),
     teams: table(IDS, policyArb),
@@ -55,15 +115,53 @@ const documentArb: fc.Arbitrary<PolicyDocument> = fc
     exec: fc.record({ applyPatchProviders: list(["openai", "OpenAI", "mock", "\u0130", "constructor"], 2) }),
   })
   .map((input) => {
-    const parsed = parsePolicyDocument({ ...input, system: { mcp: { enabled: true, allowedServers: ["github", "jira"] } } } as PolicyDocumentInput);
+    const parsed = parsePolicyDocument({
+      ...input,
+      system: { mcp: { enabled: true, allowedServers: ["github", "jira"] } },
+    } as PolicyDocumentInput);
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
     return parsed.document;
   });
 
-const PROVIDERS = [undefined, "", " ", "openai", "OpenAI", " openai ", "OPENAI", "mock", "MOCK", "a", "a/b", "\u0130", "i\u0307", "\u03a3", "x\u03a3", "constructor", "toString", "1"];
-const MODELS = [undefined, "", "gpt-4o", "GPT-4o", "openai/gpt-4o", "OpenAI/GPT-4o", "m1", "b/c", "c", "y", "/y", "mock/m1"];
+const PROVIDERS = [
+  undefined,
+  "",
+  " ",
+  "openai",
+  "OpenAI",
+  " openai ",
+  "OPENAI",
+  "mock",
+  "MOCK",
+  "a",
+  "a/b",
+  "\u0130",
+  "i\u0307",
+  "\u03a3",
+  "x\u03a3",
+  "constructor",
+  "toString",
+  "1",
+];
+const MODELS = [
+  undefined,
+  "",
+  "gpt-4o",
+  "GPT-4o",
+  "openai/gpt-4o",
+  "OpenAI/GPT-4o",
+  "m1",
+  "b/c",
+  "c",
+  "y",
+  "/y",
+  "mock/m1",
+];
 const contextArb: fc.Arbitrary<PolicyContext> = fc.record({
-  roles: fc.subarray(["member", "owner", "admin"] as const).chain((roles) => fc.shuffledSubarray(roles, { minLength: roles.length })).map((roles) => [...roles]),
+  roles: fc
+    .subarray(["member", "owner", "admin"] as const)
+    .chain((roles) => fc.shuffledSubarray(roles, { minLength: roles.length }))
+    .map((roles) => [...roles]),
   senderIsOwner: fc.boolean(),
   mode: fc.constantFrom("coding", "chat_safe", "root" as PolicyContext["mode"]),
   provider: fc.constantFrom(...PROVIDERS),
@@ -75,7 +173,18 @@ const contextArb: fc.Arbitrary<PolicyContext> = fc.record({
   subagentDepth: fc.constantFrom(undefined, 0, 1, 2, 3, 1.5, 2 ** 32 + 1, Number.NaN, Number.POSITIVE_INFINITY),
 });
 
-const base: PolicyContext = { roles: ["member"], senderIsOwner: false, mode: "chat_safe", provider: "mock", model: "m1", agentId: "a", teamIds: ["ops"], senderId: "u0", sandboxed: false, subagentDepth: 0 };
+const base: PolicyContext = {
+  roles: ["member"],
+  senderIsOwner: false,
+  mode: "chat_safe",
+  provider: "mock",
+  model: "m1",
+  agentId: "a",
+  teamIds: ["ops"],
+  senderId: "u0",
+  sandboxed: false,
+  subagentDepth: 0,
+};
 const document = openDoc({
   modeGrants: { roles: { admin: ["chat_safe", "coding"] }, users: { boss: ["chat_safe", "coding"] } },
   teams: { ops: { deny: ["exec"] } },
@@ -87,16 +196,21 @@ const fresh = freshFor(document);
 describe("model-based: random documents, random context sequences, one cached engine against a fresh one", () => {
   it("property: every result is the fresh engine's, across documents with odd keys in every table", () => {
     fc.assert(
-      fc.property(documentArb, fc.array(contextArb, { minLength: 1, maxLength: 12 }), fc.array(fc.nat(), { maxLength: 24 }), (doc, contexts, replays) => {
-        const compiled = new CompiledPolicy(doc, TOOLS);
-        const oracle = freshFor(doc);
-        // First the contexts in order, then re-asks in a random interleaving (hits mixed with misses).
-        const order = [...contexts.keys(), ...replays.map((n) => n % contexts.length)];
-        for (const i of order) {
-          const context = structuredClone(contexts[i]!);
-          expect(snapshot(compiled.resolve(context))).toEqual(snapshot(oracle(contexts[i]!)));
-        }
-      }),
+      fc.property(
+        documentArb,
+        fc.array(contextArb, { minLength: 1, maxLength: 12 }),
+        fc.array(fc.nat(), { maxLength: 24 }),
+        (doc, contexts, replays) => {
+          const compiled = new CompiledPolicy(doc, TOOLS);
+          const oracle = freshFor(doc);
+          // First the contexts in order, then re-asks in a random interleaving (hits mixed with misses).
+          const order = [...contexts.keys(), ...replays.map((n) => n % contexts.length)];
+          for (const i of order) {
+            const context = structuredClone(contexts[i]!);
+            expect(snapshot(compiled.resolve(context))).toEqual(snapshot(oracle(contexts[i]!)));
+          }
+        },
+      ),
       { numRuns: 120 },
     );
   });
@@ -126,22 +240,28 @@ describe("model-based: random documents, random context sequences, one cached en
 
   it("hash collisions: many contexts sharing every hash (same length, same first and last 32 characters), interleaved", () => {
     const long = (middle: string) => `${"x".repeat(40)}${middle}${"y".repeat(40)}`;
-    const doc = openDoc({ senders: Object.fromEntries(["A", "B", "C"].map((m, i) => [long(m), { deny: [TOOL_NAMES[i]!] }])), teams: { [long("B")]: { deny: ["exec"] } } });
+    const doc = openDoc({
+      senders: Object.fromEntries(["A", "B", "C"].map((m, i) => [long(m), { deny: [TOOL_NAMES[i]!] }])),
+      teams: { [long("B")]: { deny: ["exec"] } },
+    });
     const compiled = new CompiledPolicy(doc, TOOLS);
     const oracle = freshFor(doc);
     const middles = ["A", "B", "C", "D", "E", "F", "G", "H"];
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.constantFrom(...middles), fc.constantFrom(...middles)), { minLength: 1, maxLength: 30 }), (pairs) => {
-        for (const [s, t] of pairs) {
-          const context = { ...base, senderId: long(s), teamIds: [long(t)] };
-          expect(snapshot(compiled.resolve(context))).toEqual(snapshot(oracle(context)));
-        }
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom(...middles), fc.constantFrom(...middles)), { minLength: 1, maxLength: 30 }),
+        (pairs) => {
+          for (const [s, t] of pairs) {
+            const context = { ...base, senderId: long(s), teamIds: [long(t)] };
+            expect(snapshot(compiled.resolve(context))).toEqual(snapshot(oracle(context)));
+          }
+        },
+      ),
       { numRuns: 60 },
     );
   });
 
-  it("numbers the key hashes alike (1 and 2^32 + 1, 1.5, NaN, Infinity) or that are not numbers (\"1\") stay apart", () => {
+  it('numbers the key hashes alike (1 and 2^32 + 1, 1.5, NaN, Infinity) or that are not numbers ("1") stay apart', () => {
     const doc = openDoc({ subagents: { maxSpawnDepth: 2 } });
     const compiled = new CompiledPolicy(doc, TOOLS);
     const oracle = freshFor(doc);
@@ -178,7 +298,13 @@ describe("the result's context is the caller's, not another request's", () => {
 });
 
 /** A context whose field `field` reads as `before` for its first `after` reads, then as `then`. */
-function flipping(plain: PolicyContext, field: keyof PolicyContext, before: unknown, then: unknown, after: number): PolicyContext {
+function flipping(
+  plain: PolicyContext,
+  field: keyof PolicyContext,
+  before: unknown,
+  then: unknown,
+  after: number,
+): PolicyContext {
   const context = { ...plain } as Record<string, unknown>;
   let reads = 0;
   Object.defineProperty(context, field, { enumerable: true, get: () => (reads++ < after ? before : then) });
@@ -198,7 +324,11 @@ describe("the engine reads each field once: a context whose getters change betwe
     ["sandboxed", true, false],
     ["subagentDepth", 1, 0],
   ];
-  for (const [cached, warm] of [[true, true], [true, false], [false, false]] as const) {
+  for (const [cached, warm] of [
+    [true, true],
+    [true, false],
+    [false, false],
+  ] as const) {
     it(`${cached ? "cached" : "uncached"} engine${warm ? ", caches warm with both values" : ""}: the result is the fresh engine's for the context it reports`, () => {
       for (const [field, before, then] of flips) {
         for (let after = 0; after <= 8; after += 1) {
@@ -221,7 +351,10 @@ describe("the engine reads each field once: a context whose getters change betwe
 
   it("mode escalation: a member whose mode reads chat_safe at the grant check never runs in coding", () => {
     for (let after = 0; after <= 8; after += 1) {
-      for (const compiled of [new CompiledPolicy(document, TOOLS), new CompiledPolicy(document, TOOLS, { cacheResults: false })]) {
+      for (const compiled of [
+        new CompiledPolicy(document, TOOLS),
+        new CompiledPolicy(document, TOOLS, { cacheResults: false }),
+      ]) {
         const policy = compiled.resolve(flipping(base, "mode", "chat_safe", "coding", after));
         if (policy.mode === "coding") expect(policy.grantedModes).toContain("coding");
         expect(policy.check("exec").allowed).toBe(false);
@@ -235,7 +368,10 @@ describe("the engine reads each field once: a context whose getters change betwe
       compiled.resolve({ ...base, roles: ["member"] });
       compiled.resolve({ ...base, roles: ["admin"] });
       let reads = 0;
-      const roles = new Proxy(["member"], { get: (target, key, receiver) => (reads++ < after ? Reflect.get(target, key, receiver) : Reflect.get(["admin", "member"], key)) });
+      const roles = new Proxy(["member"], {
+        get: (target, key, receiver) =>
+          reads++ < after ? Reflect.get(target, key, receiver) : Reflect.get(["admin", "member"], key),
+      });
       const policy = compiled.resolve({ ...base, mode: "coding", roles: roles as PolicyContext["roles"] });
       const reported = { ...policy.context, roles: [...policy.context.roles] };
       expect(snapshot(policy)).toEqual(snapshot(fresh(reported)));
@@ -268,7 +404,15 @@ describe("the engine reads each field once: a context whose getters change betwe
     for (const field of ["mode", "roles", "senderId", "teamIds", "agentId", "model"] as const) {
       for (let when = 0; when <= 4; when += 1) {
         const compiled = new CompiledPolicy(document, TOOLS);
-        const other: PolicyContext = { ...base, senderId: "u1", roles: ["admin"], mode: "coding", teamIds: [], agentId: undefined, model: "other" };
+        const other: PolicyContext = {
+          ...base,
+          senderId: "u1",
+          roles: ["admin"],
+          mode: "coding",
+          teamIds: [],
+          agentId: undefined,
+          model: "other",
+        };
         const context = { ...base } as Record<string, unknown>;
         const value = context[field];
         let reads = 0;
@@ -294,7 +438,14 @@ describe("arrays and objects outside the type system", () => {
     const holey = ["ops"];
     holey.length = 3;
     const extra = Object.assign(["ops"], { admin: true, 5: "x" });
-    const lists: unknown[] = [holey, extra, ["ops", undefined], ["ops", 1], [new String("ops")], Object.assign([], { length: 0, 0: "ops" })];
+    const lists: unknown[] = [
+      holey,
+      extra,
+      ["ops", undefined],
+      ["ops", 1],
+      [new String("ops")],
+      Object.assign([], { length: 0, 0: "ops" }),
+    ];
     const compiled = new CompiledPolicy(document, TOOLS);
     for (const teamIds of lists) {
       const context = { ...base, teamIds } as PolicyContext;
@@ -330,7 +481,13 @@ describe("names: prototype keys, case and Unicode twins", () => {
   it("prototype names in every table and context field: the fresh engine's answer, and no table reads through Object.prototype", () => {
     const input = JSON.parse(
       JSON.stringify({
-        tools: { byProvider: { constructor: { deny: ["exec"] }, toString: { deny: ["read"] }, hasOwnProperty: { deny: ["write"] } } },
+        tools: {
+          byProvider: {
+            constructor: { deny: ["exec"] },
+            toString: { deny: ["read"] },
+            hasOwnProperty: { deny: ["write"] },
+          },
+        },
         agents: { constructor: { name: "C", tools: { deny: ["process"] }, system: { fs: { enabled: false } } } },
         teams: { constructor: { deny: ["edit"] }, valueOf: { deny: ["web_fetch"] } },
         senders: { toString: { deny: ["web_search"] } },
@@ -340,7 +497,15 @@ describe("names: prototype keys, case and Unicode twins", () => {
     const doc = openDoc(input);
     const compiled = new CompiledPolicy(doc, TOOLS);
     const oracle = freshFor(doc);
-    const names = ["constructor", "toString", "hasOwnProperty", "valueOf", "__proto__", "__defineGetter__", "prototype"];
+    const names = [
+      "constructor",
+      "toString",
+      "hasOwnProperty",
+      "valueOf",
+      "__proto__",
+      "__defineGetter__",
+      "prototype",
+    ];
     for (const name of names) {
       for (const context of [
         { ...base, provider: name },
@@ -363,11 +528,20 @@ describe("names: prototype keys, case and Unicode twins", () => {
   });
 
   it("ids are not normalized (NFC and NFD are different teams, senders, agents), the same in both engines; provider keys fold case only", () => {
-    const doc = openDoc({ teams: { [NFC]: { deny: ["exec"] } }, senders: { [NFC]: { deny: ["read"] } }, tools: { byProvider: { [`p${NFC}`]: { deny: ["write"] } } } });
+    const doc = openDoc({
+      teams: { [NFC]: { deny: ["exec"] } },
+      senders: { [NFC]: { deny: ["read"] } },
+      tools: { byProvider: { [`p${NFC}`]: { deny: ["write"] } } },
+    });
     const compiled = new CompiledPolicy(doc, TOOLS);
     const oracle = freshFor(doc);
     for (const id of [NFC, NFD]) {
-      for (const context of [{ ...base, teamIds: [id] }, { ...base, senderId: id }, { ...base, provider: `p${id}` }, { ...base, provider: `P${id.toUpperCase()}` }]) {
+      for (const context of [
+        { ...base, teamIds: [id] },
+        { ...base, senderId: id },
+        { ...base, provider: `p${id}` },
+        { ...base, provider: `P${id.toUpperCase()}` },
+      ]) {
         expect(snapshot(compiled.resolve(context))).toEqual(snapshot(oracle(context)));
       }
     }
@@ -379,7 +553,11 @@ describe("names: prototype keys, case and Unicode twins", () => {
 });
 
 /** resolveProviderKey and the apply_patch rule as they were before the chooser (git show 4bbe85c:lib/policy/compiled-policy.ts). */
-function oldProviderKey(byProvider: Readonly<Record<string, unknown>> | undefined, provider?: string, model?: string): string | undefined {
+function oldProviderKey(
+  byProvider: Readonly<Record<string, unknown>> | undefined,
+  provider?: string,
+  model?: string,
+): string | undefined {
   if (!byProvider || !provider) return undefined;
   const p = provider.trim().toLowerCase();
   const m = model?.trim().toLowerCase();
@@ -393,21 +571,64 @@ const oldApplyPatchListed = (entries: readonly string[], provider?: string) => {
 };
 
 describe("provider choice against the previous resolveProviderKey", () => {
-  const atoms = ["openai", "OpenAI", "gpt-4o", "GPT-4o", "/", " ", "\u0130", "i\u0307", "\u03a3", "\u03c3", "\u03c2", "\u1e9e", "ss", "\u212a", "k", "\ufb00", "ff", "a", "A", "1", "constructor"];
+  const atoms = [
+    "openai",
+    "OpenAI",
+    "gpt-4o",
+    "GPT-4o",
+    "/",
+    " ",
+    "\u0130",
+    "i\u0307",
+    "\u03a3",
+    "\u03c3",
+    "\u03c2",
+    "\u1e9e",
+    "ss",
+    "\u212a",
+    "k",
+    "\ufb00",
+    "ff",
+    "a",
+    "A",
+    "1",
+    "constructor",
+  ];
   const text = fc.array(fc.constantFrom(...atoms), { maxLength: 4 }).map((parts) => parts.join(""));
-  const anyText = fc.oneof(text, fc.string({ unit: "binary", maxLength: 6 }), fc.string({ unit: "grapheme", maxLength: 4 }));
+  const anyText = fc.oneof(
+    text,
+    fc.string({ unit: "binary", maxLength: 6 }),
+    fc.string({ unit: "grapheme", maxLength: 4 }),
+  );
 
   it("property: the same keys for any provider, model and table, in one chooser asked many times", () => {
     fc.assert(
       fc.property(
-        fc.uniqueArray(anyText.filter((key) => key.trim().length > 0), { maxLength: 8 }),
-        fc.uniqueArray(anyText.filter((key) => key.trim().length > 0), { maxLength: 5 }),
+        fc.uniqueArray(
+          anyText.filter((key) => key.trim().length > 0),
+          { maxLength: 8 },
+        ),
+        fc.uniqueArray(
+          anyText.filter((key) => key.trim().length > 0),
+          { maxLength: 5 },
+        ),
         fc.uniqueArray(fc.constantFrom("openai", "OpenAI", "\u0130", "i\u0307", "\u03a3", "mock"), { maxLength: 3 }),
-        fc.array(fc.tuple(fc.constantFrom("a", "b", undefined), fc.option(anyText, { nil: undefined }), fc.option(anyText, { nil: undefined })), { minLength: 1, maxLength: 8 }),
+        fc.array(
+          fc.tuple(
+            fc.constantFrom("a", "b", undefined),
+            fc.option(anyText, { nil: undefined }),
+            fc.option(anyText, { nil: undefined }),
+          ),
+          { minLength: 1, maxLength: 8 },
+        ),
         (toolKeys, agentKeys, applyPatchProviders, asks) => {
           const byProvider = Object.fromEntries(toolKeys.map((key) => [key.trim(), {}]));
           const agentByProvider = Object.fromEntries(agentKeys.map((key) => [key.trim(), {}]));
-          const parsed = parsePolicyDocument({ tools: { byProvider }, agents: { a: { name: "A", tools: { byProvider: agentByProvider } } }, exec: { applyPatchProviders } });
+          const parsed = parsePolicyDocument({
+            tools: { byProvider },
+            agents: { a: { name: "A", tools: { byProvider: agentByProvider } } },
+            exec: { applyPatchProviders },
+          });
           if (!parsed.ok) return;
           const doc = parsed.document;
           const chooser = new ProviderChooser(doc);
@@ -431,10 +652,26 @@ describe("provider choice against the previous resolveProviderKey", () => {
   });
 
   it("OpenAI vs openai, openai/gpt-4o vs openai/GPT-4o: the first key in document order wins, as before", () => {
-    const doc = openDoc({ tools: { byProvider: { OpenAI: { deny: ["exec"] }, openai: { deny: ["read"] }, "openai/GPT-4o": { deny: ["write"] }, "OpenAI/gpt-4o": { deny: ["edit"] } } } });
+    const doc = openDoc({
+      tools: {
+        byProvider: {
+          OpenAI: { deny: ["exec"] },
+          openai: { deny: ["read"] },
+          "openai/GPT-4o": { deny: ["write"] },
+          "OpenAI/gpt-4o": { deny: ["edit"] },
+        },
+      },
+    });
     const compiled = new CompiledPolicy(doc, TOOLS);
     const oracle = freshFor(doc);
-    for (const [provider, model] of [["openai", "gpt-4o"], ["OPENAI", "GPT-4O"], ["openai", "openai/gpt-4o"], ["OpenAI", undefined], [" openai ", " gpt-4o "], ["openai", "gpt-4o-mini"]] as const) {
+    for (const [provider, model] of [
+      ["openai", "gpt-4o"],
+      ["OPENAI", "GPT-4O"],
+      ["openai", "openai/gpt-4o"],
+      ["OpenAI", undefined],
+      [" openai ", " gpt-4o "],
+      ["openai", "gpt-4o-mini"],
+    ] as const) {
       const context = { ...base, provider, model, mode: "coding" as const, roles: ["admin" as const], teamIds: [] };
       const policy = compiled.resolve(context);
       expect(snapshot(policy)).toEqual(snapshot(oracle(context)));

@@ -12,24 +12,40 @@ import { openDoc, TOOLS } from "./fixtures";
 const SEP = ["\u0000", "|", ",", ":", "1:", "-"];
 const document = openDoc({
   modeGrants: { roles: { admin: ["coding"] }, teams: { "t|1": ["coding"] }, users: { "u,1": ["coding"] } },
-  teams: { ops: { deny: ["exec"] }, devs: { deny: ["read"] }, "t|1": { deny: ["write"] }, "t": { deny: ["edit"] } },
+  teams: { ops: { deny: ["exec"] }, devs: { deny: ["read"] }, "t|1": { deny: ["write"] }, t: { deny: ["edit"] } },
   senders: { "u,1": { deny: ["memory_get"] }, u1: { deny: ["web_fetch"] }, "1:u": { deny: ["web_search"] } },
   agents: {
     a: { name: "A", tools: { deny: ["process"], byProvider: { "mock/m:1": { deny: ["apply_patch"] } } } },
     "a|b": { name: "AB", tools: { deny: ["sessions_list"] } },
   },
-  tools: { byProvider: { "mock/m1": { deny: ["gh_pr"] }, mock: { deny: ["gh_issue"] }, "MOCK/M|2": { deny: ["jira_ticket"] } } },
+  tools: {
+    byProvider: { "mock/m1": { deny: ["gh_pr"] }, mock: { deny: ["gh_issue"] }, "MOCK/M|2": { deny: ["jira_ticket"] } },
+  },
   sandbox: { sandboxed: { agents: ["a|b"], teams: ["devs"], users: ["u1"] } },
   subagents: { maxSpawnDepth: 2 },
 });
 
-const base: PolicyContext = { roles: ["member"], senderIsOwner: false, mode: "coding", provider: "mock", model: "m1", agentId: "a", teamIds: ["ops"], senderId: "u0", sandboxed: false, subagentDepth: 0 };
+const base: PolicyContext = {
+  roles: ["member"],
+  senderIsOwner: false,
+  mode: "coding",
+  provider: "mock",
+  model: "m1",
+  agentId: "a",
+  teamIds: ["ops"],
+  senderId: "u0",
+  sandboxed: false,
+  subagentDepth: 0,
+};
 
 /** Everything a result says, tools record included (JSON drops only check(), which the record covers). */
 const snapshot = (policy: EffectiveToolPolicy) => JSON.parse(JSON.stringify(policy)) as unknown;
 const asSets = (snap: unknown) => {
   const c = (snap as { context: { roles: string[]; teamIds?: string[] } }).context;
-  return { ...(snap as object), context: { ...c, roles: [...c.roles].sort(), teamIds: c.teamIds && [...c.teamIds].sort() } };
+  return {
+    ...(snap as object),
+    context: { ...c, roles: [...c.roles].sort(), teamIds: c.teamIds && [...c.teamIds].sort() },
+  };
 };
 const fresh = (context: PolicyContext) => new CompiledPolicy(document, TOOLS, { cacheResults: false }).resolve(context);
 
@@ -75,7 +91,10 @@ const variants: Array<[string, Partial<PolicyContext>, Partial<PolicyContext>]> 
 describe("context caches: a field the resolution reads is never shared", () => {
   it.each(variants)("%s", (_, a, b) => {
     const compiled = new CompiledPolicy(document, TOOLS);
-    const [first, second] = resolveAll(compiled, [{ ...base, ...a }, { ...base, ...b }]);
+    const [first, second] = resolveAll(compiled, [
+      { ...base, ...a },
+      { ...base, ...b },
+    ]);
     expect(second).not.toBe(first);
     expect(Object.is(second!.context.subagentDepth, { ...base, ...b }.subagentDepth)).toBe(true);
   });
@@ -95,7 +114,11 @@ describe("context caches: a field the resolution reads is never shared", () => {
   it("names that share a hash (the same 32 first and last characters) are still told apart", () => {
     const long = (middle: string) => `${"x".repeat(40)}${middle}${"y".repeat(40)}`;
     const compiled = new CompiledPolicy(document, TOOLS);
-    const contexts = ["A", "B", "u1", "C", "D", "E"].map((middle) => ({ ...base, senderId: long(middle), teamIds: [long(middle)] }));
+    const contexts = ["A", "B", "u1", "C", "D", "E"].map((middle) => ({
+      ...base,
+      senderId: long(middle),
+      teamIds: [long(middle)],
+    }));
     const results = contexts.map((context) => compiled.resolve(structuredClone(context)));
     expect(new Set(results).size).toBe(contexts.length);
     expect(compiled.resolve(structuredClone(contexts.at(-1)!))).toBe(results.at(-1));
@@ -134,7 +157,18 @@ describe("context caches: a field the resolution reads is never shared", () => {
   it("the context copy holds the declared fields, in their declared order, and nothing else", () => {
     // A result is shared by every equal context, so its copy may only hold what the key compared: an extra key of
     // the first caller would reach every later one (context-cache-attacks.test.ts).
-    const declared = ["roles", "senderIsOwner", "mode", "provider", "model", "agentId", "teamIds", "senderId", "sandboxed", "subagentDepth"];
+    const declared = [
+      "roles",
+      "senderIsOwner",
+      "mode",
+      "provider",
+      "model",
+      "agentId",
+      "teamIds",
+      "senderId",
+      "sandboxed",
+      "subagentDepth",
+    ];
     const shapes: PolicyContext[] = [
       { ...base },
       { mode: "coding", roles: ["member"], senderIsOwner: false, provider: "mock" },
@@ -142,10 +176,16 @@ describe("context caches: a field the resolution reads is never shared", () => {
       Object.assign(Object.create({ inherited: true }) as object, base) as PolicyContext,
     ];
     for (const shape of shapes) {
-      for (const compiled of [new CompiledPolicy(document, TOOLS), new CompiledPolicy(document, TOOLS, { cacheResults: false })]) {
+      for (const compiled of [
+        new CompiledPolicy(document, TOOLS),
+        new CompiledPolicy(document, TOOLS, { cacheResults: false }),
+      ]) {
         const { context } = compiled.resolve(shape);
         expect(Object.keys(context)).toEqual(declared);
-        expect(context).toEqual({ ...Object.fromEntries(declared.map((field) => [field, undefined])), ...structuredClone({ ...shape, extra: undefined }) });
+        expect(context).toEqual({
+          ...Object.fromEntries(declared.map((field) => [field, undefined])),
+          ...structuredClone({ ...shape, extra: undefined }),
+        });
         expect(Object.isFrozen(context)).toBe(true);
       }
     }
@@ -153,7 +193,10 @@ describe("context caches: a field the resolution reads is never shared", () => {
 
   it("a field of a type the key does not encode is resolved afresh each time, the same as a fresh engine", () => {
     const compiled = new CompiledPolicy(document, TOOLS);
-    const odd = [{ ...base, senderId: { toString: () => "u1" } } as unknown as PolicyContext, { ...base, subagentDepth: -0 }];
+    const odd = [
+      { ...base, senderId: { toString: () => "u1" } } as unknown as PolicyContext,
+      { ...base, subagentDepth: -0 },
+    ];
     for (const context of odd) {
       const first = compiled.resolve(context);
       expect(compiled.resolve(context)).not.toBe(first);
@@ -165,7 +208,9 @@ describe("context caches: a field the resolution reads is never shared", () => {
   });
 
   it("property: any sequence of contexts over separator-laden names resolves as a fresh engine does", () => {
-    const name = fc.stringMatching(/^[a-z1]{0,2}$/).chain((head) => fc.constantFrom("", ...SEP).map((sep) => `${head}${sep}`));
+    const name = fc
+      .stringMatching(/^[a-z1]{0,2}$/)
+      .chain((head) => fc.constantFrom("", ...SEP).map((sep) => `${head}${sep}`));
     const contextArb: fc.Arbitrary<PolicyContext> = fc.record({
       roles: fc.subarray(["member", "owner", "admin"] as const).map((roles) => [...roles]),
       senderIsOwner: fc.boolean(),
@@ -183,7 +228,10 @@ describe("context caches: a field the resolution reads is never shared", () => {
       fc.property(fc.array(contextArb, { minLength: 1, maxLength: 8 }), (contexts) => {
         // Roles and teams are sets: an earlier run's context that differs only in their order shares its result, lists
         // in that caller's order (see "roles and teams are sets" above), so the lists are compared as sets.
-        for (const context of contexts) expect(asSets(snapshot(compiled.resolve(structuredClone(context))))).toEqual(asSets(snapshot(fresh(context))));
+        for (const context of contexts)
+          expect(asSets(snapshot(compiled.resolve(structuredClone(context))))).toEqual(
+            asSets(snapshot(fresh(context))),
+          );
       }),
       { numRuns: 150 },
     );
@@ -191,7 +239,7 @@ describe("context caches: a field the resolution reads is never shared", () => {
 });
 
 describe("compiled units", () => {
-  it("an agent id and a provider key split differently name different units (agent \"a:b\" + \"c\" vs agent \"a\" + \"b:c\")", () => {
+  it('an agent id and a provider key split differently name different units (agent "a:b" + "c" vs agent "a" + "b:c")', () => {
     const split = openDoc({
       agents: {
         "a:b": { name: "AB", tools: { byProvider: { c: { deny: ["exec"] } } } },
@@ -210,17 +258,52 @@ describe("compiled units", () => {
 
 describe("provider choice", () => {
   it("property: the chosen byProvider keys are resolveProviderKey's, without building provider/model", () => {
-    const key = fc.constantFrom("mock", "MOCK", "mock/m1", "Mock/M1", "mock/", "/m1", "m1", "openai", "openai/gpt", "mock/mock/m1", "a/b/c");
-    const text = fc.constantFrom(undefined, "", " mock ", "mock", "MOCK", "mock/m1", "m1", " M1", "mock/mock/m1", "/m1", "b/c", "a", "openai", "gpt");
+    const key = fc.constantFrom(
+      "mock",
+      "MOCK",
+      "mock/m1",
+      "Mock/M1",
+      "mock/",
+      "/m1",
+      "m1",
+      "openai",
+      "openai/gpt",
+      "mock/mock/m1",
+      "a/b/c",
+    );
+    const text = fc.constantFrom(
+      undefined,
+      "",
+      " mock ",
+      "mock",
+      "MOCK",
+      "mock/m1",
+      "m1",
+      " M1",
+      "mock/mock/m1",
+      "/m1",
+      "b/c",
+      "a",
+      "openai",
+      "gpt",
+    );
     fc.assert(
-      fc.property(fc.uniqueArray(key, { maxLength: 6 }), fc.uniqueArray(key, { maxLength: 4 }), text, text, (toolKeys, agentKeys, provider, model) => {
-        const byProvider = Object.fromEntries(toolKeys.map((k) => [k, {}]));
-        const agentByProvider = Object.fromEntries(agentKeys.map((k) => [k, {}]));
-        const chooser = new ProviderChooser(openDoc({ tools: { byProvider }, agents: { a: { name: "A", tools: { byProvider: agentByProvider } } } }));
-        const choice = chooser.choose("a", provider, model);
-        expect(choice.toolsKey).toBe(resolveProviderKey(byProvider, provider, model));
-        expect(choice.agentKey).toBe(resolveProviderKey(agentByProvider, provider, model));
-      }),
+      fc.property(
+        fc.uniqueArray(key, { maxLength: 6 }),
+        fc.uniqueArray(key, { maxLength: 4 }),
+        text,
+        text,
+        (toolKeys, agentKeys, provider, model) => {
+          const byProvider = Object.fromEntries(toolKeys.map((k) => [k, {}]));
+          const agentByProvider = Object.fromEntries(agentKeys.map((k) => [k, {}]));
+          const chooser = new ProviderChooser(
+            openDoc({ tools: { byProvider }, agents: { a: { name: "A", tools: { byProvider: agentByProvider } } } }),
+          );
+          const choice = chooser.choose("a", provider, model);
+          expect(choice.toolsKey).toBe(resolveProviderKey(byProvider, provider, model));
+          expect(choice.agentKey).toBe(resolveProviderKey(agentByProvider, provider, model));
+        },
+      ),
       { numRuns: 400 },
     );
   });

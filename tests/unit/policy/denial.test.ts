@@ -22,7 +22,9 @@ describe("buildDenial", () => {
 
   it("D6 MODE_DENIED for a sender who already holds coding says to switch", () => {
     const policy = decide({}, { mode: "chat_safe" });
-    expect(buildDenial(policy.check("read"), "chat_safe", { grantedModes: policy.grantedModes }).next_action).toBe("Switch this session to coding mode, then try again.");
+    expect(buildDenial(policy.check("read"), "chat_safe", { grantedModes: policy.grantedModes }).next_action).toBe(
+      "Switch this session to coding mode, then try again.",
+    );
   });
 
   it("D6 MODE_DENIED for a tool with no mode at all does not promise a mode switch", () => {
@@ -45,7 +47,10 @@ describe("buildDenial", () => {
     const denial = buildDenial(policy.check("read"), "coding");
     expect(denial).toMatchObject({ error_code: "TOOL_NOT_AVAILABLE", tool_name: "read" });
     expect(denial.next_action).toContain("file system tools");
-    const mcp = buildDenial(decide({ system: { mcp: { allowedServers: ["github"] } } }, {}).check("jira_ticket"), "coding");
+    const mcp = buildDenial(
+      decide({ system: { mcp: { allowedServers: ["github"] } } }, {}).check("jira_ticket"),
+      "coding",
+    );
     expect(mcp.next_action).toContain("MCP server");
   });
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_POLICY_DOCUMENT, SUBAGENT_TOOL_DENY_ALWAYS, parsePolicyDocument, PolicyDocumentSchema } from "@/lib/policy";
+import {
+  DEFAULT_POLICY_DOCUMENT,
+  SUBAGENT_TOOL_DENY_ALWAYS,
+  parsePolicyDocument,
+  PolicyDocumentSchema,
+} from "@/lib/policy";
 
 function issuesOf(input: unknown) {
   const result = parsePolicyDocument(input);
@@ -14,12 +19,31 @@ describe("PolicyDocument defaults", () => {
     expect(parsePolicyDocument(undefined).ok).toBe(true);
     // A version-1 document said nothing of the mode and meant allowlist: it keeps it (upgrade notes in the README).
     const old = parsePolicyDocument({});
-    expect(old.ok && old.document).toEqual({ ...DEFAULT_POLICY_DOCUMENT, exec: { ...DEFAULT_POLICY_DOCUMENT.exec, security: "allowlist" } });
+    expect(old.ok && old.document).toEqual({
+      ...DEFAULT_POLICY_DOCUMENT,
+      exec: { ...DEFAULT_POLICY_DOCUMENT.exec, security: "allowlist" },
+    });
   });
 
   it("has the documented defaults", () => {
     expect(Object.keys(DEFAULT_POLICY_DOCUMENT).sort()).toEqual(
-      ["agents", "askRules", "exec", "mcpServers", "modeGrants", "modeOverrides", "profiles", "routing", "sandbox", "senders", "subagents", "system", "teams", "tools", "version"].sort(),
+      [
+        "agents",
+        "askRules",
+        "exec",
+        "mcpServers",
+        "modeGrants",
+        "modeOverrides",
+        "profiles",
+        "routing",
+        "sandbox",
+        "senders",
+        "subagents",
+        "system",
+        "teams",
+        "tools",
+        "version",
+      ].sort(),
     );
     expect(DEFAULT_POLICY_DOCUMENT.modeGrants).toEqual({
       roles: { member: ["chat_safe"], owner: ["chat_safe", "coding"], admin: ["chat_safe", "coding"] },
@@ -31,7 +55,12 @@ describe("PolicyDocument defaults", () => {
     expect(DEFAULT_POLICY_DOCUMENT.sandbox.tools).toEqual({});
     expect(DEFAULT_POLICY_DOCUMENT.system.mcp).toEqual({ enabled: false, allowedServers: [] });
     expect(DEFAULT_POLICY_DOCUMENT.mcpServers).toEqual([]);
-    expect(DEFAULT_POLICY_DOCUMENT.exec).toMatchObject({ security: "sandbox", ask: "on-miss", askFallback: "deny", askRules: [] });
+    expect(DEFAULT_POLICY_DOCUMENT.exec).toMatchObject({
+      security: "sandbox",
+      ask: "on-miss",
+      askFallback: "deny",
+      askRules: [],
+    });
     expect(SUBAGENT_TOOL_DENY_ALWAYS.length).toBeGreaterThan(0);
   });
 
@@ -45,18 +74,43 @@ describe("PolicyDocument defaults", () => {
 
   it("accepts a fully populated document", () => {
     const parsed = parsePolicyDocument({
-      tools: { profile: "coding", alsoAllow: ["web_search"], deny: ["gateway"], byProvider: { openai: { profile: "full" }, "openai/gpt-4o": { allow: ["read"] } } },
+      tools: {
+        profile: "coding",
+        alsoAllow: ["web_search"],
+        deny: ["gateway"],
+        byProvider: { openai: { profile: "full" }, "openai/gpt-4o": { allow: ["read"] } },
+      },
       profiles: { readonly: { allow: ["read", "group:web"] } },
-      agents: { helper: { name: "Helper", persona: "kind", model: "openai/gpt-4o", tools: { profile: "readonly", byProvider: { openai: { deny: ["exec"] } } }, system: { fs: { maxReadBytes: 1024 } } } },
+      agents: {
+        helper: {
+          name: "Helper",
+          persona: "kind",
+          model: "openai/gpt-4o",
+          tools: { profile: "readonly", byProvider: { openai: { deny: ["exec"] } } },
+          system: { fs: { maxReadBytes: 1024 } },
+        },
+      },
       teams: { ops: { deny: ["exec"] } },
       senders: { u1: { allow: ["*"] } },
       sandbox: { tools: { allow: ["read"] }, sandboxed: { agents: ["helper"], teams: [], users: ["u2"] } },
       subagents: { maxSpawnDepth: 2, tools: { deny: ["cron"] } },
       modeOverrides: { memory_search: ["coding"] },
       system: { fs: { enabled: false }, mcp: { enabled: true, allowedServers: ["github"] } },
-      exec: { security: "full", ask: "always", askFallback: "allowlist", allowlist: ["/usr/bin/*"], safeBins: ["jq"], timeoutMs: 5000, maxOutputBytes: 1000 },
+      exec: {
+        security: "full",
+        ask: "always",
+        askFallback: "allowlist",
+        allowlist: ["/usr/bin/*"],
+        safeBins: ["jq"],
+        timeoutMs: 5000,
+        maxOutputBytes: 1000,
+      },
       askRules: ["exec", "group:web"],
-      modeGrants: { roles: { member: ["chat_safe", "coding"] }, teams: { devs: ["coding"] }, users: { u1: ["coding"] } },
+      modeGrants: {
+        roles: { member: ["chat_safe", "coding"] },
+        teams: { devs: ["coding"] },
+        users: { u1: ["coding"] },
+      },
     });
     expect(parsed.ok).toBe(true);
     if (parsed.ok) expect(parsed.document.modeGrants.roles.owner).toEqual(["chat_safe", "coding"]);

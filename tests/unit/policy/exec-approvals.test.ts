@@ -16,13 +16,17 @@ describe("P16 requiresExecApproval (reference rule)", () => {
     for (const security of securities)
       for (const analysisOk of [true, false])
         for (const allowlistSatisfied of [true, false]) {
-          const expected = ask === "always" || (ask === "on-miss" && security === "allowlist" && (!analysisOk || !allowlistSatisfied));
+          const expected =
+            ask === "always" || (ask === "on-miss" && security === "allowlist" && (!analysisOk || !allowlistSatisfied));
           rows.push([ask, security, analysisOk, allowlistSatisfied, expected]);
         }
   it("covers all 36 combinations", () => expect(rows).toHaveLength(36));
-  it.each(rows)("ask=%s security=%s analysisOk=%s allowlistSatisfied=%s → %s", (ask, security, analysisOk, allowlistSatisfied, expected) => {
-    expect(requiresExecApproval({ ask, security, analysisOk, allowlistSatisfied })).toBe(expected);
-  });
+  it.each(rows)(
+    "ask=%s security=%s analysisOk=%s allowlistSatisfied=%s → %s",
+    (ask, security, analysisOk, allowlistSatisfied, expected) => {
+      expect(requiresExecApproval({ ask, security, analysisOk, allowlistSatisfied })).toBe(expected);
+    },
+  );
 });
 
 describe("hooks and decisions", () => {
@@ -35,7 +39,9 @@ describe("hooks and decisions", () => {
         { params: { b: 2 }, block: true },
       ]),
     ).toEqual({ block: true });
-    expect(mergeBeforeToolCallHookResults([{ params: { a: 1 } }, { params: { b: 2 }, block: false }])).toEqual({ params: { b: 2 } });
+    expect(mergeBeforeToolCallHookResults([{ params: { a: 1 } }, { params: { b: 2 }, block: false }])).toEqual({
+      params: { b: 2 },
+    });
     expect(mergeBeforeToolCallHookResults([])).toEqual({});
   });
 

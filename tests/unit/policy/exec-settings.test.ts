@@ -23,7 +23,8 @@ describe("exec settings: safeBins", () => {
 
   it("a folded entry matches the lower-case executable only: folding never widens what runs", () => {
     const safeBins = ExecSettingsSchema.parse({ safeBins: ["WC"] }).safeBins;
-    const run = (argv: string[]) => isSafeBinUsage({ argv, resolution: { written: argv[0]!, realPath: `/usr/bin/${argv[0]}` }, safeBins });
+    const run = (argv: string[]) =>
+      isSafeBinUsage({ argv, resolution: { written: argv[0]!, realPath: `/usr/bin/${argv[0]}` }, safeBins });
     expect(run(["wc", "-l"])).toBe(true);
     expect(run(["WC", "-l"])).toBe(false);
   });

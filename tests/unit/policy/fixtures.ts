@@ -1,6 +1,13 @@
 // Shared test data: the product's built-in tools plus a few plugin tools, as plain metadata.
 import { z } from "zod";
-import { parsePolicyDocument, type PolicyContext, type PolicyDocument, type PolicyDocumentInput, type ToolDefinition, type ToolMeta } from "@/lib/policy";
+import {
+  parsePolicyDocument,
+  type PolicyContext,
+  type PolicyDocument,
+  type PolicyDocumentInput,
+  type ToolDefinition,
+  type ToolMeta,
+} from "@/lib/policy";
 
 const both = ["chat_safe", "coding"] as const;
 const coding = ["coding"] as const;
@@ -47,7 +54,11 @@ export function ctx(overrides: Partial<PolicyContext> = {}): PolicyContext {
   return { roles: ["owner"], senderIsOwner: true, mode: "coding", provider: "mock", ...overrides };
 }
 
-export function tool(name: string, allowedModes?: ToolDefinition["allowedModes"], extra: Partial<ToolDefinition> = {}): ToolDefinition {
+export function tool(
+  name: string,
+  allowedModes?: ToolDefinition["allowedModes"],
+  extra: Partial<ToolDefinition> = {},
+): ToolDefinition {
   return {
     name,
     description: `${name} tool`,

@@ -8,7 +8,12 @@ import { ctx, doc, TOOLS } from "./fixtures";
 
 const many: ToolMeta[] = [
   ...TOOLS,
-  ...Array.from({ length: 300 }, (_, i): ToolMeta => ({ name: `${["gh", "jira", "slack"][i % 3]}_op_${i}`, allowedModes: i % 7 === 0 ? ["coding"] : ["chat_safe", "coding"], pluginId: ["github", "jira", "slack"][i % 3], requiresApproval: i % 11 === 0 })),
+  ...Array.from({ length: 300 }, (_, i): ToolMeta => ({
+    name: `${["gh", "jira", "slack"][i % 3]}_op_${i}`,
+    allowedModes: i % 7 === 0 ? ["coding"] : ["chat_safe", "coding"],
+    pluginId: ["github", "jira", "slack"][i % 3],
+    requiresApproval: i % 11 === 0,
+  })),
 ];
 const document = doc({
   tools: { deny: ["jira_*"], byProvider: { openai: { deny: ["*_op_1*"] } } },
@@ -29,12 +34,22 @@ describe("lazy decisions", () => {
     expect(byCheck).toEqual(many.map((t) => record[t.name]));
     // Reading decisions backwards on a third compilation: nothing depends on reading order.
     const backwards = new CompiledPolicy(document, many).resolve(context);
-    expect([...many].reverse().map((t) => backwards.check(t.name)).reverse()).toEqual(byCheck);
+    expect(
+      [...many]
+        .reverse()
+        .map((t) => backwards.check(t.name))
+        .reverse(),
+    ).toEqual(byCheck);
     expect(viaCheck.allowedTools).toEqual(byCheck.filter((d) => d.allowed).map((d) => d.name));
     // The workload removes tools in several layers and keeps some, so the comparison covers every kind of decision.
-    expect(new Set(byCheck.map((d) => d.layer))).toEqual(new Set(["allowed", "mode", "global", "global_provider", "group", "system"]));
+    expect(new Set(byCheck.map((d) => d.layer))).toEqual(
+      new Set(["allowed", "mode", "global", "global_provider", "group", "system"]),
+    );
     expect(byCheck.some((d) => d.effect === "ask")).toBe(true);
-    expect(viaCheck.check("jira_op_1").chain.find((c) => c.layer === "global")).toMatchObject({ outcome: "removed", rule: "deny: jira_*" });
+    expect(viaCheck.check("jira_op_1").chain.find((c) => c.layer === "global")).toMatchObject({
+      outcome: "removed",
+      rule: "deny: jira_*",
+    });
   });
 
   it("a decision read twice is the same object (built once)", () => {
@@ -45,7 +60,13 @@ describe("lazy decisions", () => {
 });
 
 describe("glob string tests", () => {
-  const reference = (entry: string) => new RegExp(`^${entry.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  const reference = (entry: string) =>
+    new RegExp(
+      `^${entry
+        .split("*")
+        .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+        .join(".*")}$`,
+    );
   const alphabet = fc.constantFrom("a", "b", "_", ".", "-", "\n", "\u2028", "x", "ab");
   const word = fc.array(alphabet, { maxLength: 5 }).map((parts) => parts.join(""));
 

@@ -38,7 +38,12 @@ const rows: Row[] = [
   ["alsoAllow widens an allow list", { allow: ["read"], alsoAllow: ["web_search"] }, "web_search", true],
   ["alsoAllow alone does not restrict", { alsoAllow: ["web_search"] }, "exec", true],
   ["alsoAllow does not beat deny", { allow: ["read"], alsoAllow: ["exec"], deny: ["exec"] }, "exec", false],
-  ["exec in allow no longer admits apply_patch (it would bypass exec approvals)", { allow: ["exec"] }, "apply_patch", false],
+  [
+    "exec in allow no longer admits apply_patch (it would bypass exec approvals)",
+    { allow: ["exec"] },
+    "apply_patch",
+    false,
+  ],
   ["write in allow admits apply_patch", { allow: ["write"] }, "apply_patch", true],
   ["deny apply_patch still wins over write", { allow: ["write"], deny: ["apply_patch"] }, "apply_patch", false],
   ["deny write also removes apply_patch", { deny: ["write"] }, "apply_patch", false],

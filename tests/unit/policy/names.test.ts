@@ -31,7 +31,10 @@ describe("L8 TOOL_GROUPS", () => {
     ["group:runtime", ["exec", "process"]],
     ["group:memory", ["memory_search", "memory_get"]],
     ["group:web", ["web_search", "web_fetch"]],
-    ["group:sessions", ["sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "subagents", "session_status"]],
+    [
+      "group:sessions",
+      ["sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "subagents", "session_status"],
+    ],
     ["group:messaging", ["message"]],
     ["group:automation", ["cron", "gateway"]],
   ])("%s has the reference members", (group, members) => {
@@ -55,11 +58,20 @@ describe("L6 expandToolGroups", () => {
 
   it.each([
     [["group:fs"], ["read", "write", "edit", "apply_patch"]],
-    [["bash", "group:runtime"], ["exec", "process"]],
-    [["Apply-Patch", "group:fs"], ["apply_patch", "read", "write", "edit"]],
+    [
+      ["bash", "group:runtime"],
+      ["exec", "process"],
+    ],
+    [
+      ["Apply-Patch", "group:fs"],
+      ["apply_patch", "read", "write", "edit"],
+    ],
     [["group:plugins"], ["gh_issue", "gh_pr", "jira_ticket"]],
     [["github"], ["gh_issue", "gh_pr"]],
-    [["jira", "web_*"], ["jira_ticket", "web_*"]],
+    [
+      ["jira", "web_*"],
+      ["jira_ticket", "web_*"],
+    ],
     [["unknown_tool"], ["unknown_tool"]],
     [[], []],
   ])("%j → %j", (entries, expected) => {
@@ -80,8 +92,18 @@ describe("L10 profiles", () => {
 
   it("built-in profiles keep the reference lists", () => {
     expect(resolveToolProfilePolicy("minimal")?.allow).toContain("session_status");
-    expect(resolveToolProfilePolicy("coding")?.allow).toEqual(expect.arrayContaining(["group:fs", "group:runtime", "group:sessions", "group:memory", "image"]));
-    expect(TOOL_PROFILES.messaging.allow).toEqual(expect.arrayContaining(["group:messaging", "sessions_list", "sessions_history", "sessions_send", "session_status"]));
+    expect(resolveToolProfilePolicy("coding")?.allow).toEqual(
+      expect.arrayContaining(["group:fs", "group:runtime", "group:sessions", "group:memory", "image"]),
+    );
+    expect(TOOL_PROFILES.messaging.allow).toEqual(
+      expect.arrayContaining([
+        "group:messaging",
+        "sessions_list",
+        "sessions_history",
+        "sessions_send",
+        "session_status",
+      ]),
+    );
   });
 
   it("a custom profile is found by id", () => {

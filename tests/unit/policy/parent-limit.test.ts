@@ -3,13 +3,25 @@ import { buildDenial, restrictToParent, resolveEffectiveToolPolicy } from "@/lib
 import { ctx, doc, TOOLS } from "./fixtures";
 
 describe("restrictToParent: a subagent never has more tools than its parent", () => {
-  const child = resolveEffectiveToolPolicy(ctx({ subagentDepth: 1 }), { document: doc({ subagents: { tools: { allow: ["*"] } } }), tools: TOOLS });
+  const child = resolveEffectiveToolPolicy(ctx({ subagentDepth: 1 }), {
+    document: doc({ subagents: { tools: { allow: ["*"] } } }),
+    tools: TOOLS,
+  });
 
   it("denies what the parent lacks with layer parent, whatever the subagent layer allowed", () => {
     expect(child.check("current_time").allowed).toBe(true);
-    const limited = restrictToParent(child, child.allowedTools.filter((n) => n !== "current_time"));
+    const limited = restrictToParent(
+      child,
+      child.allowedTools.filter((n) => n !== "current_time"),
+    );
     const decision = limited.check("current_time");
-    expect(decision).toMatchObject({ allowed: false, effect: "deny", layer: "parent", errorCode: "POLICY_DENIED", rule: "parent's allowed tools" });
+    expect(decision).toMatchObject({
+      allowed: false,
+      effect: "deny",
+      layer: "parent",
+      errorCode: "POLICY_DENIED",
+      rule: "parent's allowed tools",
+    });
     expect(limited.allowedTools).not.toContain("current_time");
     expect(limited.tools.current_time?.layer).toBe("parent");
     expect(buildDenial(decision, limited.mode).message).toMatch(/parent run's tool set/);

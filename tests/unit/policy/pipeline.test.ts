@@ -30,23 +30,33 @@ describe("applyToolPolicyPipeline", () => {
   });
 
   it("P4 keeps a plugin-only allow list (fail closed) and warns only on flagged steps", () => {
-    const flagged = applyToolPolicyPipeline(tools, [{ policy: { allow: ["github"] }, label: "group tools.allow", stripPluginOnlyAllowlist: true }]);
+    const flagged = applyToolPolicyPipeline(tools, [
+      { policy: { allow: ["github"] }, label: "group tools.allow", stripPluginOnlyAllowlist: true },
+    ]);
     expect(names(flagged.tools)).toEqual(["gh_issue"]);
-    expect(flagged.warnings).toEqual([expect.objectContaining({ code: "plugin_only_allowlist", source: "group tools.allow", entries: ["github"] })]);
+    expect(flagged.warnings).toEqual([
+      expect.objectContaining({ code: "plugin_only_allowlist", source: "group tools.allow", entries: ["github"] }),
+    ]);
     const unflagged = applyToolPolicyPipeline(tools, [{ policy: { allow: ["github"] }, label: "tools.global" }]);
     expect(names(unflagged.tools)).toEqual(["gh_issue"]);
     expect(unflagged.warnings).toEqual([]);
   });
 
   it("an allow list with a core entry is not plugin-only", () => {
-    const result = applyToolPolicyPipeline(tools, [{ policy: { allow: ["github", "read"] }, label: "tools.profile (x)", stripPluginOnlyAllowlist: true }]);
+    const result = applyToolPolicyPipeline(tools, [
+      { policy: { allow: ["github", "read"] }, label: "tools.profile (x)", stripPluginOnlyAllowlist: true },
+    ]);
     expect(result.warnings.map((w) => w.code)).not.toContain("plugin_only_allowlist");
     expect(names(result.tools)).toEqual(["read", "gh_issue"]);
   });
 
   it("warns about entries that name no tool", () => {
-    const result = applyToolPolicyPipeline(tools, [{ policy: { deny: ["reed", "group:fs", "web_*", "nothing_*"] }, label: "tools.global" }]);
-    expect(result.warnings).toEqual([expect.objectContaining({ code: "unknown_entry", entries: ["reed", "nothing_*"] })]);
+    const result = applyToolPolicyPipeline(tools, [
+      { policy: { deny: ["reed", "group:fs", "web_*", "nothing_*"] }, label: "tools.global" },
+    ]);
+    expect(result.warnings).toEqual([
+      expect.objectContaining({ code: "unknown_entry", entries: ["reed", "nothing_*"] }),
+    ]);
   });
 
   it("P1 owner-only runs before the pipeline in the reference order", () => {

@@ -16,7 +16,20 @@ import {
 } from "@/lib/policy";
 import { openDoc, tool, TOOLS } from "./fixtures";
 
-const ENTRIES = [...TOOLS.map((t) => t.name), "group:fs", "group:web", "group:runtime", "group:sessions", "group:plugins", "github", "web_*", "sessions_*", "*", "bash", "apply-patch"];
+const ENTRIES = [
+  ...TOOLS.map((t) => t.name),
+  "group:fs",
+  "group:web",
+  "group:runtime",
+  "group:sessions",
+  "group:plugins",
+  "github",
+  "web_*",
+  "sessions_*",
+  "*",
+  "bash",
+  "apply-patch",
+];
 const entry = fc.constantFrom(...ENTRIES);
 const list = fc.array(entry, { maxLength: 4 });
 const policy = fc.record({ allow: list, deny: list }, { requiredKeys: [] });
@@ -24,8 +37,21 @@ const modes = fc.subarray([...TOOL_MODES]);
 
 const documentArb: fc.Arbitrary<PolicyDocumentInput> = fc.record(
   {
-    tools: fc.record({ profile: fc.constantFrom("minimal", "coding", "messaging", "full"), allow: list, deny: list, byProvider: fc.record({ mock: policy }) }, { requiredKeys: [] }),
-    agents: fc.record({ a1: fc.record({ name: fc.constant("A1"), tools: fc.record({ allow: list, deny: list, byProvider: fc.record({ mock: policy }) }, { requiredKeys: [] }) }) }),
+    tools: fc.record(
+      {
+        profile: fc.constantFrom("minimal", "coding", "messaging", "full"),
+        allow: list,
+        deny: list,
+        byProvider: fc.record({ mock: policy }),
+      },
+      { requiredKeys: [] },
+    ),
+    agents: fc.record({
+      a1: fc.record({
+        name: fc.constant("A1"),
+        tools: fc.record({ allow: list, deny: list, byProvider: fc.record({ mock: policy }) }, { requiredKeys: [] }),
+      }),
+    }),
     teams: fc.record({ ops: policy }),
     senders: fc.record({ u1: policy }),
     sandbox: fc.record({ tools: policy }),
@@ -68,21 +94,55 @@ describe("properties", () => {
 
   it("L2 a later layer can never add a tool an earlier one removed: adding restrictions only shrinks the allowed set", () => {
     fc.assert(
-      fc.property(documentArb, contextArb, policy, fc.constantFrom("teams", "senders", "agent", "sandbox", "subagents", "global"), (input, context, extra, where) => {
-        const before = allowedSet(input, context);
-        const tightened: PolicyDocumentInput = structuredClone(input);
-        const deny = [...(extra.deny ?? []), "exec"];
-        if (where === "teams") tightened.teams = { ...tightened.teams, ops: { ...tightened.teams?.ops, deny: [...(tightened.teams?.ops?.deny ?? []), ...deny] } };
-        if (where === "senders") tightened.senders = { u1: { ...tightened.senders?.u1, deny: [...(tightened.senders?.u1?.deny ?? []), ...deny] } };
-        if (where === "agent") tightened.agents = { a1: { name: "A1", tools: { ...tightened.agents?.a1?.tools, deny: [...(tightened.agents?.a1?.tools?.deny ?? []), ...deny] } } };
-        // A configured sandbox policy replaces the default one, so tighten starting from whatever is in force.
-        const sandboxTools = tightened.sandbox?.tools ?? DEFAULT_SANDBOX_TOOL_POLICY;
-        if (where === "sandbox") tightened.sandbox = { tools: { ...sandboxTools, allow: sandboxTools.allow && [...sandboxTools.allow], deny: [...(sandboxTools.deny ?? []), ...deny] } };
-        if (where === "subagents") tightened.subagents = { ...tightened.subagents, tools: { ...tightened.subagents?.tools, deny: [...(tightened.subagents?.tools?.deny ?? []), ...deny] } };
-        if (where === "global") tightened.tools = { ...tightened.tools, deny: [...(tightened.tools?.deny ?? []), ...deny] };
-        const after = allowedSet(tightened, context);
-        for (const name of after) expect(before.has(name)).toBe(true);
-      }),
+      fc.property(
+        documentArb,
+        contextArb,
+        policy,
+        fc.constantFrom("teams", "senders", "agent", "sandbox", "subagents", "global"),
+        (input, context, extra, where) => {
+          const before = allowedSet(input, context);
+          const tightened: PolicyDocumentInput = structuredClone(input);
+          const deny = [...(extra.deny ?? []), "exec"];
+          if (where === "teams")
+            tightened.teams = {
+              ...tightened.teams,
+              ops: { ...tightened.teams?.ops, deny: [...(tightened.teams?.ops?.deny ?? []), ...deny] },
+            };
+          if (where === "senders")
+            tightened.senders = {
+              u1: { ...tightened.senders?.u1, deny: [...(tightened.senders?.u1?.deny ?? []), ...deny] },
+            };
+          if (where === "agent")
+            tightened.agents = {
+              a1: {
+                name: "A1",
+                tools: {
+                  ...tightened.agents?.a1?.tools,
+                  deny: [...(tightened.agents?.a1?.tools?.deny ?? []), ...deny],
+                },
+              },
+            };
+          // A configured sandbox policy replaces the default one, so tighten starting from whatever is in force.
+          const sandboxTools = tightened.sandbox?.tools ?? DEFAULT_SANDBOX_TOOL_POLICY;
+          if (where === "sandbox")
+            tightened.sandbox = {
+              tools: {
+                ...sandboxTools,
+                allow: sandboxTools.allow && [...sandboxTools.allow],
+                deny: [...(sandboxTools.deny ?? []), ...deny],
+              },
+            };
+          if (where === "subagents")
+            tightened.subagents = {
+              ...tightened.subagents,
+              tools: { ...tightened.subagents?.tools, deny: [...(tightened.subagents?.tools?.deny ?? []), ...deny] },
+            };
+          if (where === "global")
+            tightened.tools = { ...tightened.tools, deny: [...(tightened.tools?.deny ?? []), ...deny] };
+          const after = allowedSet(tightened, context);
+          for (const name of after) expect(before.has(name)).toBe(true);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -90,10 +150,20 @@ describe("properties", () => {
   it("whatever later layers allow, a tool denied by the global layer stays denied", () => {
     fc.assert(
       fc.property(documentArb, contextArb, fc.constantFrom(...TOOLS.map((t) => t.name)), (input, context, name) => {
-        const everythingLater: PolicyDocumentInput = { ...input, tools: { ...input.tools, deny: [name] }, agents: { a1: { name: "A1", tools: { allow: ["*", name] } } }, teams: { ops: { allow: [name] } } };
-        const decision = resolveEffectiveToolPolicy(context, { document: openDoc(everythingLater), tools: TOOLS }).check(name);
+        const everythingLater: PolicyDocumentInput = {
+          ...input,
+          tools: { ...input.tools, deny: [name] },
+          agents: { a1: { name: "A1", tools: { allow: ["*", name] } } },
+          teams: { ops: { allow: [name] } },
+        };
+        const decision = resolveEffectiveToolPolicy(context, {
+          document: openDoc(everythingLater),
+          tools: TOOLS,
+        }).check(name);
         expect(decision.allowed).toBe(false);
-        expect(POLICY_LAYERS.indexOf(decision.layer as (typeof POLICY_LAYERS)[number])).toBeLessThanOrEqual(POLICY_LAYERS.indexOf("global"));
+        expect(POLICY_LAYERS.indexOf(decision.layer as (typeof POLICY_LAYERS)[number])).toBeLessThanOrEqual(
+          POLICY_LAYERS.indexOf("global"),
+        );
       }),
       { numRuns: 150 },
     );
@@ -104,7 +174,10 @@ describe("properties", () => {
     fc.assert(
       fc.property(list, list, fc.constantFrom(...TOOLS.map((t) => t.name)), (allow, deny, name) => {
         const denied = !isToolAllowedByPolicyName(name, { deny }, plugins);
-        if (denied) expect(isToolAllowedByPolicyName(name, { allow: [...allow, name, "*"], alsoAllow: [name], deny }, plugins)).toBe(false);
+        if (denied)
+          expect(
+            isToolAllowedByPolicyName(name, { allow: [...allow, name, "*"], alsoAllow: [name], deny }, plugins),
+          ).toBe(false);
       }),
       { numRuns: 300 },
     );
@@ -126,7 +199,10 @@ describe("properties", () => {
         for (const mode of registry.getEffectiveModes("t")) expect(declared).toContain(mode);
         const tools = [{ name: "t", allowedModes: declared }];
         const without = resolveEffectiveToolPolicy(context, { document: openDoc(), tools }).check("t").allowed;
-        const withOverride = resolveEffectiveToolPolicy(context, { document: openDoc({ modeOverrides: { t: override } }), tools }).check("t").allowed;
+        const withOverride = resolveEffectiveToolPolicy(context, {
+          document: openDoc({ modeOverrides: { t: override } }),
+          tools,
+        }).check("t").allowed;
         if (withOverride) expect(without).toBe(true);
       }),
       { numRuns: 200 },

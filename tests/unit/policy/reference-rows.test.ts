@@ -51,7 +51,10 @@ describe("tool-modes-design.md: tool metadata", () => {
     const policy = resolveEffectiveToolPolicy(ctx({ mode: "chat_safe" }), { document: doc(), tools: registry.meta() });
     expect(policy.allowedTools).toEqual(["code_in_chat", "grouped_elsewhere"]);
     // A policy list naming a display group ("memory") is a plain name, not the tools of that group.
-    const denyMemory = resolveEffectiveToolPolicy(ctx({ mode: "chat_safe" }), { document: doc({ tools: { deny: ["memory"] } }), tools: registry.meta() });
+    const denyMemory = resolveEffectiveToolPolicy(ctx({ mode: "chat_safe" }), {
+      document: doc({ tools: { deny: ["memory"] } }),
+      tools: registry.meta(),
+    });
     expect(denyMemory.check("grouped_elsewhere").allowed).toBe(true);
   });
 
@@ -70,7 +73,11 @@ describe("layered-tool-policy.md: names and plugin groups", () => {
     expect(expandToolGroups(["group:moltbot"])).toEqual(expandToolGroups(["group:toolgate"]));
     expect(expandToolGroups([" Group:MoltBot "])).toEqual([...TOOL_GROUPS["group:toolgate"]!]);
     const policy = resolve(openDoc({ tools: { deny: ["group:moltbot"] } }));
-    expect(policy.check("current_time")).toMatchObject({ allowed: false, layer: "global", rule: "deny: group:toolgate" });
+    expect(policy.check("current_time")).toMatchObject({
+      allowed: false,
+      layer: "global",
+      rule: "deny: group:toolgate",
+    });
     expect(policy.check("read").allowed).toBe(true);
     expect(policy.warnings.filter((w) => w.code === "unknown_entry")).toEqual([]);
     const allowOnly = resolve(openDoc({ teams: { ops: { allow: ["group:moltbot"] } } }), { teamIds: ["ops"] });
@@ -80,12 +87,17 @@ describe("layered-tool-policy.md: names and plugin groups", () => {
 
   it("L10 the restricted profiles keep the harmless current_time, the conversational ones ask_user too", () => {
     expect(TOOL_PROFILES.minimal.allow).toEqual(["session_status", "current_time"]);
-    for (const id of ["coding", "messaging"] as const) expect(TOOL_PROFILES[id].allow).toEqual(expect.arrayContaining(["current_time", "ask_user"]));
+    for (const id of ["coding", "messaging"] as const)
+      expect(TOOL_PROFILES[id].allow).toEqual(expect.arrayContaining(["current_time", "ask_user"]));
     expect(TOOL_PROFILES.full).toEqual({});
   });
 
   it("L11 saving an unknown profile is refused, naming where it is used", () => {
-    for (const input of [{ tools: { profile: "nope" } }, { agents: { a1: { name: "A1", tools: { profile: "nope" } } } }, { tools: { byProvider: { openai: { profile: "nope" } } } }]) {
+    for (const input of [
+      { tools: { profile: "nope" } },
+      { agents: { a1: { name: "A1", tools: { profile: "nope" } } } },
+      { tools: { byProvider: { openai: { profile: "nope" } } } },
+    ]) {
       const parsed = parsePolicyDocument(input);
       expect(parsed.ok, JSON.stringify(input)).toBe(false);
       if (!parsed.ok) expect(parsed.issues.map((i) => i.path).join(" ")).toMatch(/profile/);
@@ -94,8 +106,18 @@ describe("layered-tool-policy.md: names and plugin groups", () => {
   });
 
   it("L28 a tool with an empty plugin id is no plugin tool: not in group:plugins, not governed by the mcp settings", () => {
-    const tools: ToolMeta[] = [...TOOLS, { name: "lobster", group: "plugin", allowedModes: ["chat_safe", "coding"], pluginId: "" }];
-    const onlyPlugins = resolve(doc({ tools: { allow: ["group:plugins"] }, system: { mcp: { enabled: true, allowedServers: ["github", "jira"] } } }), {}, tools);
+    const tools: ToolMeta[] = [
+      ...TOOLS,
+      { name: "lobster", group: "plugin", allowedModes: ["chat_safe", "coding"], pluginId: "" },
+    ];
+    const onlyPlugins = resolve(
+      doc({
+        tools: { allow: ["group:plugins"] },
+        system: { mcp: { enabled: true, allowedServers: ["github", "jira"] } },
+      }),
+      {},
+      tools,
+    );
     expect(onlyPlugins.check("gh_issue").allowed).toBe(true);
     expect(onlyPlugins.check("lobster")).toMatchObject({ allowed: false, layer: "global" });
     // MCP is off by default; a real plugin tool is switched off by it, the empty-id tool is not.
@@ -107,7 +129,10 @@ describe("layered-tool-policy.md: names and plugin groups", () => {
   it("P26 apply_patch is off by default for providers other than OpenAI (and the offline model)", () => {
     const document = doc();
     expect(document.exec.applyPatchProviders).toEqual(["openai", "offline"]);
-    expect(resolve(document, { provider: "anthropic" }).check("apply_patch")).toMatchObject({ allowed: false, layer: "global_provider" });
+    expect(resolve(document, { provider: "anthropic" }).check("apply_patch")).toMatchObject({
+      allowed: false,
+      layer: "global_provider",
+    });
     expect(resolve(document, { provider: "openai" }).check("apply_patch").allowed).toBe(true);
     expect(resolve(document, { provider: undefined }).check("apply_patch").allowed).toBe(false);
   });
@@ -115,17 +140,40 @@ describe("layered-tool-policy.md: names and plugin groups", () => {
 
 describe("system-tool-policy-story.md: system tool settings", () => {
   it("Y11 an empty system server list means no server, and an agent's list can only narrow the system list", () => {
-    const agentWidens = mergeToolPolicies({ system: { mcp: { enabled: true, allowedServers: [] } }, agent: { mcp: { allowedServers: ["github"] } } });
+    const agentWidens = mergeToolPolicies({
+      system: { mcp: { enabled: true, allowedServers: [] } },
+      agent: { mcp: { allowedServers: ["github"] } },
+    });
     expect(agentWidens.mcp.allowedServers).toEqual([]);
-    const narrowed = mergeToolPolicies({ system: { mcp: { enabled: true, allowedServers: ["github", "jira"] } }, agent: { mcp: { allowedServers: ["github", "slack"] } } });
+    const narrowed = mergeToolPolicies({
+      system: { mcp: { enabled: true, allowedServers: ["github", "jira"] } },
+      agent: { mcp: { allowedServers: ["github", "slack"] } },
+    });
     expect(narrowed.mcp.allowedServers).toEqual(["github"]);
-    const agentEmpty = mergeToolPolicies({ system: { mcp: { enabled: true, allowedServers: ["github"] } }, agent: { mcp: { allowedServers: [] } } });
+    const agentEmpty = mergeToolPolicies({
+      system: { mcp: { enabled: true, allowedServers: ["github"] } },
+      agent: { mcp: { allowedServers: [] } },
+    });
     expect(agentEmpty.mcp.allowedServers).toEqual([]);
     // Through the engine: the agent naming a server the system list lacks reaches nothing.
-    const document = doc({ system: { mcp: { enabled: true, allowedServers: [] } }, agents: { a1: { name: "A1", system: { mcp: { allowedServers: ["github"] } } } } });
-    expect(resolve(document, { agentId: "a1" }).check("gh_issue")).toMatchObject({ allowed: false, layer: "system", errorCode: "TOOL_NOT_AVAILABLE" });
-    const listed = doc({ system: { mcp: { enabled: true, allowedServers: ["github", "jira"] } }, agents: { a1: { name: "A1", system: { mcp: { allowedServers: ["jira"] } } } } });
-    expect(resolve(listed, { agentId: "a1" }).check("gh_issue")).toMatchObject({ allowed: false, layer: "system", rule: "mcp.allowedServers excludes github" });
+    const document = doc({
+      system: { mcp: { enabled: true, allowedServers: [] } },
+      agents: { a1: { name: "A1", system: { mcp: { allowedServers: ["github"] } } } },
+    });
+    expect(resolve(document, { agentId: "a1" }).check("gh_issue")).toMatchObject({
+      allowed: false,
+      layer: "system",
+      errorCode: "TOOL_NOT_AVAILABLE",
+    });
+    const listed = doc({
+      system: { mcp: { enabled: true, allowedServers: ["github", "jira"] } },
+      agents: { a1: { name: "A1", system: { mcp: { allowedServers: ["jira"] } } } },
+    });
+    expect(resolve(listed, { agentId: "a1" }).check("gh_issue")).toMatchObject({
+      allowed: false,
+      layer: "system",
+      rule: "mcp.allowedServers excludes github",
+    });
     expect(resolve(listed, { agentId: "a1" }).check("jira_ticket").allowed).toBe(true);
   });
 
@@ -134,7 +182,12 @@ describe("system-tool-policy-story.md: system tool settings", () => {
     for (const name of TOOL_GROUPS["group:fs"]!) {
       expect(policy.allowedTools).not.toContain(name);
       const decision = policy.check(name);
-      expect(decision).toMatchObject({ allowed: false, layer: "system", rule: "fs.enabled: false", errorCode: "TOOL_NOT_AVAILABLE" });
+      expect(decision).toMatchObject({
+        allowed: false,
+        layer: "system",
+        rule: "fs.enabled: false",
+        errorCode: "TOOL_NOT_AVAILABLE",
+      });
       const denial = buildDenial(decision, policy.mode);
       expect(denial).toMatchObject({ ok: false, error_code: "TOOL_NOT_AVAILABLE", tool_name: name });
       expect(denial.message).toMatch(/fs/);
@@ -147,6 +200,8 @@ describe("system-tool-policy-story.md: system tool settings", () => {
     const off = resolve(openDoc({ system: { fs: { enabled: false } } }));
     const fs = new Set(TOOL_GROUPS["group:fs"]);
     expect(off.allowedTools).toEqual(on.allowedTools.filter((name) => !fs.has(name)));
-    expect(off.allowedTools).toEqual(expect.arrayContaining(["exec", "web_search", "gh_issue", "current_time", "ask_user"]));
+    expect(off.allowedTools).toEqual(
+      expect.arrayContaining(["exec", "web_search", "gh_issue", "current_time", "ask_user"]),
+    );
   });
 });

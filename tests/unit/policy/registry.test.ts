@@ -9,12 +9,18 @@ function builtins() {
   const registry = new ToolRegistry({ logger });
   registry.register(tool("current_time", ["chat_safe", "coding"], { group: "world" }));
   registry.register(tool("memory_search", ["chat_safe", "coding"], { group: "memory" }));
-  registry.register(tool("read", ["coding"], { group: "code", inputSchema: z.object({ path: z.string().min(1), offset: z.number().int().optional() }) }));
+  registry.register(
+    tool("read", ["coding"], {
+      group: "code",
+      inputSchema: z.object({ path: z.string().min(1), offset: z.number().int().optional() }),
+    }),
+  );
   return { registry, logger };
 }
 
 const names = (list: Array<{ name: string }>) => list.map((t) => t.name);
-const schemaNames = (registry: ToolRegistry, mode: ToolMode) => registry.getToolsSchema(mode).map((s) => s.function.name);
+const schemaNames = (registry: ToolRegistry, mode: ToolMode) =>
+  registry.getToolsSchema(mode).map((s) => s.function.name);
 
 describe("tool modes: registry and mode gate", () => {
   it("A1 current_time is allowed in chat_safe", () => {
@@ -44,7 +50,9 @@ describe("tool modes: registry and mode gate", () => {
     const { registry } = builtins();
     for (const mode of TOOL_MODES) expect(names(registry.listTools(mode))).toEqual(schemaNames(registry, mode));
     const policy = resolveEffectiveToolPolicy(ctx({ mode: "chat_safe" }), { document: doc(), tools: registry.meta() });
-    expect(names(registry.listToolsFor(policy))).toEqual(registry.getToolsSchemaFor(policy).map((s) => s.function.name));
+    expect(names(registry.listToolsFor(policy))).toEqual(
+      registry.getToolsSchemaFor(policy).map((s) => s.function.name),
+    );
     expect(names(registry.listToolsFor(policy))).toEqual([...policy.allowedTools]);
   });
 
@@ -56,7 +64,8 @@ describe("tool modes: registry and mode gate", () => {
       read: { chat_safe: false, coding: true },
     };
     for (const [name, row] of Object.entries(matrix)) {
-      for (const mode of TOOL_MODES) expect([name, mode, registry.checkMode(name, mode)]).toEqual([name, mode, row[mode]]);
+      for (const mode of TOOL_MODES)
+        expect([name, mode, registry.checkMode(name, mode)]).toEqual([name, mode, row[mode]]);
     }
   });
 
@@ -91,7 +100,10 @@ describe("tool modes: registry and mode gate", () => {
         // Constraints stay for OpenAI/Anthropic-style providers; only the Gemini profile strips them (below).
         parameters: {
           type: "object",
-          properties: { path: { type: "string", minLength: 1 }, offset: { type: "integer", minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } },
+          properties: {
+            path: { type: "string", minLength: 1 },
+            offset: { type: "integer", minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+          },
           required: ["path"],
         },
       },
@@ -102,8 +114,14 @@ describe("tool modes: registry and mode gate", () => {
     const { registry } = builtins();
     const policyFor = (provider: string, model?: string) => ({ allowedTools: ["read"], context: { provider, model } });
     const gemini = registry.getToolsSchemaFor(policyFor("google"))[0]!.function.parameters;
-    expect(gemini).toEqual({ type: "object", properties: { path: { type: "string" }, offset: { type: "integer" } }, required: ["path"] });
-    expect(registry.getToolsSchemaFor(policyFor("openrouter", "google/gemini-2.5-pro"))[0]!.function.parameters).toBe(gemini);
+    expect(gemini).toEqual({
+      type: "object",
+      properties: { path: { type: "string" }, offset: { type: "integer" } },
+      required: ["path"],
+    });
+    expect(registry.getToolsSchemaFor(policyFor("openrouter", "google/gemini-2.5-pro"))[0]!.function.parameters).toBe(
+      gemini,
+    );
     const openai = registry.getToolsSchemaFor(policyFor("openai"))[0]!.function.parameters;
     expect(openai.properties).toMatchObject({ path: { minLength: 1 } });
     expect(registry.getToolsSchemaFor(policyFor("anthropic"))[0]!.function.parameters).toBe(openai);
@@ -158,7 +176,9 @@ describe("tool modes: registry and mode gate", () => {
     expect(logger.warn).not.toHaveBeenCalled();
     registry.register(tool("legacy"));
     expect(logger.warn).toHaveBeenCalledWith("tool_registered_with_default_modes", { tool: "legacy" });
-    expect(registry.warnings.map((w) => [w.code, w.entries])).toEqual([["tool_registered_with_default_modes", ["legacy"]]]);
+    expect(registry.warnings.map((w) => [w.code, w.entries])).toEqual([
+      ["tool_registered_with_default_modes", ["legacy"]],
+    ]);
   });
 
   it("O2 without an injected logger the warning goes to console.warn", () => {

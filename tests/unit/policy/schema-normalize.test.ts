@@ -6,7 +6,11 @@ describe("normalizeToolParameters", () => {
   it("P5 flattens a root anyOf into one object schema; only fields required by every variant stay required", () => {
     const schema = {
       anyOf: [
-        { type: "object", properties: { action: { const: "get" }, id: { type: "string" } }, required: ["action", "id"] },
+        {
+          type: "object",
+          properties: { action: { const: "get" }, id: { type: "string" } },
+          required: ["action", "id"],
+        },
         { type: "object", properties: { action: { const: "list" }, limit: { type: "number" } }, required: ["action"] },
       ],
     };
@@ -21,9 +25,17 @@ describe("normalizeToolParameters", () => {
     const out = normalizeToolParameters({
       title: "T",
       description: "D",
-      oneOf: [{ type: "object", properties: { a: { type: "string" } } }, { type: "object", properties: { b: { type: "string" } } }],
+      oneOf: [
+        { type: "object", properties: { a: { type: "string" } } },
+        { type: "object", properties: { b: { type: "string" } } },
+      ],
     });
-    expect(out).toEqual({ type: "object", title: "T", description: "D", properties: { a: { type: "string" }, b: { type: "string" } } });
+    expect(out).toEqual({
+      type: "object",
+      title: "T",
+      description: "D",
+      properties: { a: { type: "string" }, b: { type: "string" } },
+    });
     expect(out).not.toHaveProperty("oneOf");
     expect(out).not.toHaveProperty("required");
   });
@@ -42,32 +54,47 @@ describe("normalizeToolParameters", () => {
   });
 
   it("removes keywords Gemini rejects, at every depth (Gemini profile)", () => {
-    const out = normalizeToolParameters({
-      $schema: "https://json-schema.org/draft/2020-12/schema",
-      type: "object",
-      additionalProperties: false,
-      properties: {
-        name: { type: "string", minLength: 1, maxLength: 5, pattern: "^a", format: "email" },
-        tags: { type: "array", items: { type: "string", minLength: 2 }, minItems: 1, uniqueItems: true },
-        n: { type: "integer", minimum: 0, maximum: 9, multipleOf: 3 },
+    const out = normalizeToolParameters(
+      {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          name: { type: "string", minLength: 1, maxLength: 5, pattern: "^a", format: "email" },
+          tags: { type: "array", items: { type: "string", minLength: 2 }, minItems: 1, uniqueItems: true },
+          n: { type: "integer", minimum: 0, maximum: 9, multipleOf: 3 },
+        },
       },
-    }, { provider: "google" });
+      { provider: "google" },
+    );
     expect(out).toEqual({
       type: "object",
-      properties: { name: { type: "string" }, tags: { type: "array", items: { type: "string" } }, n: { type: "integer" } },
+      properties: {
+        name: { type: "string" },
+        tags: { type: "array", items: { type: "string" } },
+        n: { type: "integer" },
+      },
     });
   });
 
   it("turns const into enum, literal unions into one enum, and drops null from nullable unions and type arrays", () => {
-    const out = normalizeToolParameters({
-      type: "object",
-      properties: {
-        kind: { anyOf: [{ type: "string", const: "a" }, { type: "string", const: "b" }] },
-        note: { anyOf: [{ type: "string" }, { type: "null" }] },
-        count: { type: ["integer", "null"] },
-        fixed: { const: 3 },
+    const out = normalizeToolParameters(
+      {
+        type: "object",
+        properties: {
+          kind: {
+            anyOf: [
+              { type: "string", const: "a" },
+              { type: "string", const: "b" },
+            ],
+          },
+          note: { anyOf: [{ type: "string" }, { type: "null" }] },
+          count: { type: ["integer", "null"] },
+          fixed: { const: 3 },
+        },
       },
-    }, { provider: "google" });
+      { provider: "google" },
+    );
     expect(out.properties).toEqual({
       kind: { type: "string", enum: ["a", "b"] },
       note: { type: "string" },
@@ -78,11 +105,14 @@ describe("normalizeToolParameters", () => {
   });
 
   it("inlines $ref from $defs and survives recursion", () => {
-    const out = normalizeToolParameters({
-      type: "object",
-      properties: { node: { $ref: "#/$defs/Node" } },
-      $defs: { Node: { type: "object", properties: { child: { $ref: "#/$defs/Node" }, v: { type: "string" } } } },
-    }, { provider: "google" });
+    const out = normalizeToolParameters(
+      {
+        type: "object",
+        properties: { node: { $ref: "#/$defs/Node" } },
+        $defs: { Node: { type: "object", properties: { child: { $ref: "#/$defs/Node" }, v: { type: "string" } } } },
+      },
+      { provider: "google" },
+    );
     expect(out).toEqual({
       type: "object",
       properties: { node: { type: "object", properties: { child: { type: "object" }, v: { type: "string" } } } },

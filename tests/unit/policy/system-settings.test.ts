@@ -37,26 +37,77 @@ describe("system tool settings defaults", () => {
 });
 
 describe("Y4 mergeToolPolicies (agent can only tighten)", () => {
-  type Row = [string, SystemToolSettingsInput | undefined, SystemToolSettingsPatch | undefined, (m: ReturnType<typeof mergeToolPolicies>) => unknown, unknown];
+  type Row = [
+    string,
+    SystemToolSettingsInput | undefined,
+    SystemToolSettingsPatch | undefined,
+    (m: ReturnType<typeof mergeToolPolicies>) => unknown,
+    unknown,
+  ];
   const rows: Row[] = [
     ["enabled = AND: agent disables", {}, { fs: { enabled: false } }, (m) => m.fs.enabled, false],
-    ["enabled = AND: agent cannot re-enable", { fs: { enabled: false } }, { fs: { enabled: true } }, (m) => m.fs.enabled, false],
+    [
+      "enabled = AND: agent cannot re-enable",
+      { fs: { enabled: false } },
+      { fs: { enabled: true } },
+      (m) => m.fs.enabled,
+      false,
+    ],
     ["enabled: agent unset keeps system", { web: { enabled: false } }, {}, (m) => m.web.enabled, false],
     ["limit = min: agent lower wins", {}, { fs: { maxReadBytes: 1000 } }, (m) => m.fs.maxReadBytes, 1000],
-    ["limit = min: agent higher is ignored", { fs: { maxWriteBytes: 4096 } }, { fs: { maxWriteBytes: 10 * MiB } }, (m) => m.fs.maxWriteBytes, 4096],
+    [
+      "limit = min: agent higher is ignored",
+      { fs: { maxWriteBytes: 4096 } },
+      { fs: { maxWriteBytes: 10 * MiB } },
+      (m) => m.fs.maxWriteBytes,
+      4096,
+    ],
     ["limit: agent unset never loosens", { fs: { maxReadBytes: 2048 } }, { fs: {} }, (m) => m.fs.maxReadBytes, 2048],
-    ["limit: system unset falls back to the default, not to the agent's larger value", undefined, { fs: { maxReadBytes: 10 * MiB } }, (m) => m.fs.maxReadBytes, 512 * KiB],
-    ["servers intersect", { mcp: { enabled: true, allowedServers: ["github", "jira"] } }, { mcp: { allowedServers: ["jira", "slack"] } }, (m) => m.mcp.allowedServers, ["jira"]],
-    ["servers: agent unset keeps system", { mcp: { enabled: true, allowedServers: ["github"] } }, {}, (m) => m.mcp.allowedServers, ["github"]],
-    ["servers: system unset means none", { mcp: { enabled: true } }, { mcp: { allowedServers: ["github"] } }, (m) => m.mcp.allowedServers, []],
-    ["mcp stays off when only the agent enables it", undefined, { mcp: { enabled: true, allowedServers: ["x"] } }, (m) => m.mcp.enabled, false],
+    [
+      "limit: system unset falls back to the default, not to the agent's larger value",
+      undefined,
+      { fs: { maxReadBytes: 10 * MiB } },
+      (m) => m.fs.maxReadBytes,
+      512 * KiB,
+    ],
+    [
+      "servers intersect",
+      { mcp: { enabled: true, allowedServers: ["github", "jira"] } },
+      { mcp: { allowedServers: ["jira", "slack"] } },
+      (m) => m.mcp.allowedServers,
+      ["jira"],
+    ],
+    [
+      "servers: agent unset keeps system",
+      { mcp: { enabled: true, allowedServers: ["github"] } },
+      {},
+      (m) => m.mcp.allowedServers,
+      ["github"],
+    ],
+    [
+      "servers: system unset means none",
+      { mcp: { enabled: true } },
+      { mcp: { allowedServers: ["github"] } },
+      (m) => m.mcp.allowedServers,
+      [],
+    ],
+    [
+      "mcp stays off when only the agent enables it",
+      undefined,
+      { mcp: { enabled: true, allowedServers: ["x"] } },
+      (m) => m.mcp.enabled,
+      false,
+    ],
   ];
   it.each(rows)("%s", (_label, system, agent, pick, expected) => {
     expect(pick(mergeToolPolicies({ system, agent }))).toEqual(expected);
   });
 
   it("no agent settings yields the normalized system settings", () => {
-    expect(mergeToolPolicies({ system: { exec: { enabled: false } } })).toEqual({ ...DEFAULT_SYSTEM_TOOL_SETTINGS, exec: { enabled: false } });
+    expect(mergeToolPolicies({ system: { exec: { enabled: false } } })).toEqual({
+      ...DEFAULT_SYSTEM_TOOL_SETTINGS,
+      exec: { enabled: false },
+    });
   });
 });
 

@@ -11,7 +11,12 @@ import { loadShellParser } from "@/lib/exec/shell-parser";
 // Exec decisions read the shell grammar, which the turn loads before any call; without it every command asks.
 await loadShellParser();
 
-function check(mode: ToolMode, toolName: string, input: unknown, opts: { document?: PolicyDocument; roles?: typeof MEMBER } = {}): GateVerdict {
+function check(
+  mode: ToolMode,
+  toolName: string,
+  input: unknown,
+  opts: { document?: PolicyDocument; roles?: typeof MEMBER } = {},
+): GateVerdict {
   const { policy, grantedModes } = policyFor(mode, opts);
   return checkToolCall({ policy, registry: getToolRegistry(), toolName, input, grantedModes });
 }
@@ -45,7 +50,10 @@ describe("checkToolCall", () => {
   });
 
   it("aliases and case resolve before the check (BASH → exec)", () => {
-    expect(denied(check("chat_safe", "BASH", { command: "ls" })).denial).toMatchObject({ error_code: "MODE_DENIED", tool_name: "exec" });
+    expect(denied(check("chat_safe", "BASH", { command: "ls" })).denial).toMatchObject({
+      error_code: "MODE_DENIED",
+      tool_name: "exec",
+    });
   });
 
   it("arguments that fail the tool's schema are INVALID_ARGUMENTS naming the problem", () => {
@@ -70,54 +78,110 @@ describe("checkToolCall", () => {
 
   it("a valid allowed call runs with the parsed input and the deciding layer", () => {
     const v = check("chat_safe", "current_time", { timezone: "UTC" });
-    expect(v).toMatchObject({ verdict: "run", input: { timezone: "UTC" }, decision: { allowed: true, layer: "allowed" } });
+    expect(v).toMatchObject({
+      verdict: "run",
+      input: { timezone: "UTC" },
+      decision: { allowed: true, layer: "allowed" },
+    });
   });
 
   describe("exec", () => {
     it("security deny refuses any command with the exec layer and rule", () => {
-      const v = denied(check("coding", "exec", { command: "ls" }, { document: documentOf({ exec: { security: "deny" } }) }));
+      const v = denied(
+        check("coding", "exec", { command: "ls" }, { document: documentOf({ exec: { security: "deny" } }) }),
+      );
       expect(v.denial.error_code).toBe("POLICY_DENIED");
       expect(v.layer).toBe("exec");
       expect(v.rule).toBe("exec.security: deny");
     });
 
     it("security full runs a command", () => {
-      expect(check("coding", "exec", { command: "sleep 1" }, { document: documentOf({ exec: { security: "full" } }) }).verdict).toBe("run");
+      expect(
+        check("coding", "exec", { command: "sleep 1" }, { document: documentOf({ exec: { security: "full" } }) })
+          .verdict,
+      ).toBe("run");
     });
 
     it("allowlist security does not run an unlisted command", () => {
-      expect(check("coding", "exec", { command: "rm -rf /tmp/x" }, { document: documentOf({ exec: { security: "allowlist" } }) }).verdict).not.toBe("run");
+      expect(
+        check(
+          "coding",
+          "exec",
+          { command: "rm -rf /tmp/x" },
+          { document: documentOf({ exec: { security: "allowlist" } }) },
+        ).verdict,
+      ).not.toBe("run");
     });
 
     it("an allowlisted safe bin runs under allowlist security", () => {
-      expect(check("coding", "exec", { command: "wc -l" }, { document: documentOf({ exec: { security: "allowlist" } }) }).verdict).toBe("run");
+      expect(
+        check("coding", "exec", { command: "wc -l" }, { document: documentOf({ exec: { security: "allowlist" } }) })
+          .verdict,
+      ).toBe("run");
     });
 
     it("the default sandbox security runs any command without an owner, and its reason names the mode", () => {
-      for (const command of ["ls -la", "cat notes.md | grep v1", "sh -c 'echo hi > out.txt'", "./build.sh", "eval \"$(cat x)\"", "rm -rf dir"]) {
+      for (const command of [
+        "ls -la",
+        "cat notes.md | grep v1",
+        "sh -c 'echo hi > out.txt'",
+        "./build.sh",
+        'eval "$(cat x)"',
+        "rm -rf dir",
+      ]) {
         const v = check("coding", "exec", { command });
-        expect(v, command).toMatchObject({ verdict: "run", reason: expect.stringMatching(/^sandbox mode: runs in the sandbox/) });
+        expect(v, command).toMatchObject({
+          verdict: "run",
+          reason: expect.stringMatching(/^sandbox mode: runs in the sandbox/),
+        });
       }
     });
 
     it("sandbox mode: host execution is an escalation (the allowlist decides there), and so is an admin's ask rule", () => {
       const { policy, grantedModes } = policyFor("coding");
-      const onHost = checkToolCall({ policy, registry: getToolRegistry(), toolName: "exec", input: { command: "ls -la" }, grantedModes, execHost: "exec.host.teams: ops" });
-      expect(onHost).toMatchObject({ verdict: "ask", reason: expect.stringMatching(/^sandbox mode: the command would run on the host \(exec.host.teams: ops\)/) });
+      const onHost = checkToolCall({
+        policy,
+        registry: getToolRegistry(),
+        toolName: "exec",
+        input: { command: "ls -la" },
+        grantedModes,
+        execHost: "exec.host.teams: ops",
+      });
+      expect(onHost).toMatchObject({
+        verdict: "ask",
+        reason: expect.stringMatching(/^sandbox mode: the command would run on the host \(exec.host.teams: ops\)/),
+      });
       // A safe-bin use is covered on the host as in allowlist mode.
-      expect(checkToolCall({ policy, registry: getToolRegistry(), toolName: "exec", input: { command: "wc -l" }, grantedModes, execHost: "exec.host.teams: ops" }).verdict).toBe("run");
+      expect(
+        checkToolCall({
+          policy,
+          registry: getToolRegistry(),
+          toolName: "exec",
+          input: { command: "wc -l" },
+          grantedModes,
+          execHost: "exec.host.teams: ops",
+        }).verdict,
+      ).toBe("run");
       const document = documentOf({ version: 2, exec: { askRules: ["rm *"] } } as never);
-      expect(check("coding", "exec", { command: "ls && /bin/rm -rf dir" }, { document })).toMatchObject({ verdict: "ask", reason: expect.stringMatching(/exec.askRules: rm \*/) });
+      expect(check("coding", "exec", { command: "ls && /bin/rm -rf dir" }, { document })).toMatchObject({
+        verdict: "ask",
+        reason: expect.stringMatching(/exec.askRules: rm \*/),
+      });
       expect(check("coding", "exec", { command: "ls -la" }, { document }).verdict).toBe("run");
       // With an ask rule in force, a command the analysis cannot split might hide a match: it waits.
-      expect(check("coding", "exec", { command: "$(echo rm) -rf dir" }, { document })).toMatchObject({ verdict: "ask", reason: expect.stringMatching(/could not be split/) });
+      expect(check("coding", "exec", { command: "$(echo rm) -rf dir" }, { document })).toMatchObject({
+        verdict: "ask",
+        reason: expect.stringMatching(/could not be split/),
+      });
       const off = documentOf({ version: 2, exec: { askRules: ["rm *"], ask: "off" } } as never);
       expect(check("coding", "exec", { command: "rm -rf dir" }, { document: off }).verdict).toBe("deny");
     });
   });
 
   it("P27 an askRules match needs approval (ask), it does not run", () => {
-    expect(check("chat_safe", "current_time", {}, { document: documentOf({ askRules: ["current_time"] }) }).verdict).toBe("ask");
+    expect(
+      check("chat_safe", "current_time", {}, { document: documentOf({ askRules: ["current_time"] }) }).verdict,
+    ).toBe("ask");
   });
 });
 
@@ -126,14 +190,21 @@ describe("the tool_denied event (C rows)", () => {
     const v = denied(check("chat_safe", "read", { path: "README.md" }, { roles: MEMBER }));
     const event = toolDeniedData("call_1", v.denial);
     expect(Object.keys(event).sort()).toEqual(["callId", "errorCode", "message", "mode", "nextAction", "toolName"]);
-    for (const [key, value] of Object.entries(event)) expect({ key, empty: typeof value !== "string" || value.trim() === "" }).toEqual({ key, empty: false });
+    for (const [key, value] of Object.entries(event))
+      expect({ key, empty: typeof value !== "string" || value.trim() === "" }).toEqual({ key, empty: false });
     expect(event).toMatchObject({ callId: "call_1", toolName: "read", mode: "chat_safe", errorCode: "MODE_DENIED" });
   });
 
   it("C2 the same refused call always yields the same denial", () => {
-    const outputs = Array.from({ length: 5 }, () => JSON.stringify(toolDeniedData("call_x", denied(check("chat_safe", "read", { path: "a" }, { roles: MEMBER })).denial)));
+    const outputs = Array.from({ length: 5 }, () =>
+      JSON.stringify(
+        toolDeniedData("call_x", denied(check("chat_safe", "read", { path: "a" }, { roles: MEMBER })).denial),
+      ),
+    );
     expect(new Set(outputs).size).toBe(1);
-    const other = JSON.stringify(toolDeniedData("call_x", denied(check("chat_safe", "exec", { command: "ls" }, { roles: MEMBER })).denial));
+    const other = JSON.stringify(
+      toolDeniedData("call_x", denied(check("chat_safe", "exec", { command: "ls" }, { roles: MEMBER })).denial),
+    );
     expect(other).not.toBe(outputs[0]);
   });
 });
@@ -143,11 +214,30 @@ describe("the reason a plugin call waits for an owner", () => {
     const { ToolRegistry, resolveEffectiveToolPolicy } = await import("@/lib/policy");
     const { z } = await import("zod");
     const registry = new ToolRegistry();
-    const base = { group: "plugins", allowedModes: ["chat_safe", "coding"] as ToolMode[], inputSchema: z.object({}), execute: async () => ({ ok: true }) };
-    registry.register({ ...base, name: "mcp__fx__drop", description: "drop", pluginId: "fx", requiresApproval: true, approvalReason: "MCP server fx requires approval for destructive tools and the server marks it destructiveHint: true" } as never);
+    const base = {
+      group: "plugins",
+      allowedModes: ["chat_safe", "coding"] as ToolMode[],
+      inputSchema: z.object({}),
+      execute: async () => ({ ok: true }),
+    };
+    registry.register({
+      ...base,
+      name: "mcp__fx__drop",
+      description: "drop",
+      pluginId: "fx",
+      requiresApproval: true,
+      approvalReason:
+        "MCP server fx requires approval for destructive tools and the server marks it destructiveHint: true",
+    } as never);
     registry.register({ ...base, name: "mcp__fx__list", description: "list", pluginId: "fx" } as never);
-    const document = documentOf({ askRules: ["mcp__fx__list"], system: { mcp: { enabled: true, allowedServers: ["fx"] } } } as never);
-    const policy = resolveEffectiveToolPolicy({ roles: MEMBER, senderIsOwner: false, mode: "chat_safe", provider: "offline" }, { document, tools: registry.meta() });
+    const document = documentOf({
+      askRules: ["mcp__fx__list"],
+      system: { mcp: { enabled: true, allowedServers: ["fx"] } },
+    } as never);
+    const policy = resolveEffectiveToolPolicy(
+      { roles: MEMBER, senderIsOwner: false, mode: "chat_safe", provider: "offline" },
+      { document, tools: registry.meta() },
+    );
     const drop = checkToolCall({ policy, registry, toolName: "mcp__fx__drop", input: {}, grantedModes: ["chat_safe"] });
     expect(drop).toMatchObject({ verdict: "ask", reason: expect.stringMatching(/destructiveHint: true/) });
     const list = checkToolCall({ policy, registry, toolName: "mcp__fx__list", input: {}, grantedModes: ["chat_safe"] });
@@ -164,10 +254,22 @@ describe("a wide refusal stays small", () => {
     const { ToolRegistry, resolveEffectiveToolPolicy } = await import("@/lib/policy");
     const { jsonSchemaToZod } = await import("@/lib/tools/mcp");
     const registry = new ToolRegistry();
-    registry.register({ name: "mcp__fx__files", description: "files", pluginId: "fx", group: "plugins", allowedModes: ["chat_safe", "coding"], inputSchema: jsonSchemaToZod(schema), execute: async () => ({ ok: true }) } as never);
+    registry.register({
+      name: "mcp__fx__files",
+      description: "files",
+      pluginId: "fx",
+      group: "plugins",
+      allowedModes: ["chat_safe", "coding"],
+      inputSchema: jsonSchemaToZod(schema),
+      execute: async () => ({ ok: true }),
+    } as never);
     const document = documentOf({ system: { mcp: { enabled: true, allowedServers: ["fx"] } } } as never);
-    const policy = resolveEffectiveToolPolicy({ roles: MEMBER, senderIsOwner: false, mode: "chat_safe", provider: "offline" }, { document, tools: registry.meta() });
-    return (input: unknown) => checkToolCall({ policy, registry, toolName: "mcp__fx__files", input, grantedModes: ["chat_safe"] });
+    const policy = resolveEffectiveToolPolicy(
+      { roles: MEMBER, senderIsOwner: false, mode: "chat_safe", provider: "offline" },
+      { document, tools: registry.meta() },
+    );
+    return (input: unknown) =>
+      checkToolCall({ policy, registry, toolName: "mcp__fx__files", input, grantedModes: ["chat_safe"] });
   }
   const paths = { type: "object", properties: { paths: { type: "array", items: { type: "string" } } } };
 

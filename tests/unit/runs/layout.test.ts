@@ -9,7 +9,11 @@ const ROOT = path.resolve(__dirname, "../../..");
 const RUNS = path.join(ROOT, "lib/runs");
 
 function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : []));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) =>
+      e.isDirectory() ? filesUnder(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : [],
+    );
 }
 
 function importsOf(file: string): string[] {
@@ -18,7 +22,11 @@ function importsOf(file: string): string[] {
 }
 
 function resolveRuns(from: string, spec: string): string | null {
-  const target = spec.startsWith("@/lib/runs/") ? path.join(ROOT, spec.slice(2)) : spec.startsWith("./") || spec.startsWith("../") ? path.resolve(path.dirname(from), spec) : null;
+  const target = spec.startsWith("@/lib/runs/")
+    ? path.join(ROOT, spec.slice(2))
+    : spec.startsWith("./") || spec.startsWith("../")
+      ? path.resolve(path.dirname(from), spec)
+      : null;
   if (!target) return null;
   const file = `${target}.ts`;
   return file.startsWith(RUNS) && fs.existsSync(file) ? file : null;
@@ -28,7 +36,14 @@ describe("lib/runs layout", () => {
   const files = filesUnder(RUNS);
 
   it("has no import cycle between its files", () => {
-    const graph = new Map(files.map((f) => [f, importsOf(f).map((s) => resolveRuns(f, s)).filter((x): x is string => x !== null)]));
+    const graph = new Map(
+      files.map((f) => [
+        f,
+        importsOf(f)
+          .map((s) => resolveRuns(f, s))
+          .filter((x): x is string => x !== null),
+      ]),
+    );
     const state = new Map<string, "open" | "done">();
     const cycles: string[] = [];
     const visit = (f: string, trail: string[]) => {
@@ -46,12 +61,16 @@ describe("lib/runs layout", () => {
   });
 
   it("never loads a module with import() (the old way around the loop)", () => {
-    const dynamic = files.filter((f) => /\bimport\s*\(/.test(fs.readFileSync(f, "utf8"))).map((f) => path.relative(ROOT, f));
+    const dynamic = files
+      .filter((f) => /\bimport\s*\(/.test(fs.readFileSync(f, "utf8")))
+      .map((f) => path.relative(ROOT, f));
     expect(dynamic).toEqual([]);
   });
 
   it("approvals and admin never import the run engine", () => {
-    const offenders = ["lib/approvals", "lib/admin"].flatMap((d) => filesUnder(path.join(ROOT, d))).filter((f) => importsOf(f).some((s) => s === "@/lib/runs" || s.startsWith("@/lib/runs/")));
+    const offenders = ["lib/approvals", "lib/admin"]
+      .flatMap((d) => filesUnder(path.join(ROOT, d)))
+      .filter((f) => importsOf(f).some((s) => s === "@/lib/runs" || s.startsWith("@/lib/runs/")));
     expect(offenders.map((f) => path.relative(ROOT, f))).toEqual([]);
   });
 

@@ -23,7 +23,10 @@ function sourceFiles(dir: string): string[] {
   return out;
 }
 
-const files = [...sourceFiles("app"), ...sourceFiles("lib")].map((file) => ({ file, text: fs.readFileSync(path.join(ROOT, file), "utf8") }));
+const files = [...sourceFiles("app"), ...sourceFiles("lib")].map((file) => ({
+  file,
+  text: fs.readFileSync(path.join(ROOT, file), "utf8"),
+}));
 
 describe("B3/D8 one writer of ChatSession.mode", () => {
   it("finds the source tree (the scan is not vacuous)", () => {
@@ -32,7 +35,11 @@ describe("B3/D8 one writer of ChatSession.mode", () => {
   });
 
   it("only lib/db/sessions.ts updates chatSession rows with a mode field", () => {
-    const writers = files.filter(({ text }) => /chatSession\s*\.\s*(update|updateMany|upsert)\s*\(\s*\{[^]*?data\s*:\s*\{[^}]*\bmode\b/.test(text)).map((f) => f.file);
+    const writers = files
+      .filter(({ text }) =>
+        /chatSession\s*\.\s*(update|updateMany|upsert)\s*\(\s*\{[^]*?data\s*:\s*\{[^}]*\bmode\b/.test(text),
+      )
+      .map((f) => f.file);
     expect(writers).toEqual([path.join("lib", "db", "sessions.ts")]);
   });
 
@@ -42,7 +49,9 @@ describe("B3/D8 one writer of ChatSession.mode", () => {
   });
 
   it("updateSessionMode is called only by changeSessionMode in lib/sessions/access.ts", () => {
-    const callers = files.filter(({ file, text }) => file !== path.join("lib", "db", "sessions.ts") && /updateSessionMode\s*\(/.test(text)).map((f) => f.file);
+    const callers = files
+      .filter(({ file, text }) => file !== path.join("lib", "db", "sessions.ts") && /updateSessionMode\s*\(/.test(text))
+      .map((f) => f.file);
     expect(callers).toEqual([path.join("lib", "sessions", "access.ts")]);
     const sessions = files.find((f) => f.file === path.join("lib", "sessions", "access.ts"))!.text;
     const body = sessions.slice(sessions.indexOf("export async function changeSessionMode"));
@@ -52,14 +61,29 @@ describe("B3/D8 one writer of ChatSession.mode", () => {
   });
 
   it("changeSessionMode is reachable only from the session PATCH route and server code outside the agent loop", () => {
-    const users = files.filter(({ text }) => /changeSessionMode\s*\(/.test(text)).map((f) => f.file).filter((f) => f !== path.join("lib", "sessions", "access.ts"));
+    const users = files
+      .filter(({ text }) => /changeSessionMode\s*\(/.test(text))
+      .map((f) => f.file)
+      .filter((f) => f !== path.join("lib", "sessions", "access.ts"));
     expect(users.length).toBeGreaterThan(0);
     for (const file of users) expect(file.startsWith("app")).toBe(true);
   });
 });
 
 describe("B4 the model cannot change the mode", () => {
-  const loopFiles = ["engine.ts", "calls.ts", "gate.ts", "hooks.ts", "prompt.ts", "offline-model.ts", "transcript.ts", "services.ts", "recorder.ts", "resume.ts", "subagents.ts"].map((f) => path.join("lib", "runs", f));
+  const loopFiles = [
+    "engine.ts",
+    "calls.ts",
+    "gate.ts",
+    "hooks.ts",
+    "prompt.ts",
+    "offline-model.ts",
+    "transcript.ts",
+    "services.ts",
+    "recorder.ts",
+    "resume.ts",
+    "subagents.ts",
+  ].map((f) => path.join("lib", "runs", f));
 
   it("the loop and everything it hands the model import no mode writer", () => {
     for (const file of loopFiles) {
@@ -70,18 +94,32 @@ describe("B4 the model cannot change the mode", () => {
   });
 
   it("no built-in tool is a mode switch", () => {
-    const names = getToolRegistry().all().map((t) => t.name);
+    const names = getToolRegistry()
+      .all()
+      .map((t) => t.name);
     expect(names.filter((n) => /mode/.test(n))).toEqual([]);
   });
 
-  it.each(["set_mode", "mode", "switch_mode"])("the offline model's /tool %s call is TOOL_NOT_FOUND at the gate", (name) => {
-    const reply = planOfflineReply({ prompt: [{ role: "user", content: [{ type: "text", text: `/tool ${name} {"mode":"coding"}` }] }], tools: [] });
-    expect(reply.calls).toHaveLength(1);
-    const call = reply.calls[0]!;
-    for (const mode of ["chat_safe", "coding"] as const) {
-      const { policy, grantedModes } = policyFor(mode);
-      const verdict = checkToolCall({ policy, registry: getToolRegistry(), toolName: call.toolName, input: JSON.parse(call.input), grantedModes });
-      expect(verdict).toMatchObject({ verdict: "deny", denial: { error_code: "TOOL_NOT_FOUND", tool_name: name } });
-    }
-  });
+  it.each(["set_mode", "mode", "switch_mode"])(
+    "the offline model's /tool %s call is TOOL_NOT_FOUND at the gate",
+    (name) => {
+      const reply = planOfflineReply({
+        prompt: [{ role: "user", content: [{ type: "text", text: `/tool ${name} {"mode":"coding"}` }] }],
+        tools: [],
+      });
+      expect(reply.calls).toHaveLength(1);
+      const call = reply.calls[0]!;
+      for (const mode of ["chat_safe", "coding"] as const) {
+        const { policy, grantedModes } = policyFor(mode);
+        const verdict = checkToolCall({
+          policy,
+          registry: getToolRegistry(),
+          toolName: call.toolName,
+          input: JSON.parse(call.input),
+          grantedModes,
+        });
+        expect(verdict).toMatchObject({ verdict: "deny", denial: { error_code: "TOOL_NOT_FOUND", tool_name: name } });
+      }
+    },
+  );
 });

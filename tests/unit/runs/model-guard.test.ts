@@ -22,19 +22,36 @@ describe("model guard", () => {
   });
 
   it("passes arguments up to the limit as they are and turns deeper ones into text the gate refuses", async () => {
-    const call = (id: string, input: string) => ({ type: "tool-call" as const, toolCallId: id, toolName: "current_time", input });
+    const call = (id: string, input: string) => ({
+      type: "tool-call" as const,
+      toolCallId: id,
+      toolName: "current_time",
+      input,
+    });
     const atLimit = `{"a": ${nested(MAX_JSON_DEPTH - 1)}}`;
     const model = new MockLanguageModelV3({
       doStream: async () => ({
         stream: simulateReadableStream({
-          chunks: [call("ok", atLimit), call("deep", `{"a": ${nested(20_000)}}`), { type: "finish" as const, finishReason: { unified: "tool-calls" as const, raw: undefined }, usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } } }],
+          chunks: [
+            call("ok", atLimit),
+            call("deep", `{"a": ${nested(20_000)}}`),
+            {
+              type: "finish" as const,
+              finishReason: { unified: "tool-calls" as const, raw: undefined },
+              usage: {
+                inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+                outputTokens: { total: 1, text: 1, reasoning: 0 },
+              },
+            },
+          ],
         }),
       }),
     });
     const tools = { current_time: tool({ inputSchema: jsonSchema({ type: "object" }) }) };
     const result = streamText({ model: guardModel(model), prompt: "go", tools });
     const calls: Array<{ id: string; input: unknown }> = [];
-    for await (const part of result.fullStream) if (part.type === "tool-call") calls.push({ id: part.toolCallId, input: part.input });
+    for await (const part of result.fullStream)
+      if (part.type === "tool-call") calls.push({ id: part.toolCallId, input: part.input });
     expect(calls).toEqual([
       { id: "ok", input: JSON.parse(atLimit) },
       { id: "deep", input: `Toolgate refused these arguments: nested deeper than ${MAX_JSON_DEPTH} levels` },

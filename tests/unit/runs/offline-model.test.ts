@@ -37,7 +37,8 @@ function toAiTools(defs: ToolDefinition[], context: ToolRunContext): ToolSet {
       tool({
         description: d.description,
         inputSchema: d.inputSchema,
-        execute: (input: unknown, { toolCallId, abortSignal }) => d.execute(input, { callId: toolCallId, abortSignal, context }),
+        execute: (input: unknown, { toolCallId, abortSignal }) =>
+          d.execute(input, { callId: toolCallId, abortSignal, context }),
       }),
     ]),
   );
@@ -93,7 +94,8 @@ describe("offline model", () => {
 
   it("turns every /tool line into one call of a single step, with deterministic unique ids", async () => {
     const context = await runContext();
-    const prompt = '/tool current_time {"timezone":"Asia/Tokyo"}\n/tool ask_user {"question":"Ready?","choices":["yes","no"]}';
+    const prompt =
+      '/tool current_time {"timezone":"Asia/Tokyo"}\n/tool ask_user {"question":"Ready?","choices":["yes","no"]}';
     const run = () =>
       generateText({
         model: createOfflineModel(),
@@ -117,11 +119,15 @@ describe("offline model", () => {
   it("emits /tool calls for tools that were not offered, and passes invalid JSON through raw", async () => {
     const model = createOfflineModel();
     const { stream } = await model.doStream({
-      prompt: [{ role: "user", content: [{ type: "text", text: '/tool exec {"command":"ls"}\n/tool current_time {oops' }] }],
+      prompt: [
+        { role: "user", content: [{ type: "text", text: '/tool exec {"command":"ls"}\n/tool current_time {oops' }] },
+      ],
       tools: [],
     });
     const parts: LanguageModelV3StreamPart[] = await readAll(stream);
-    expect(parts.filter((p) => p.type === "tool-call").map((p) => p.type === "tool-call" && [p.toolName, p.input])).toEqual([
+    expect(
+      parts.filter((p) => p.type === "tool-call").map((p) => p.type === "tool-call" && [p.toolName, p.input]),
+    ).toEqual([
       ["exec", '{"command":"ls"}'],
       ["current_time", "{oops"],
     ]);

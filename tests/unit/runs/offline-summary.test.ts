@@ -18,7 +18,16 @@ function afterCall(toolName: string, input: unknown, value: unknown): LanguageMo
   ];
 }
 
-const curl6 = { exitCode: 6, signal: null, stdout: "", stderr: "curl: (6) Could not resolve host: nowhere.invalid\n", timedOut: false, aborted: false, truncated: false, durationMs: 12 };
+const curl6 = {
+  exitCode: 6,
+  signal: null,
+  stdout: "",
+  stderr: "curl: (6) Could not resolve host: nowhere.invalid\n",
+  timedOut: false,
+  aborted: false,
+  truncated: false,
+  durationMs: 12,
+};
 
 describe("offline model: tool results in prose", () => {
   it("a non-zero exit is a failure, names the status and the command, and shows no JSON", () => {
@@ -32,7 +41,10 @@ describe("offline model: tool results in prose", () => {
   });
 
   it("a successful command says so, counts its lines and mentions a cut", () => {
-    const text = describeResult(result("exec", { ...curl6, exitCode: 0, stdout: "a\nb\nc\n", stderr: "", truncated: true }), { command: "ls" });
+    const text = describeResult(
+      result("exec", { ...curl6, exitCode: 0, stdout: "a\nb\nc\n", stderr: "", truncated: true }),
+      { command: "ls" },
+    );
     expect(text).toContain("exit status 0");
     expect(text).toContain("succeeded with 3 lines of output");
     expect(text).toContain("cut at the size limit");
@@ -44,14 +56,27 @@ describe("offline model: tool results in prose", () => {
   });
 
   it("a missing file is 'not found', never 'not allowed'", () => {
-    const text = describeResult(result("read", { ok: false, error_code: "NOT_FOUND", tool_name: "read", message: "file not found: notes.md" }, "error-json"));
+    const text = describeResult(
+      result(
+        "read",
+        { ok: false, error_code: "NOT_FOUND", tool_name: "read", message: "file not found: notes.md" },
+        "error-json",
+      ),
+    );
     expect(text).toContain("failed (not found)");
     expect(text).toContain("notes.md");
     expect(text).not.toMatch(/not allowed|NOT_FOUND/);
   });
 
   it("a denial is described by its meaning and points at the card instead of repeating it", () => {
-    const denial = { ok: false, error_code: "POLICY_DENIED", tool_name: "exec", mode: "coding", message: "exec is denied by the global layer (rule tools.deny)", next_action: "Ask an admin to allow exec." };
+    const denial = {
+      ok: false,
+      error_code: "POLICY_DENIED",
+      tool_name: "exec",
+      mode: "coding",
+      message: "exec is denied by the global layer (rule tools.deny)",
+      next_action: "Ask an admin to allow exec.",
+    };
     const text = describeResult(result("exec", denial));
     expect(text).toContain("blocked by the tool policy");
     expect(text).toContain("The card above");
@@ -61,7 +86,16 @@ describe("offline model: tool results in prose", () => {
   });
 
   it("a file read and other objects become a sentence, not JSON", () => {
-    const read = describeResult(result("read", { path: "notes.md", content: "# Notes\nbuy milk\n", bytes: 17, totalLines: 2, startLine: 1, endLine: 2 }));
+    const read = describeResult(
+      result("read", {
+        path: "notes.md",
+        content: "# Notes\nbuy milk\n",
+        bytes: 17,
+        totalLines: 2,
+        startLine: 1,
+        endLine: 2,
+      }),
+    );
     expect(read).toBe('The tool "read" returned `notes.md`: 2 lines, starting with “# Notes”.');
     const search = describeResult(result("memory_search", { query: "milk", results: [{ id: 1 }, { id: 2 }] }));
     expect(search).toContain("2 items in results");

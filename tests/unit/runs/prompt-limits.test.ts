@@ -22,7 +22,8 @@ describe("limits layer of the system prompt", () => {
     const names = tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(["read", "write", "exec"]));
     expect(system).toContain("## Limits");
-    for (const n of ["123456", "65432", "45 s", "98765", "50000000", "7777777", "at most 8 model steps"]) expect(system).toContain(n);
+    for (const n of ["123456", "65432", "45 s", "98765", "50000000", "7777777", "at most 8 model steps"])
+      expect(system).toContain(n);
   });
 
   it("chat_safe: no file or exec tool, so no file or exec limit is named (only the turn's steps)", () => {
@@ -35,7 +36,10 @@ describe("limits layer of the system prompt", () => {
 
   it("an unset disk limit (0) is not stated as a limit of zero bytes", () => {
     const { policy } = policyFor("coding");
-    const text = layerLimits(registry.listToolsFor(policy), { ...limits, disk: { workspaceQuotaBytes: 0, maxFileBytes: 0 } });
+    const text = layerLimits(registry.listToolsFor(policy), {
+      ...limits,
+      disk: { workspaceQuotaBytes: 0, maxFileBytes: 0 },
+    });
     expect(text).not.toMatch(/at most 0 bytes|of at most 0/);
     expect(text).toContain("98765");
   });

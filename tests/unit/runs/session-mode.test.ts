@@ -23,7 +23,9 @@ const reader = (value: string | null) => async () => value;
 
 describe("getSessionMode", () => {
   it("B2 (unit) a stored chat_safe is read as chat_safe without a warning", async () => {
-    expect(await getSessionMode({ sessionId: "s1", grantedModes: ["chat_safe"], read: reader("chat_safe") })).toEqual({ mode: "chat_safe" });
+    expect(await getSessionMode({ sessionId: "s1", grantedModes: ["chat_safe"], read: reader("chat_safe") })).toEqual({
+      mode: "chat_safe",
+    });
     expect(modeWarnings()).toEqual([]);
   });
 
@@ -31,32 +33,67 @@ describe("getSessionMode", () => {
     const failing = async () => {
       throw new Error("connection pool exhausted");
     };
-    const result = await getSessionMode({ sessionId: "sess-db-error", grantedModes: ["chat_safe", "coding"], read: failing });
+    const result = await getSessionMode({
+      sessionId: "sess-db-error",
+      grantedModes: ["chat_safe", "coding"],
+      read: failing,
+    });
     expect(result).toEqual({ mode: "chat_safe", downgraded: "read_error" });
-    expect(modeWarnings()).toEqual([expect.objectContaining({ event: "mode_read_error", sessionId: "sess-db-error", error: expect.stringContaining("connection pool exhausted") })]);
+    expect(modeWarnings()).toEqual([
+      expect.objectContaining({
+        event: "mode_read_error",
+        sessionId: "sess-db-error",
+        error: expect.stringContaining("connection pool exhausted"),
+      }),
+    ]);
   });
 
   it("B6/O3 an invalid stored value falls back to chat_safe with the raw value and session id", async () => {
-    const result = await getSessionMode({ sessionId: "sess-invalid", grantedModes: ["chat_safe", "coding"], read: reader("nonexistent_mode") });
+    const result = await getSessionMode({
+      sessionId: "sess-invalid",
+      grantedModes: ["chat_safe", "coding"],
+      read: reader("nonexistent_mode"),
+    });
     expect(result).toEqual({ mode: "chat_safe", downgraded: "invalid" });
-    expect(modeWarnings()).toEqual([expect.objectContaining({ event: "invalid_mode_value", raw: "nonexistent_mode", sessionId: "sess-invalid" })]);
+    expect(modeWarnings()).toEqual([
+      expect.objectContaining({ event: "invalid_mode_value", raw: "nonexistent_mode", sessionId: "sess-invalid" }),
+    ]);
   });
 
   it("B7/S3/O3 stored coding for a user NOT granted coding is chat_safe, warning with raw value and session id", async () => {
-    const result = await getSessionMode({ sessionId: "sess-hand-edited", grantedModes: ["chat_safe"], read: reader("coding") });
+    const result = await getSessionMode({
+      sessionId: "sess-hand-edited",
+      grantedModes: ["chat_safe"],
+      read: reader("coding"),
+    });
     expect(result).toEqual({ mode: "chat_safe", downgraded: "not_permitted" });
-    expect(modeWarnings()).toEqual([expect.objectContaining({ event: "mode_downgraded", reason: "not_permitted", raw: "coding", sessionId: "sess-hand-edited" })]);
+    expect(modeWarnings()).toEqual([
+      expect.objectContaining({
+        event: "mode_downgraded",
+        reason: "not_permitted",
+        raw: "coding",
+        sessionId: "sess-hand-edited",
+      }),
+    ]);
   });
 
   it("B7 (product rule) stored coding for a user granted coding is coding, without a warning", async () => {
-    expect(await getSessionMode({ sessionId: "s-granted", grantedModes: ["chat_safe", "coding"], read: reader("coding") })).toEqual({ mode: "coding" });
+    expect(
+      await getSessionMode({ sessionId: "s-granted", grantedModes: ["chat_safe", "coding"], read: reader("coding") }),
+    ).toEqual({ mode: "coding" });
     expect(modeWarnings()).toEqual([]);
   });
 
   it.each([null, ""])("S4 a missing stored mode (%j) is chat_safe with a warning", async (raw) => {
-    const result = await getSessionMode({ sessionId: "sess-null", grantedModes: ["chat_safe", "coding"], read: reader(raw) });
+    const result = await getSessionMode({
+      sessionId: "sess-null",
+      grantedModes: ["chat_safe", "coding"],
+      read: reader(raw),
+    });
     expect(result).toEqual({ mode: "chat_safe", downgraded: "missing" });
-    expect(modeWarnings()).toEqual([expect.objectContaining({ event: "mode_downgraded", reason: "missing", sessionId: "sess-null" })]);
+    expect(modeWarnings()).toEqual([
+      expect.objectContaining({ event: "mode_downgraded", reason: "missing", sessionId: "sess-null" }),
+    ]);
   });
 
   it.each([undefined, 42, { mode: "coding" }, "CODING", " coding"])("resolveSessionMode fails closed for %j", (raw) => {
@@ -67,9 +104,19 @@ describe("getSessionMode", () => {
 
 describe("O4 a normal call logs no mode warning", () => {
   it("current_time in chat_safe resolves, passes the gate and runs without any warning", async () => {
-    const { mode } = await getSessionMode({ sessionId: "s-ok", grantedModes: ["chat_safe"], read: reader("chat_safe") });
+    const { mode } = await getSessionMode({
+      sessionId: "s-ok",
+      grantedModes: ["chat_safe"],
+      read: reader("chat_safe"),
+    });
     const { policy, grantedModes } = policyFor(mode, { roles: ["member"] });
-    const verdict = checkToolCall({ policy, registry: getToolRegistry(), toolName: "current_time", input: {}, grantedModes });
+    const verdict = checkToolCall({
+      policy,
+      registry: getToolRegistry(),
+      toolName: "current_time",
+      input: {},
+      grantedModes,
+    });
     if (verdict.verdict !== "run") throw new Error(`expected run, got ${verdict.verdict}`);
     const output = await verdict.tool.execute(verdict.input, { callId: "c1", context: {} as ToolRunContext });
     expect(output).toMatchObject({ timezone: "UTC" });

@@ -4,7 +4,14 @@ import { z } from "zod";
 import { buildSystemPrompt, exposedTools, layerSafety, layerTooling } from "@/lib/runs/prompt";
 import { getToolRegistry } from "@/lib/tools/tool-catalog";
 import { checkToolCall } from "@/lib/runs/gate";
-import { resolveEffectiveToolPolicy, DEFAULT_POLICY_DOCUMENT, TOOL_MODES, ToolRegistry, type ToolDefinition, type ToolMode } from "@/lib/policy";
+import {
+  resolveEffectiveToolPolicy,
+  DEFAULT_POLICY_DOCUMENT,
+  TOOL_MODES,
+  ToolRegistry,
+  type ToolDefinition,
+  type ToolMode,
+} from "@/lib/policy";
 import { BUILTIN_TOOLS, registerBuiltinTools } from "@/lib/tools/builtin";
 import { CHAT_SAFE_TOOLS, CODING_ONLY_TOOLS, documentOf, namesInToolingLayer, policyFor } from "./support/policy";
 
@@ -84,10 +91,17 @@ describe("mode gate over the built-in registry (A rows)", () => {
 describe("registry behaviour (F rows)", () => {
   it("F1 every built-in × every mode matches the admission matrix", () => {
     const registry = getToolRegistry();
-    const matrix: Record<ToolMode, string[]> = { chat_safe: CHAT_SAFE_TOOLS, coding: [...CHAT_SAFE_TOOLS, ...CODING_ONLY_TOOLS] };
+    const matrix: Record<ToolMode, string[]> = {
+      chat_safe: CHAT_SAFE_TOOLS,
+      coding: [...CHAT_SAFE_TOOLS, ...CODING_ONLY_TOOLS],
+    };
     for (const tool of BUILTIN_TOOLS) {
       for (const mode of TOOL_MODES) {
-        expect({ tool: tool.name, mode, allowed: registry.checkMode(tool.name, mode) }).toEqual({ tool: tool.name, mode, allowed: matrix[mode].includes(tool.name) });
+        expect({ tool: tool.name, mode, allowed: registry.checkMode(tool.name, mode) }).toEqual({
+          tool: tool.name,
+          mode,
+          allowed: matrix[mode].includes(tool.name),
+        });
       }
     }
   });
@@ -104,7 +118,10 @@ describe("registry behaviour (F rows)", () => {
 
   it("F2 a document mode override tightens the effective policy and cannot loosen it", () => {
     const tightened = documentOf({ modeOverrides: { memory_search: ["coding"] } });
-    expect(policyFor("chat_safe", { document: tightened }).policy.check("memory_search")).toMatchObject({ allowed: false, errorCode: "MODE_DENIED" });
+    expect(policyFor("chat_safe", { document: tightened }).policy.check("memory_search")).toMatchObject({
+      allowed: false,
+      errorCode: "MODE_DENIED",
+    });
     const loosening = documentOf({ modeOverrides: { read: ["chat_safe", "coding"] } });
     expect(policyFor("chat_safe", { document: loosening }).policy.check("read").allowed).toBe(false);
   });
@@ -141,12 +158,19 @@ describe("registry behaviour (F rows)", () => {
 
   it.each(TOOL_MODES)("F5 listTools(%s) and getToolsSchema agree", (mode) => {
     const registry = getToolRegistry();
-    expect(registry.listTools(mode).map((t) => t.name)).toEqual(registry.getToolsSchema(mode).map((s) => s.function.name));
+    expect(registry.listTools(mode).map((t) => t.name)).toEqual(
+      registry.getToolsSchema(mode).map((s) => s.function.name),
+    );
   });
 });
 
 describe("edges (E rows) and the registration warning (O2)", () => {
-  const bare: ToolDefinition = { name: "bare_tool", description: "declares no modes", inputSchema: z.object({}), execute: () => "ran" };
+  const bare: ToolDefinition = {
+    name: "bare_tool",
+    description: "declares no modes",
+    inputSchema: z.object({}),
+    execute: () => "ran",
+  };
 
   it("E1 a tool with default (empty) allowedModes is invisible and not executable in every mode", () => {
     const registry = freshRegistry();
@@ -155,9 +179,18 @@ describe("edges (E rows) and the registration warning (O2)", () => {
     for (const mode of TOOL_MODES) {
       expect(registry.checkMode("bare_tool", mode)).toBe(false);
       expect(registry.listTools(mode).map((t) => t.name)).not.toContain("bare_tool");
-      const policy = resolveEffectiveToolPolicy({ roles: ["member", "owner"], senderIsOwner: true, mode, senderId: "u" }, { document, tools: registry.meta() });
+      const policy = resolveEffectiveToolPolicy(
+        { roles: ["member", "owner"], senderIsOwner: true, mode, senderId: "u" },
+        { document, tools: registry.meta() },
+      );
       expect(registry.listToolsFor(policy).map((t) => t.name)).not.toContain("bare_tool");
-      const verdict = checkToolCall({ policy, registry, toolName: "bare_tool", input: {}, grantedModes: ["chat_safe", "coding"] });
+      const verdict = checkToolCall({
+        policy,
+        registry,
+        toolName: "bare_tool",
+        input: {},
+        grantedModes: ["chat_safe", "coding"],
+      });
       expect(verdict).toMatchObject({ verdict: "deny", denial: { error_code: "MODE_DENIED" } });
     }
   });
@@ -171,7 +204,10 @@ describe("edges (E rows) and the registration warning (O2)", () => {
     expect(registry.listTools("admin" as ToolMode)).toEqual([]);
     expect(registry.getToolsSchema("admin" as ToolMode)).toEqual([]);
     expect(registry.checkMode("current_time", "admin" as ToolMode)).toBe(false);
-    const policy = resolveEffectiveToolPolicy({ roles: ["member", "owner"], senderIsOwner: true, mode: "admin" as ToolMode }, { document: DEFAULT_POLICY_DOCUMENT, tools: registry.meta() });
+    const policy = resolveEffectiveToolPolicy(
+      { roles: ["member", "owner"], senderIsOwner: true, mode: "admin" as ToolMode },
+      { document: DEFAULT_POLICY_DOCUMENT, tools: registry.meta() },
+    );
     expect(policy.mode).toBe("chat_safe");
     expect(policy.check("read").allowed).toBe(false);
   });

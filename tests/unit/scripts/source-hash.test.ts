@@ -4,7 +4,16 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BUILD_HASH_FILE, CLIENT_HASH_FILE, buildHash, buildInputs, buildIsCurrent, clientHash, clientsAreCurrent, recordHash } from "@/scripts/lib/source-hash.mjs";
+import {
+  BUILD_HASH_FILE,
+  CLIENT_HASH_FILE,
+  buildHash,
+  buildInputs,
+  buildIsCurrent,
+  clientHash,
+  clientsAreCurrent,
+  recordHash,
+} from "@/scripts/lib/source-hash.mjs";
 
 let root: string;
 const write = (rel: string, text: string) => {
@@ -46,7 +55,10 @@ describe("build source hash", () => {
     ["an edited lib file", () => write("lib/policy/engine.ts", "export const x = 2;\n")],
     ["a new component", () => write("components/b.tsx", "export const B = 1;\n")],
     ["a deleted file", () => fs.rmSync(path.join(root, "components/a.tsx"))],
-    ["a renamed file with the same content", () => fs.renameSync(path.join(root, "components/a.tsx"), path.join(root, "components/c.tsx"))],
+    [
+      "a renamed file with the same content",
+      () => fs.renameSync(path.join(root, "components/a.tsx"), path.join(root, "components/c.tsx")),
+    ],
     ["a schema change", () => write("prisma/schema.base.prisma", "model User { id String @id\n name String }\n")],
     ["a new locked dependency", () => write("package-lock.json", '{"packages":{}}\n')],
     ["a config change", () => write("next.config.ts", "export default { poweredByHeader: false };\n")],

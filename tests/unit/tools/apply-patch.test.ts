@@ -18,7 +18,10 @@ async function setup(files: Record<string, string>, limits?: { maxReadBytes: num
 }
 
 async function failure(promise: Promise<unknown>): Promise<AppError> {
-  const err = await promise.then(() => null, (e: unknown) => e);
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(AppError);
   return err as AppError;
 }
@@ -50,13 +53,26 @@ describe("apply_patch", () => {
     );
     expect(result).toEqual({ added: ["docs/readme.md"], updated: ["src/app.py"], deleted: ["old.txt"] });
     expect(await read("docs/readme.md")).toBe("# Title\nbody\n");
-    expect(await read("src/app.py")).toBe("def greet():\n    print('hello')\n\ndef main():\n    greet()\n    greet()\n");
+    expect(await read("src/app.py")).toBe(
+      "def greet():\n    print('hello')\n\ndef main():\n    greet()\n    greet()\n",
+    );
     expect((await readdir(workspace)).sort()).toEqual(["docs", "src"]);
   });
 
   it("uses context lines to pick the right occurrence and supports moves", async () => {
     const { read, apply, workspace } = await setup({ "a.txt": "x\nmark\nx\n" });
-    await apply(lines("*** Begin Patch", "*** Update File: a.txt", "*** Move to: b/a.txt", "@@", " mark", "-x", "+y", "*** End Patch"));
+    await apply(
+      lines(
+        "*** Begin Patch",
+        "*** Update File: a.txt",
+        "*** Move to: b/a.txt",
+        "@@",
+        " mark",
+        "-x",
+        "+y",
+        "*** End Patch",
+      ),
+    );
     expect(await read("b/a.txt")).toBe("x\nmark\ny\n");
     expect(await readdir(workspace)).toEqual(["b"]);
   });
@@ -87,14 +103,29 @@ describe("apply_patch", () => {
   });
 
   it("rejects malformed patches, paths outside the workspace and oversize results before writing", async () => {
-    const { apply, workspace, outside, read } = await setup({ "a.txt": "a\n" }, { maxReadBytes: 100, maxWriteBytes: 8 });
+    const { apply, workspace, outside, read } = await setup(
+      { "a.txt": "a\n" },
+      { maxReadBytes: 100, maxWriteBytes: 8 },
+    );
     expect((await failure(apply("*** Add File: x\n+x\n*** End Patch"))).message).toContain("Begin Patch");
-    expect((await failure(apply(lines("*** Begin Patch", "*** Add File: x", "no plus", "*** End Patch")))).message).toContain('"+"');
+    expect(
+      (await failure(apply(lines("*** Begin Patch", "*** Add File: x", "no plus", "*** End Patch")))).message,
+    ).toContain('"+"');
     const escape = await failure(apply(lines("*** Begin Patch", "*** Add File: ../outside/x", "+x", "*** End Patch")));
     expect(escape.code).toBe("INVALID_ARGUMENTS");
     expect(await readdir(outside)).toEqual([]);
     const big = await failure(
-      apply(lines("*** Begin Patch", "*** Add File: ok.txt", "+ok", "*** Update File: a.txt", "-a", "+aaaaaaaaaa", "*** End Patch")),
+      apply(
+        lines(
+          "*** Begin Patch",
+          "*** Add File: ok.txt",
+          "+ok",
+          "*** Update File: a.txt",
+          "-a",
+          "+aaaaaaaaaa",
+          "*** End Patch",
+        ),
+      ),
     );
     expect(big.code).toBe("LIMIT_EXCEEDED");
     expect(await read("a.txt")).toBe("a\n");
@@ -103,9 +134,11 @@ describe("apply_patch", () => {
 
   it("refuses to add a file that exists and to delete one that does not", async () => {
     const { apply } = await setup({ "a.txt": "a\n" });
-    expect((await failure(apply(lines("*** Begin Patch", "*** Add File: a.txt", "+b", "*** End Patch")))).message).toContain(
-      "already exists",
+    expect(
+      (await failure(apply(lines("*** Begin Patch", "*** Add File: a.txt", "+b", "*** End Patch")))).message,
+    ).toContain("already exists");
+    expect((await failure(apply(lines("*** Begin Patch", "*** Delete File: none.txt", "*** End Patch")))).code).toBe(
+      "NOT_FOUND",
     );
-    expect((await failure(apply(lines("*** Begin Patch", "*** Delete File: none.txt", "*** End Patch")))).code).toBe("NOT_FOUND");
   });
 });

@@ -92,7 +92,9 @@ describe("simple built-ins", () => {
     const kolkata = await currentTimeTool.execute({ timezone: "Asia/Kolkata" }, callOptions(await ctx()));
     expect(kolkata.iso).toMatch(/\+05:30$/);
     expect(Date.parse(kolkata.iso)).toBe(Math.floor(kolkata.unixMs / 1000) * 1000);
-    const err = await failure(async () => currentTimeTool.execute({ timezone: "Mars/Olympus" }, callOptions(await ctx())));
+    const err = await failure(async () =>
+      currentTimeTool.execute({ timezone: "Mars/Olympus" }, callOptions(await ctx())),
+    );
     expect(err.code).toBe("INVALID_ARGUMENTS");
   });
 

@@ -22,11 +22,24 @@ const ready = probe.ok && existsSync("/usr/bin/socat") && existsSync("/usr/bin/c
 
 type Result = { exitCode: number | null; stdout: string; stderr: string; network?: NetworkReport };
 
-function services(port: number, grants: string[] = [], extra: Partial<Parameters<typeof NetworkSettingsSchema.parse>[0]> = {}) {
+function services(
+  port: number,
+  grants: string[] = [],
+  extra: Partial<Parameters<typeof NetworkSettingsSchema.parse>[0]> = {},
+) {
   const asked: Array<{ callId: string; asked: readonly AskedDomain[] }> = [];
   const egress: EgressServices = {
-    settings: NetworkSettingsSchema.parse({ allow: [{ domain: "registry.test", ports: [port] }, { domain: "*.writable.test", ports: [port], methods: ["GET", "POST"] }, { domain: "localhost", ports: [port] }], ...extra }),
-    hosts: parseEgressHosts("registry.test=127.0.0.1,api.writable.test=127.0.0.1,unlisted.test=127.0.0.1,granted.test=127.0.0.1")!,
+    settings: NetworkSettingsSchema.parse({
+      allow: [
+        { domain: "registry.test", ports: [port] },
+        { domain: "*.writable.test", ports: [port], methods: ["GET", "POST"] },
+        { domain: "localhost", ports: [port] },
+      ],
+      ...extra,
+    }),
+    hosts: parseEgressHosts(
+      "registry.test=127.0.0.1,api.writable.test=127.0.0.1,unlisted.test=127.0.0.1,granted.test=127.0.0.1",
+    )!,
     grantsForCommand: async () => ({ patterns: grants }),
     requestDomainApprovals: async (input) => {
       asked.push(input);
@@ -38,24 +51,61 @@ function services(port: number, grants: string[] = [], extra: Partial<Parameters
 
 async function run(command: string, egress?: EgressServices): Promise<Result> {
   const { workspace } = await makeSandboxDirs();
-  const context = makeContext(workspace, { sandboxed: true, sandbox: { limits: { cpuSeconds: 5, maxProcesses: 32 } }, exec: { timeoutMs: 20_000, maxOutputBytes: 64 * 1024 }, ...(egress ? { egress } : {}) });
+  const context = makeContext(workspace, {
+    sandboxed: true,
+    sandbox: { limits: { cpuSeconds: 5, maxProcesses: 32 } },
+    exec: { timeoutMs: 20_000, maxOutputBytes: 64 * 1024 },
+    ...(egress ? { egress } : {}),
+  });
   return (await execTool.execute({ command }, callOptions(context))) as Result;
 }
 
 describe("egress pieces", () => {
   it("refuses private, loopback, link-local and mapped addresses for names EGRESS_HOSTS does not map", () => {
-    for (const a of ["127.0.0.1", "10.1.2.3", "172.20.0.1", "192.168.1.1", "169.254.169.254", "::1", "fe80::1", "fd00::5", "::ffff:127.0.0.1", "0.0.0.0", "not-an-ip"]) expect(isPrivateAddress(a), a).toBe(true);
-    for (const a of ["93.184.216.34", "2606:2800:220:1::1", "::ffff:8.8.8.8"]) expect(isPrivateAddress(a), a).toBe(false);
+    for (const a of [
+      "127.0.0.1",
+      "10.1.2.3",
+      "172.20.0.1",
+      "192.168.1.1",
+      "169.254.169.254",
+      "::1",
+      "fe80::1",
+      "fd00::5",
+      "::ffff:127.0.0.1",
+      "0.0.0.0",
+      "not-an-ip",
+    ])
+      expect(isPrivateAddress(a), a).toBe(true);
+    for (const a of ["93.184.216.34", "2606:2800:220:1::1", "::ffff:8.8.8.8"])
+      expect(isPrivateAddress(a), a).toBe(false);
   });
 
   it("EGRESS_HOSTS rejects anything but name=address", () => {
     expect(parseEgressHosts("a.test=127.0.0.1, b.test=::1")?.get("b.test")).toEqual({ address: "::1" });
-    expect(parseEgressHosts("a.test=127.0.0.1:4873,b.test=[::1]:80")).toEqual(new Map([["a.test", { address: "127.0.0.1", port: 4873 }], ["b.test", { address: "::1", port: 80 }]]));
-    for (const bad of ["a.test", "a.test=localhost", "*.a.test=127.0.0.1", "a.test=1.2.3.4=5", "a.test=127.0.0.1:0", "a.test=127.0.0.1:99999", "10.0.0.1=127.0.0.1"]) expect(parseEgressHosts(bad), bad).toBeNull();
+    expect(parseEgressHosts("a.test=127.0.0.1:4873,b.test=[::1]:80")).toEqual(
+      new Map([
+        ["a.test", { address: "127.0.0.1", port: 4873 }],
+        ["b.test", { address: "::1", port: 80 }],
+      ]),
+    );
+    for (const bad of [
+      "a.test",
+      "a.test=localhost",
+      "*.a.test=127.0.0.1",
+      "a.test=1.2.3.4=5",
+      "a.test=127.0.0.1:0",
+      "a.test=127.0.0.1:99999",
+      "10.0.0.1=127.0.0.1",
+    ])
+      expect(parseEgressHosts(bad), bad).toBeNull();
   });
 
   it("the argv binds the socket at a fixed path, points the proxy variables at socat, and keeps --unshare-all", () => {
-    const argv = buildSandboxArgv({ command: "npm install", workspaceDir: "/srv/ws/u1", config: { egress: { socketPath: "/tmp/toolgate-egress-x/proxy.sock" } } });
+    const argv = buildSandboxArgv({
+      command: "npm install",
+      workspaceDir: "/srv/ws/u1",
+      config: { egress: { socketPath: "/tmp/toolgate-egress-x/proxy.sock" } },
+    });
     expect(argv).toContain("--unshare-all");
     const bind = argv.indexOf("/tmp/toolgate-egress-x/proxy.sock");
     expect(argv[bind - 1]).toBe("--bind");
@@ -69,11 +119,30 @@ describe.skipIf(!ready || process.getuid?.() !== 0)("the proxy socket belongs to
   // A host-execution command of another member runs on the host as that member's uid: it must not reach this
   // member's proxy (and so their grants) through the socket's path under /tmp.
   it("another uid cannot connect; the command's own uid can", async () => {
-    const proxy = await startEgressProxy({ decide: () => ({ action: "deny", reason: "test" }), hosts: new Map(), uploadBytes: 0, uid: 61_001 });
+    const proxy = await startEgressProxy({
+      decide: () => ({ action: "deny", reason: "test" }),
+      hosts: new Map(),
+      uploadBytes: 0,
+      uid: 61_001,
+    });
     const connectAs = (uid: number) =>
       new Promise<string>((resolve) => {
         const request = "CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\n\r\n";
-        const child = execFile("/usr/bin/setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "/usr/bin/socat", "-t", "2", "-", `UNIX-CONNECT:${proxy.socketPath}`], { timeout: 10_000 }, (error, stdout, stderr) => resolve(`${stdout}${stderr}`));
+        const child = execFile(
+          "/usr/bin/setpriv",
+          [
+            `--reuid=${uid}`,
+            `--regid=${uid}`,
+            "--clear-groups",
+            "/usr/bin/socat",
+            "-t",
+            "2",
+            "-",
+            `UNIX-CONNECT:${proxy.socketPath}`,
+          ],
+          { timeout: 10_000 },
+          (error, stdout, stderr) => resolve(`${stdout}${stderr}`),
+        );
         child.stdin?.end(request);
       });
     try {
@@ -126,7 +195,10 @@ describe.skipIf(!ready)("sandboxed exec with an egress proxy", () => {
 
   it("a listed domain answers over plain HTTP (GET) and through CONNECT; the result lists it", async () => {
     const { egress } = services(port);
-    const r = await run(`curl -sS -m 10 http://registry.test:${port}/pkg && echo && curl -sS -m 10 --proxytunnel http://registry.test:${port}/tunnel`, egress);
+    const r = await run(
+      `curl -sS -m 10 http://registry.test:${port}/pkg && echo && curl -sS -m 10 --proxytunnel http://registry.test:${port}/tunnel`,
+      egress,
+    );
     expect(r.stderr).toBe("");
     expect(r.stdout).toBe(`answer for registry.test:${port}\nanswer for registry.test:${port}`);
     expect(r.network?.reached).toEqual(["registry.test"]);
@@ -136,7 +208,10 @@ describe.skipIf(!ready)("sandboxed exec with an egress proxy", () => {
   it("plain HTTP to a listed domain is read-only unless its rule names more methods", async () => {
     const { egress } = services(port);
     const before = seen.length;
-    const r = await run(`curl -s -o /dev/null -w '%{http_code} ' -m 10 -X POST -d x http://registry.test:${port}/up; curl -s -m 10 -X POST -d xyz http://api.writable.test:${port}/up`, egress);
+    const r = await run(
+      `curl -s -o /dev/null -w '%{http_code} ' -m 10 -X POST -d x http://registry.test:${port}/up; curl -s -m 10 -X POST -d xyz http://api.writable.test:${port}/up`,
+      egress,
+    );
     expect(r.stdout).toBe(`403 answer for api.writable.test:${port}`);
     expect(seen.slice(before).map((s) => `${s.method} ${s.host}`)).toEqual([`POST api.writable.test:${port}`]);
   });
@@ -145,7 +220,10 @@ describe.skipIf(!ready)("sandboxed exec with an egress proxy", () => {
     const { egress, asked } = services(port);
     const before = seen.length;
     const started = Date.now();
-    const r = await run(`for i in 1 2 3; do curl -s -o /dev/null -w '%{http_code} ' -m 10 http://unlisted.test:${port}/; done; curl -s -m 10 --proxytunnel http://unlisted.test:${port}/ || echo tunnel-refused`, egress);
+    const r = await run(
+      `for i in 1 2 3; do curl -s -o /dev/null -w '%{http_code} ' -m 10 http://unlisted.test:${port}/; done; curl -s -m 10 --proxytunnel http://unlisted.test:${port}/ || echo tunnel-refused`,
+      egress,
+    );
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(r.stdout).toBe("403 403 403 tunnel-refused\n");
     expect(seen.length).toBe(before);
@@ -158,7 +236,10 @@ describe.skipIf(!ready)("sandboxed exec with an egress proxy", () => {
   it("a member's grant opens the domain for that member's command only (each command has its own proxy)", async () => {
     const a = services(port, [`granted.test:${port}`]);
     const b = services(port, []);
-    const [ra, rb] = await Promise.all([run(`curl -sS -m 10 http://granted.test:${port}/`, a.egress), run(`curl -s -o /dev/null -w '%{http_code}' -m 10 http://granted.test:${port}/`, b.egress)]);
+    const [ra, rb] = await Promise.all([
+      run(`curl -sS -m 10 http://granted.test:${port}/`, a.egress),
+      run(`curl -s -o /dev/null -w '%{http_code}' -m 10 http://granted.test:${port}/`, b.egress),
+    ]);
     expect(ra.stdout).toBe(`answer for granted.test:${port}`);
     expect(rb.stdout).toBe("403");
     expect(b.asked[0]?.asked.map((x) => x.pattern)).toEqual([`granted.test:${port}`]);
@@ -169,12 +250,21 @@ describe.skipIf(!ready)("sandboxed exec with an egress proxy", () => {
     const { egress, asked } = services(port);
     // localhost is listed but not mapped by EGRESS_HOSTS: it resolves to loopback, which a name may never reach.
     const r = await run(
-      [`http://127.0.0.1:${port}/`, `http://localhost:${port}/`, `http://registry.test:${tcpPort}/`, `http://[::1]:${port}/`].map((u) => `curl -s -o /dev/null -w '%{http_code} ' -m 10 '${u}'`).join("; "),
+      [
+        `http://127.0.0.1:${port}/`,
+        `http://localhost:${port}/`,
+        `http://registry.test:${tcpPort}/`,
+        `http://[::1]:${port}/`,
+      ]
+        .map((u) => `curl -s -o /dev/null -w '%{http_code} ' -m 10 '${u}'`)
+        .join("; "),
       egress,
     );
     expect(r.stdout).toBe("403 403 403 403 ");
     expect(asked).toHaveLength(0);
-    expect(r.network?.refused.map((x) => x.reason).join("\n")).toMatch(/not a domain name[\s\S]*private address[\s\S]*port/);
+    expect(r.network?.refused.map((x) => x.reason).join("\n")).toMatch(
+      /not a domain name[\s\S]*private address[\s\S]*port/,
+    );
   });
 
   it("raw TCP, UDP and DNS get nothing: only the proxy leaves the sandbox", async () => {
@@ -187,7 +277,10 @@ describe.skipIf(!ready)("sandboxed exec with an egress proxy", () => {
       `dns.lookup("registry.npmjs.org",(e)=>{out.push(e?"dns-failed":"dns-answered");done()});`,
       `setTimeout(()=>{console.log("timeout",out.join(" "));process.exit(1)},8000);`,
     ].join("");
-    const r = await run(`/usr/bin/node -e '${script}'; for ns in 127.0.0.53 8.8.8.8; do getent hosts example.com >/dev/null || echo "no-dns-$ns"; done`, egress);
+    const r = await run(
+      `/usr/bin/node -e '${script}'; for ns in 127.0.0.53 8.8.8.8; do getent hosts example.com >/dev/null || echo "no-dns-$ns"; done`,
+      egress,
+    );
     // UDP "sent" only means it left the socket: inside the sandbox's own namespace it reaches nothing of the host.
     expect(r.stdout).toMatch(/^dns-failed tcp-refused udp-(sent|error)\nno-dns-127.0.0.53\nno-dns-8.8.8.8\n$/);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -198,14 +291,19 @@ describe.skipIf(!ready)("sandboxed exec with an egress proxy", () => {
   it("the upload cap holds for the whole command, through CONNECT tunnels as well", async () => {
     const { egress } = services(port, [], { uploadBytes: 4096 });
     const before = seen.length;
-    const r = await run(`head -c 20000 /dev/zero > big; curl -s -m 10 --proxytunnel -X PUT --data-binary @big http://api.writable.test:${port}/ || echo cut`, egress);
+    const r = await run(
+      `head -c 20000 /dev/zero > big; curl -s -m 10 --proxytunnel -X PUT --data-binary @big http://api.writable.test:${port}/ || echo cut`,
+      egress,
+    );
     expect(r.stdout).toContain("cut");
     expect(seen.slice(before).filter((s) => s.body >= 20000)).toHaveLength(0);
     expect(r.network?.refused.some((x) => /upload cap/.test(x.reason))).toBe(true);
   });
 
   it("without egress services the sandbox has no network at all (no proxy variables, nothing listens)", async () => {
-    const r = await run(`env | grep -i _proxy || echo no-proxy; curl -s -m 5 http://registry.test:${port}/ || echo unreachable`);
+    const r = await run(
+      `env | grep -i _proxy || echo no-proxy; curl -s -m 5 http://registry.test:${port}/ || echo unreachable`,
+    );
     expect(r.stdout).toBe("no-proxy\nunreachable\n");
     expect(r.network).toBeUndefined();
   });

@@ -25,7 +25,10 @@ async function waitDead(pid: number, ms = 2_000): Promise<boolean> {
   return isDead(pid);
 }
 
-async function runIn(command: string, overrides: { timeoutMs?: number; maxOutputBytes?: number; abortSignal?: AbortSignal } = {}) {
+async function runIn(
+  command: string,
+  overrides: { timeoutMs?: number; maxOutputBytes?: number; abortSignal?: AbortSignal } = {},
+) {
   const { workspace } = await makeSandboxDirs();
   const result = await runCommand({
     command,
@@ -40,9 +43,16 @@ async function runIn(command: string, overrides: { timeoutMs?: number; maxOutput
 describe("runCommand", () => {
   it("captures stdout, stderr and the exit code in the workspace with a minimal environment", async () => {
     process.env.TOOLGATE_TEST_SECRET = "leak";
-    const { workspace, result } = await runIn('echo out; echo err >&2; pwd; echo "home=$HOME secret=${TOOLGATE_TEST_SECRET:-none}"; exit 3');
+    const { workspace, result } = await runIn(
+      'echo out; echo err >&2; pwd; echo "home=$HOME secret=${TOOLGATE_TEST_SECRET:-none}"; exit 3',
+    );
     delete process.env.TOOLGATE_TEST_SECRET;
-    expect(result).toMatchObject<Partial<RunCommandResult>>({ exitCode: 3, signal: null, timedOut: false, truncated: false });
+    expect(result).toMatchObject<Partial<RunCommandResult>>({
+      exitCode: 3,
+      signal: null,
+      timedOut: false,
+      truncated: false,
+    });
     expect(result.stdout).toBe(`out\n${workspace}\nhome=${workspace} secret=none\n`);
     expect(result.stderr).toBe("err\n");
   });
@@ -84,11 +94,18 @@ describe("runCommand", () => {
     const { workspace } = await makeSandboxDirs();
     // Aborted once the command runs (its background job has written its pid), not on a timer a busy machine outruns.
     const running = (async () => {
-      while (!(await readFile(path.join(workspace, "bg.pid"), "utf8").catch(() => ""))) await new Promise((r) => setTimeout(r, 25));
+      while (!(await readFile(path.join(workspace, "bg.pid"), "utf8").catch(() => "")))
+        await new Promise((r) => setTimeout(r, 25));
       controller.abort();
     })();
     const started = Date.now();
-    const result = await runCommand({ command: "sleep 30 & echo $! > bg.pid; sleep 30", cwd: workspace, timeoutMs: 60_000, maxOutputBytes: 64 * 1024, abortSignal: controller.signal });
+    const result = await runCommand({
+      command: "sleep 30 & echo $! > bg.pid; sleep 30",
+      cwd: workspace,
+      timeoutMs: 60_000,
+      maxOutputBytes: 64 * 1024,
+      abortSignal: controller.signal,
+    });
     await running;
     expect(result).toMatchObject({ aborted: true, timedOut: false, signal: "SIGKILL" });
     expect(Date.now() - started).toBeLessThan(10_000); // killed, not run to its end (30 s); generous for a loaded machine

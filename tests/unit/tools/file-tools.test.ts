@@ -24,10 +24,18 @@ describe("read", () => {
     await writeFile(path.join(workspace, "f.txt"), "one\ntwo\nthree\nfour\n");
     const ctx = makeContext(workspace);
     const all = await readTool.execute({ path: "f.txt" }, callOptions(ctx));
-    expect(all).toMatchObject({ path: "f.txt", content: "one\ntwo\nthree\nfour\n", totalLines: 4, startLine: 1, endLine: 4 });
+    expect(all).toMatchObject({
+      path: "f.txt",
+      content: "one\ntwo\nthree\nfour\n",
+      totalLines: 4,
+      startLine: 1,
+      endLine: 4,
+    });
     const slice = await readTool.execute({ path: "f.txt", offset: 2, limit: 2 }, callOptions(ctx));
     expect(slice).toMatchObject({ content: "two\nthree", startLine: 2, endLine: 3 });
-    expect((await failure(() => readTool.execute({ path: "f.txt", offset: 9 }, callOptions(ctx)))).code).toBe("INVALID_ARGUMENTS");
+    expect((await failure(() => readTool.execute({ path: "f.txt", offset: 9 }, callOptions(ctx)))).code).toBe(
+      "INVALID_ARGUMENTS",
+    );
   });
 
   it("reports a missing file as NOT_FOUND and a path escape as INVALID_ARGUMENTS", async () => {
@@ -39,7 +47,7 @@ describe("read", () => {
     for (const p of ["../outside/secret.txt", path.join(outside, "secret.txt"), "out/secret.txt"]) {
       const err = await failure(() => readTool.execute({ path: p }, callOptions(ctx)));
       expect(err.code).toBe("INVALID_ARGUMENTS");
-      expect(JSON.stringify(err)).not.toContain("secret\"");
+      expect(JSON.stringify(err)).not.toContain('secret"');
     }
   });
 
@@ -69,7 +77,9 @@ describe("write", () => {
   it("Y16 refuses content over maxWriteBytes and writes nothing", async () => {
     const { workspace } = await makeSandboxDirs();
     const ctx = makeContext(workspace, { limits: { maxReadBytes: 1000, maxWriteBytes: 10 } });
-    const err = await failure(() => writeTool.execute({ path: "d/big.txt", content: "x".repeat(11) }, callOptions(ctx)));
+    const err = await failure(() =>
+      writeTool.execute({ path: "d/big.txt", content: "x".repeat(11) }, callOptions(ctx)),
+    );
     expect(err.code).toBe("LIMIT_EXCEEDED");
     expect(err.message).toContain("maxWriteBytes=10");
     expect(await readdir(workspace)).toEqual([]);
@@ -78,7 +88,9 @@ describe("write", () => {
   it("does not write through a symlink that leaves the workspace", async () => {
     const { workspace, outside } = await makeSandboxDirs();
     await symlink(outside, path.join(workspace, "out"));
-    const err = await failure(() => writeTool.execute({ path: "out/pwned.txt", content: "x" }, callOptions(makeContext(workspace))));
+    const err = await failure(() =>
+      writeTool.execute({ path: "out/pwned.txt", content: "x" }, callOptions(makeContext(workspace))),
+    );
     expect(err.code).toBe("INVALID_ARGUMENTS");
     expect(await readdir(outside)).toEqual([]);
   });
@@ -95,16 +107,23 @@ describe("edit", () => {
 
   it("replaces a unique exact match, keeping replacement patterns literal", async () => {
     const { file, ctx } = await setup("const a = 1;\nconst b = 2;\n");
-    const result = await editTool.execute({ path: "src/x.ts", oldText: "const b = 2;", newText: "const b = '$&';" }, callOptions(ctx));
+    const result = await editTool.execute(
+      { path: "src/x.ts", oldText: "const b = 2;", newText: "const b = '$&';" },
+      callOptions(ctx),
+    );
     expect(result).toEqual({ path: "src/x.ts", replacements: 1 });
     expect(await readFile(file, "utf8")).toBe("const a = 1;\nconst b = '$&';\n");
   });
 
   it("fails when the text is missing or ambiguous, leaving the file unchanged", async () => {
     const { file, ctx } = await setup("x = 1\nx = 1\n");
-    const missing = await failure(() => editTool.execute({ path: "src/x.ts", oldText: "y = 1", newText: "z" }, callOptions(ctx)));
+    const missing = await failure(() =>
+      editTool.execute({ path: "src/x.ts", oldText: "y = 1", newText: "z" }, callOptions(ctx)),
+    );
     expect(missing.message).toContain("not found");
-    const ambiguous = await failure(() => editTool.execute({ path: "src/x.ts", oldText: "x = 1", newText: "z" }, callOptions(ctx)));
+    const ambiguous = await failure(() =>
+      editTool.execute({ path: "src/x.ts", oldText: "x = 1", newText: "z" }, callOptions(ctx)),
+    );
     expect(ambiguous.message).toContain("2 times");
     expect(await readFile(file, "utf8")).toBe("x = 1\nx = 1\n");
   });
@@ -119,16 +138,19 @@ describe("edit", () => {
 
   it("refuses an edit whose result is over maxWriteBytes", async () => {
     const { file, ctx } = await setup("abc", { maxReadBytes: 100, maxWriteBytes: 5 });
-    const err = await failure(() => editTool.execute({ path: "src/x.ts", oldText: "b", newText: "bbbbbb" }, callOptions(ctx)));
+    const err = await failure(() =>
+      editTool.execute({ path: "src/x.ts", oldText: "b", newText: "bbbbbb" }, callOptions(ctx)),
+    );
     expect(err.code).toBe("LIMIT_EXCEEDED");
     expect(await readFile(file, "utf8")).toBe("abc");
   });
 
   it("reports a missing file as NOT_FOUND", async () => {
     const { ctx } = await setup("");
-    expect((await failure(() => editTool.execute({ path: "src/none.ts", oldText: "a", newText: "b" }, callOptions(ctx)))).code).toBe(
-      "NOT_FOUND",
-    );
+    expect(
+      (await failure(() => editTool.execute({ path: "src/none.ts", oldText: "a", newText: "b" }, callOptions(ctx))))
+        .code,
+    ).toBe("NOT_FOUND");
   });
 });
 
@@ -186,7 +208,9 @@ describe("file access hardening", () => {
     const ctx = makeContext(workspace);
     const started = Date.now();
     expect((await failure(() => readTool.execute({ path: "pipe" }, callOptions(ctx)))).code).toBe("INVALID_ARGUMENTS");
-    expect((await failure(() => writeTool.execute({ path: "pipe", content: "x" }, callOptions(ctx)))).code).toBe("INVALID_ARGUMENTS");
+    expect((await failure(() => writeTool.execute({ path: "pipe", content: "x" }, callOptions(ctx)))).code).toBe(
+      "INVALID_ARGUMENTS",
+    );
     expect(Date.now() - started).toBeLessThan(8_000); // a blocking open never returns
   }, 20_000);
 
@@ -195,8 +219,16 @@ describe("file access hardening", () => {
     await mkdir(path.join(workspace, ".git"));
     await writeFile(path.join(workspace, ".git", "config"), "[core]\n");
     const ctx = makeContext(workspace);
-    expect((await failure(() => editTool.execute({ path: ".git/config", oldText: "[core]", newText: "[filter \"x\"]" }, callOptions(ctx)))).code).toBe("INVALID_ARGUMENTS");
-    expect((await failure(() => writeTool.execute({ path: "a/.git/config", content: "x" }, callOptions(ctx)))).code).toBe("INVALID_ARGUMENTS");
+    expect(
+      (
+        await failure(() =>
+          editTool.execute({ path: ".git/config", oldText: "[core]", newText: '[filter "x"]' }, callOptions(ctx)),
+        )
+      ).code,
+    ).toBe("INVALID_ARGUMENTS");
+    expect(
+      (await failure(() => writeTool.execute({ path: "a/.git/config", content: "x" }, callOptions(ctx)))).code,
+    ).toBe("INVALID_ARGUMENTS");
     const metadata = await resolveWorkspacePath(workspace, ".git/config", { forWrite: true });
     expect((await failure(() => deleteResolvedFile(metadata))).code).toBe("INVALID_ARGUMENTS");
     expect(await readFile(path.join(workspace, ".git", "config"), "utf8")).toBe("[core]\n");
@@ -205,7 +237,9 @@ describe("file access hardening", () => {
   it("creates a session workspace that does not exist yet, and refuses binary files", async () => {
     const { base } = await makeSandboxDirs();
     const ctx = makeContext(path.join(base, "fresh-session"));
-    await expect(writeTool.execute({ path: "a.txt", content: "x" }, callOptions(ctx))).resolves.toMatchObject({ created: true });
+    await expect(writeTool.execute({ path: "a.txt", content: "x" }, callOptions(ctx))).resolves.toMatchObject({
+      created: true,
+    });
     await writeFile(path.join(base, "fresh-session", "bin.dat"), Buffer.from([1, 0, 2]));
     expect((await failure(() => readTool.execute({ path: "bin.dat" }, callOptions(ctx)))).message).toContain("binary");
   });

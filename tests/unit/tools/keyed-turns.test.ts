@@ -9,7 +9,8 @@ import { inWorkspaceTurn, workspaceTurns } from "@/lib/tools/workspace-changes";
 import { addUsage, estimatedUsage, usageLocks } from "@/lib/tools/workspace-quota";
 
 const settle = async (queue: KeyedTurns, deadlineMs = 10_000) => {
-  for (const end = Date.now() + deadlineMs; queue.size > 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 5));
+  for (const end = Date.now() + deadlineMs; queue.size > 0 && Date.now() < end;)
+    await new Promise((r) => setTimeout(r, 5));
   return queue.size;
 };
 
@@ -19,16 +20,22 @@ describe("KeyedTurns", () => {
     const log: string[] = [];
     let running = 0;
     let most = 0;
-    const step = (name: string, fail = false) => async () => {
-      running++;
-      most = Math.max(most, running);
-      await new Promise((r) => setTimeout(r, 2));
-      log.push(name);
-      running--;
-      if (fail) throw new Error(name);
-      return name;
-    };
-    const results = await Promise.allSettled([turns.run("a", step("1")), turns.run("a", step("2", true)), turns.run("a", step("3"))]);
+    const step =
+      (name: string, fail = false) =>
+      async () => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise((r) => setTimeout(r, 2));
+        log.push(name);
+        running--;
+        if (fail) throw new Error(name);
+        return name;
+      };
+    const results = await Promise.allSettled([
+      turns.run("a", step("1")),
+      turns.run("a", step("2", true)),
+      turns.run("a", step("3")),
+    ]);
     expect(log).toEqual(["1", "2", "3"]);
     expect(most).toBe(1);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
@@ -71,8 +78,12 @@ describe("the exec code's per-workspace queues", () => {
   afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
   it("inWorkspaceTurn keeps no workspace once its commands have ended", async () => {
-    await Promise.all(Array.from({ length: 200 }, (_, i) => inWorkspaceTurn(path.join(root, `turn-${i}`), async () => i)));
-    await expect(inWorkspaceTurn(path.join(root, "turn-x"), async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+    await Promise.all(
+      Array.from({ length: 200 }, (_, i) => inWorkspaceTurn(path.join(root, `turn-${i}`), async () => i)),
+    );
+    await expect(
+      inWorkspaceTurn(path.join(root, "turn-x"), async () => Promise.reject(new Error("boom"))),
+    ).rejects.toThrow("boom");
     expect(await settle(workspaceTurns)).toBe(0);
   });
 

@@ -5,11 +5,21 @@ import { describe, expect, it } from "vitest";
 import { changedParts, definitionHash, definitionOf, onlyTightens, type PinnedDefinition } from "@/lib/tools/mcp/pins";
 import { isDestructive } from "@/lib/tools/mcp";
 
-const base: PinnedDefinition = { name: "wipe", description: "Deletes the target.", inputSchema: { type: "object" }, annotations: { destructiveHint: true } };
+const base: PinnedDefinition = {
+  name: "wipe",
+  description: "Deletes the target.",
+  inputSchema: { type: "object" },
+  annotations: { destructiveHint: true },
+};
 
 describe("pinned definitions", () => {
   it("hash the same whatever the key order, and differently for any change", () => {
-    const reordered = definitionOf({ annotations: { destructiveHint: true }, inputSchema: { type: "object" }, description: "Deletes the target.", name: "wipe" } as never);
+    const reordered = definitionOf({
+      annotations: { destructiveHint: true },
+      inputSchema: { type: "object" },
+      description: "Deletes the target.",
+      name: "wipe",
+    } as never);
     expect(definitionHash(reordered)).toBe(definitionHash(base));
     expect(definitionHash({ ...base, description: "Deletes the target. " })).not.toBe(definitionHash(base));
   });
@@ -30,7 +40,12 @@ describe("pinned definitions", () => {
 
   it("no sequence of changes that apply without review ever makes a destructive tool non-destructive", () => {
     const hint = fc.option(fc.boolean(), { nil: undefined });
-    const annotations = fc.record({ readOnlyHint: hint, destructiveHint: hint, idempotentHint: hint, openWorldHint: hint });
+    const annotations = fc.record({
+      readOnlyHint: hint,
+      destructiveHint: hint,
+      idempotentHint: hint,
+      openWorldHint: hint,
+    });
     fc.assert(
       fc.property(annotations, fc.array(annotations, { maxLength: 6 }), (first, later) => {
         let pinned: PinnedDefinition = { ...base, annotations: first };

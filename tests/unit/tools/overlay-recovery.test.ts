@@ -8,7 +8,16 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { processStartTime, readLayerOwner } from "@/lib/tools/overlay-journal";
 import { recoverAllLayers, recoverLayers } from "@/lib/tools/overlay-recovery";
-import { applyOverlay, diffOverlay, mountOverlay, overlaySupported, restoreCommand, stateDir, unmountOverlay, type Overlay } from "@/lib/tools/workspace-changes";
+import {
+  applyOverlay,
+  diffOverlay,
+  mountOverlay,
+  overlaySupported,
+  restoreCommand,
+  stateDir,
+  unmountOverlay,
+  type Overlay,
+} from "@/lib/tools/workspace-changes";
 import { makeSandboxDirs } from "./support/tool-context";
 
 const supported = await overlaySupported();
@@ -71,24 +80,33 @@ async function isMounted(p: string) {
 
 describe.skipIf(!supported)("exec layers after a crash", () => {
   // Five moves: dir and gone.txt and old.txt to the trash, then old.txt and new.txt in from the layer.
-  it.each([0, 1, 2, 3, 4])("a crash before move %i: the apply is finished, and the restore gives the before state", async (at) => {
-    const workspace = await workspaceWithFiles();
-    const before = await snapshot(workspace);
-    const overlay = await runCommand(workspace);
-    const plan = await diffOverlay(overlay);
-    await unmountOverlay(overlay);
-    const crash = new Error("killed");
-    await expect(applyOverlay(overlay, plan, { beforeMove: (i) => { if (i === at) throw crash; } })).rejects.toBe(crash);
-    expect(await snapshot(workspace)).not.toEqual(AFTER); // between the two states
-    await forgeOwner(overlay, { pid: await deadPid() });
+  it.each([0, 1, 2, 3, 4])(
+    "a crash before move %i: the apply is finished, and the restore gives the before state",
+    async (at) => {
+      const workspace = await workspaceWithFiles();
+      const before = await snapshot(workspace);
+      const overlay = await runCommand(workspace);
+      const plan = await diffOverlay(overlay);
+      await unmountOverlay(overlay);
+      const crash = new Error("killed");
+      await expect(
+        applyOverlay(overlay, plan, {
+          beforeMove: (i) => {
+            if (i === at) throw crash;
+          },
+        }),
+      ).rejects.toBe(crash);
+      expect(await snapshot(workspace)).not.toEqual(AFTER); // between the two states
+      await forgeOwner(overlay, { pid: await deadPid() });
 
-    expect(await recoverLayers(workspace)).toEqual({ finished: 1, dropped: 0, leftAlone: 0 });
-    expect(await snapshot(workspace)).toEqual(AFTER);
-    expect(await readdir(path.join(stateDir(workspace), "layers"))).toEqual([]);
-    const restored = await restoreCommand(workspace, overlay.id);
-    expect(restored.restored.sort()).toEqual(["dir", "gone.txt", "old.txt"]);
-    expect(await snapshot(workspace)).toEqual({ ...before, "new.txt": "fresh\n" });
-  });
+      expect(await recoverLayers(workspace)).toEqual({ finished: 1, dropped: 0, leftAlone: 0 });
+      expect(await snapshot(workspace)).toEqual(AFTER);
+      expect(await readdir(path.join(stateDir(workspace), "layers"))).toEqual([]);
+      const restored = await restoreCommand(workspace, overlay.id);
+      expect(restored.restored.sort()).toEqual(["dir", "gone.txt", "old.txt"]);
+      expect(await snapshot(workspace)).toEqual({ ...before, "new.txt": "fresh\n" });
+    },
+  );
 
   it("a crash while the command ran (no journal): the layer is dropped and the workspace is as before", async () => {
     const workspace = await workspaceWithFiles();
@@ -130,7 +148,17 @@ describe.skipIf(!supported)("exec layers after a crash", () => {
     mounted.push(overlay!);
     await unmountOverlay(overlay!);
     const escape = path.relative(workspace, path.join(outside, "secret.txt"));
-    await writeFile(path.join(overlay!.dir, "apply.json"), JSON.stringify({ trashId: "x1", manifest: { deleted: [], changed: [], created: [] }, moves: [{ kind: "to-trash", path: escape }, { kind: "from-upper", path: "../../../etc/x" }] }));
+    await writeFile(
+      path.join(overlay!.dir, "apply.json"),
+      JSON.stringify({
+        trashId: "x1",
+        manifest: { deleted: [], changed: [], created: [] },
+        moves: [
+          { kind: "to-trash", path: escape },
+          { kind: "from-upper", path: "../../../etc/x" },
+        ],
+      }),
+    );
     await forgeOwner(overlay!, { pid: await deadPid() });
     expect((await recoverLayers(workspace)).finished).toBe(1);
     expect(await readFile(path.join(outside, "secret.txt"), "utf8")).toBe("secret\n");
@@ -141,7 +169,11 @@ describe.skipIf(!supported)("exec layers after a crash", () => {
     const overlay = await runCommand(workspace);
     const plan = await diffOverlay(overlay);
     await unmountOverlay(overlay);
-    await applyOverlay(overlay, plan, { beforeMove: (i) => { if (i === 2) throw new Error("killed"); } }).catch(() => undefined);
+    await applyOverlay(overlay, plan, {
+      beforeMove: (i) => {
+        if (i === 2) throw new Error("killed");
+      },
+    }).catch(() => undefined);
     await forgeOwner(overlay, { pid: await deadPid() });
     expect(await recoverAllLayers(path.dirname(workspace))).toEqual({ finished: 1, dropped: 0, leftAlone: 0 });
     expect(await snapshot(workspace)).toEqual(AFTER);

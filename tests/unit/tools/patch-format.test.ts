@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { AppError } from "@/lib/errors";
 import { applyHunks, parsePatch } from "@/lib/tools/patch-format";
 
-const update = (...body: string[]) => ["*** Begin Patch", "*** Update File: f.txt", ...body, "*** End Patch"].join("\r\n");
+const update = (...body: string[]) =>
+  ["*** Begin Patch", "*** Update File: f.txt", ...body, "*** End Patch"].join("\r\n");
 
 function apply(content: string, patch: string): string {
   const [op] = parsePatch(patch);

@@ -29,16 +29,20 @@ async function sandboxed(command: string, options: { timeoutMs?: number; bwrapPa
 }
 
 // The sandbox and attack suites skip where bwrap cannot start (a developer's laptop); on CI that would hide them.
-it.runIf(process.env.CI)("bubblewrap starts on CI, so the sandbox and exec attack suites cannot be skipped there", () => {
-  expect(probe).toMatchObject({ ok: true });
-});
+it.runIf(process.env.CI)(
+  "bubblewrap starts on CI, so the sandbox and exec attack suites cannot be skipped there",
+  () => {
+    expect(probe).toMatchObject({ ok: true });
+  },
+);
 
 describe("buildSandboxArgv", () => {
   it("unshares everything, binds only the workspace read-write and never binds the project, /work or /root", () => {
     const argv = buildSandboxArgv({ command: "echo hi", workspaceDir: "/srv/ws/u1" });
     const bwrap = argv.indexOf("bwrap");
     expect(bwrap).toBeGreaterThanOrEqual(0);
-    for (const flag of ["--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]) expect(argv).toContain(flag);
+    for (const flag of ["--unshare-all", "--die-with-parent", "--new-session", "--clearenv"])
+      expect(argv).toContain(flag);
     const binds = argv.flatMap((arg, i) => (arg === "--bind" ? [argv[i + 1]] : []));
     expect(binds).toEqual(["/srv/ws/u1"]);
     const all = argv.join(" ");
@@ -59,7 +63,9 @@ describe.skipIf(!probe.ok)("sandboxed exec (bubblewrap)", () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it("cannot write outside the workspace: /etc, /work and the system are read-only or absent", async () => {
-    const { result } = await sandboxed("touch /etc/x; echo etc=$?; touch /work/x; echo work=$?; touch /usr/x; echo usr=$?; ls /root 2>&1; echo root=$?");
+    const { result } = await sandboxed(
+      "touch /etc/x; echo etc=$?; touch /work/x; echo work=$?; touch /usr/x; echo usr=$?; ls /root 2>&1; echo root=$?",
+    );
     expect(result.stdout).toMatch(/etc=[1-9]/);
     expect(result.stdout).toMatch(/work=[1-9]/);
     expect(result.stdout).toMatch(/usr=[1-9]/);
@@ -71,14 +77,19 @@ describe.skipIf(!probe.ok)("sandboxed exec (bubblewrap)", () => {
   it("has no network: a server on the host's loopback is unreachable from inside", async () => {
     // The same server answers outside the sandbox, so a failure inside is the sandbox, not the server.
     expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe("reachable");
-    const { result } = await sandboxed(`curl -sS -m 3 http://127.0.0.1:${port}/; echo curl=$?; (exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null; echo tcp=$?`);
+    const { result } = await sandboxed(
+      `curl -sS -m 3 http://127.0.0.1:${port}/; echo curl=$?; (exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null; echo tcp=$?`,
+    );
     expect(result.stdout).not.toContain("reachable");
     expect(result.stdout).toMatch(/curl=[1-9]/);
     expect(result.stdout).toMatch(/tcp=[1-9]/);
   });
 
   it("stops a fork bomb with the process limit, within a bounded time", async () => {
-    const { result, elapsedMs } = await sandboxed("bomb() { bomb | bomb & }; bomb; sleep 2; ls /proc | grep -c '^[0-9]'", { timeoutMs: 8_000 });
+    const { result, elapsedMs } = await sandboxed(
+      "bomb() { bomb | bomb & }; bomb; sleep 2; ls /proc | grep -c '^[0-9]'",
+      { timeoutMs: 8_000 },
+    );
     expect(elapsedMs).toBeLessThan(15_000);
     expect(result.stderr).toMatch(/fork|Resource temporarily unavailable/i);
     // Whatever is still alive inside is under the cap (32 processes).

@@ -21,9 +21,17 @@ describe("resolveWorkspacePath", () => {
     const { workspace } = await makeSandboxDirs();
     await writeFile(path.join(workspace, "a.txt"), "x");
     const existing = await resolveWorkspacePath(workspace, "a.txt");
-    expect(existing).toMatchObject({ absolutePath: path.join(workspace, "a.txt"), relativePath: "a.txt", exists: true });
+    expect(existing).toMatchObject({
+      absolutePath: path.join(workspace, "a.txt"),
+      relativePath: "a.txt",
+      exists: true,
+    });
     const fresh = await resolveWorkspacePath(workspace, "./new/dir/b.txt", { forWrite: true });
-    expect(fresh).toMatchObject({ absolutePath: path.join(workspace, "new/dir/b.txt"), relativePath: "new/dir/b.txt", exists: false });
+    expect(fresh).toMatchObject({
+      absolutePath: path.join(workspace, "new/dir/b.txt"),
+      relativePath: "new/dir/b.txt",
+      exists: false,
+    });
   });
 
   it.each([
@@ -91,7 +99,9 @@ describe("resolveWorkspacePath", () => {
   it("refuses to write to a directory or the root", async () => {
     const { workspace } = await makeSandboxDirs();
     await mkdir(path.join(workspace, "dir"));
-    expect((await rejection(resolveWorkspacePath(workspace, "dir", { forWrite: true }))).message).toContain("directory");
+    expect((await rejection(resolveWorkspacePath(workspace, "dir", { forWrite: true }))).message).toContain(
+      "directory",
+    );
     expect((await rejection(resolveWorkspacePath(workspace, ".", { forWrite: true }))).message).toContain("root");
   });
 });
@@ -105,7 +115,15 @@ describe("workspaceUsage (the disk quota walk)", () => {
     await mkdir(path.join(workspace, "d"));
     await symlink(outside, path.join(workspace, "l"));
     // Swaps d (a real, empty directory) and l (a symlink to outside) as fast as it can, in another process.
-    const swapper = spawn("python3", ["-c", "import os,sys\nw=sys.argv[1]\nwhile True: os.rename(w+'/d', w+'/t'); os.rename(w+'/l', w+'/d'); os.rename(w+'/t', w+'/l')", workspace], { stdio: "ignore" });
+    const swapper = spawn(
+      "python3",
+      [
+        "-c",
+        "import os,sys\nw=sys.argv[1]\nwhile True: os.rename(w+'/d', w+'/t'); os.rename(w+'/l', w+'/d'); os.rename(w+'/t', w+'/l')",
+        workspace,
+      ],
+      { stdio: "ignore" },
+    );
     try {
       await new Promise((resolve) => setTimeout(resolve, 500)); // python is swapping by now
       let worst = 0;
@@ -114,7 +132,9 @@ describe("workspaceUsage (the disk quota walk)", () => {
     } finally {
       // Gone before the test ends: a swapper still renaming while the temporary directories are removed made
       // that removal fail (ENOTEMPTY) on a busy machine.
-      const exited = new Promise((resolve) => (swapper.exitCode !== null || swapper.signalCode !== null ? resolve(null) : swapper.once("exit", resolve)));
+      const exited = new Promise((resolve) =>
+        swapper.exitCode !== null || swapper.signalCode !== null ? resolve(null) : swapper.once("exit", resolve),
+      );
       swapper.kill("SIGKILL");
       await exited;
     }

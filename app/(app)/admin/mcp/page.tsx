@@ -16,7 +16,9 @@ export default async function AdminMcpPage() {
         <h2 id="mcp-clients-heading" className="text-lg font-semibold">
           Connected clients
         </h2>
-        <p className="text-sm text-slate-600 dark:text-slate-400">Tokens and OAuth clients that used the gateway (/mcp), the most recently seen first, with their latest calls.</p>
+        <p className="text-sm text-slate-600 dark:text-slate-400">
+          Tokens and OAuth clients that used the gateway (/mcp), the most recently seen first, with their latest calls.
+        </p>
         <McpClientsAdmin />
       </section>
     </main>

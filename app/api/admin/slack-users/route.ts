@@ -5,7 +5,10 @@ import { handle, parseJsonBody, parseSearchParams } from "@/lib/http/respond";
 import { linkSlackUser, listSlackLinks, unlinkSlackUser } from "@/lib/notify/slack-links";
 
 // Slack user ids look like U0123ABCD (or W… on Enterprise Grid).
-const SlackUserId = z.string().trim().regex(/^[UW][A-Z0-9]{2,30}$/, "a Slack user id, like U0123ABCD");
+const SlackUserId = z
+  .string()
+  .trim()
+  .regex(/^[UW][A-Z0-9]{2,30}$/, "a Slack user id, like U0123ABCD");
 const LinkBody = z.object({ slackUserId: SlackUserId, email: z.string().trim().email().max(320) }).strict();
 const UnlinkQuery = z.object({ slackUserId: SlackUserId }).strict();
 

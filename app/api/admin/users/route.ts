@@ -13,5 +13,8 @@ export const GET = handle(async () => {
 export const POST = handle(async (request: Request) => {
   const actor = await requireRole("admin");
   const body = await parseJsonBody(request, CreateUserBody);
-  return NextResponse.json(await createAccount({ actor, ...body }), { status: 201, headers: { "cache-control": "no-store" } });
+  return NextResponse.json(await createAccount({ actor, ...body }), {
+    status: 201,
+    headers: { "cache-control": "no-store" },
+  });
 });

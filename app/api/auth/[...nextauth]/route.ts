@@ -49,12 +49,14 @@ export async function POST(request: NextRequest): Promise<Response> {
     const form = await readBodyText(request, BODY_LIMITS.small);
     const fields = new URLSearchParams(form);
     const callbackUrl = fields.get("callbackUrl");
-    if (callbackUrl && !isAcceptedCallbackUrl(callbackUrl, request.nextUrl.origin)) throw new AppError("BAD_REQUEST", "callbackUrl must be a path on this site or an http(s) URL");
+    if (callbackUrl && !isAcceptedCallbackUrl(callbackUrl, request.nextUrl.origin))
+      throw new AppError("BAD_REQUEST", "callbackUrl must be a path on this site or an http(s) URL");
     if (request.nextUrl.pathname.endsWith("/callback/credentials")) {
       const email = fields.get("email") ?? "";
       const attempt = { email, address: clientAddress(request.headers) };
       // A recovery code and an admin on a trusted network are not held by the sign-in limits (authorize decides).
-      if (email && !looksLikeRecoveryCode(fields.get("password") ?? "") && !(await isSignInExempt(attempt))) await assertSignInOpen(attempt);
+      if (email && !looksLikeRecoveryCode(fields.get("password") ?? "") && !(await isSignInExempt(attempt)))
+        await assertSignInOpen(attempt);
     }
     const ended = await endedSessionAnswer(request);
     if (ended) return ended;

@@ -13,6 +13,9 @@ export const dynamic = "force-dynamic";
  */
 export const GET = handle(async (request: Request) => {
   const session = new URL(request.url).searchParams.get("session");
-  const { visible, check, userId } = await authorizeEventStream(await currentClaim(), { kind: "tab", ...(session === null ? {} : { sessionId: session }) });
+  const { visible, check, userId } = await authorizeEventStream(await currentClaim(), {
+    kind: "tab",
+    ...(session === null ? {} : { sessionId: session }),
+  });
   return eventStreamResponse(request, visible, { check, userId });
 });

@@ -6,7 +6,9 @@ import { consumeWriteQuota } from "@/lib/auth/write-quota";
 import { clientAddress } from "@/lib/auth/throttle";
 import { handle, parseJsonBody } from "@/lib/http/respond";
 
-const Body = z.object({ currentPassword: z.string().min(1).max(1024), newPassword: z.string().min(8).max(1024) }).strict();
+const Body = z
+  .object({ currentPassword: z.string().min(1).max(1024), newPassword: z.string().min(8).max(1024) })
+  .strict();
 
 /**
  * A new password ends every session of the user, this one included: sign in again with it. The one route a user who

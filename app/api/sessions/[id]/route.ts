@@ -19,7 +19,8 @@ export const PATCH = handle(async (request: Request, { params }: Params) => {
   const sessionId = parseWith(SessionIdSchema, (await params).id);
   await consumeWriteQuota("session-writes", user.id);
   const body = await parseJsonBody(request, PatchSessionBody);
-  if (body.title !== undefined) return NextResponse.json(await renameChatSession({ user, sessionId, title: body.title }));
+  if (body.title !== undefined)
+    return NextResponse.json(await renameChatSession({ user, sessionId, title: body.title }));
   return NextResponse.json(await changeSessionMode({ user, sessionId, mode: body.mode! }));
 });
 

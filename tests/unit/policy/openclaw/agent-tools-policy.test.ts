@@ -2,7 +2,12 @@
 // the shared matcher, the subagent layer by depth, provider keys. OpenClaw's maxSpawnDepth / tools.subagents.tools
 // are our subagents.maxSpawnDepth / subagents.tools; its depth is our context.subagentDepth.
 import { describe, expect, it } from "vitest";
-import { filterToolsByPolicy, isToolAllowedByPolicyName, type PolicyDocumentInput, type ToolPolicy } from "@/lib/policy";
+import {
+  filterToolsByPolicy,
+  isToolAllowedByPolicyName,
+  type PolicyDocumentInput,
+  type ToolPolicy,
+} from "@/lib/policy";
 import { allows, policyFor } from "./helpers";
 
 const stub = (name: string) => ({ name });
@@ -11,8 +16,16 @@ describe("agent-tools.policy.test.ts: agent-tools.policy", () => {
   // The coding profile names no plugin tool; alsoAllow beside it (globally or on the agent) adds the plugin group
   // to that scope's allow list instead of replacing the profile.
   it.each([
-    { name: "global", input: { tools: { profile: "coding", alsoAllow: ["group:plugins"] } } satisfies PolicyDocumentInput },
-    { name: "agent", input: { agents: { main: { name: "Main", tools: { profile: "coding", alsoAllow: ["group:plugins"] } } } } satisfies PolicyDocumentInput },
+    {
+      name: "global",
+      input: { tools: { profile: "coding", alsoAllow: ["group:plugins"] } } satisfies PolicyDocumentInput,
+    },
+    {
+      name: "agent",
+      input: {
+        agents: { main: { name: "Main", tools: { profile: "coding", alsoAllow: ["group:plugins"] } } },
+      } satisfies PolicyDocumentInput,
+    },
   ])("merges $name profile alsoAllow in configured policy resolution", ({ input }) => {
     const policy = policyFor(input, { agentId: "main" });
     expect(policy.check("lobster").allowed).toBe(true);
@@ -25,13 +38,19 @@ describe("agent-tools.policy.test.ts: agent-tools.policy", () => {
 
   it("L22 merges agent profile alsoAllow: ours cannot widen past a global profile (every layer only removes)", () => {
     // OpenClaw lets the agent's profile replace the global one; here the global profile is its own layer.
-    const input: PolicyDocumentInput = { tools: { profile: "coding" }, agents: { main: { name: "Main", tools: { profile: "coding", alsoAllow: ["group:plugins"] } } } };
+    const input: PolicyDocumentInput = {
+      tools: { profile: "coding" },
+      agents: { main: { name: "Main", tools: { profile: "coding", alsoAllow: ["group:plugins"] } } },
+    };
     const decision = policyFor(input, { agentId: "main" }).check("lobster");
     expect(decision).toMatchObject({ allowed: false, layer: "profile" });
   });
 
   it("treats * in allow as allow-all", () => {
-    expect(filterToolsByPolicy([stub("read"), stub("exec")], { allow: ["*"] }).map((t) => t.name)).toEqual(["read", "exec"]);
+    expect(filterToolsByPolicy([stub("read"), stub("exec")], { allow: ["*"] }).map((t) => t.name)).toEqual([
+      "read",
+      "exec",
+    ]);
   });
 
   it("treats * in deny as deny-all", () => {
@@ -56,7 +75,9 @@ describe("agent-tools.policy.test.ts: agent-tools.policy", () => {
   });
 });
 
-const max = (maxSpawnDepth: number, tools: ToolPolicy = {}): PolicyDocumentInput => ({ subagents: { maxSpawnDepth, tools } });
+const max = (maxSpawnDepth: number, tools: ToolPolicy = {}): PolicyDocumentInput => ({
+  subagents: { maxSpawnDepth, tools },
+});
 const sub = (input: PolicyDocumentInput, depth: number, name: string) => allows(input, { subagentDepth: depth }, name);
 
 describe("L5 agent-tools.policy.test.ts: resolveSubagentToolPolicy depth awareness", () => {
@@ -92,7 +113,13 @@ describe("L5 agent-tools.policy.test.ts: resolveSubagentToolPolicy depth awarene
   });
 
   it("keeps configured deny precedence over allow and alsoAllow", () => {
-    expect(sub(max(2, { allow: ["sessions_list"], alsoAllow: ["sessions_list"], deny: ["sessions_list"] }), 1, "sessions_list")).toBe(false);
+    expect(
+      sub(
+        max(2, { allow: ["sessions_list"], alsoAllow: ["sessions_list"], deny: ["sessions_list"] }),
+        1,
+        "sessions_list",
+      ),
+    ).toBe(false);
   });
 
   it("L13 applies configured deny to memory tools even though they are allowed by default", () => {
@@ -115,19 +142,28 @@ describe("L5 agent-tools.policy.test.ts: resolveSubagentToolPolicy depth awarene
     expect(sub(cfg, 1, "read")).toBe(true);
   });
 
-  it.each(["sessions_spawn", "subagents", "sessions_list", "sessions_history"])("depth-1 orchestrator (maxSpawnDepth=2) allows %s", (name) => {
-    expect(sub(baseCfg, 1, name)).toBe(true);
-  });
+  it.each(["sessions_spawn", "subagents", "sessions_list", "sessions_history"])(
+    "depth-1 orchestrator (maxSpawnDepth=2) allows %s",
+    (name) => {
+      expect(sub(baseCfg, 1, name)).toBe(true);
+    },
+  );
 
   it("L13 depth-1 orchestrator still denies gateway and cron (and message) but allows memory tools", () => {
-    for (const name of ["gateway", "cron", "message", "sessions_send", "session_status", "agents_list"]) expect(sub(baseCfg, 1, name)).toBe(false);
+    for (const name of ["gateway", "cron", "message", "sessions_send", "session_status", "agents_list"])
+      expect(sub(baseCfg, 1, name)).toBe(false);
     expect(sub(baseCfg, 1, "memory_search")).toBe(true);
     expect(sub(baseCfg, 1, "memory_get")).toBe(true);
   });
 
   it("L12 the hard denies hold whatever the admin allows, at every depth", () => {
-    const wide = max(5, { allow: ["*"], alsoAllow: ["gateway", "cron", "message", "sessions_send", "session_status", "agents_list"] });
-    for (const depth of [1, 2, 4]) for (const name of ["gateway", "cron", "message", "sessions_send", "session_status", "agents_list"]) expect(sub(wide, depth, name)).toBe(false);
+    const wide = max(5, {
+      allow: ["*"],
+      alsoAllow: ["gateway", "cron", "message", "sessions_send", "session_status", "agents_list"],
+    });
+    for (const depth of [1, 2, 4])
+      for (const name of ["gateway", "cron", "message", "sessions_send", "session_status", "agents_list"])
+        expect(sub(wide, depth, name)).toBe(false);
     expect(sub(wide, 1, "read")).toBe(true);
   });
 
@@ -165,7 +201,11 @@ describe("L5 agent-tools.policy.test.ts: resolveSubagentToolPolicy depth awarene
   it("defaults to leaf behavior when no depth is provided: ours has no subagent layer at depth 0 (a top-level run)", () => {
     expect(sub(leafCfg, 0, "sessions_spawn")).toBe(true);
     expect(sub(leafCfg, 0, "cron")).toBe(true);
-    expect(policyFor(leafCfg).check("read").chain.find((entry) => entry.layer === "subagent")?.outcome).toBe("skipped");
+    expect(
+      policyFor(leafCfg)
+        .check("read")
+        .chain.find((entry) => entry.layer === "subagent")?.outcome,
+    ).toBe("skipped");
   });
 
   it("our default maxSpawnDepth (1) makes every subagent a leaf", () => {
@@ -182,12 +222,19 @@ describe("agent-tools.policy.test.ts: resolveEffectiveToolPolicy", () => {
 
   it("L21 keeps slash-containing modelId scoped to the selected provider", () => {
     const policy = policyFor({ tools: { byProvider } }, { provider: "openrouter", model: "anthropic/claude-sonnet" });
-    expect(policy.check("read")).toMatchObject({ allowed: false, layer: "global_provider", source: "tools.byProvider.openrouter/anthropic/claude-sonnet" });
+    expect(policy.check("read")).toMatchObject({
+      allowed: false,
+      layer: "global_provider",
+      source: "tools.byProvider.openrouter/anthropic/claude-sonnet",
+    });
     expect(policy.check("exec").allowed).toBe(true);
   });
 
   it("does not let slash-containing modelId select another provider policy", () => {
-    const policy = policyFor({ tools: { byProvider: { "anthropic/claude-sonnet": { deny: ["exec"] } } } }, { provider: "openrouter", model: "anthropic/claude-sonnet" });
+    const policy = policyFor(
+      { tools: { byProvider: { "anthropic/claude-sonnet": { deny: ["exec"] } } } },
+      { provider: "openrouter", model: "anthropic/claude-sonnet" },
+    );
     expect(policy.check("exec").allowed).toBe(true);
   });
 
@@ -198,7 +245,10 @@ describe("agent-tools.policy.test.ts: resolveEffectiveToolPolicy", () => {
   });
 
   it("explicit alsoAllow works without implicit widening (#47487)", () => {
-    const policy = policyFor({ tools: { profile: "messaging", alsoAllow: ["web_search"] }, exec: { security: "full" } });
+    const policy = policyFor({
+      tools: { profile: "messaging", alsoAllow: ["web_search"] },
+      exec: { security: "full" },
+    });
     expect(policy.check("web_search").allowed).toBe(true);
     expect(policy.check("exec").allowed).toBe(false);
   });
@@ -210,7 +260,13 @@ describe("agent-tools.policy.test.ts: resolveEffectiveToolPolicy", () => {
   });
 
   it("global exec settings do not widen an agent's messaging profile (#47487)", () => {
-    const policy = policyFor({ exec: { security: "allowlist" }, agents: { messenger: { name: "M", tools: { profile: "messaging", alsoAllow: ["image"] } } } }, { agentId: "messenger" });
+    const policy = policyFor(
+      {
+        exec: { security: "allowlist" },
+        agents: { messenger: { name: "M", tools: { profile: "messaging", alsoAllow: ["image"] } } },
+      },
+      { agentId: "messenger" },
+    );
     expect(policy.check("image").allowed).toBe(true);
     expect(policy.check("exec").allowed).toBe(false);
   });

@@ -4,7 +4,14 @@ import { describe, expect, it } from "vitest";
 import { ToolHooks, type ToolCallInfo } from "@/lib/runs/hooks";
 import { applyHookParams, mergeBeforeToolCallHookResults } from "@/lib/policy";
 
-const call = (params: Record<string, unknown>, callId = "call-1"): ToolCallInfo => ({ callId, toolName: "exec", params, sessionId: "s", userId: "u", mode: "coding" });
+const call = (params: Record<string, unknown>, callId = "call-1"): ToolCallInfo => ({
+  callId,
+  toolName: "exec",
+  params,
+  sessionId: "s",
+  userId: "u",
+  mode: "coding",
+});
 
 describe("pi-tools.before-tool-call.test.ts: before_tool_call hook integration", () => {
   it("executes tool normally when no hook is registered", async () => {
@@ -58,14 +65,27 @@ describe("before_tool_call hook runner: first block wins", () => {
   });
 
   it("the merge alone makes the first block final, with its own reason", () => {
-    expect(mergeBeforeToolCallHookResults([{ block: true, blockReason: "first" }, { block: false }, { block: true, blockReason: "second" }])).toEqual({ block: true, blockReason: "first" });
-    expect(mergeBeforeToolCallHookResults([{ blockReason: "stray reason" }, { block: true }, { params: { a: 1 } }])).toEqual({ block: true });
+    expect(
+      mergeBeforeToolCallHookResults([
+        { block: true, blockReason: "first" },
+        { block: false },
+        { block: true, blockReason: "second" },
+      ]),
+    ).toEqual({ block: true, blockReason: "first" });
+    expect(
+      mergeBeforeToolCallHookResults([{ blockReason: "stray reason" }, { block: true }, { params: { a: 1 } }]),
+    ).toEqual({ block: true });
     expect(mergeBeforeToolCallHookResults([{ params: { a: 1 } }, { block: false }])).toEqual({ params: { a: 1 } });
   });
 
   it("params set before the block are not applied", async () => {
-    const hooks = new ToolHooks().onBeforeToolCall(() => ({ params: { cmd: "echo hi" } })).onBeforeToolCall(() => ({ block: true }));
-    expect(await hooks.runBefore(call({ cmd: "ls" }, "c9"))).toEqual({ blocked: true, reason: "blocked by a beforeToolCall hook" });
+    const hooks = new ToolHooks()
+      .onBeforeToolCall(() => ({ params: { cmd: "echo hi" } }))
+      .onBeforeToolCall(() => ({ block: true }));
+    expect(await hooks.runBefore(call({ cmd: "ls" }, "c9"))).toEqual({
+      blocked: true,
+      reason: "blocked by a beforeToolCall hook",
+    });
     expect(hooks.adjustedParams("c9")).toBeUndefined();
   });
 
@@ -88,9 +108,23 @@ describe("pi-tools.before-tool-call.test.ts: after_tool_call hook integration", 
   it("P14 fires after_tool_call on successful execution", async () => {
     const seen: unknown[] = [];
     const hooks = new ToolHooks().onAfterToolCall((c) => void seen.push(c));
-    hooks.runAfter({ ...call({ path: "/tmp/file" }, "call-a1"), toolName: "read", ok: true, result: { content: [] }, durationMs: 3 });
+    hooks.runAfter({
+      ...call({ path: "/tmp/file" }, "call-a1"),
+      toolName: "read",
+      ok: true,
+      result: { content: [] },
+      durationMs: 3,
+    });
     await settle();
-    expect(seen).toEqual([expect.objectContaining({ toolName: "read", params: { path: "/tmp/file" }, ok: true, result: { content: [] }, durationMs: 3 })]);
+    expect(seen).toEqual([
+      expect.objectContaining({
+        toolName: "read",
+        params: { path: "/tmp/file" },
+        ok: true,
+        result: { content: [] },
+        durationMs: 3,
+      }),
+    ]);
   });
 
   it("P14 fires after_tool_call on failed execution with error", async () => {
@@ -98,7 +132,9 @@ describe("pi-tools.before-tool-call.test.ts: after_tool_call hook integration", 
     const hooks = new ToolHooks().onAfterToolCall((c) => void seen.push(c));
     hooks.runAfter({ ...call({ cmd: "fail" }, "call-a2"), ok: false, error: "Error: kaboom", durationMs: 1 });
     await settle();
-    expect(seen).toEqual([expect.objectContaining({ toolName: "exec", ok: false, error: expect.stringContaining("kaboom") })]);
+    expect(seen).toEqual([
+      expect.objectContaining({ toolName: "exec", ok: false, error: expect.stringContaining("kaboom") }),
+    ]);
   });
 
   it("P15 does not fire after_tool_call when no hooks registered, and a failing after hook changes nothing", async () => {

@@ -27,7 +27,13 @@ export function parse(input: PolicyDocumentInput = {}): PolicyDocument {
 }
 
 export function policyFor(input: PolicyDocumentInput, context: Partial<PolicyContext> = {}) {
-  const context_: PolicyContext = { roles: ["owner"], senderIsOwner: true, mode: "coding", provider: "openai", ...context };
+  const context_: PolicyContext = {
+    roles: ["owner"],
+    senderIsOwner: true,
+    mode: "coding",
+    provider: "openai",
+    ...context,
+  };
   return resolveEffectiveToolPolicy(context_, { document: parse(input), tools: ALL_TOOLS });
 }
 

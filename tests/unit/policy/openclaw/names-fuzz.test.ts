@@ -13,8 +13,29 @@ import {
   type ToolMeta,
 } from "@/lib/policy";
 
-const PROTOTYPE_NAMES = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf", "prototype", "__defineGetter__", "isPrototypeOf"];
-const core = fc.constantFrom(...PROTOTYPE_NAMES, "bash", "apply-patch", "read", "group:fs", "İstanbul", "ﬀ", "e\u0301", "名前", "🔧tool", "");
+const PROTOTYPE_NAMES = [
+  "__proto__",
+  "constructor",
+  "toString",
+  "hasOwnProperty",
+  "valueOf",
+  "prototype",
+  "__defineGetter__",
+  "isPrototypeOf",
+];
+const core = fc.constantFrom(
+  ...PROTOTYPE_NAMES,
+  "bash",
+  "apply-patch",
+  "read",
+  "group:fs",
+  "İstanbul",
+  "ﬀ",
+  "e\u0301",
+  "名前",
+  "🔧tool",
+  "",
+);
 const space = fc.constantFrom("", " ", "\t", "\n", "\u00a0", "\u2003", "\ufeff");
 const nameArb = fc.oneof(
   fc.tuple(space, core, space).map(([a, b, c]) => `${a}${b}${c}`),
@@ -41,7 +62,10 @@ describe("tool names fuzzed with __proto__, constructor, unicode and whitespace"
         const normalized = normalizeToolName(name);
         expect(typeof normalized).toBe("string");
         expect(expandToolGroups([name]).every((entry) => typeof entry === "string")).toBe(true);
-        expect(resolveToolProfilePolicy(name.trim()) === undefined || ["minimal", "coding", "messaging"].includes(name.trim())).toBe(true);
+        expect(
+          resolveToolProfilePolicy(name.trim()) === undefined ||
+            ["minimal", "coding", "messaging"].includes(name.trim()),
+        ).toBe(true);
         if (normalized.length > 0 && !normalized.startsWith("group:")) {
           expect(isToolAllowedByPolicyName(name, { allow: [name] })).toBe(true);
           expect(isToolAllowedByPolicyName(name, { deny: [name] })).toBe(false);
@@ -66,7 +90,9 @@ describe("tool names fuzzed with __proto__, constructor, unicode and whitespace"
         const tools: ToolMeta[] = [
           { name: "current_time", allowedModes: ["chat_safe", "coding"] },
           { name: "read", allowedModes: ["chat_safe", "coding"] },
-          ...(normalized && normalized !== "current_time" && normalized !== "read" && !normalized.startsWith("group:") ? [{ name, allowedModes: ["coding" as const] }] : []),
+          ...(normalized && normalized !== "current_time" && normalized !== "read" && !normalized.startsWith("group:")
+            ? [{ name, allowedModes: ["coding" as const] }]
+            : []),
         ];
         const policy = resolveEffectiveToolPolicy(context(name), { document, tools });
         const sender = policy.check("current_time");
@@ -88,12 +114,25 @@ describe("tool names fuzzed with __proto__, constructor, unicode and whitespace"
   it("named regressions: constructor and __proto__", () => {
     expect(normalizeToolName("constructor")).toBe("constructor");
     expect(normalizeToolName("__proto__")).toBe("__proto__");
-    expect(expandToolGroups(["constructor", "__proto__", "toString"])).toEqual(["constructor", "__proto__", "tostring"]);
-    const parsed = parsePolicyDocument({ tools: { allow: ["__proto__", "constructor"], deny: ["toString"] }, teams: { constructor: { deny: ["read"] } } });
+    expect(expandToolGroups(["constructor", "__proto__", "toString"])).toEqual([
+      "constructor",
+      "__proto__",
+      "tostring",
+    ]);
+    const parsed = parsePolicyDocument({
+      tools: { allow: ["__proto__", "constructor"], deny: ["toString"] },
+      teams: { constructor: { deny: ["read"] } },
+    });
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
-    const tools: ToolMeta[] = [{ name: "constructor", allowedModes: ["coding"] }, { name: "read", allowedModes: ["coding"] }];
-    const policy = resolveEffectiveToolPolicy({ ...context("constructor"), agentId: "toString", provider: "__proto__" }, { document: parsed.document, tools });
+    const tools: ToolMeta[] = [
+      { name: "constructor", allowedModes: ["coding"] },
+      { name: "read", allowedModes: ["coding"] },
+    ];
+    const policy = resolveEffectiveToolPolicy(
+      { ...context("constructor"), agentId: "toString", provider: "__proto__" },
+      { document: parsed.document, tools },
+    );
     expect(policy.check("constructor").allowed).toBe(true);
     expect(policy.check("read")).toMatchObject({ allowed: false, layer: "global" });
     expect(policy.warnings.some((w) => w.code === "unknown_agent")).toBe(true);

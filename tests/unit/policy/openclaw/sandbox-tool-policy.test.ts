@@ -1,7 +1,12 @@
 // Cases from openclaw/openclaw src/agents/sandbox/tool-policy.test.ts: the default sandbox policy and how an admin's
 // allow / alsoAllow / deny combine with it. OpenClaw's tools.sandbox.tools is our sandbox.tools.
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SANDBOX_TOOL_POLICY, isToolAllowedByPolicyName, resolveSandboxToolPolicy, type PolicyDocumentInput } from "@/lib/policy";
+import {
+  DEFAULT_SANDBOX_TOOL_POLICY,
+  isToolAllowedByPolicyName,
+  resolveSandboxToolPolicy,
+  type PolicyDocumentInput,
+} from "@/lib/policy";
 import { ALL_TOOLS, allows, policyFor } from "./helpers";
 
 const sandboxed = (input: PolicyDocumentInput, name: string) => allows(input, { sandboxed: true }, name);
@@ -15,10 +20,25 @@ describe("L24 sandbox/tool-policy.test.ts: sandbox/tool-policy", () => {
   });
 
   it("the default is the reference's: files, runtime, image and session tools in; browser, canvas, nodes, cron, gateway out", () => {
-    for (const name of ["read", "write", "edit", "apply_patch", "exec", "process", "image", "sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "subagents", "session_status"]) {
+    for (const name of [
+      "read",
+      "write",
+      "edit",
+      "apply_patch",
+      "exec",
+      "process",
+      "image",
+      "sessions_list",
+      "sessions_history",
+      "sessions_send",
+      "sessions_spawn",
+      "subagents",
+      "session_status",
+    ]) {
       expect(sandboxed({}, name)).toBe(true);
     }
-    for (const name of ["browser", "canvas", "nodes", "cron", "gateway", "web_fetch", "lobster"]) expect(sandboxed({}, name)).toBe(false);
+    for (const name of ["browser", "canvas", "nodes", "cron", "gateway", "web_fetch", "lobster"])
+      expect(sandboxed({}, name)).toBe(false);
     expect(DEFAULT_SANDBOX_TOOL_POLICY.deny).toEqual(["browser", "canvas", "nodes", "cron", "gateway"]);
   });
 
@@ -30,7 +50,8 @@ describe("L24 sandbox/tool-policy.test.ts: sandbox/tool-policy", () => {
 
   it("alsoAllow alone keeps the layer on: gateway, nodes and browser stay denied, other tools stay out", () => {
     const input = { sandbox: { tools: { alsoAllow: ["web_fetch"] } } };
-    for (const name of ["gateway", "nodes", "browser", "web_search", "lobster"]) expect(sandboxed(input, name)).toBe(false);
+    for (const name of ["gateway", "nodes", "browser", "web_search", "lobster"])
+      expect(sandboxed(input, name)).toBe(false);
     expect(sandboxed(input, "read")).toBe(true);
   });
 
@@ -80,10 +101,19 @@ describe("L24 sandbox/tool-policy.test.ts: sandbox/tool-policy", () => {
   });
 
   it("uses the effective sandbox policy when explaining a blocked tool", () => {
-    const decision = policyFor({ sandbox: { tools: { alsoAllow: ["message"] } } }, { sandboxed: true }).check("browser");
-    expect(decision).toMatchObject({ allowed: false, layer: "sandbox", source: "sandbox.tools", rule: "deny: browser" });
+    const decision = policyFor({ sandbox: { tools: { alsoAllow: ["message"] } } }, { sandboxed: true }).check(
+      "browser",
+    );
+    expect(decision).toMatchObject({
+      allowed: false,
+      layer: "sandbox",
+      source: "sandbox.tools",
+      rule: "deny: browser",
+    });
     expect(decision.reason).toContain("sandbox");
-    expect(policyFor({ sandbox: { tools: { alsoAllow: ["message"] } } }, { sandboxed: true }).check("message").allowed).toBe(true);
+    expect(
+      policyFor({ sandbox: { tools: { alsoAllow: ["message"] } } }, { sandboxed: true }).check("message").allowed,
+    ).toBe(true);
   });
 
   it("keeps blocked-tool guidance glob-aware", () => {
@@ -93,6 +123,12 @@ describe("L24 sandbox/tool-policy.test.ts: sandbox/tool-policy", () => {
 
   it("the sandbox layer only applies to sandboxed runs", () => {
     expect(allows({}, { sandboxed: false }, "browser")).toBe(true);
-    expect(allows({ sandbox: { sandboxed: { agents: ["tavern"] } }, agents: { tavern: { name: "Tavern" } } }, { agentId: "tavern" }, "browser")).toBe(false);
+    expect(
+      allows(
+        { sandbox: { sandboxed: { agents: ["tavern"] } }, agents: { tavern: { name: "Tavern" } } },
+        { agentId: "tavern" },
+        "browser",
+      ),
+    ).toBe(false);
   });
 });

@@ -28,7 +28,9 @@ describe("tool-policy.test.ts: tool-policy", () => {
   });
 
   it("L9 includes core tool groups in group:openclaw (ours: group:toolgate)", () => {
-    expect(TOOL_GROUPS["group:toolgate"]).toEqual(expect.arrayContaining(["browser", "message", "subagents", "session_status"]));
+    expect(TOOL_GROUPS["group:toolgate"]).toEqual(
+      expect.arrayContaining(["browser", "message", "subagents", "session_status"]),
+    );
   });
 
   it("L25/L26 normalizes tool names and aliases", () => {
@@ -88,13 +90,17 @@ describe("tool-policy.test.ts: resolveSandboxToolPolicyForAgent", () => {
   });
 
   it("L24 auto-adds image to explicit allowlists unless denied: ours does not (an explicit list means what it says)", () => {
-    expect(allows({ sandbox: { tools: { allow: ["read"], deny: ["browser"] } } }, { sandboxed: true }, "image")).toBe(false);
+    expect(allows({ sandbox: { tools: { allow: ["read"], deny: ["browser"] } } }, { sandboxed: true }, "image")).toBe(
+      false,
+    );
     // The default sandbox list itself includes image, as the reference's does.
     expect(allows({}, { sandboxed: true }, "image")).toBe(true);
   });
 
   it("does not auto-add image when explicitly denied", () => {
-    expect(allows({ sandbox: { tools: { allow: ["read"], deny: ["image"] } } }, { sandboxed: true }, "image")).toBe(false);
+    expect(allows({ sandbox: { tools: { allow: ["read"], deny: ["image"] } } }, { sandboxed: true }, "image")).toBe(
+      false,
+    );
   });
 });
 

@@ -22,18 +22,37 @@ export function documentOf(input: PolicyDocumentInput): PolicyDocument {
 }
 
 /** The policy a run would get: an owner by default, so coding is granted and mode is not downgraded. */
-export function policyFor(mode: ToolMode, { roles = OWNER, document = DEFAULT_POLICY_DOCUMENT, provider = "offline" }: { roles?: Role[]; document?: PolicyDocument; provider?: string } = {}): {
+export function policyFor(
+  mode: ToolMode,
+  {
+    roles = OWNER,
+    document = DEFAULT_POLICY_DOCUMENT,
+    provider = "offline",
+  }: { roles?: Role[]; document?: PolicyDocument; provider?: string } = {},
+): {
   policy: EffectiveToolPolicy;
   grantedModes: ToolMode[];
 } {
   const registry = getToolRegistry();
   const base = { roles, teamIds: [], senderId: "user-1" };
   const grantedModes = resolveGrantedModes(base, document);
-  const policy = resolveEffectiveToolPolicy({ ...base, senderIsOwner: roles.includes("owner"), mode, provider }, { document, tools: registry.meta() });
+  const policy = resolveEffectiveToolPolicy(
+    { ...base, senderIsOwner: roles.includes("owner"), mode, provider },
+    { document, tools: registry.meta() },
+  );
   return { policy, grantedModes };
 }
 
 export { namesInToolingLayer } from "../../../support/prompt-names";
 
-export const CHAT_SAFE_TOOLS = ["current_time", "memory_search", "memory_get", "ask_user", "sessions_list", "sessions_history", "sessions_spawn", "subagents"];
+export const CHAT_SAFE_TOOLS = [
+  "current_time",
+  "memory_search",
+  "memory_get",
+  "ask_user",
+  "sessions_list",
+  "sessions_history",
+  "sessions_spawn",
+  "subagents",
+];
 export const CODING_ONLY_TOOLS = ["read", "write", "edit", "apply_patch", "exec"];

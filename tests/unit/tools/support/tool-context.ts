@@ -28,7 +28,12 @@ export function inMemoryServices(): ToolServices {
     async searchMemory({ query, limit }) {
       const all = [
         { id: "m1", title: "Deploy notes", snippet: "deploy with blue/green", source: "note" as const },
-        { id: "m2", title: "Chat about deploys", snippet: "we talked about deploy windows", source: "transcript" as const },
+        {
+          id: "m2",
+          title: "Chat about deploys",
+          snippet: "we talked about deploy windows",
+          source: "transcript" as const,
+        },
       ];
       return all.filter((m) => m.snippet.includes(query)).slice(0, limit);
     },

@@ -23,7 +23,10 @@ export default async function ReviewSessionPage({ params }: { params: Promise<{ 
   return (
     <main className="flex flex-1 flex-col">
       <h1 className="border-b border-slate-200 px-4 py-2 text-lg font-semibold dark:border-slate-800">
-        {session.title} <span className="text-sm font-normal text-slate-600 dark:text-slate-400">— {session.ownerEmail ?? "unknown owner"}, {session.mode}, read-only (this view is audited)</span>
+        {session.title}{" "}
+        <span className="text-sm font-normal text-slate-600 dark:text-slate-400">
+          — {session.ownerEmail ?? "unknown owner"}, {session.mode}, read-only (this view is audited)
+        </span>
       </h1>
       <ReadOnlyTranscript messages={session.uiMessages} />
     </main>

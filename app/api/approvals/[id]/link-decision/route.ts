@@ -14,5 +14,14 @@ export const POST = handle(async (request: Request, { params }: { params: Promis
   const approvalId = parseWith(IdSchema, (await params).id);
   const body = await parseJsonBody(request, LinkDecisionBody);
   const outcome = await decideFromLink({ approvalId, user, ...body });
-  return NextResponse.json({ id: approvalId, status: outcome.approval.status, decision: outcome.approval.decision, via: "email", ...(outcome.quorum ? { quorum: outcome.quorum } : {}) }, { headers: { "cache-control": "no-store" } });
+  return NextResponse.json(
+    {
+      id: approvalId,
+      status: outcome.approval.status,
+      decision: outcome.approval.decision,
+      via: "email",
+      ...(outcome.quorum ? { quorum: outcome.quorum } : {}),
+    },
+    { headers: { "cache-control": "no-store" } },
+  );
 });

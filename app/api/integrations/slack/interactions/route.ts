@@ -10,7 +10,11 @@ import { handleSlackInteraction } from "@/lib/notify/slack-interactions";
 export async function POST(request: Request): Promise<Response> {
   try {
     const rawBody = await readBodyText(request, BODY_LIMITS.small * 4);
-    const reply = await handleSlackInteraction({ rawBody, timestamp: request.headers.get("x-slack-request-timestamp"), signature: request.headers.get("x-slack-signature") });
+    const reply = await handleSlackInteraction({
+      rawBody,
+      timestamp: request.headers.get("x-slack-request-timestamp"),
+      signature: request.headers.get("x-slack-signature"),
+    });
     return NextResponse.json(reply.body, { status: reply.status });
   } catch (error) {
     return errorResponse(error);

@@ -4,7 +4,9 @@ import { requireUser } from "@/lib/auth/guards";
 import { handle, parseJsonBody } from "@/lib/http/respond";
 import { listOwnRestorable, restoreOwnCommand } from "@/lib/tools/workspace-restore";
 
-const Body = z.object({ restoreId: z.string().regex(/^[A-Za-z0-9_-]{1,120}$/, "a restore id from an exec result") }).strict();
+const Body = z
+  .object({ restoreId: z.string().regex(/^[A-Za-z0-9_-]{1,120}$/, "a restore id from an exec result") })
+  .strict();
 
 /** What the signed-in member's recent commands deleted or overwrote, newest first. */
 export const GET = handle(async () => {

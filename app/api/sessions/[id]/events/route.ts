@@ -10,6 +10,9 @@ export const dynamic = "force-dynamic";
  * handler (lib/http/lean-streams.ts) under the app's own server, with the same checks.
  */
 export const GET = handle(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
-  const { visible, check, userId } = await authorizeEventStream(await currentClaim(), { kind: "session", sessionId: (await params).id });
+  const { visible, check, userId } = await authorizeEventStream(await currentClaim(), {
+    kind: "session",
+    sessionId: (await params).id,
+  });
   return eventStreamResponse(request, visible, { check, userId });
 });
