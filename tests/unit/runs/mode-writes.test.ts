@@ -56,7 +56,7 @@ describe("B3/D8 one writer of ChatSession.mode", () => {
     const sessions = files.find((f) => f.file === path.join("lib", "sessions", "access.ts"))!.text;
     const body = sessions.slice(sessions.indexOf("export async function changeSessionMode"));
     expect(body).toMatch(/grantedModesFor\(user\)/);
-    expect(body).toMatch(/appendAudit\(\{ action: "session\.mode_changed"/);
+    expect(body).toMatch(/appendAudit\(\{\s*action: "session\.mode_changed"/);
     expect(body.indexOf("granted.includes(mode)")).toBeLessThan(body.indexOf("updateSessionMode("));
   });
 
