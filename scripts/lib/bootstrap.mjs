@@ -50,14 +50,15 @@ export function phase(name, fn) {
     const result = fn();
     if (result instanceof Promise) {
       return result.then(
-        (value) => (done("✓"), value),
+        // A step that ran but failed (an exit code other than 0) is marked as failed, not only counted.
+        (value) => (done(typeof value === "number" && value !== 0 ? "✗" : "✓"), value),
         (error) => {
           done("✗");
           throw error;
         },
       );
     }
-    done("✓");
+    done(typeof result === "number" && result !== 0 ? "✗" : "✓");
     return result;
   } catch (error) {
     done("✗");
