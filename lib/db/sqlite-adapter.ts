@@ -5,9 +5,9 @@ import "server-only";
 // with "database is locked" (SQLITE_BUSY_SNAPSHOT; the busy timeout does not apply). A decision racing one made on
 // another instance then answered 500 instead of CONFLICT. BEGIN IMMEDIATE takes the write lock first, waiting up to
 // the busy timeout, so the second transaction reads after the first committed and its conditional update loses.
-import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 
-type Factory = InstanceType<typeof PrismaBetterSQLite3>;
+type Factory = InstanceType<typeof PrismaBetterSqlite3>;
 type Adapter = Awaited<ReturnType<Factory["connect"]>>;
 type Statement = {
   run: (...args: unknown[]) => unknown;
@@ -53,7 +53,7 @@ function cachedPrepare(prepare: (sql: string) => Statement): (sql: string) => un
 
 /** The factory the Prisma client takes for a SQLite file, its transactions begun IMMEDIATE. */
 export function immediateSqliteAdapter(url: string, timeoutMs: number): Factory {
-  const factory = new PrismaBetterSQLite3({ url, timeout: timeoutMs });
+  const factory = new PrismaBetterSqlite3({ url, timeout: timeoutMs });
   const connect = factory.connect.bind(factory);
   factory.connect = async (): Promise<Adapter> => {
     const adapter = await connect();

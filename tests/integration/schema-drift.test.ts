@@ -6,19 +6,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error plain ESM script without types
-import { renderSchema } from "../../scripts/db.mjs";
+import { migrateCli, migrateSchemaFile, renderSchema } from "../../scripts/db.mjs";
 import { ROOT } from "../support/app-server";
 import { newPostgresUrl, newSqliteUrl } from "../support/databases";
 import { applyPostgresScript, applySqliteScript, postgresCatalog, sqliteCatalog } from "../support/schema-catalog";
-
-function prisma(args: string[], databaseUrl: string): string {
-  return execFileSync(path.join(ROOT, "node_modules/.bin/prisma"), args, {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PRISMA_HIDE_UPDATE_MESSAGE: "1" },
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-}
 
 function migrate(databaseUrl: string): void {
   execFileSync("node", ["scripts/db.mjs", "migrate"], {
@@ -30,9 +21,10 @@ function migrate(databaseUrl: string): void {
 
 /** The SQL that builds schema.prisma from nothing, straight from Prisma (no migrations involved). */
 function schemaScript(provider: "sqlite" | "postgres", sampleUrl: string): string {
-  return prisma(
-    ["migrate", "diff", "--from-empty", "--to-schema-datamodel", `prisma/${provider}/schema.prisma`, "--script"],
-    sampleUrl,
+  return (migrateCli as (args: string[], env: object, stdio: unknown) => string)(
+    ["migrate", "diff", "--from-empty", "--to-schema-datamodel", migrateSchemaFile(provider), "--script"],
+    { DATABASE_URL: sampleUrl },
+    ["ignore", "pipe", "pipe"],
   );
 }
 
