@@ -1,16 +1,17 @@
 import "server-only";
 // The run store: every outcome of a run and of its calls, as one verb each. Each verb is one interactive Prisma
-// transaction: the call's state (its idempotency row), the approval, the transcript line, the run's state, the event
-// rows (the outbox) and the audit rows commit together or not at all, and the events fan out after the commit. A
-// conditional step that loses (the call id was used before, the call is no longer in the state the outcome expects,
-// an allow-once approval already consumed, a run no longer ours or stopped) rolls the whole outcome back and the verb
-// answers which part was lost. The steps come first and the events and audit rows last, so an outcome that loses
-// takes no event number and no audit number (a sequence does not give numbers back on rollback, and an event
-// number nobody commits is a hole every instance's tailer waits for) and never holds the audit chain's lock.
+// transaction (but the begin of an outside client's run, a single insert): the call's state (its idempotency row),
+// the approval, the transcript line, the run's state, the event rows (the outbox) and the audit rows commit together
+// or not at all, and the events fan out after the commit. A conditional step that loses (the call id was used before,
+// the call is no longer in the state the outcome expects, an allow-once approval already consumed, a run no longer
+// ours or stopped) rolls the whole outcome back and the verb answers which part was lost. The steps come first and
+// the events and audit rows last, so an outcome that loses takes no event number and no audit number (a sequence does
+// not give numbers back on rollback, and an event number nobody commits is a hole every instance's tailer waits for)
+// and never holds the audit chain's lock.
 import { randomBytes } from "node:crypto";
 import { insertAuditRows, type AuditEntry } from "@/lib/db/audit";
 import { consumeApproval } from "@/lib/db/approvals";
-import { transact, type Tx } from "@/lib/db/client";
+import { getDb, transact, type Tx } from "@/lib/db/client";
 import { insertEvents, type EventRow, type NewEvent } from "@/lib/db/events";
 import {
   appendMessageTx,
@@ -267,13 +268,15 @@ function askedChoices(parts: unknown): string[] {
 
 /** The run store on plain Prisma: one interactive transaction per outcome, typed queries (lib/db). */
 export const prismaRunStore: RunStore = {
-  begin: ({ sessionId, text, title, owner, leaseMs, shared, turn }) =>
-    outcome(async (tx, tell) => {
+  begin: async ({ sessionId, text, title, owner, leaseMs, shared, turn }) => {
+    if (shared) {
+      // One insert and nothing to tell: atomic on its own, without an interactive transaction's round trips.
       const runId = newId();
-      if (shared) {
-        await insertLeasedRun({ tx, runId, sessionId, owner, leaseMs, userSeq: null });
-        return { runId };
-      }
+      await insertLeasedRun({ tx: getDb(), runId, sessionId, owner, leaseMs, userSeq: null });
+      return { ok: true, runId };
+    }
+    return outcome(async (tx, tell) => {
+      const runId = newId();
       const seq = await claimSessionForRun({ tx, sessionId, runId, title, takeSeq: text !== undefined });
       if (seq === null) throw new LostOutcome("session");
       if (turn && text !== undefined) await checkTurnKind(tx, tell, { sessionId, text, turn });
@@ -293,7 +296,8 @@ export const prismaRunStore: RunStore = {
       if (title !== undefined)
         tell.events.push({ type: "session.updated", scope: "session", sessionId, payload: { change: "title", title } });
       return { runId };
-    }),
+    });
+  },
 
   recordStep: ({ owner, line, ...ids }) =>
     outcome(async (tx) => {
