@@ -101,9 +101,10 @@ function mismatch(problem: string): AnchorOutcome {
  * A pass that could not sync (another reader holds the SQLite log back) writes nothing and is retried; passes that
  * keep failing would leave the witness behind without a word, so a run of them is logged once, and its end too.
  */
-const STALLED_PASSES = 10;
+export const STALLED_PASSES = 10;
 let unsyncedPasses = 0;
-function reportStalled(outcome: AnchorOutcome): void {
+/** Exported for the test that holds the log back; the background anchoring calls it after every pass. */
+export function reportStalled(outcome: AnchorOutcome): void {
   if ("notSynced" in outcome) {
     if (++unsyncedPasses === STALLED_PASSES)
       log("warn", "audit_witness_stalled", {

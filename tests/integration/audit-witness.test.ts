@@ -202,6 +202,35 @@ describe.each(targets)("audit witness (%s)", (kind, make) => {
     },
   );
 
+  it.runIf(kind === "sqlite")(
+    "a run of passes that cannot sync is logged once as stalled, and its end once as resumed",
+    async () => {
+      const { addLogSink } = await import("@/lib/log");
+      const events: string[] = [];
+      const removeSink = addLogSink((record) => void events.push(record.event));
+      const Database = (await import("better-sqlite3")).default;
+      const reader = new Database(url.replace(/^file:/, ""));
+      try {
+        reader.exec("BEGIN");
+        reader.prepare('SELECT COUNT(*) FROM "AuditLog"').get();
+        await append(1, "stall");
+        for (let pass = 0; pass < anchor.STALLED_PASSES * 2; pass++)
+          anchor.reportStalled(await anchor.anchorAudit(witness));
+        expect(events.filter((e) => e === "audit_witness_stalled")).toHaveLength(1);
+        expect(events).not.toContain("audit_witness_resumed");
+        reader.exec("COMMIT");
+        const resumed = await anchor.anchorAudit(witness);
+        expect(resumed).toHaveProperty("written");
+        anchor.reportStalled(resumed);
+        anchor.reportStalled(await anchor.anchorAudit(witness));
+        expect(events.filter((e) => e === "audit_witness_resumed")).toHaveLength(1);
+      } finally {
+        removeSink();
+        reader.close();
+      }
+    },
+  );
+
   it("a forged or edited witness line does not count; a torn last line is skipped", async () => {
     const latest = (await witness.latest((await import("@/lib/audit/witness")).auditLogId()))!;
     fs.appendFileSync(
