@@ -13,7 +13,8 @@ function usesSecureCookie(headers: Headers, encrypted: boolean): boolean {
   const envUrl = process.env.AUTH_URL ?? process.env.NEXTAUTH_URL;
   if (envUrl) return envUrl.startsWith("https:");
   const proto = headers.get("x-forwarded-proto");
-  if (proto !== null) return proto === "https" || proto === "https:";
+  // Auth.js reads it through new URL(), which lower-cases the scheme.
+  if (proto !== null) return /^https:?$/i.test(proto);
   return encrypted;
 }
 

@@ -8,7 +8,8 @@ import { AppError } from "@/lib/errors";
 import type { Role } from "@/lib/policy/types";
 import { getUserForSession, type UserWithRoles } from "@/lib/db/users";
 import { touchAuthSession } from "@/lib/db/auth-sessions";
-import { auth } from "./auth";
+import { headers } from "next/headers";
+import { claimFromCookie } from "./cookie-claim";
 import { processSingleton } from "@/lib/process-singleton";
 
 export type CurrentUser = UserWithRoles;
@@ -19,15 +20,15 @@ export type CurrentUser = UserWithRoles;
  */
 export type SessionClaim = { userId: string; sessionVersion: number; sessionId: string | null };
 
+/**
+ * The claim of the request's session cookie. Read as `auth()` reads it (same cookie, secret and salt; the same decrypt
+ * and expiry check), without the rest of what `auth()` does for a route or page: it sends a Request through Auth.js's
+ * session endpoint (a CSRF token made and hashed, a Response built and parsed) and re-encrypts the token for a renewed
+ * cookie that it then drops (issue 27: CPU on every request). Without AUTH_URL or
+ * X-Forwarded-Proto, Auth.js takes the request to be https (`encrypted` true), as `auth()` does.
+ */
 export async function currentClaim(): Promise<SessionClaim | null> {
-  const session = await auth();
-  const userId = session?.user?.id;
-  if (!userId) return null;
-  return {
-    userId,
-    sessionVersion: typeof session.user.sv === "number" ? session.user.sv : -1,
-    sessionId: typeof session.user.sid === "string" ? session.user.sid : null,
-  };
+  return claimFromCookie(await headers(), true);
 }
 
 type Found = Awaited<ReturnType<typeof getUserForSession>>;

@@ -1,7 +1,7 @@
 import "server-only";
 // Throttling with rate-limiter-flexible, stored in the app's database (RateLimiterPrisma on the
-// RateLimiterFlexible table), so every instance on the same SQLite file or PostgreSQL database shares the
-// counters. Sign-in reserves its points before the password is checked (parallel guesses cannot overshoot) and
+// RateLimiterFlexible table, counting a request in one operation: prisma-limiter.ts), so every instance on the same
+// SQLite file or PostgreSQL database shares the counters. Sign-in reserves its points before the password is checked (parallel guesses cannot overshoot) and
 // gives them back on success; a store failure refuses (fail closed).
 //
 // Sign-in limits slow a guesser without letting anyone lock a real user out (docs/sign-in-throttling.md):
@@ -13,12 +13,13 @@ import "server-only";
 // - an admin signing in from SIGNIN_TRUSTED_NETWORKS is not throttled at all, nor an admin with a one-time
 //   recovery code (lib/auth/recovery-codes.ts; 10 code attempts an hour per address);
 // - a wrong current password on /api/me/password spends its own budget, never the sign-in one.
-import { RateLimiterPrisma, RateLimiterRes } from "rate-limiter-flexible";
+import { RateLimiterRes } from "rate-limiter-flexible";
 import { loadConfig, parseNetworks } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { userHasRole } from "@/lib/db/users";
 import { AppError } from "@/lib/errors";
 import { countRateLimited } from "@/lib/ops/metrics";
+import { PrismaWindowLimiter } from "./prisma-limiter";
 
 const FIFTEEN_MINUTES = 15 * 60;
 const DAY = 24 * 3600;
@@ -37,9 +38,9 @@ type LimiterName =
   | "approvals"
   | "mcp";
 
-const limiters = new Map<LimiterName, RateLimiterPrisma>();
+const limiters = new Map<LimiterName, PrismaWindowLimiter>();
 
-function limiter(name: LimiterName): RateLimiterPrisma {
+function limiter(name: LimiterName): PrismaWindowLimiter {
   let found = limiters.get(name);
   if (!found) {
     const c = loadConfig();
@@ -57,7 +58,7 @@ function limiter(name: LimiterName): RateLimiterPrisma {
       approvals: { points: c.APPROVAL_REQUESTS_PER_MINUTE, duration: 60 },
       mcp: { points: c.MCP_REQUESTS_PER_MINUTE, duration: 60 },
     };
-    found = new RateLimiterPrisma({
+    found = new PrismaWindowLimiter({
       storeClient: getDb(),
       tableName: "rateLimiterFlexible",
       keyPrefix: name,

@@ -9,6 +9,7 @@ import "server-only";
 // log messages about a call, read or get reach the client that made it, bounded (notification-relay.ts).
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
@@ -127,12 +128,17 @@ async function relayed<T>(
   }
 }
 
+// A Server makes its own Ajv instance (every format added, its meta-schemas compiled) unless given one: per request
+// here, 1.5% of a proxied call's CPU (issue 30). It only checks elicitation answers, which this server never asks for.
+let schemaValidator: AjvJsonSchemaValidator | undefined;
+
 function buildServer(principal: McpPrincipal): Server {
   const server = new Server(
     { name: "toolgate", version: "1.0.0" },
     {
       capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} },
       instructions: "Tools governed by Toolgate's policy; some calls wait for an owner's approval.",
+      jsonSchemaValidator: (schemaValidator ??= new AjvJsonSchemaValidator()),
     },
   );
   // Stateless: a level set applies to the rest of this POST (a batch), as nothing is kept between requests. It is

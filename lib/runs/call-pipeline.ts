@@ -186,8 +186,9 @@ async function callToolNow({
       const decided = approvalId ? await waitForDecision(approvalId, approvalWaitMs, controller.signal) : null;
       if (decided) outcome = await settleCall(turn, call, decided);
     }
+    // A call that ran ended its run with its result (calls.ts); any other outcome leaves it to end here.
     const to = controller.signal.aborted ? "aborted" : "completed";
-    await recordOutcome({ ...ids, run: { from: ["running"], to, owner: INSTANCE_ID }, shared: true });
+    if (!turn.ended) await recordOutcome({ ...ids, run: { from: ["running"], to, owner: INSTANCE_ID }, shared: true });
     return { ...outcome, ...ids, callId: call.toolCallId, ...(approvalId ? { approvalId } : {}) };
   } catch (error) {
     await recordOutcome({

@@ -21,6 +21,7 @@ import { findRepeatedCall, recordCallProcess, type CallStatus } from "@/lib/db/t
 import { hashArguments } from "@/lib/approvals/rules";
 import { deferredOutput } from "./deferred";
 import { checkToolCall, denial, type DenialResult, type GateVerdict } from "./gate";
+import { INSTANCE_ID } from "./lease";
 import { recordOutcome, type MessageWrite } from "./recorder";
 import { toolDeniedData, toolParts, type StoredToolCall, type ToolStatus } from "./transcript";
 import type { Turn } from "./turn-setup";
@@ -480,6 +481,10 @@ async function executeCall(
   }
   observeStage("run", (Date.now() - started) / 1000);
   const to: CallStatus = status === "ok" ? "done" : status === "aborted" ? "stopped" : "failed";
+  // An outside client's run is this one call: it ends with the result, one transaction instead of two (issue 30).
+  const endsRun = env.sharedRun
+    ? { to: env.abortSignal?.aborted ? ("aborted" as const) : ("completed" as const), owner: INSTANCE_ID }
+    : undefined;
   const done = await recordOutcome({
     sessionId: session.id,
     runId: turn.runId,
@@ -491,9 +496,11 @@ async function executeCall(
       data: { finishedAt: new Date() },
     },
     message: line(turn, call, status, output, how, verdict.tool.name),
+    endsRun,
   });
   // Lost: another instance already failed this run as abandoned and wrote the call's line.
   if (!done.ok) log("warn", "call_result_dropped", { callId: call.toolCallId, runId: turn.runId });
+  else if (endsRun) turn.ended = endsRun.to;
   return { status, output };
 }
 

@@ -19,7 +19,7 @@ import { holdRun, INSTANCE_ID, leaseMs } from "./lease";
 import { guardModel } from "./model-guard";
 import { noteRefusedCredentials, refusedCredentialsMessage, refusedCredentialsStatus } from "./model-errors";
 import { recordOutcome } from "./recorder";
-import { runStore, type TurnKind } from "./store";
+import { newRunId, runStore, type TurnKind } from "./store";
 import { subagentServices } from "./subagents";
 import { MAX_TURN_STEPS, prepareTurn, type Turn, type TurnEnv } from "./turn-setup";
 import {
@@ -52,17 +52,19 @@ export type TurnResult = { runId: string; status: Exclude<RunStatus, "running">;
  */
 export async function beginTurn({
   sessionId,
+  runId,
   text,
   title,
   turn,
 }: {
   sessionId: string;
+  runId?: string;
   text?: string;
   title?: string;
   turn?: TurnKind;
-}): Promise<{ runId: string }> {
-  const begun = await runStore().begin({ sessionId, text, title, owner: INSTANCE_ID, leaseMs: leaseMs(), turn });
-  if (begun.ok) return { runId: begun.runId };
+}): Promise<{ runId: string; userSeq: number | null }> {
+  const begun = await runStore().begin({ sessionId, runId, text, title, owner: INSTANCE_ID, leaseMs: leaseMs(), turn });
+  if (begun.ok) return { runId: begun.runId, userSeq: begun.userSeq };
   const active = await findActiveRun({ sessionId });
   if (active?.status === "waiting_approval") {
     throw new AppError(
@@ -77,22 +79,45 @@ export async function beginTurn({
   });
 }
 
+/** A begun turn, held by this instance since before it began (beginHeldTurn). */
+export type HeldTurn = {
+  runId: string;
+  userSeq: number | null;
+  controller: AbortController;
+  /** Lets go of the run (runTurn does, when it ends). */
+  release: () => void;
+};
+
+/**
+ * beginTurn, with the run held by this instance (lease.ts holdRun) from before it begins: a Stop asked on any instance
+ * once the run exists finds it held (the column, then the controller or the run.stop event), so nothing needs to read
+ * the run back for a stop asked meanwhile. Let go of again when the begin fails.
+ */
+export async function beginHeldTurn(args: Omit<Parameters<typeof beginTurn>[0], "runId">): Promise<HeldTurn> {
+  const runId = newRunId();
+  const controller = new AbortController();
+  const release = holdRun(runId, controller);
+  try {
+    const { userSeq } = await beginTurn({ ...args, runId });
+    return { runId, userSeq, controller, release };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
 /**
  * A new turn: begins it (unless the caller did), holds its lease on this instance, and runs it. `session`: the row
  * the caller read in this request (lib/runs/turn-setup.ts prepareTurn's `known`).
  */
-export async function runTurn(opts: TurnOptions & { runId?: string; session?: SessionRow }): Promise<TurnResult> {
-  const { sessionId, text, runId: given, session, ...env } = opts;
-  const runId = given ?? (await beginTurn({ sessionId, text })).runId;
-  const controller = new AbortController();
+export async function runTurn(opts: TurnOptions & { held?: HeldTurn; session?: SessionRow }): Promise<TurnResult> {
+  const { sessionId, text, held: given, session, ...env } = opts;
+  const { runId, userSeq, controller, release } = given ?? (await beginHeldTurn({ sessionId, text }));
   const onAbort = () => controller.abort();
   env.abortSignal?.addEventListener("abort", onAbort, { once: true });
   if (env.abortSignal?.aborted) controller.abort();
-  const release = holdRun(runId, controller);
   try {
-    // A stop asked between beginTurn and now found nothing held to abort: honour it from the column.
-    const run = await findRun({ runId });
-    if (run?.stopRequestedAt) controller.abort();
+    const run = { userSeq };
     let turn: Turn;
     try {
       turn = await prepareRun({ ...env, abortSignal: controller.signal }, sessionId, runId, session);
@@ -127,7 +152,11 @@ export function ownHistory(rows: MessageRow[], run: { id: string; userSeq: numbe
 }
 
 /** Runs model steps from the stored transcript until the model stops, the run pauses, or it is stopped. */
-export async function runSteps(turn: Turn, stepsSoFar: number, known?: RunRow | null): Promise<TurnResult> {
+export async function runSteps(
+  turn: Turn,
+  stepsSoFar: number,
+  known?: Pick<RunRow, "userSeq"> | null,
+): Promise<TurnResult> {
   const { env, session, runId } = turn;
   // Only userSeq is read here, and it never changes once the run exists: a row the caller read serves.
   const run = known ?? (await findRun({ runId }));

@@ -8,7 +8,7 @@ import { loadConfig } from "@/lib/config";
 import { log } from "@/lib/log";
 import type { CurrentUser } from "@/lib/auth/guards";
 import { getConfiguredModel } from "./model";
-import { beginTurn, runTurn, type TurnResult } from "./engine";
+import { beginHeldTurn, runTurn, type TurnResult } from "./engine";
 import { resumeWhenReady } from "./resume";
 import { requestStop } from "./stop";
 import type { ModelChoice } from "./turn-setup";
@@ -43,7 +43,8 @@ export async function startChatTurn({
   // session's other tabs commit together; CONFLICT (409) while another run of this session is active on any
   // instance, including one waiting for an approval.
   const title = session.title === DEFAULT_TITLE ? text.slice(0, 60) : undefined;
-  const { runId } = await beginTurn({ sessionId, text, title, turn: { actorId: user.id, rewindFrom, answerTo } });
+  const held = await beginHeldTurn({ sessionId, text, title, turn: { actorId: user.id, rewindFrom, answerTo } });
+  const { runId } = held;
 
   let sink = null as ReadableStreamDefaultController<UIMessageChunk> | null;
   const stream = new ReadableStream<UIMessageChunk>({
@@ -69,7 +70,7 @@ export async function startChatTurn({
   const done = (async () => {
     try {
       const result = await runTurn({
-        runId,
+        held,
         sessionId,
         session,
         user,

@@ -38,6 +38,8 @@ export type Outcome = {
   audit?: AuditEntry[];
   /** The run is an outside client's run of one call, beside others in its session (store.ts: begin's `shared`). */
   shared?: boolean;
+  /** Such a run ends with its call's result, in the result's transaction (store.ts settleCall's `endsRun`). */
+  endsRun?: { to: RunStatus; owner: string };
 };
 
 export type Recorded =
@@ -83,7 +85,7 @@ function commit(o: Outcome): Promise<Stored<{ approval?: Approval; message?: Mes
       shared: o.shared,
     });
   }
-  return store.settleCall({ ...ids, call: o.call, line, audit: o.audit });
+  return store.settleCall({ ...ids, call: o.call, line, audit: o.audit, endsRun: o.endsRun });
 }
 
 export function recordOutcome(o: Outcome): Promise<Recorded> {

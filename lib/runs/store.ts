@@ -56,16 +56,19 @@ export interface RunStore {
    * A turn starts: the run (leased by `owner`), the session's claim on it and the user's message. `shared`: a run
    * beside others in its session (one call of an outside client, lib/runs/call-pipeline.ts): no claim, no line.
    * `title`: the session's first turn names it. The session's open tabs hear of the message (and the title).
+   * `runId`: the new run's id when the caller chose it (newRunId), to hold the run before it exists. `userSeq`: the
+   * number of the run's user message (null for a shared run).
    */
   begin(input: {
     sessionId: string;
+    runId?: string;
     text?: string;
     title?: string;
     owner: string;
     leaseMs: number;
     shared?: boolean;
     turn?: TurnKind;
-  }): Promise<Stored<{ runId: string }>>;
+  }): Promise<Stored<{ runId: string; userSeq: number | null }>>;
   /** A model step's line, only while `owner` still holds the run. */
   recordStep(input: Ids & { owner: string; line: NewMessage }): Promise<Stored<{ message: MessageRow }>>;
   /**
@@ -83,13 +86,15 @@ export interface RunStore {
   /**
    * A call's end (a result, a denial, a stop, an expiry) with its line and audit rows. `required: false` keeps the
    * line and the audit rows when the call's move loses; a move "from new" (the id's claim) always loses whole. No
-   * call: only the line (a call id used before still gets its line).
+   * call: only the line (a call id used before still gets its line). `endsRun`: an outside client's run of this one
+   * call (begin's `shared`) ends in the same transaction, from running, while `owner` holds it.
    */
   settleCall(
     input: Ids & {
       call?: CallRef & { from: CallStatus[]; to: CallStatus; data?: CallData; required?: boolean };
       line?: LineWrite;
       audit?: AuditEntry[];
+      endsRun?: { to: RunStatus; owner: string };
     },
   ): Promise<Stored<{ message?: MessageRow }>>;
   /** The call waits for an owner: the approval request, the call's id claimed as pending, its pending line, all together. */
@@ -139,6 +144,9 @@ const runEvent = (ids: Ids, status: RunStatus): NewEvent => ({
 function newId(): string {
   return `c${Date.now().toString(36)}${randomBytes(12).toString("hex")}`;
 }
+
+/** An id for a run about to begin (store.begin's `runId`). */
+export const newRunId = newId;
 
 /**
  * One outcome: `fn` does its steps (throwing LostOutcome when one loses) and says what to tell; the events and the
@@ -268,15 +276,15 @@ function askedChoices(parts: unknown): string[] {
 
 /** The run store on plain Prisma: one interactive transaction per outcome, typed queries (lib/db). */
 export const prismaRunStore: RunStore = {
-  begin: async ({ sessionId, text, title, owner, leaseMs, shared, turn }) => {
+  begin: async ({ sessionId, runId: chosen, text, title, owner, leaseMs, shared, turn }) => {
     if (shared) {
       // One insert and nothing to tell: atomic on its own, without an interactive transaction's round trips.
-      const runId = newId();
+      const runId = chosen ?? newId();
       await insertLeasedRun({ tx: getDb(), runId, sessionId, owner, leaseMs, userSeq: null });
-      return { ok: true, runId };
+      return { ok: true, runId, userSeq: null };
     }
     return outcome(async (tx, tell) => {
-      const runId = newId();
+      const runId = chosen ?? newId();
       const seq = await claimSessionForRun({ tx, sessionId, runId, title, takeSeq: text !== undefined });
       if (seq === null) throw new LostOutcome("session");
       if (turn && text !== undefined) await checkTurnKind(tx, tell, { sessionId, text, turn });
@@ -295,7 +303,7 @@ export const prismaRunStore: RunStore = {
         });
       if (title !== undefined)
         tell.events.push({ type: "session.updated", scope: "session", sessionId, payload: { change: "title", title } });
-      return { runId };
+      return { runId, userSeq };
     });
   },
 
@@ -317,11 +325,18 @@ export const prismaRunStore: RunStore = {
       return {};
     }),
 
-  settleCall: ({ call, line, audit = [], ...ids }) =>
+  settleCall: ({ call, line, audit = [], endsRun, ...ids }) =>
     outcome(async (tx, tell) => {
       if (call && !(await moveCall(tx, ids, tell, call)) && call.required !== false) throw new LostOutcome("call");
       const message = await writeLine(tx, ids, line);
       tell.audit.push(...audit);
+      // The run's one call is the one settled above: unlike finish, no other call of it can be left running. A run
+      // no longer running here (failed as abandoned meanwhile) keeps the result; ending it later would lose as well.
+      if (
+        endsRun &&
+        (await moveRun({ tx, ...ids, from: ["running"], to: endsRun.to, owner: endsRun.owner, claimed: false }))
+      )
+        tell.events.push(runEvent(ids, endsRun.to));
       return message ? { message } : {};
     }),
 

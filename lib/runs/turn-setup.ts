@@ -23,6 +23,7 @@ import { compileAllowlist, grantRules } from "@/lib/exec/decide";
 import type { SourcedRule } from "@/lib/exec/rules";
 import { loadShellParser } from "@/lib/exec/shell-parser";
 import { findOwnedSession, type SessionRow } from "@/lib/db/sessions";
+import type { RunStatus } from "@/lib/db/runs";
 import type { ToolRunContext } from "@/lib/tools/context";
 import type { SandboxConfig } from "@/lib/tools/sandbox";
 import { ToolHooks } from "./hooks";
@@ -63,6 +64,8 @@ export type Turn = {
   env: TurnEnv;
   session: SessionRow;
   runId: string;
+  /** Set once an outcome ended the run itself: an outside client's run ends with its call's result (calls.ts). */
+  ended?: RunStatus;
   mode: ToolMode;
   policy: EffectiveToolPolicy | null;
   policyError?: string;

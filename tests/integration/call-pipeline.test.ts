@@ -45,6 +45,13 @@ describe.each(dbTargets())("call pipeline for an outside client (%s)", (_kind, m
     expect(rows).toEqual([expect.objectContaining({ action: "tool.call", decision: "allow", actorId: member.id })]);
     expect(rows[0]!.details).toMatchObject({ provider: "external", model: "ci-bot" });
     expect((await agent.db.agentRun.findUniqueOrThrow({ where: { id: result.runId } })).status).toBe("completed");
+    // The run ends with the call's result, in its transaction: the call's and the run's events in that order.
+    const told = await agent.db.eventLog.findMany({ where: { sessionId: result.sessionId }, orderBy: { seq: "asc" } });
+    expect(told.map((e) => [e.type, (e.payload as { status?: string }).status])).toEqual([
+      ["call.updated", "running"],
+      ["call.updated", "done"],
+      ["run.updated", "completed"],
+    ]);
     const session = await agent.db.chatSession.findUniqueOrThrow({ where: { id: result.sessionId } });
     expect(session).toMatchObject({ ownerId: member.id, clientKey: "token:test", activeRunId: null });
     expect((await agent.sessions.listOwnedSessions({ ownerId: member.id })).map((s) => s.id)).not.toContain(session.id);
