@@ -86,7 +86,10 @@ export function openEventStream(spec: EventStreamSpec, sink: EventSink): () => v
       if (member.closed) return admitted();
       release = admitted;
     }
-    // Said just before "now" is read (latestEventSeq below): a fresh client misses nothing written after it.
+    // "Now" is read before the client is told it is connected, so a fresh client misses nothing written after it is
+    // told (read after, an event committed in between was counted as past and never sent).
+    const latest = await latestEventSeq();
+    if (member.closed) return;
     connected = true;
     member.write(CONNECTED);
     const backlog: AppEvent[] = [];
@@ -100,7 +103,6 @@ export function openEventStream(spec: EventStreamSpec, sink: EventSink): () => v
     // results commit without waiting for the disk, and hands those numbers out again; or the id is made up), and
     // skipping every event up to it would hide the new ones. A client re-reads current state on every connection
     // (components/use-event-source.ts).
-    const latest = await latestEventSeq();
     member.cursor = Math.min(since ?? latest, latest);
     // A replay is bounded (lib/events/retention.ts): from before the retention window, from a pruned id or from further
     // back than EVENT_REPLAY_MAX_ROWS, the stream starts from now and tells the client to re-read current state.

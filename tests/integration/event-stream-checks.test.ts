@@ -36,6 +36,42 @@ describe.each(dbTargets())("event stream checks (%s)", (_kind, make) => {
   const publish = (sessionId: string) =>
     bus.publishEvent({ type: "call.updated", scope: "session", sessionId, payload: { n: sessionId } });
 
+  it.runIf(_kind === "sqlite")(
+    "a fresh stream gets an event committed the moment it says it is connected",
+    async () => {
+      // The event commits on the "connected" frame itself (synchronously, on a connection of its own), before the
+      // stream's next step: were "now" read after that frame, the event would count as past and never be sent.
+      const Database = (await import("better-sqlite3")).default;
+      const other = new Database(process.env.DATABASE_URL!.replace(/^file:/, ""));
+      const s = sink();
+      const write = s.write;
+      let committed = false;
+      s.write = (b) => {
+        write(b);
+        if (!committed && s.frames.some((f) => f.includes(": connected"))) {
+          committed = true;
+          other
+            .prepare(
+              'INSERT INTO "EventLog" ("type", "scope", "sessionId", "payload", "createdAt") VALUES (?, ?, ?, ?, ?)',
+            )
+            .run("call.updated", "session", "fresh-a", JSON.stringify({ n: "on connect" }), new Date().toISOString());
+        }
+      };
+      const stop = sse.openEventStream({ since: null, visible: (e) => e.sessionId === "fresh-a" }, s);
+      try {
+        await until(() => committed);
+        // A publish of this process wakes the tailer, which reads every event after its cursor (no NOTIFY on SQLite).
+        await new Promise((r) => setTimeout(r, 100));
+        await publish("fresh-a");
+        await until(() => s.frames.filter((f) => f.includes("event: call.updated")).length >= 2, 5_000, "both events");
+        expect(s.frames.some((f) => f.includes("on connect"))).toBe(true);
+      } finally {
+        stop();
+        other.close();
+      }
+    },
+  );
+
   it("a check that throws (the database cannot be read) closes the stream and writes nothing more", async () => {
     let failing = false;
     const s = sink();
